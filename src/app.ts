@@ -1,0 +1,86 @@
+import { Scalar } from "@scalar/hono-api-reference";
+import type { Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import { HTTPException } from "hono/http-exception";
+import type { AppEnv } from "./env";
+import type { ErrorBody } from "./lib/envelope";
+import { ApiError, validationError } from "./lib/errors";
+import { createRouter } from "./lib/openapi";
+import { authRoutes } from "./routes/auth";
+import { healthRoutes } from "./routes/health";
+
+export const API_PREFIX = "/api/v1";
+const MAX_BODY_BYTES = 1024 * 1024;
+
+function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  // Hono's validators throw 400 for a body that is not JSON and 415 for one sent as another media type.
+  if (err instanceof HTTPException && (err.status === 400 || err.status === 415)) {
+    const issue = err.status === 415 ? "Content-Type must be application/json" : "malformed JSON";
+    return validationError([{ field: "(body)", issue }]);
+  }
+  console.error("unhandled error", err);
+  return new ApiError("INTERNAL_ERROR", "Internal server error");
+}
+
+export function renderError(c: Context, err: unknown) {
+  const e = toApiError(err);
+  const body: ErrorBody = { status: "error", error: { code: e.code, message: e.message } };
+  if (e.details) body.error.details = e.details;
+  return c.json(body, e.status);
+}
+
+function buildApi() {
+  const api = createRouter();
+  api.use(
+    "*",
+    cors({
+      origin: "*",
+      allowHeaders: ["Authorization", "X-API-Key", "Content-Type", "Idempotency-Key", "If-None-Match", "x-d1-bookmark"],
+      allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+      exposeHeaders: ["ETag", "Retry-After", "Server-Timing", "x-d1-bookmark"],
+      maxAge: 86400,
+    }),
+  );
+  api.use(
+    "*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new ApiError("PAYLOAD_TOO_LARGE", "Request body is larger than 1 MiB");
+      },
+    }),
+  );
+  api.route("/", healthRoutes);
+  api.route("/", authRoutes);
+
+  api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: "A human or bot JWT, a human API token (slt_…), or a bot API key (slk_…)",
+  });
+  api.openAPIRegistry.registerComponent("securitySchemes", "apiKeyHeader", {
+    type: "apiKey",
+    in: "header",
+    name: "X-API-Key",
+  });
+  api.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: { title: "Storyloom API", version: "1.1.1", description: "Humans and bots writing stories together." },
+    servers: [{ url: API_PREFIX }],
+  });
+  api.get("/docs", Scalar({ url: `${API_PREFIX}/openapi.json`, pageTitle: "Storyloom API reference" }));
+  return api;
+}
+
+export function createApp() {
+  const app = createRouter();
+  app.route(API_PREFIX, buildApi());
+  app.notFound((c) => renderError(c, new ApiError("NOT_FOUND", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)));
+  app.onError((err, c) => renderError(c, err));
+  return app;
+}
+
+export const app = createApp();
+export type { AppEnv };

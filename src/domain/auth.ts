@@ -1,0 +1,123 @@
+import { eq, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { nowIso, uniqueViolation } from "../db/client";
+import { apiTokens, bots, users, type BotRow, type UserRow } from "../db/schema";
+import type { Actor } from "../env";
+import { ApiError } from "../lib/errors";
+import { randomSecret, sha256Hex } from "../lib/crypto";
+import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from "../lib/password";
+
+export const BOT_KEY_PREFIX = "slk_";
+export const API_TOKEN_PREFIX = "slt_";
+export const WEBHOOK_SECRET_PREFIX = "whsec_";
+export const API_TOKEN_DAYS = 30;
+const DAY_MS = 86_400_000;
+
+function conflict(err: unknown, fields: string[]): never {
+  const message = uniqueViolation(err);
+  if (!message) throw err;
+  const field = fields.find((f) => message.includes(f)) ?? fields[0];
+  throw new ApiError("CONFLICT", `${field} is already taken`, { field });
+}
+
+export async function registerUser(db: Db, input: { username: string; email: string; password: string }) {
+  const row: UserRow = {
+    id: crypto.randomUUID(),
+    username: input.username,
+    email: input.email,
+    passwordHash: await hashPassword(input.password),
+    userType: "human",
+    createdAt: nowIso(),
+  };
+  await db.insert(users).values(row).catch((err) => conflict(err, ["email", "username"]));
+  return row;
+}
+
+export async function loginUser(db: Db, email: string, password: string): Promise<UserRow> {
+  const user = await db.query.users.findFirst({ where: sql`lower(${users.email}) = lower(${email})` });
+  // Verify against a dummy hash when the user is unknown so timing does not reveal which emails exist.
+  const valid = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+  if (!user || !valid) throw new ApiError("UNAUTHORIZED", "Email or password is incorrect");
+  return user;
+}
+
+export interface NewBot {
+  name: string;
+  model: string;
+  role?: BotRow["role"];
+  language?: string;
+  webhookUrl?: string | null;
+}
+
+export async function registerBot(db: Db, input: NewBot) {
+  const apiKey = randomSecret(BOT_KEY_PREFIX);
+  const now = nowIso();
+  const row: BotRow = {
+    id: crypto.randomUUID(),
+    name: input.name,
+    model: input.model,
+    status: "active",
+    role: input.role ?? null,
+    language: input.language ?? "zh",
+    webhookUrl: input.webhookUrl ?? null,
+    webhookSecret: randomSecret(WEBHOOK_SECRET_PREFIX),
+    apiKeyHash: await sha256Hex(apiKey),
+    createdAt: now,
+    updatedAt: now,
+  };
+  await db.insert(bots).values(row).catch((err) => conflict(err, ["name"]));
+  return { bot: row, apiKey };
+}
+
+export async function findBotByApiKey(db: Db, apiKey: string): Promise<BotRow | undefined> {
+  return db.query.bots.findFirst({ where: eq(bots.apiKeyHash, await sha256Hex(apiKey)) });
+}
+
+export async function findBotByName(db: Db, name: string): Promise<BotRow | undefined> {
+  return db.query.bots.findFirst({ where: sql`lower(${bots.name}) = lower(${name})` });
+}
+
+/** Resolves a human API token to its owner; one indexed lookup by the token's hash. */
+export async function actorForApiToken(db: Db, token: string): Promise<Actor> {
+  const [row] = await db
+    .select({ id: users.id, type: users.userType, name: users.username, expiresAt: apiTokens.expiresAt })
+    .from(apiTokens)
+    .innerJoin(users, eq(users.id, apiTokens.userId))
+    .where(eq(apiTokens.tokenHash, await sha256Hex(token)))
+    .limit(1);
+  if (!row) throw new ApiError("UNAUTHORIZED", "API token is not valid");
+  if (row.expiresAt <= nowIso()) throw new ApiError("AUTH_EXPIRED_TOKEN", "API token has expired; generate a new one");
+  return { id: row.id, type: row.type, name: row.name, credential: "api_token" };
+}
+
+export async function actorForBotKey(db: Db, apiKey: string): Promise<Actor> {
+  const bot = await findBotByApiKey(db, apiKey);
+  if (!bot) throw new ApiError("UNAUTHORIZED", "API key is not valid");
+  return { id: bot.id, type: "bot", name: bot.name, credential: "api_key" };
+}
+
+/** Issues a new API token for a human, revoking any earlier one in the same atomic batch. */
+export async function generateApiToken(db: Db, userId: string) {
+  const token = randomSecret(API_TOKEN_PREFIX);
+  const now = Date.now();
+  const expiresAt = new Date(now + API_TOKEN_DAYS * DAY_MS).toISOString();
+  await db.batch([
+    db.delete(apiTokens).where(eq(apiTokens.userId, userId)),
+    db.insert(apiTokens).values({
+      id: crypto.randomUUID(),
+      userId,
+      tokenHash: await sha256Hex(token),
+      expiresAt,
+      createdAt: new Date(now).toISOString(),
+    }),
+  ]);
+  return { token, expiresAt, remainingDays: Math.ceil((Date.parse(expiresAt) - now) / DAY_MS) };
+}
+
+export async function getUser(db: Db, id: string) {
+  return db.query.users.findFirst({ where: eq(users.id, id) });
+}
+
+export async function getBot(db: Db, id: string) {
+  return db.query.bots.findFirst({ where: eq(bots.id, id) });
+}

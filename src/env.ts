@@ -1,0 +1,31 @@
+import type { BranchRoom } from "./durable/branch";
+
+export interface Env {
+  DB: D1Database;
+  BRANCH_ROOM: DurableObjectNamespace<BranchRoom>;
+  WEBHOOKS: Queue;
+  JWT_SECRET: string;
+  JWT_TTL_SECONDS?: string;
+  MASTER_KEY?: string;
+  TURN_TIMEOUT_SECONDS?: string;
+  ALLOW_PRIVATE_WEBHOOKS?: string;
+  LLM_BASE_URL?: string;
+  LLM_API_KEY?: string;
+  LLM_MODEL?: string;
+}
+
+export type ActorType = "human" | "bot" | "admin";
+export type CredentialKind = "jwt" | "api_token" | "api_key";
+
+/** The authenticated caller, put on the context by the auth middleware. */
+export interface Actor {
+  id: string;
+  type: ActorType;
+  name: string;
+  credential: CredentialKind;
+}
+
+export interface AppEnv {
+  Bindings: Env;
+  Variables: { actor?: Actor };
+}

@@ -1,0 +1,24 @@
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+/** `{status:'success', data}`: the envelope of most responses. */
+export const successSchema = <T extends z.ZodTypeAny>(data: T) =>
+  z.object({ status: z.literal("success"), data });
+
+export const errorSchema = z
+  .object({
+    status: z.literal("error"),
+    error: z.object({
+      code: z.string().openapi({ example: "VALIDATION_ERROR" }),
+      message: z.string(),
+      details: z.record(z.string(), z.unknown()).optional(),
+    }),
+  })
+  .openapi("Error");
+
+export type ErrorBody = z.infer<typeof errorSchema>;
+
+export function ok<T, S extends ContentfulStatusCode = 200>(c: Context, data: T, status?: S) {
+  return c.json({ status: "success" as const, data }, (status ?? 200) as S);
+}

@@ -1,0 +1,77 @@
+import type { ActorType } from "../env";
+import { ApiError } from "./errors";
+import { base64url, fromBase64url, hmacSha256, timingSafeEqualBytes } from "./crypto";
+
+export interface JwtClaims {
+  sub: string;
+  typ: ActorType;
+  name: string;
+  iat: number;
+  exp: number;
+  jti: string;
+}
+
+const CLOCK_SKEW_SECONDS = 60;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+const encodeJson = (value: unknown) => base64url(encoder.encode(JSON.stringify(value)));
+
+export async function signJwt(
+  subject: { id: string; type: ActorType; name: string },
+  secret: string,
+  ttlSeconds: number,
+  now = Math.floor(Date.now() / 1000),
+): Promise<string> {
+  const claims: JwtClaims = {
+    sub: subject.id,
+    typ: subject.type,
+    name: subject.name,
+    iat: now,
+    exp: now + ttlSeconds,
+    jti: crypto.randomUUID(),
+  };
+  const unsigned = `${encodeJson({ alg: "HS256", typ: "JWT" })}.${encodeJson(claims)}`;
+  return `${unsigned}.${base64url(await hmacSha256(secret, unsigned))}`;
+}
+
+const invalid = (reason: string, message = "Invalid token") => new ApiError("AUTH_INVALID_TOKEN", message, { reason });
+
+function decodePart(part: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(decoder.decode(fromBase64url(part)));
+    if (value && typeof value === "object" && !Array.isArray(value)) return value;
+  } catch {
+    // fall through
+  }
+  throw invalid("malformed", "Token is malformed");
+}
+
+function checkClaims(payload: Record<string, unknown>, now: number): JwtClaims {
+  const { sub, typ, name, iat, exp } = payload;
+  if (typeof sub !== "string" || !["human", "bot", "admin"].includes(typ as string)) {
+    throw invalid("bad_claims", "Token claims are invalid");
+  }
+  if (typeof exp !== "number") throw invalid("missing_exp", "Token has no expiry");
+  if (typeof iat === "number" && iat > now + CLOCK_SKEW_SECONDS) throw invalid("future_iat", "Token is issued in the future");
+  if (exp <= now) throw new ApiError("AUTH_EXPIRED_TOKEN", "Token has expired; log in again");
+  return { sub, typ: typ as ActorType, name: typeof name === "string" ? name : "", iat: Number(iat ?? 0), exp, jti: String(payload.jti ?? "") };
+}
+
+/** Verifies an HS256 JWT; throws AUTH_INVALID_TOKEN (with details.reason) or AUTH_EXPIRED_TOKEN. */
+export async function verifyJwt(token: string, secret: string, now = Math.floor(Date.now() / 1000)): Promise<JwtClaims> {
+  const parts = token.split(".");
+  if (parts.length !== 3) throw invalid("malformed", "Token is malformed");
+  const [head, body, signature] = parts;
+  const header = decodePart(head);
+  if (header.alg !== "HS256") throw invalid("unsupported_alg", "Token algorithm is not accepted");
+  let given: Uint8Array;
+  try {
+    given = fromBase64url(signature);
+  } catch {
+    throw invalid("malformed", "Token is malformed");
+  }
+  const expected = await hmacSha256(secret, `${head}.${body}`);
+  if (!timingSafeEqualBytes(given, expected)) throw invalid("bad_signature", "Token signature does not match");
+  return checkClaims(decodePart(body), now);
+}

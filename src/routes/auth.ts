@@ -1,0 +1,233 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { getDb } from "../db/client";
+import type { BotRow } from "../db/schema";
+import * as authDomain from "../domain/auth";
+import { actorOf, auth, issueAccessToken } from "../lib/auth";
+import { timingSafeEqualStrings } from "../lib/crypto";
+import { successSchema } from "../lib/envelope";
+import { ApiError } from "../lib/errors";
+import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
+import { checkWebhookUrl } from "../lib/webhook-url";
+
+const roleSchema = z.enum(["narrator", "challenger", "voice"]);
+export const languageSchema = z
+  .string()
+  .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, "must be a language code such as zh, en or pt-BR");
+
+const userSchema = z
+  .object({ id: z.string(), username: z.string(), email: z.string(), user_type: z.enum(["human", "admin"]) })
+  .openapi("User");
+const userAuthSchema = z.object({ message: z.string(), user: userSchema, access_token: z.string() });
+const botSummarySchema = z.object({ id: z.string(), name: z.string(), model: z.string(), status: z.string() });
+const botAuthSchema = z.object({ message: z.string(), access_token: z.string(), bot: botSummarySchema });
+
+const registerRoute = createRoute({
+  method: "post",
+  path: "/auth/register",
+  tags: ["Authentication"],
+  summary: "Register a human account",
+  request: {
+    body: jsonBody(
+      z.object({
+        username: z.string().trim().min(1).max(50),
+        email: z.email().max(254),
+        password: z.string().min(8).max(256),
+        user_type: z.literal("human"),
+      }),
+    ),
+  },
+  responses: { 201: jsonContent(userAuthSchema, "Registered"), ...errorResponses("CONFLICT") },
+});
+
+const loginRoute = createRoute({
+  method: "post",
+  path: "/auth/login",
+  tags: ["Authentication"],
+  summary: "Log in as a human",
+  request: { body: jsonBody(z.object({ email: z.string().min(1).max(254), password: z.string().min(1).max(256) })) },
+  responses: { 200: jsonContent(userAuthSchema, "Logged in"), ...errorResponses("UNAUTHORIZED") },
+});
+
+const botRegisterRoute = createRoute({
+  method: "post",
+  path: "/auth/bot/register",
+  tags: ["Authentication"],
+  summary: "Register a bot; its api_key and webhook_secret are shown only here",
+  request: {
+    body: jsonBody(
+      z.object({
+        name: z.string().trim().min(1).max(50),
+        model: z.string().trim().min(1).max(100),
+        webhook_url: z.string().max(2048).nullish(),
+        language: languageSchema.optional(),
+        role: roleSchema.optional(),
+      }),
+    ),
+  },
+  responses: {
+    201: jsonContent(
+      successSchema(
+        z.object({
+          bot_id: z.string(),
+          api_key: z.string(),
+          name: z.string(),
+          model: z.string(),
+          role: roleSchema.nullable(),
+          language: z.string(),
+          webhook_url: z.string().nullable(),
+          webhook_secret: z.string(),
+          created_at: z.string(),
+        }),
+      ),
+      "Registered",
+    ),
+    ...errorResponses("CONFLICT"),
+  },
+});
+
+const botLoginRoute = createRoute({
+  method: "post",
+  path: "/auth/bot/login",
+  tags: ["Authentication"],
+  summary: "Exchange a bot API key for a JWT",
+  request: { body: jsonBody(z.object({ api_key: z.string().min(1).max(200) })) },
+  responses: { 200: jsonContent(botAuthSchema, "Logged in"), ...errorResponses("UNAUTHORIZED") },
+});
+
+const botLoginByNameRoute = createRoute({
+  method: "post",
+  path: "/auth/bot/login-by-name",
+  tags: ["Authentication"],
+  summary: "Recovery login for a bot with the operator's master key",
+  request: { body: jsonBody(z.object({ bot_name: z.string().min(1).max(50), master_key: z.string().min(1).max(500) })) },
+  responses: {
+    200: jsonContent(botAuthSchema, "Logged in"),
+    ...errorResponses("UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"),
+  },
+});
+
+const meRoute = createRoute({
+  method: "get",
+  path: "/auth/me",
+  tags: ["Authentication"],
+  summary: "The calling account",
+  security: bearerSecurity,
+  middleware: [auth()] as const,
+  responses: {
+    200: jsonContent(
+      z.union([
+        userSchema.extend({ created_at: z.string() }),
+        botSummarySchema.extend({
+          role: roleSchema.nullable(),
+          language: z.string(),
+          user_type: z.literal("bot"),
+          created_at: z.string(),
+        }),
+      ]),
+      "The account",
+    ),
+    ...errorResponses("UNAUTHORIZED", "AUTH_INVALID_TOKEN", "AUTH_EXPIRED_TOKEN"),
+  },
+});
+
+const apiTokenRoute = createRoute({
+  method: "post",
+  path: "/auth/api-token/generate",
+  tags: ["Authentication"],
+  summary: "Generate a 30-day API token for a human (revokes the previous one)",
+  security: bearerSecurity,
+  middleware: [auth({ types: ["human", "admin"], credentials: ["jwt"] })] as const,
+  responses: {
+    200: jsonContent(
+      z.object({
+        message: z.string(),
+        token: z.string(),
+        token_info: z.object({ expires_at: z.string(), remaining_days: z.number().int() }),
+      }),
+      "Generated",
+    ),
+    ...errorResponses("UNAUTHORIZED", "AUTH_INVALID_TOKEN", "AUTH_EXPIRED_TOKEN", "FORBIDDEN"),
+  },
+});
+
+const userView = (u: { id: string; username: string; email: string; userType: "human" | "admin" }) => ({
+  id: u.id,
+  username: u.username,
+  email: u.email,
+  user_type: u.userType,
+});
+const botView = (b: BotRow) => ({ id: b.id, name: b.name, model: b.model, status: b.status });
+
+export const authRoutes = createRouter()
+  .openapi(registerRoute, async (c) => {
+    const body = c.req.valid("json");
+    const user = await authDomain.registerUser(getDb(c.env.DB), body);
+    const access_token = await issueAccessToken(c.env, { id: user.id, type: "human", name: user.username });
+    return c.json({ message: "Registration successful", user: userView(user), access_token }, 201);
+  })
+  .openapi(loginRoute, async (c) => {
+    const { email, password } = c.req.valid("json");
+    const user = await authDomain.loginUser(getDb(c.env.DB), email, password);
+    const access_token = await issueAccessToken(c.env, { id: user.id, type: user.userType, name: user.username });
+    return c.json({ message: "Login successful", user: userView(user), access_token }, 200);
+  })
+  .openapi(botRegisterRoute, async (c) => {
+    const body = c.req.valid("json");
+    const webhookUrl = body.webhook_url
+      ? checkWebhookUrl(body.webhook_url, c.env.ALLOW_PRIVATE_WEBHOOKS === "true")
+      : null;
+    const { bot, apiKey } = await authDomain.registerBot(getDb(c.env.DB), { ...body, webhookUrl });
+    const data = {
+      bot_id: bot.id,
+      api_key: apiKey,
+      name: bot.name,
+      model: bot.model,
+      role: bot.role,
+      language: bot.language,
+      webhook_url: bot.webhookUrl,
+      webhook_secret: bot.webhookSecret,
+      created_at: bot.createdAt,
+    };
+    return c.json({ status: "success" as const, data }, 201);
+  })
+  .openapi(botLoginRoute, async (c) => {
+    const bot = await authDomain.findBotByApiKey(getDb(c.env.DB), c.req.valid("json").api_key);
+    if (!bot) throw new ApiError("UNAUTHORIZED", "API key is not valid");
+    const access_token = await issueAccessToken(c.env, { id: bot.id, type: "bot", name: bot.name });
+    return c.json({ message: "Login successful", access_token, bot: botView(bot) }, 200);
+  })
+  .openapi(botLoginByNameRoute, async (c) => {
+    const { bot_name, master_key } = c.req.valid("json");
+    if (!c.env.MASTER_KEY) throw new ApiError("FORBIDDEN", "Recovery login is disabled on this server");
+    if (!(await timingSafeEqualStrings(master_key, c.env.MASTER_KEY))) {
+      throw new ApiError("UNAUTHORIZED", "Master key is not valid");
+    }
+    const bot = await authDomain.findBotByName(getDb(c.env.DB), bot_name);
+    if (!bot) throw new ApiError("NOT_FOUND", "Bot not found");
+    const access_token = await issueAccessToken(c.env, { id: bot.id, type: "bot", name: bot.name });
+    return c.json({ message: "Login successful", access_token, bot: botView(bot) }, 200);
+  })
+  .openapi(meRoute, async (c) => {
+    const actor = actorOf(c);
+    const db = getDb(c.env.DB);
+    if (actor.type === "bot") {
+      const bot = await authDomain.getBot(db, actor.id);
+      if (!bot) throw new ApiError("UNAUTHORIZED", "Account no longer exists");
+      const { role, language, createdAt } = bot;
+      return c.json({ ...botView(bot), role, language, user_type: "bot" as const, created_at: createdAt }, 200);
+    }
+    const user = await authDomain.getUser(db, actor.id);
+    if (!user) throw new ApiError("UNAUTHORIZED", "Account no longer exists");
+    return c.json({ ...userView(user), created_at: user.createdAt }, 200);
+  })
+  .openapi(apiTokenRoute, async (c) => {
+    const { token, expiresAt, remainingDays } = await authDomain.generateApiToken(getDb(c.env.DB), actorOf(c).id);
+    return c.json(
+      {
+        message: "API token generated; it replaces any earlier token",
+        token,
+        token_info: { expires_at: expiresAt, remaining_days: remainingDays },
+      },
+      200,
+    );
+  });

@@ -1,0 +1,73 @@
+import { exports } from "cloudflare:workers";
+import { expect } from "vitest";
+
+export const BASE = "http://storyloom.test/api/v1";
+
+export interface CallOptions {
+  method?: string;
+  body?: unknown;
+  rawBody?: BodyInit;
+  token?: string;
+  headers?: Record<string, string>;
+}
+
+export interface CallResult<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+/** Calls the Worker's own fetch handler, as a client over HTTP would. */
+export async function call<T = any>(path: string, options: CallOptions = {}): Promise<CallResult<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.Authorization = `Bearer ${options.token}`;
+  let body = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers["Content-Type"] ??= "application/json";
+  }
+  const res = await exports.default.fetch(`${BASE}${path}`, {
+    method: options.method ?? (body === undefined ? "GET" : "POST"),
+    headers,
+    body,
+  });
+  const text = await res.text();
+  let parsed: any = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = text;
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+/** Asserts the error envelope: status, code, and a message. */
+export function expectError(res: CallResult, status: number, code: string) {
+  expect(res.status, res.text).toBe(status);
+  expect(res.body.status).toBe("error");
+  expect(res.body.error.code).toBe(code);
+  expect(typeof res.body.error.message).toBe("string");
+  expect(res.body.error.message.length).toBeGreaterThan(0);
+  return res.body.error as { code: string; message: string; details?: any };
+}
+
+export const unique = (prefix = "u") => `${prefix}${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
+
+export async function registerHuman(overrides: Record<string, unknown> = {}) {
+  const username = unique("human");
+  const input = { username, email: `${username}@example.com`, password: "correct horse battery", user_type: "human", ...overrides };
+  const res = await call("/auth/register", { body: input });
+  expect(res.status, res.text).toBe(201);
+  return { ...res.body, input, token: res.body.access_token as string, id: res.body.user.id as string };
+}
+
+export async function registerBot(overrides: Record<string, unknown> = {}) {
+  const input = { name: unique("bot"), model: "test-model", ...overrides };
+  const res = await call("/auth/bot/register", { body: input });
+  expect(res.status, res.text).toBe(201);
+  const data = res.body.data;
+  const login = await call("/auth/bot/login", { body: { api_key: data.api_key } });
+  expect(login.status, login.text).toBe(200);
+  return { ...data, input, id: data.bot_id as string, apiKey: data.api_key as string, token: login.body.access_token as string };
+}

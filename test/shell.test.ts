@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { call, expectError } from "./helpers";
+
+describe("app shell", () => {
+  it("GET /health answers exactly as the spec shows", async () => {
+    const res = await call("/health");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: "healthy", message: expect.any(String) });
+  });
+
+  it("unknown routes get a JSON 404 in the envelope", async () => {
+    expectError(await call("/nope"), 404, "NOT_FOUND");
+    expectError(await call("/health", { method: "DELETE" }), 404, "NOT_FOUND");
+  });
+
+  it("refuses bodies over 1 MiB with 413 PAYLOAD_TOO_LARGE", async () => {
+    const big = JSON.stringify({ username: "x".repeat(1024 * 1024 + 10) });
+    const res = await call("/auth/register", { rawBody: big, headers: { "Content-Type": "application/json" } });
+    expectError(res, 413, "PAYLOAD_TOO_LARGE");
+  });
+
+  it("answers CORS preflights for any origin with Authorization and X-API-Key", async () => {
+    const res = await call("/auth/me", {
+      method: "OPTIONS",
+      headers: { Origin: "https://app.example", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "authorization,x-api-key" },
+    });
+    expect(res.status).toBeLessThan(300);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    const allowed = res.headers.get("access-control-allow-headers")!.toLowerCase();
+    expect(allowed).toContain("authorization");
+    expect(allowed).toContain("x-api-key");
+    const get = await call("/health", { headers: { Origin: "https://app.example" } });
+    expect(get.headers.get("access-control-allow-origin")).toBe("*");
+  });
+
+  it("serves an OpenAPI 3.1 document listing every route, and a reference page", async () => {
+    const res = await call("/openapi.json");
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe("3.1.0");
+    expect(res.body.servers[0].url).toBe("/api/v1");
+    const routes = Object.entries(res.body.paths).flatMap(([path, ops]) =>
+      Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${path}`),
+    );
+    expect(routes.sort()).toEqual(
+      [
+        "GET /health", "POST /auth/register", "POST /auth/login", "POST /auth/bot/register", "POST /auth/bot/login",
+        "POST /auth/bot/login-by-name", "GET /auth/me", "POST /auth/api-token/generate",
+      ].sort(),
+    );
+    expect(res.body.paths["/auth/me"].get.security).toBeDefined();
+    const docs = await call("/docs");
+    expect(docs.status).toBe(200);
+    expect(docs.headers.get("content-type")).toContain("text/html");
+    expect(docs.text).toContain("/api/v1/openapi.json");
+  });
+});
