@@ -8,7 +8,10 @@ import type { ErrorBody } from "./lib/envelope";
 import { ApiError, validationError } from "./lib/errors";
 import { createRouter } from "./lib/openapi";
 import { authRoutes } from "./routes/auth";
+import { branchRoutes } from "./routes/branches";
 import { healthRoutes } from "./routes/health";
+import { segmentRoutes } from "./routes/segments";
+import { storyRoutes } from "./routes/stories";
 
 export const API_PREFIX = "/api/v1";
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -54,6 +57,9 @@ function buildApi() {
   );
   api.route("/", healthRoutes);
   api.route("/", authRoutes);
+  api.route("/", storyRoutes);
+  api.route("/", branchRoutes);
+  api.route("/", segmentRoutes);
 
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

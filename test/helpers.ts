@@ -71,3 +71,37 @@ export async function registerBot(overrides: Record<string, unknown> = {}) {
   expect(login.status, login.text).toBe(200);
   return { ...data, input, id: data.bot_id as string, apiKey: data.api_key as string, token: login.body.access_token as string };
 }
+
+/** `n` white-space-separated words. */
+export const words = (n: number, word = "word") => Array.from({ length: n }, (_, i) => `${word}${i}`).join(" ");
+/** `n` Chinese characters (no white space). */
+export const hanzi = (n: number) => "故事".repeat(Math.ceil(n / 2)).slice(0, n);
+
+export const storyInput = (overrides: Record<string, unknown> = {}) => ({
+  title: unique("Story "),
+  background: "A harbour town where the tide never comes back.",
+  starter: "Once upon a time.",
+  initial_segments: [words(5, "a"), words(5, "b"), words(5, "c")],
+  language: "en",
+  min_length: 3,
+  max_length: 50,
+  ...overrides,
+});
+
+export async function createStory(token: string, overrides: Record<string, unknown> = {}) {
+  const res = await call("/stories", { token, body: storyInput(overrides) });
+  expect(res.status, res.text).toBe(201);
+  return res.body.data as { id: string; main_branch_id: string; [k: string]: any };
+}
+
+export async function createBranch(token: string, storyId: string, body: Record<string, unknown> = {}) {
+  const res = await call(`/stories/${storyId}/branches`, { token, body: { title: unique("Branch "), ...body } });
+  expect(res.status, res.text).toBe(201);
+  return res.body.data as { id: string; [k: string]: any };
+}
+
+export const submit = (token: string, branchId: string, content: string) =>
+  call(`/branches/${branchId}/segments`, { token, body: { content } });
+
+export const join = (token: string, branchId: string, role?: string) =>
+  call(`/branches/${branchId}/join`, { token, body: role ? { role } : {} });

@@ -1,3 +1,4 @@
+import type { SQL } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "./schema";
 
@@ -13,3 +14,13 @@ export function uniqueViolation(err: unknown): string | null {
 }
 
 export const nowIso = () => new Date().toISOString();
+
+/**
+ * `db.run(sql)` usable inside `db.batch()`. Drizzle's raw query has no prepared statement of its own and
+ * its D1 batch dereferences one whenever the query has parameters, so we attach it here.
+ */
+export function rawRun(db: Db, query: SQL) {
+  const raw = db.run(query);
+  const { sql: text } = raw.getQuery();
+  return Object.assign(raw, { stmt: db.$client.prepare(text) });
+}

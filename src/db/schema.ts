@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 // Timestamps are ISO 8601 UTC strings ("2026-01-02T03:04:05.678Z"): they sort as text and are returned as stored.
 
@@ -56,3 +56,129 @@ export const apiTokens = sqliteTable(
 
 export type UserRow = typeof users.$inferSelect;
 export type BotRow = typeof bots.$inferSelect;
+
+export const stories = sqliteTable(
+  "stories",
+  {
+    id: text("id").primaryKey(),
+    title: text("title").notNull(),
+    background: text("background").notNull(),
+    starter: text("starter").notNull(),
+    styleRules: text("style_rules"),
+    language: text("language").notNull().default("zh"),
+    minLength: integer("min_length").notNull(),
+    maxLength: integer("max_length").notNull(),
+    ownerId: text("owner_id").notNull(),
+    ownerType: text("owner_type", { enum: ["human", "bot", "admin"] }).notNull(),
+    status: text("status", { enum: ["active", "archived"] }).notNull().default("active"),
+    storyPack: text("story_pack", { mode: "json" }),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [index("stories_status_created_idx").on(t.status, t.createdAt), index("stories_owner_idx").on(t.ownerId)],
+);
+
+export const branches = sqliteTable(
+  "branches",
+  {
+    id: text("id").primaryKey(),
+    storyId: text("story_id")
+      .notNull()
+      .references(() => stories.id, { onDelete: "cascade" }),
+    title: text("title").notNull(),
+    description: text("description"),
+    isMain: integer("is_main", { mode: "boolean" }).notNull().default(false),
+    parentBranchId: text("parent_branch_id"),
+    forkAtSegmentId: text("fork_at_segment_id"),
+    /** sequence_order of the fork point; this branch's own segments number on from it (0 for the main line). */
+    forkSequence: integer("fork_sequence").notNull().default(0),
+    creatorId: text("creator_id").notNull(),
+    creatorType: text("creator_type", { enum: ["human", "bot", "admin"] }).notNull(),
+    status: text("status").notNull().default("active"),
+    segmentsCount: integer("segments_count").notNull().default(0),
+    activeBotsCount: integer("active_bots_count").notNull().default(0),
+    /** Weighted vote total on the branch and its segments, kept by the votes feature. */
+    voteScore: real("vote_score").notNull().default(0),
+    currentTurnBotId: text("current_turn_bot_id"),
+    turnDeadline: text("turn_deadline"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    index("branches_story_created_idx").on(t.storyId, t.createdAt),
+    index("branches_parent_idx").on(t.parentBranchId),
+  ],
+);
+
+export const segments = sqliteTable(
+  "segments",
+  {
+    id: text("id").primaryKey(),
+    branchId: text("branch_id")
+      .notNull()
+      .references(() => branches.id, { onDelete: "cascade" }),
+    storyId: text("story_id").notNull(),
+    authorId: text("author_id").notNull(),
+    authorType: text("author_type", { enum: ["human", "bot", "admin"] }).notNull(),
+    authorName: text("author_name").notNull(),
+    content: text("content").notNull(),
+    contentLength: integer("content_length").notNull(),
+    sequenceOrder: integer("sequence_order").notNull(),
+    coherenceScore: real("coherence_score"),
+    isStarter: integer("is_starter", { mode: "boolean" }).notNull().default(false),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("segments_branch_sequence_unique").on(t.branchId, t.sequenceOrder),
+    index("segments_story_idx").on(t.storyId),
+    index("segments_author_idx").on(t.authorId),
+  ],
+);
+
+/** One entry per segment: the continuation log read by GET /logs. */
+export const logs = sqliteTable(
+  "logs",
+  {
+    id: text("id").primaryKey(),
+    storyId: text("story_id").notNull(),
+    branchId: text("branch_id").notNull(),
+    segmentId: text("segment_id").notNull(),
+    authorId: text("author_id").notNull(),
+    authorType: text("author_type", { enum: ["human", "bot", "admin"] }).notNull(),
+    authorName: text("author_name").notNull(),
+    contentLength: integer("content_length").notNull(),
+    isContinuation: text("is_continuation", { enum: ["new", "fork", "continuation"] }).notNull(),
+    parentSegmentId: text("parent_segment_id"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    index("logs_created_idx").on(t.createdAt),
+    index("logs_story_created_idx").on(t.storyId, t.createdAt),
+    index("logs_author_type_created_idx").on(t.authorType, t.createdAt),
+    uniqueIndex("logs_segment_unique").on(t.segmentId),
+  ],
+);
+
+/** D1 mirror of each branch's turn queue; the branch's Durable Object holds the authoritative copy. */
+export const branchMembers = sqliteTable(
+  "branch_members",
+  {
+    branchId: text("branch_id")
+      .notNull()
+      .references(() => branches.id, { onDelete: "cascade" }),
+    botId: text("bot_id").notNull(),
+    storyId: text("story_id").notNull(),
+    role: text("role", { enum: ["narrator", "challenger", "voice"] }).notNull(),
+    joinSeq: integer("join_seq").notNull(),
+    joinedAt: text("joined_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.branchId, t.botId] }),
+    index("branch_members_story_idx").on(t.storyId, t.botId),
+    index("branch_members_bot_idx").on(t.botId),
+  ],
+);
+
+export type StoryRow = typeof stories.$inferSelect;
+export type BranchRow = typeof branches.$inferSelect;
+export type SegmentRow = typeof segments.$inferSelect;

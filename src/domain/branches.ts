@@ -1,0 +1,225 @@
+import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { nowIso } from "../db/client";
+import { branches, branchMembers, bots, segments, stories, type BranchRow } from "../db/schema";
+import type { Actor } from "../env";
+import { ApiError, notFound, validationError } from "../lib/errors";
+import { isUuid } from "../lib/ids";
+import { pagination } from "../lib/pagination";
+import { checkLength } from "./length";
+import { type NewSegment, rowOf, segmentStatements, segmentView } from "./segments";
+
+export type BranchSort = "activity" | "created_at" | "vote_score";
+
+const activityExpr = sql<number>`(0.5 * ${branches.voteScore} + 0.3 * ${branches.segmentsCount} + 0.2 * ${branches.activeBotsCount})`;
+
+export const activityScore = (b: Pick<BranchRow, "voteScore" | "segmentsCount" | "activeBotsCount">) =>
+  Math.round((0.5 * b.voteScore + 0.3 * b.segmentsCount + 0.2 * b.activeBotsCount) * 1000) / 1000;
+
+export function branchView(b: BranchRow) {
+  return {
+    id: b.id,
+    story_id: b.storyId,
+    title: b.title,
+    description: b.description,
+    parent_branch_id: b.parentBranchId,
+    fork_at_segment_id: b.forkAtSegmentId,
+    is_main: b.isMain,
+    creator_bot_id: b.creatorType === "bot" ? b.creatorId : null,
+    creator_id: b.creatorId,
+    creator_type: b.creatorType,
+    status: b.status,
+    segments_count: b.segmentsCount,
+    active_bots_count: b.activeBotsCount,
+    vote_score: b.voteScore,
+    activity_score: activityScore(b),
+    created_at: b.createdAt,
+  };
+}
+
+type Link = Pick<BranchRow, "id" | "parentBranchId" | "forkSequence">;
+
+/** True when segment (branch, sequence) lies on `branchId`'s reading path: ancestors up to each fork point. */
+function onReadingPath(links: Map<string, Link>, branchId: string, seg: { branchId: string; sequenceOrder: number }) {
+  let cap = Number.POSITIVE_INFINITY;
+  for (let b = links.get(branchId); b; b = b.parentBranchId ? links.get(b.parentBranchId) : undefined) {
+    if (b.id === seg.branchId) return seg.sequenceOrder <= cap;
+    cap = Math.min(cap, b.forkSequence);
+  }
+  return false;
+}
+
+export interface NewBranch {
+  title: string;
+  description?: string | null;
+  fork_at_segment_id?: string;
+  parent_branch_id?: string;
+  initial_segment?: string;
+}
+
+async function readForkContext(db: Db, storyId: string, input: NewBranch) {
+  const forkId = isUuid(input.fork_at_segment_id) ? input.fork_at_segment_id : "";
+  const parentId = isUuid(input.parent_branch_id) ? input.parent_branch_id : null;
+  const parentExpr = parentId
+    ? sql`${parentId}`
+    : sql`(SELECT id FROM branches WHERE story_id = ${storyId} AND is_main = 1)`;
+  const [[story], links, [forkSeg], [head]] = await db.batch([
+    db.select().from(stories).where(eq(stories.id, storyId)).limit(1),
+    db
+      .select({ id: branches.id, parentBranchId: branches.parentBranchId, forkSequence: branches.forkSequence, isMain: branches.isMain, forkAtSegmentId: branches.forkAtSegmentId })
+      .from(branches)
+      .where(eq(branches.storyId, storyId)),
+    db.select({ id: segments.id, branchId: segments.branchId, storyId: segments.storyId, sequenceOrder: segments.sequenceOrder }).from(segments).where(eq(segments.id, forkId)).limit(1),
+    db.select({ id: segments.id, sequenceOrder: segments.sequenceOrder }).from(segments).where(sql`${segments.branchId} = ${parentExpr}`).orderBy(desc(segments.sequenceOrder)).limit(1),
+  ]);
+  return { story, links, forkSeg, head };
+}
+
+/** Where the new branch forks: validated against the story, defaulting to the parent's (or main line's) head. */
+function resolveFork(ctx: Awaited<ReturnType<typeof readForkContext>>, storyId: string, input: NewBranch) {
+  const links = new Map(ctx.links.map((l) => [l.id, l]));
+  const main = ctx.links.find((l) => l.isMain);
+  if (input.parent_branch_id !== undefined && !links.has(input.parent_branch_id.toLowerCase())) {
+    throw validationError([{ field: "parent_branch_id", issue: "is not a branch of this story" }]);
+  }
+  if (input.fork_at_segment_id !== undefined) {
+    const seg = ctx.forkSeg;
+    if (!seg || seg.storyId !== storyId) {
+      throw validationError([{ field: "fork_at_segment_id", issue: "is not a segment of this story" }]);
+    }
+    const parentId = input.parent_branch_id?.toLowerCase() ?? seg.branchId;
+    if (!onReadingPath(links, parentId, seg)) {
+      throw validationError([{ field: "fork_at_segment_id", issue: "is not on the reading path of parent_branch_id" }]);
+    }
+    return { parentId, forkAt: seg.id, forkSequence: seg.sequenceOrder };
+  }
+  const parent = links.get(input.parent_branch_id?.toLowerCase() ?? main!.id)!;
+  const full = ctx.links.find((l) => l.id === parent.id)!;
+  if (ctx.head) return { parentId: parent.id, forkAt: ctx.head.id, forkSequence: ctx.head.sequenceOrder };
+  return { parentId: parent.id, forkAt: full.forkAtSegmentId, forkSequence: full.forkSequence };
+}
+
+export async function createBranch(db: Db, actor: Actor, storyId: string, input: NewBranch) {
+  const ctx = await readForkContext(db, storyId, input);
+  if (!ctx.story) throw notFound("Story");
+  if (ctx.story.status !== "active") throw new ApiError("FORBIDDEN", "This story is archived");
+  const fork = resolveFork(ctx, storyId, input);
+  const story = ctx.story;
+  const length =
+    input.initial_segment === undefined
+      ? 0
+      : checkLength(input.initial_segment, story, { field: "initial_segment" });
+  const now = nowIso();
+  const branch: BranchRow = {
+    id: crypto.randomUUID(),
+    storyId,
+    title: input.title,
+    description: input.description ?? null,
+    isMain: false,
+    parentBranchId: fork.parentId,
+    forkAtSegmentId: fork.forkAt,
+    forkSequence: fork.forkSequence,
+    creatorId: actor.id,
+    creatorType: actor.type,
+    status: "active",
+    segmentsCount: input.initial_segment === undefined ? 0 : 1,
+    activeBotsCount: 0,
+    voteScore: 0,
+    currentTurnBotId: null,
+    turnDeadline: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const seg: NewSegment | null =
+    input.initial_segment === undefined
+      ? null
+      : {
+          id: crypto.randomUUID(),
+          branchId: branch.id,
+          storyId,
+          author: actor,
+          content: input.initial_segment,
+          contentLength: length,
+          sequenceOrder: fork.forkSequence + 1,
+          createdAt: now,
+          parentSegmentId: fork.forkAt,
+          kind: "fork",
+        };
+  await db.batch([db.insert(branches).values(branch), ...(seg ? segmentStatements(db, seg, false) : [])]);
+  const view = branchView(branch);
+  return { ...view, branch: view, ...(seg ? { segment: segmentView(rowOf(seg)) } : {}), story_title: story.title };
+}
+
+const SORTS: Record<BranchSort, SQL[]> = {
+  activity: [desc(activityExpr), asc(branches.createdAt)],
+  created_at: [asc(branches.createdAt)],
+  vote_score: [desc(branches.voteScore), asc(branches.createdAt)],
+};
+
+/** The main line first whatever the sort; page and total in one round trip. */
+export async function listBranches(db: Db, storyId: string, opts: { sort: BranchSort; includeAll: boolean; limit: number; offset: number }) {
+  const where = opts.includeAll
+    ? eq(branches.storyId, storyId)
+    : and(eq(branches.storyId, storyId), eq(branches.status, "active"));
+  const [story, rows, [{ total }]] = await db.batch([
+    db.select({ id: stories.id }).from(stories).where(eq(stories.id, storyId)).limit(1),
+    db.select().from(branches).where(where).orderBy(desc(branches.isMain), ...SORTS[opts.sort], asc(branches.id)).limit(opts.limit).offset(opts.offset),
+    db.select({ total: count() }).from(branches).where(where),
+  ]);
+  if (!story.length) throw notFound("Story");
+  return { branches: rows.map(branchView), pagination: pagination(opts.limit, opts.offset, total) };
+}
+
+export interface TreeNode {
+  id: string;
+  title: string;
+  parent_branch_id: string | null;
+  fork_at_segment_id: string | null;
+  segments_count: number;
+  /** Child nodes of the same shape (typed loosely so the response type is not recursive). */
+  children: unknown[];
+}
+
+export async function branchTree(db: Db, storyId: string) {
+  const [story, rows] = await db.batch([
+    db.select({ id: stories.id }).from(stories).where(eq(stories.id, storyId)).limit(1),
+    db.select().from(branches).where(eq(branches.storyId, storyId)).orderBy(desc(branches.isMain), asc(branches.createdAt)),
+  ]);
+  if (!story.length) throw notFound("Story");
+  const nodes = new Map<string, TreeNode>(
+    rows.map((b) => [b.id, { id: b.id, title: b.title, parent_branch_id: b.parentBranchId, fork_at_segment_id: b.forkAtSegmentId, segments_count: b.segmentsCount, children: [] }]),
+  );
+  const roots: TreeNode[] = [];
+  for (const node of nodes.values()) {
+    const parent = node.parent_branch_id ? nodes.get(node.parent_branch_id) : undefined;
+    (parent ? parent.children : roots).push(node);
+  }
+  return { tree: roots };
+}
+
+export const BRANCH_DETAIL_SEGMENTS = 50;
+
+/** The branch, its first segments and its turn queue (from the D1 mirror): one round trip. */
+export async function getBranchDetail(db: Db, id: string) {
+  const [[branch], segs, members] = await db.batch([
+    db.select().from(branches).where(eq(branches.id, id)).limit(1),
+    db.select().from(segments).where(eq(segments.branchId, id)).orderBy(asc(segments.sequenceOrder)).limit(BRANCH_DETAIL_SEGMENTS),
+    db
+      .select({ bot_id: branchMembers.botId, name: bots.name, role: branchMembers.role })
+      .from(branchMembers)
+      .innerJoin(bots, eq(bots.id, branchMembers.botId))
+      .where(eq(branchMembers.branchId, id))
+      .orderBy(asc(branchMembers.joinSeq)),
+  ]);
+  if (!branch) throw notFound("Branch");
+  const current = members.find((m) => m.bot_id === branch.currentTurnBotId);
+  return {
+    ...branchView(branch),
+    segments: segs.map(segmentView),
+    queue: {
+      turn_mode: members.length > 0,
+      current_turn: current ? { bot_id: current.bot_id, name: current.name, deadline: branch.turnDeadline } : null,
+      members: members.map((m, i) => ({ ...m, your_turn_order: i + 1 })),
+    },
+  };
+}

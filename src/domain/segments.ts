@@ -1,0 +1,88 @@
+import { asc, count, eq, sql } from "drizzle-orm";
+import { type Db, rawRun } from "../db/client";
+import { branches, segments, type SegmentRow } from "../db/schema";
+import { notFound } from "../lib/errors";
+import type { ActorType } from "../env";
+import { pagination } from "../lib/pagination";
+
+export type LogKind = "new" | "fork" | "continuation";
+
+export interface NewSegment {
+  id: string;
+  branchId: string;
+  storyId: string;
+  author: { id: string; type: ActorType; name: string };
+  content: string;
+  contentLength: number;
+  sequenceOrder: number;
+  isStarter?: boolean;
+  createdAt: string;
+  /** The previous segment on the branch's reading path (null for a story's starter). */
+  parentSegmentId: string | null;
+  kind: LogKind;
+}
+
+export function segmentView(row: SegmentRow) {
+  return {
+    id: row.id,
+    branch_id: row.branchId,
+    bot_id: row.authorId,
+    author_type: row.authorType,
+    author_name: row.authorName,
+    content: row.content,
+    sequence_order: row.sequenceOrder,
+    coherence_score: row.coherenceScore,
+    is_starter: row.isStarter,
+    created_at: row.createdAt,
+  };
+}
+
+export function rowOf(s: NewSegment): SegmentRow {
+  return {
+    id: s.id,
+    branchId: s.branchId,
+    storyId: s.storyId,
+    authorId: s.author.id,
+    authorType: s.author.type,
+    authorName: s.author.name,
+    content: s.content,
+    contentLength: s.contentLength,
+    sequenceOrder: s.sequenceOrder,
+    coherenceScore: null,
+    isStarter: s.isStarter ?? false,
+    createdAt: s.createdAt,
+  };
+}
+
+/**
+ * The statements that write a segment and its log entry. With `onlyIfStoryActive` the segment is inserted
+ * only while its story is active, and the log entry only if the segment was: the first statement's
+ * `changes` tells the caller whether anything was written.
+ */
+export function segmentStatements(db: Db, s: NewSegment, onlyIfStoryActive: boolean) {
+  const r = rowOf(s);
+  const guard = onlyIfStoryActive
+    ? sql`WHERE EXISTS (SELECT 1 FROM stories WHERE id = ${s.storyId} AND status = 'active')`
+    : sql``;
+  return [
+    rawRun(db, sql`INSERT INTO segments (id, branch_id, story_id, author_id, author_type, author_name, content,
+        content_length, sequence_order, coherence_score, is_starter, created_at)
+      SELECT ${r.id}, ${r.branchId}, ${r.storyId}, ${r.authorId}, ${r.authorType}, ${r.authorName}, ${r.content},
+        ${r.contentLength}, ${r.sequenceOrder}, NULL, ${r.isStarter ? 1 : 0}, ${r.createdAt} ${guard}`),
+    rawRun(db, sql`INSERT INTO logs (id, story_id, branch_id, segment_id, author_id, author_type, author_name,
+        content_length, is_continuation, parent_segment_id, created_at)
+      SELECT ${crypto.randomUUID()}, story_id, branch_id, id, author_id, author_type, author_name, content_length,
+        ${s.kind}, ${s.parentSegmentId}, created_at FROM segments WHERE id = ${r.id}`),
+  ] as const;
+}
+
+/** A branch's own segments in order, one page and the total in one round trip. */
+export async function listSegments(db: Db, branchId: string, limit: number, offset: number) {
+  const [branch, rows, [{ total }]] = await db.batch([
+    db.select({ id: branches.id }).from(branches).where(eq(branches.id, branchId)).limit(1),
+    db.select().from(segments).where(eq(segments.branchId, branchId)).orderBy(asc(segments.sequenceOrder)).limit(limit).offset(offset),
+    db.select({ total: count() }).from(segments).where(eq(segments.branchId, branchId)),
+  ]);
+  if (!branch.length) throw notFound("Branch");
+  return { segments: rows.map(segmentView), pagination: pagination(limit, offset, total) };
+}

@@ -1,0 +1,167 @@
+import { and, count, desc, eq, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { nowIso } from "../db/client";
+import { branches, stories, type BranchRow, type StoryRow } from "../db/schema";
+import type { Actor } from "../env";
+import { ApiError, notFound } from "../lib/errors";
+import { pagination } from "../lib/pagination";
+import { checkLength, contentLength } from "./length";
+import { type NewSegment, segmentStatements } from "./segments";
+
+export const MAIN_LINE_TITLE = "main line";
+const LIST_BACKGROUND_CHARS = 200;
+
+export interface NewStory {
+  title: string;
+  background: string;
+  starter: string;
+  initial_segments: string[];
+  style_rules?: string | null;
+  language: string;
+  min_length: number;
+  max_length: number;
+  story_pack?: Record<string, unknown> | null;
+}
+
+export function storyView(s: StoryRow) {
+  return {
+    id: s.id,
+    title: s.title,
+    background: s.background,
+    starter: s.starter,
+    style_rules: s.styleRules,
+    language: s.language,
+    min_length: s.minLength,
+    max_length: s.maxLength,
+    owner_id: s.ownerId,
+    owner_type: s.ownerType,
+    status: s.status,
+    story_pack: (s.storyPack as Record<string, unknown> | null) ?? null,
+    created_at: s.createdAt,
+    updated_at: s.updatedAt,
+  };
+}
+
+/** The story, its main line, the starter and the initial segments: one atomic batch, all or nothing. */
+export async function createStory(db: Db, actor: Actor, input: NewStory) {
+  const rules = { language: input.language, minLength: input.min_length, maxLength: input.max_length };
+  const lengths = input.initial_segments.map((content, index) => checkLength(content, rules, { field: "initial_segments", index }));
+  const now = nowIso();
+  const story: StoryRow = {
+    id: crypto.randomUUID(),
+    title: input.title,
+    background: input.background,
+    starter: input.starter,
+    styleRules: input.style_rules ?? null,
+    language: input.language,
+    minLength: input.min_length,
+    maxLength: input.max_length,
+    ownerId: actor.id,
+    ownerType: actor.type,
+    status: "active",
+    storyPack: input.story_pack ?? null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const main: BranchRow = {
+    id: crypto.randomUUID(),
+    storyId: story.id,
+    title: MAIN_LINE_TITLE,
+    description: null,
+    isMain: true,
+    parentBranchId: null,
+    forkAtSegmentId: null,
+    forkSequence: 0,
+    creatorId: actor.id,
+    creatorType: actor.type,
+    status: "active",
+    segmentsCount: 1 + input.initial_segments.length,
+    activeBotsCount: 0,
+    voteScore: 0,
+    currentTurnBotId: null,
+    turnDeadline: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const contents = [input.starter, ...input.initial_segments];
+  const segs: NewSegment[] = [];
+  contents.forEach((content, i) =>
+    segs.push({
+      id: crypto.randomUUID(),
+      branchId: main.id,
+      storyId: story.id,
+      author: actor,
+      content,
+      contentLength: i === 0 ? contentLength(content, input.language) : lengths[i - 1],
+      sequenceOrder: i + 1,
+      isStarter: i === 0,
+      createdAt: now,
+      parentSegmentId: i === 0 ? null : segs[i - 1].id,
+      kind: "new",
+    }),
+  );
+  await db.batch([
+    db.insert(stories).values(story),
+    db.insert(branches).values(main),
+    ...segs.flatMap((s) => segmentStatements(db, s, false)),
+  ]);
+  return { ...storyView(story), main_branch_id: main.id };
+}
+
+export async function listStories(db: Db, status: "active" | "archived", limit: number, offset: number) {
+  const [rows, [{ total }]] = await db.batch([
+    db
+      .select({
+        id: stories.id,
+        title: stories.title,
+        background: sql<string>`substr(${stories.background}, 1, ${LIST_BACKGROUND_CHARS})`,
+        language: stories.language,
+        owner_type: stories.ownerType,
+        status: stories.status,
+        // Qualified by hand: drizzle renders ${stories.id} unqualified here, which the subquery would rebind.
+        branches_count: sql<number>`(SELECT count(*) FROM branches b WHERE b.story_id = "stories"."id")`,
+        bots_count: sql<number>`(SELECT count(DISTINCT m.bot_id) FROM branch_members m WHERE m.story_id = "stories"."id")`,
+        created_at: stories.createdAt,
+      })
+      .from(stories)
+      .where(eq(stories.status, status))
+      .orderBy(desc(stories.createdAt), desc(stories.id))
+      .limit(limit)
+      .offset(offset),
+    db.select({ total: count() }).from(stories).where(eq(stories.status, status)),
+  ]);
+  return { stories: rows, count: total, pagination: pagination(limit, offset, total) };
+}
+
+export async function getStory(db: Db, id: string) {
+  const [story] = await db
+    .select({ story: stories, mainBranchId: branches.id })
+    .from(stories)
+    .leftJoin(branches, and(eq(branches.storyId, stories.id), eq(branches.isMain, true)))
+    .where(eq(stories.id, id))
+    .limit(1);
+  if (!story) throw notFound("Story");
+  return { ...storyView(story.story), main_branch_id: story.mainBranchId };
+}
+
+export interface StoryPatch {
+  status?: "active" | "archived";
+  title?: string;
+  background?: string;
+  style_rules?: string | null;
+}
+
+/** Owner or admin only; one conditional UPDATE, and a read only to tell 404 from 403 when it matched nothing. */
+export async function updateStory(db: Db, actor: Actor, id: string, patch: StoryPatch) {
+  const set: Partial<StoryRow> = { updatedAt: nowIso() };
+  if (patch.status !== undefined) set.status = patch.status;
+  if (patch.title !== undefined) set.title = patch.title;
+  if (patch.background !== undefined) set.background = patch.background;
+  if (patch.style_rules !== undefined) set.styleRules = patch.style_rules;
+  const allowed = actor.type === "admin" ? undefined : eq(stories.ownerId, actor.id);
+  const [row] = await db.update(stories).set(set).where(and(eq(stories.id, id), allowed)).returning();
+  if (row) return storyView(row);
+  const exists = await db.select({ id: stories.id }).from(stories).where(eq(stories.id, id)).limit(1);
+  if (!exists.length) throw notFound("Story");
+  throw new ApiError("PERMISSION_DENIED", "Only the story's owner or an admin may change it");
+}

@@ -1,0 +1,175 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { getDb } from "../db/client";
+import * as domain from "../domain/branches";
+import { branchRoom } from "../durable/client";
+import { unwrap } from "../durable/result";
+import { actorOf, auth } from "../lib/auth";
+import { ok, successSchema } from "../lib/envelope";
+import { pathId } from "../lib/ids";
+import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
+import { pageQuery, paginationSchema, queryBoolean } from "../lib/pagination";
+import { branchSchema, idParam, segmentSchema } from "./schemas";
+import { TEXT_MAX } from "./stories";
+
+const authErrors = ["UNAUTHORIZED", "AUTH_INVALID_TOKEN", "AUTH_EXPIRED_TOKEN"] as const;
+const roleSchema = z.enum(["narrator", "challenger", "voice"]);
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/stories/{story_id}/branches",
+  tags: ["Branches"],
+  summary: "List a story's branches, the main line first",
+  request: {
+    params: idParam("story_id"),
+    query: pageQuery(6).extend({
+      sort: z.enum(["activity", "created_at", "vote_score"]).default("activity").openapi({ param: { name: "sort", in: "query" } }),
+      include_all: queryBoolean.default(false).openapi({ param: { name: "include_all", in: "query" } }),
+    }),
+  },
+  responses: {
+    200: jsonContent(successSchema(z.object({ branches: z.array(branchSchema), pagination: paginationSchema })), "A page of branches"),
+    ...errorResponses("NOT_FOUND"),
+  },
+});
+
+const createRouteDef = createRoute({
+  method: "post",
+  path: "/stories/{story_id}/branches",
+  tags: ["Branches"],
+  summary: "Fork a branch from a segment (default: the head of the parent branch or main line)",
+  security: bearerSecurity,
+  middleware: [auth()] as const,
+  request: {
+    params: idParam("story_id"),
+    body: jsonBody(
+      z.object({
+        title: z.string().trim().min(1).max(100),
+        description: z.string().max(5000).nullish(),
+        fork_at_segment_id: z.string().max(64).optional(),
+        parent_branch_id: z.string().max(64).optional(),
+        initial_segment: z.string().min(1).max(TEXT_MAX).optional(),
+      }),
+    ),
+  },
+  responses: {
+    201: jsonContent(
+      successSchema(branchSchema.extend({ branch: branchSchema, segment: segmentSchema.optional() })),
+      "Created; the record also nested as `branch`, with `segment` when an initial segment was written",
+    ),
+    ...errorResponses(...authErrors, "FORBIDDEN", "NOT_FOUND", "SEGMENT_TOO_SHORT", "SEGMENT_TOO_LONG"),
+  },
+});
+
+const treeNodeSchema = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    parent_branch_id: z.string().nullable(),
+    fork_at_segment_id: z.string().nullable(),
+    segments_count: z.number().int(),
+    children: z.array(z.unknown()).openapi({ description: "child nodes of the same shape" }),
+  })
+  .openapi("BranchTreeNode");
+
+const treeRoute = createRoute({
+  method: "get",
+  path: "/stories/{story_id}/branches/tree",
+  tags: ["Branches"],
+  summary: "The branch tree, rooted at the main line",
+  request: { params: idParam("story_id") },
+  responses: {
+    200: jsonContent(successSchema(z.object({ tree: z.array(treeNodeSchema) })), "Nested nodes, the main line at the root"),
+    ...errorResponses("NOT_FOUND"),
+  },
+});
+
+const queueSchema = z.object({
+  turn_mode: z.boolean(),
+  current_turn: z.object({ bot_id: z.string(), name: z.string(), deadline: z.string().nullable() }).nullable(),
+  members: z.array(z.object({ bot_id: z.string(), name: z.string(), role: z.string(), your_turn_order: z.number().int() })),
+});
+
+const getRoute = createRoute({
+  method: "get",
+  path: "/branches/{branch_id}",
+  tags: ["Branches"],
+  summary: "A branch with its first 50 segments and its turn queue",
+  request: { params: idParam("branch_id") },
+  responses: {
+    200: jsonContent(successSchema(branchSchema.extend({ segments: z.array(segmentSchema), queue: queueSchema })), "The branch"),
+    ...errorResponses("NOT_FOUND"),
+  },
+});
+
+const joinResultSchema = z.object({
+  branch_id: z.string(),
+  bot_id: z.string(),
+  role: z.string(),
+  your_turn_order: z.number().int(),
+  join_order: z.number().int(),
+  queue_length: z.number().int(),
+  current_turn: z.string().nullable(),
+  joined_at: z.string(),
+});
+
+const joinRoute = createRoute({
+  method: "post",
+  path: "/branches/{branch_id}/join",
+  tags: ["Branches"],
+  summary: "A bot joins the branch's turn queue (201; 200 with its existing place when already queued)",
+  security: bearerSecurity,
+  middleware: [auth({ types: ["bot"] })] as const,
+  request: { params: idParam("branch_id"), body: jsonBody(z.object({ role: roleSchema.default("narrator") })) },
+  responses: {
+    201: jsonContent(successSchema(joinResultSchema), "Joined"),
+    200: jsonContent(successSchema(joinResultSchema), "Already queued"),
+    ...errorResponses(...authErrors, "FORBIDDEN", "NOT_FOUND"),
+  },
+});
+
+const leaveRoute = createRoute({
+  method: "post",
+  path: "/branches/{branch_id}/leave",
+  tags: ["Branches"],
+  summary: "A bot leaves the branch's turn queue",
+  security: bearerSecurity,
+  middleware: [auth({ types: ["bot"] })] as const,
+  request: { params: idParam("branch_id") },
+  responses: {
+    200: jsonContent(
+      successSchema(z.object({ branch_id: z.string(), bot_id: z.string(), left: z.boolean(), queue_length: z.number().int(), current_turn: z.string().nullable() })),
+      "Left",
+    ),
+    ...errorResponses(...authErrors, "FORBIDDEN", "NOT_FOUND"),
+  },
+});
+
+export const branchRoutes = createRouter()
+  .openapi(listRoute, async (c) => {
+    const storyId = pathId(c.req.valid("param").story_id, "Story");
+    const { sort, include_all, limit, offset } = c.req.valid("query");
+    return ok(c, await domain.listBranches(getDb(c.env.DB), storyId, { sort, includeAll: include_all, limit, offset }));
+  })
+  .openapi(createRouteDef, async (c) => {
+    const storyId = pathId(c.req.valid("param").story_id, "Story");
+    const { story_title: _title, ...branch } = await domain.createBranch(getDb(c.env.DB), actorOf(c), storyId, c.req.valid("json"));
+    return ok(c, branch, 201);
+  })
+  .openapi(treeRoute, async (c) => {
+    const storyId = pathId(c.req.valid("param").story_id, "Story");
+    return ok(c, await domain.branchTree(getDb(c.env.DB), storyId));
+  })
+  .openapi(getRoute, async (c) => {
+    const id = pathId(c.req.valid("param").branch_id, "Branch");
+    return ok(c, await domain.getBranchDetail(getDb(c.env.DB), id));
+  })
+  .openapi(joinRoute, async (c) => {
+    const id = pathId(c.req.valid("param").branch_id, "Branch");
+    const actor = actorOf(c);
+    const { created, ...joined } = unwrap(await branchRoom(c.env, id).join(id, { id: actor.id, name: actor.name }, c.req.valid("json").role));
+    return created ? ok(c, joined, 201) : ok(c, joined, 200);
+  })
+  .openapi(leaveRoute, async (c) => {
+    const id = pathId(c.req.valid("param").branch_id, "Branch");
+    return ok(c, unwrap(await branchRoom(c.env, id).leave(id, actorOf(c).id)));
+  });

@@ -1,0 +1,65 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { getDb } from "../db/client";
+import { listSegments } from "../domain/segments";
+import { branchRoom } from "../durable/client";
+import { unwrap } from "../durable/result";
+import { actorOf, auth } from "../lib/auth";
+import { ok, successSchema } from "../lib/envelope";
+import { validationError } from "../lib/errors";
+import { pathId } from "../lib/ids";
+import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
+import { pageQuery, paginationSchema } from "../lib/pagination";
+import { idParam, segmentSchema } from "./schemas";
+import { TEXT_MAX } from "./stories";
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/branches/{branch_id}/segments",
+  tags: ["Segments"],
+  summary: "A branch's own segments in sequence order",
+  request: { params: idParam("branch_id"), query: pageQuery(50) },
+  responses: {
+    200: jsonContent(successSchema(z.object({ segments: z.array(segmentSchema), pagination: paginationSchema })), "A page of segments"),
+    ...errorResponses("NOT_FOUND"),
+  },
+});
+
+const submitRoute = createRoute({
+  method: "post",
+  path: "/branches/{branch_id}/segments",
+  tags: ["Segments"],
+  summary: "Continue a branch. In turn mode a bot may write only at its turn; humans may write any time",
+  security: bearerSecurity,
+  middleware: [auth()] as const,
+  request: {
+    params: idParam("branch_id"),
+    body: jsonBody(z.object({ content: z.string().min(1).max(TEXT_MAX), is_starter: z.boolean().default(false) })),
+  },
+  responses: {
+    201: jsonContent(
+      successSchema(
+        segmentSchema.extend({
+          segment: segmentSchema,
+          next_bot: z.object({ id: z.string(), name: z.string() }).nullable(),
+        }),
+      ),
+      "Stored; the record also nested as `segment`, with the bot whose turn it now is",
+    ),
+    ...errorResponses("UNAUTHORIZED", "AUTH_INVALID_TOKEN", "AUTH_EXPIRED_TOKEN", "FORBIDDEN", "NOT_YOUR_TURN", "NOT_FOUND", "SEGMENT_TOO_SHORT", "SEGMENT_TOO_LONG"),
+  },
+});
+
+export const segmentRoutes = createRouter()
+  .openapi(listRoute, async (c) => {
+    const id = pathId(c.req.valid("param").branch_id, "Branch");
+    const { limit, offset } = c.req.valid("query");
+    return ok(c, await listSegments(getDb(c.env.DB), id, limit, offset));
+  })
+  .openapi(submitRoute, async (c) => {
+    const id = pathId(c.req.valid("param").branch_id, "Branch");
+    const { content, is_starter } = c.req.valid("json");
+    if (is_starter) throw validationError([{ field: "is_starter", issue: "a story's starter is written when the story is created" }]);
+    const { id: actorId, type, name } = actorOf(c);
+    const { segment, next_bot } = unwrap(await branchRoom(c.env, id).submit(id, { id: actorId, type, name }, content));
+    return ok(c, { ...segment, segment, next_bot }, 201);
+  });

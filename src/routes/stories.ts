@@ -1,0 +1,148 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { getDb } from "../db/client";
+import * as domain from "../domain/stories";
+import { actorOf, auth } from "../lib/auth";
+import { ok, successSchema } from "../lib/envelope";
+import { pathId } from "../lib/ids";
+import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
+import { pageQuery, paginationSchema } from "../lib/pagination";
+import { languageSchema } from "./auth";
+import { idParam, storyListItemSchema, storySchema } from "./schemas";
+
+export const TEXT_MAX = 100_000;
+const segmentText = z.string().min(1).max(TEXT_MAX);
+const initialSegments = z.array(segmentText).min(3).max(5);
+
+const storyPack = z
+  .looseObject({
+    meta: z.unknown().optional(),
+    evidence_pack: z.unknown().optional(),
+    stance_pack: z.unknown().optional(),
+    cast: z.unknown().optional(),
+    plot_outline: z.unknown().optional(),
+    constraints: z.unknown().optional(),
+    sources: z.unknown().optional(),
+    starter: segmentText.optional(),
+    initial_segments: initialSegments.optional(),
+  })
+  .openapi({ description: "Optional pack; `starter` and `initial_segments` inside it are used when the top-level fields are absent" });
+
+const isObject = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+const createStoryBody = z
+  .object({
+    title: z.string().trim().min(1).max(100),
+    background: z.string().min(10).max(5000),
+    starter: segmentText.optional(),
+    initial_segments: initialSegments.optional(),
+    style_rules: z.string().max(5000).nullish(),
+    language: languageSchema.default("zh"),
+    min_length: z.number().int().min(1).max(100_000).default(150),
+    max_length: z.number().int().min(1).max(100_000).default(500),
+    story_pack: storyPack.nullish(),
+  })
+  // Runs even when other fields failed, so one 400 names every missing field.
+  .superRefine(
+    (body, ctx) => {
+      const pack: Record<string, unknown> = isObject(body.story_pack) ? body.story_pack : {};
+      for (const field of ["starter", "initial_segments"] as const) {
+        if (body[field] === undefined && pack[field] === undefined) {
+          ctx.addIssue({ code: "custom", path: [field], message: "is required (top level or in story_pack)" });
+        }
+      }
+    },
+    { when: (payload) => isObject(payload.value) },
+  )
+  .refine((b) => b.min_length <= b.max_length, { path: ["min_length"], message: "must not exceed max_length" });
+
+const createRouteDef = createRoute({
+  method: "post",
+  path: "/stories",
+  tags: ["Stories"],
+  summary: "Create a story with its starter and 3 to 5 initial segments on the main line",
+  security: bearerSecurity,
+  middleware: [auth()] as const,
+  request: { body: jsonBody(createStoryBody) },
+  responses: {
+    201: jsonContent(successSchema(storySchema), "Created"),
+    ...errorResponses("UNAUTHORIZED", "AUTH_INVALID_TOKEN", "AUTH_EXPIRED_TOKEN", "SEGMENT_TOO_SHORT", "SEGMENT_TOO_LONG"),
+  },
+});
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/stories",
+  tags: ["Stories"],
+  summary: "List stories, newest first",
+  request: {
+    query: pageQuery(20).extend({
+      status: z.enum(["active", "archived"]).default("active").openapi({ param: { name: "status", in: "query" } }),
+    }),
+  },
+  responses: {
+    200: jsonContent(
+      successSchema(z.object({ stories: z.array(storyListItemSchema), count: z.number().int(), pagination: paginationSchema })),
+      "A page of stories; count is the total matching",
+    ),
+    ...errorResponses(),
+  },
+});
+
+const getRoute = createRoute({
+  method: "get",
+  path: "/stories/{story_id}",
+  tags: ["Stories"],
+  summary: "A story",
+  request: { params: idParam("story_id") },
+  responses: { 200: jsonContent(successSchema(storySchema), "The story"), ...errorResponses("NOT_FOUND") },
+});
+
+const patchRoute = createRoute({
+  method: "patch",
+  path: "/stories/{story_id}",
+  tags: ["Stories"],
+  summary: "Archive or restore a story, or edit its text (owner or admin)",
+  security: bearerSecurity,
+  middleware: [auth()] as const,
+  request: {
+    params: idParam("story_id"),
+    body: jsonBody(
+      z
+        .object({
+          status: z.enum(["active", "archived"]).optional(),
+          title: z.string().trim().min(1).max(100).optional(),
+          background: z.string().min(10).max(5000).optional(),
+          style_rules: z.string().max(5000).nullish(),
+        })
+        .refine((b) => Object.values(b).some((v) => v !== undefined), { message: "name at least one field to change" }),
+    ),
+  },
+  responses: {
+    200: jsonContent(successSchema(storySchema), "The updated story"),
+    ...errorResponses("UNAUTHORIZED", "AUTH_INVALID_TOKEN", "AUTH_EXPIRED_TOKEN", "PERMISSION_DENIED", "NOT_FOUND"),
+  },
+});
+
+export const storyRoutes = createRouter()
+  .openapi(createRouteDef, async (c) => {
+    const body = c.req.valid("json");
+    const pack = body.story_pack;
+    const story = await domain.createStory(getDb(c.env.DB), actorOf(c), {
+      ...body,
+      starter: (body.starter ?? pack?.starter)!,
+      initial_segments: (body.initial_segments ?? pack?.initial_segments)!,
+    });
+    return ok(c, story, 201);
+  })
+  .openapi(listRoute, async (c) => {
+    const { status, limit, offset } = c.req.valid("query");
+    return ok(c, await domain.listStories(getDb(c.env.DB), status, limit, offset));
+  })
+  .openapi(getRoute, async (c) => {
+    const id = pathId(c.req.valid("param").story_id, "Story");
+    return ok(c, await domain.getStory(getDb(c.env.DB), id));
+  })
+  .openapi(patchRoute, async (c) => {
+    const id = pathId(c.req.valid("param").story_id, "Story");
+    return ok(c, await domain.updateStory(getDb(c.env.DB), actorOf(c), id, c.req.valid("json")));
+  });
