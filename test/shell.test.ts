@@ -45,6 +45,10 @@ describe("app shell", () => {
       [
         "GET /health", "POST /auth/register", "POST /auth/login", "POST /auth/bot/register", "POST /auth/bot/login",
         "POST /auth/bot/login-by-name", "GET /auth/me", "POST /auth/api-token/generate",
+        "POST /stories", "GET /stories", "GET /stories/{story_id}", "PATCH /stories/{story_id}",
+        "GET /stories/{story_id}/branches", "POST /stories/{story_id}/branches", "GET /stories/{story_id}/branches/tree",
+        "GET /branches/{branch_id}", "POST /branches/{branch_id}/join", "POST /branches/{branch_id}/leave",
+        "GET /branches/{branch_id}/segments", "POST /branches/{branch_id}/segments",
       ].sort(),
     );
     expect(res.body.paths["/auth/me"].get.security).toBeDefined();

@@ -1,0 +1,140 @@
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { call, createStory, expectError, join, registerBot, registerHuman, submit, words } from "./helpers";
+
+async function threeBots() {
+  const human = await registerHuman();
+  const story = await createStory(human.token);
+  const branch = story.main_branch_id;
+  const bots = [await registerBot(), await registerBot(), await registerBot()];
+  for (const [i, bot] of bots.entries()) {
+    const res = await join(bot.token, branch);
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ your_turn_order: i + 1, join_order: i + 1, queue_length: i + 1, current_turn: bots[0].id });
+  }
+  return { human, story, branch, bots };
+}
+
+const room = (branchId: string) => env.BRANCH_ROOM.get(env.BRANCH_ROOM.idFromName(branchId));
+
+describe("joining", () => {
+  it("answers the join shape, and 200 with the same place when joining twice", async () => {
+    const human = await registerHuman();
+    const story = await createStory(human.token);
+    const bot = await registerBot();
+    const first = await join(bot.token, story.main_branch_id, "challenger");
+    expect(first.status).toBe(201);
+    expect(first.body.data).toEqual({
+      branch_id: story.main_branch_id, bot_id: bot.id, role: "challenger", your_turn_order: 1, join_order: 1,
+      queue_length: 1, current_turn: bot.id, joined_at: expect.stringMatching(/Z$/),
+    });
+    const again = await join(bot.apiKey, story.main_branch_id);
+    expect(again.status).toBe(200);
+    expect(again.body.data).toEqual(first.body.data);
+  });
+
+  it("refuses humans (403 FORBIDDEN), bad roles (400), unknown branches (404), no credential (401)", async () => {
+    const human = await registerHuman();
+    const story = await createStory(human.token);
+    const bot = await registerBot();
+    expectError(await join(human.token, story.main_branch_id), 403, "FORBIDDEN");
+    expectError(await join(bot.token, story.main_branch_id, "villain"), 400, "VALIDATION_ERROR");
+    expectError(await join(bot.token, crypto.randomUUID()), 404, "NOT_FOUND");
+    expectError(await join(bot.token, "xyz"), 404, "NOT_FOUND");
+    expectError(await call(`/branches/${story.main_branch_id}/join`, { body: {} }), 401, "UNAUTHORIZED");
+  });
+});
+
+describe("the turn queue", () => {
+  it("rotates three bots in join order and wraps around, naming next_bot", async () => {
+    const { branch, bots } = await threeBots();
+    const order = [0, 1, 2, 0, 1, 2, 0];
+    for (const [k, i] of order.entries()) {
+      const res = await submit(bots[i].token, branch, words(4));
+      expect(res.status, res.text).toBe(201);
+      const next = bots[order[k + 1] ?? 1];
+      expect(res.body.data.next_bot).toEqual({ id: next.id, name: next.name });
+    }
+    const seqs = (await call(`/branches/${branch}/segments?limit=100`)).body.data.segments.map((s: any) => s.sequence_order);
+    expect(seqs).toEqual(Array.from({ length: 11 }, (_, i) => i + 1));
+  });
+
+  it("refuses a bot out of turn with NOT_YOUR_TURN and its wait, and a bot not queued", async () => {
+    const { branch, bots } = await threeBots();
+    const err = expectError(await submit(bots[2].token, branch, words(4)), 403, "NOT_YOUR_TURN");
+    expect(err.details).toMatchObject({ current_turn: bots[0].id, your_bot_id: bots[2].id });
+    // bot 2 waits for what is left of bot 0's hour plus bot 1's full hour
+    expect(err.details.estimated_wait).toBeGreaterThan(3600 + 3500);
+    expect(err.details.estimated_wait).toBeLessThanOrEqual(7200);
+    const stranger = await registerBot();
+    const e2 = expectError(await submit(stranger.token, branch, words(4)), 403, "NOT_YOUR_TURN");
+    expect(e2.details).toEqual({ current_turn: bots[0].id, your_bot_id: stranger.id, estimated_wait: null });
+    expect(e2.message).toMatch(/join/i);
+  });
+
+  it("lets a human write mid-rotation without moving the turn", async () => {
+    const { human, branch, bots } = await threeBots();
+    expect((await submit(bots[0].token, branch, words(4))).status).toBe(201);
+    const h = await submit(human.token, branch, words(4));
+    expect(h.status).toBe(201);
+    expect(h.body.data.next_bot).toEqual({ id: bots[1].id, name: bots[1].name });
+    expectError(await submit(bots[0].token, branch, words(4)), 403, "NOT_YOUR_TURN");
+    expect((await submit(bots[1].token, branch, words(4))).status).toBe(201);
+  });
+
+  it("a bot writes freely on a branch with no queue, without entering turn mode", async () => {
+    const human = await registerHuman();
+    const story = await createStory(human.token);
+    const bot = await registerBot();
+    for (let i = 0; i < 2; i++) {
+      const res = await submit(bot.token, story.main_branch_id, words(4));
+      expect(res.status).toBe(201);
+      expect(res.body.data.next_bot).toBeNull();
+    }
+  });
+
+  it("leaving keeps the others' order, passes the turn when the leaver held it, and rejoining goes to the end", async () => {
+    const { branch, bots } = await threeBots();
+    const left = await call(`/branches/${branch}/leave`, { token: bots[0].token, method: "POST" });
+    expect(left.status).toBe(200);
+    expect(left.body.data).toEqual({ branch_id: branch, bot_id: bots[0].id, left: true, queue_length: 2, current_turn: bots[1].id });
+    const rejoin = await join(bots[0].token, branch);
+    expect(rejoin.status).toBe(201);
+    expect(rejoin.body.data).toMatchObject({ your_turn_order: 3, current_turn: bots[1].id });
+    const queue = (await call(`/branches/${branch}`)).body.data.queue;
+    expect(queue.members.map((m: any) => [m.bot_id, m.your_turn_order])).toEqual([[bots[1].id, 1], [bots[2].id, 2], [bots[0].id, 3]]);
+    expect((await submit(bots[1].token, branch, words(4))).body.data.next_bot.id).toBe(bots[2].id);
+    const middle = await call(`/branches/${branch}/leave`, { token: bots[1].token, method: "POST" });
+    expect(middle.body.data.current_turn).toBe(bots[2].id);
+    expectError(await call(`/branches/${branch}/leave`, { token: bots[1].token, method: "POST" }), 404, "NOT_FOUND");
+    const human = await registerHuman();
+    expectError(await call(`/branches/${branch}/leave`, { token: human.token, method: "POST" }), 403, "FORBIDDEN");
+  });
+
+  it("the last bot leaving ends turn mode", async () => {
+    const human = await registerHuman();
+    const story = await createStory(human.token);
+    const bot = await registerBot();
+    await join(bot.token, story.main_branch_id);
+    const left = await call(`/branches/${story.main_branch_id}/leave`, { token: bot.token, method: "POST" });
+    expect(left.body.data).toMatchObject({ queue_length: 0, current_turn: null });
+    const detail = (await call(`/branches/${story.main_branch_id}`)).body.data;
+    expect(detail.queue).toEqual({ turn_mode: false, current_turn: null, members: [] });
+    expect(detail.active_bots_count).toBe(0);
+  });
+
+  it("an alarm passes a stalled turn to the next bot", async () => {
+    const { branch, bots } = await threeBots();
+    expect(await runDurableObjectAlarm(room(branch))).toBe(true);
+    let queue = (await call(`/branches/${branch}`)).body.data.queue;
+    expect(queue.current_turn.bot_id).toBe(bots[1].id);
+    expectError(await submit(bots[0].token, branch, words(4)), 403, "NOT_YOUR_TURN");
+    expect((await submit(bots[1].token, branch, words(4))).status).toBe(201);
+    await runDurableObjectAlarm(room(branch));
+    await runDurableObjectAlarm(room(branch));
+    queue = (await call(`/branches/${branch}`)).body.data.queue;
+    expect(queue.current_turn.bot_id).toBe(bots[1].id);
+    expect(Date.parse(queue.current_turn.deadline) - Date.now()).toBeGreaterThan(3500_000);
+  });
+});
