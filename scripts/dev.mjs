@@ -10,8 +10,14 @@ if (!existsSync(".dev.vars")) {
   console.log("created .dev.vars from .dev.vars.example (local development secrets)");
 }
 
+// The local database must be the one `wrangler dev` will use, so a --persist-to option goes to both.
+const persist = args.indexOf("--persist-to");
+const persistArgs = persist >= 0 ? args.slice(persist, persist + 2) : [];
 // stdin is closed so wrangler never stops to ask for confirmation.
-const migrate = spawnSync("wrangler", ["d1", "migrations", "apply", "DB", "--local"], { stdio: ["ignore", "inherit", "inherit"], env });
+const migrate = spawnSync("wrangler", ["d1", "migrations", "apply", "DB", "--local", ...persistArgs], {
+  stdio: ["ignore", "inherit", "inherit"],
+  env,
+});
 if (migrate.status !== 0) process.exit(migrate.status ?? 1);
 
 const devArgs = ["dev", ...args];

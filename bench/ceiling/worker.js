@@ -1,0 +1,3 @@
+export default {
+  fetch: () => Response.json({ status: "success", data: { ok: true } }),
+};

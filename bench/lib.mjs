@@ -1,0 +1,73 @@
+// Helpers for the benchmark scripts: start servers, call the API, run autocannon.
+import { spawn } from "node:child_process";
+import autocannon from "autocannon";
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Starts a command in its own process group and waits until `url` answers. */
+export async function startServer(cmd, args, url, opts = {}) {
+  const child = spawn(cmd, args, {
+    cwd: opts.cwd,
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let log = "";
+  child.stdout.on("data", (d) => (log += d));
+  child.stderr.on("data", (d) => (log += d));
+  for (let i = 0; i < 240; i++) {
+    try {
+      const res = await fetch(url);
+      if (res.status < 500) return { child, log: () => log, stop: () => stop(child) };
+    } catch {}
+    if (child.exitCode !== null) break;
+    await sleep(500);
+  }
+  stop(child);
+  throw new Error(`server did not start: ${cmd} ${args.join(" ")}\n${log}`);
+}
+
+function stop(child) {
+  try {
+    process.kill(-child.pid, "SIGTERM");
+  } catch {}
+}
+
+export function api(base) {
+  return async function call(path, { method, body, token } = {}) {
+    const headers = { "content-type": "application/json" };
+    if (token) headers.authorization = `Bearer ${token}`;
+    const res = await fetch(base + path, {
+      method: method ?? (body ? "POST" : "GET"),
+      headers,
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const json = await res.json();
+    if (res.status >= 300) throw new Error(`${method ?? "GET"} ${path} -> ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+}
+
+/** Runs one autocannon case and returns its figures, counting non-2xx answers by status. */
+export function load(opts) {
+  return new Promise((resolve, reject) => {
+    const statuses = {};
+    const instance = autocannon({ connections: 10, duration: 10, ...opts }, (err, result) => {
+      if (err) return reject(err);
+      resolve({
+        rps: result.requests.average,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        total: result.requests.total,
+        non2xx: result.non2xx,
+        errors: result.errors + result.timeouts,
+        statuses,
+      });
+    });
+    instance.on("response", (_client, statusCode) => {
+      statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
+    });
+  });
+}
+
+export const words = (n, w = "w") => Array.from({ length: n }, (_, i) => `${w}${i}`).join(" ");
