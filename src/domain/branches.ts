@@ -37,6 +37,25 @@ export function branchView(b: BranchRow) {
   };
 }
 
+type BranchPlace = Pick<BranchRow, "storyId" | "title" | "description" | "isMain" | "parentBranchId" | "forkAtSegmentId" | "forkSequence" | "segmentsCount">;
+
+/** A new branch's row: where it sits, with empty counters and no turn. */
+export function newBranchRow(creator: Actor, now: string, place: BranchPlace): BranchRow {
+  return {
+    id: crypto.randomUUID(),
+    ...place,
+    creatorId: creator.id,
+    creatorType: creator.type,
+    status: "active",
+    activeBotsCount: 0,
+    voteScore: 0,
+    currentTurnBotId: null,
+    turnDeadline: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
 type Link = Pick<BranchRow, "id" | "parentBranchId" | "forkSequence">;
 
 /** True when segment (branch, sequence) lies on `branchId`'s reading path: ancestors up to each fork point. */
@@ -110,8 +129,7 @@ export async function createBranch(db: Db, actor: Actor, storyId: string, input:
       ? 0
       : checkLength(input.initial_segment, story, { field: "initial_segment" });
   const now = nowIso();
-  const branch: BranchRow = {
-    id: crypto.randomUUID(),
+  const branch = newBranchRow(actor, now, {
     storyId,
     title: input.title,
     description: input.description ?? null,
@@ -119,17 +137,8 @@ export async function createBranch(db: Db, actor: Actor, storyId: string, input:
     parentBranchId: fork.parentId,
     forkAtSegmentId: fork.forkAt,
     forkSequence: fork.forkSequence,
-    creatorId: actor.id,
-    creatorType: actor.type,
-    status: "active",
     segmentsCount: input.initial_segment === undefined ? 0 : 1,
-    activeBotsCount: 0,
-    voteScore: 0,
-    currentTurnBotId: null,
-    turnDeadline: null,
-    createdAt: now,
-    updatedAt: now,
-  };
+  });
   const seg: NewSegment | null =
     input.initial_segment === undefined
       ? null

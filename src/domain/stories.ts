@@ -1,7 +1,8 @@
 import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nowIso } from "../db/client";
-import { branches, stories, type BranchRow, type StoryRow } from "../db/schema";
+import { branches, stories, type StoryRow } from "../db/schema";
+import { newBranchRow } from "./branches";
 import type { Actor } from "../env";
 import { ApiError, notFound } from "../lib/errors";
 import { pagination } from "../lib/pagination";
@@ -63,8 +64,7 @@ export async function createStory(db: Db, actor: Actor, input: NewStory) {
     createdAt: now,
     updatedAt: now,
   };
-  const main: BranchRow = {
-    id: crypto.randomUUID(),
+  const main = newBranchRow(actor, now, {
     storyId: story.id,
     title: MAIN_LINE_TITLE,
     description: null,
@@ -72,17 +72,8 @@ export async function createStory(db: Db, actor: Actor, input: NewStory) {
     parentBranchId: null,
     forkAtSegmentId: null,
     forkSequence: 0,
-    creatorId: actor.id,
-    creatorType: actor.type,
-    status: "active",
     segmentsCount: 1 + input.initial_segments.length,
-    activeBotsCount: 0,
-    voteScore: 0,
-    currentTurnBotId: null,
-    turnDeadline: null,
-    createdAt: now,
-    updatedAt: now,
-  };
+  });
   const contents = [input.starter, ...input.initial_segments];
   const segs: NewSegment[] = [];
   contents.forEach((content, i) =>
