@@ -9,7 +9,12 @@ import { ApiError, validationError } from "./lib/errors";
 import { createRouter } from "./lib/openapi";
 import { authRoutes } from "./routes/auth";
 import { branchRoutes } from "./routes/branches";
+import { commentRoutes } from "./routes/comments";
 import { healthRoutes } from "./routes/health";
+import { insightRoutes } from "./routes/insights";
+import { pinRoutes } from "./routes/pins";
+import { rewriteRoutes } from "./routes/rewrites";
+import { voteRoutes } from "./routes/votes";
 import { segmentRoutes } from "./routes/segments";
 import { storyRoutes } from "./routes/stories";
 
@@ -60,6 +65,11 @@ function buildApi() {
   api.route("/", storyRoutes);
   api.route("/", branchRoutes);
   api.route("/", segmentRoutes);
+  api.route("/", voteRoutes);
+  api.route("/", commentRoutes);
+  api.route("/", rewriteRoutes);
+  api.route("/", pinRoutes);
+  api.route("/", insightRoutes);
 
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

@@ -12,6 +12,7 @@ export interface Env {
   LLM_BASE_URL?: string;
   LLM_API_KEY?: string;
   LLM_MODEL?: string;
+  LLM_TIMEOUT_MS?: string;
 }
 
 export type ActorType = "human" | "bot" | "admin";
@@ -29,3 +30,6 @@ export interface AppEnv {
   Bindings: Env;
   Variables: { actor?: Actor };
 }
+
+/** What a writer is called in stored content: admins write as humans (the spec knows only human and bot). */
+export const writerType = (actor: { type: ActorType }): "human" | "bot" => (actor.type === "bot" ? "bot" : "human");

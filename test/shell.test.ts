@@ -49,6 +49,12 @@ describe("app shell", () => {
         "GET /stories/{story_id}/branches", "POST /stories/{story_id}/branches", "GET /stories/{story_id}/branches/tree",
         "GET /branches/{branch_id}", "POST /branches/{branch_id}/join", "POST /branches/{branch_id}/leave",
         "GET /branches/{branch_id}/segments", "POST /branches/{branch_id}/segments",
+        "POST /votes", "GET /branches/{branch_id}/votes/summary", "GET /segments/{segment_id}/votes/summary",
+        "GET /branches/{branch_id}/comments", "POST /branches/{branch_id}/comments", "DELETE /comments/{comment_id}",
+        "POST /segments/{segment_id}/rewrites", "GET /segments/{segment_id}/rewrites",
+        "POST /stories/{story_id}/pins", "GET /stories/{story_id}/pins", "PATCH /stories/{story_id}/pins/{pin_id}",
+        "GET /bots/{bot_id}/reputation", "GET /logs", "GET /logs/stats", "GET /dashboard/stats",
+        "GET /branches/{branch_id}/summary", "POST /branches/{branch_id}/summary",
       ].sort(),
     );
     expect(res.body.paths["/auth/me"].get.security).toBeDefined();

@@ -16,11 +16,12 @@ export function uniqueViolation(err: unknown): string | null {
 export const nowIso = () => new Date().toISOString();
 
 /**
- * `db.run(sql)` usable inside `db.batch()`. Drizzle's raw query has no prepared statement of its own and
- * its D1 batch dereferences one whenever the query has parameters, so we attach it here.
+ * Raw queries usable inside `db.batch()`. Drizzle's raw query has no prepared statement of its own and its
+ * D1 batch dereferences one whenever the query has parameters, so we attach it here.
  */
-export function rawRun(db: Db, query: SQL) {
-  const raw = db.run(query);
-  const { sql: text } = raw.getQuery();
-  return Object.assign(raw, { stmt: db.$client.prepare(text) });
+function batchable<T extends { getQuery(): { sql: string } }>(db: Db, raw: T): T {
+  return Object.assign(raw, { stmt: db.$client.prepare(raw.getQuery().sql) });
 }
+
+export const rawRun = (db: Db, query: SQL) => batchable(db, db.run(query));
+export const rawAll = <T>(db: Db, query: SQL) => batchable(db, db.all<T>(query));

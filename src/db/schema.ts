@@ -69,7 +69,7 @@ export const stories = sqliteTable(
     minLength: integer("min_length").notNull(),
     maxLength: integer("max_length").notNull(),
     ownerId: text("owner_id").notNull(),
-    ownerType: text("owner_type", { enum: ["human", "bot", "admin"] }).notNull(),
+    ownerType: text("owner_type", { enum: ["human", "bot"] }).notNull(),
     status: text("status", { enum: ["active", "archived"] }).notNull().default("active"),
     storyPack: text("story_pack", { mode: "json" }),
     createdAt: text("created_at").notNull(),
@@ -93,7 +93,7 @@ export const branches = sqliteTable(
     /** sequence_order of the fork point; this branch's own segments number on from it (0 for the main line). */
     forkSequence: integer("fork_sequence").notNull().default(0),
     creatorId: text("creator_id").notNull(),
-    creatorType: text("creator_type", { enum: ["human", "bot", "admin"] }).notNull(),
+    creatorType: text("creator_type", { enum: ["human", "bot"] }).notNull(),
     status: text("status").notNull().default("active"),
     segmentsCount: integer("segments_count").notNull().default(0),
     activeBotsCount: integer("active_bots_count").notNull().default(0),
@@ -119,7 +119,7 @@ export const segments = sqliteTable(
       .references(() => branches.id, { onDelete: "cascade" }),
     storyId: text("story_id").notNull(),
     authorId: text("author_id").notNull(),
-    authorType: text("author_type", { enum: ["human", "bot", "admin"] }).notNull(),
+    authorType: text("author_type", { enum: ["human", "bot"] }).notNull(),
     authorName: text("author_name").notNull(),
     content: text("content").notNull(),
     contentLength: integer("content_length").notNull(),
@@ -144,7 +144,7 @@ export const logs = sqliteTable(
     branchId: text("branch_id").notNull(),
     segmentId: text("segment_id").notNull(),
     authorId: text("author_id").notNull(),
-    authorType: text("author_type", { enum: ["human", "bot", "admin"] }).notNull(),
+    authorType: text("author_type", { enum: ["human", "bot"] }).notNull(),
     authorName: text("author_name").notNull(),
     contentLength: integer("content_length").notNull(),
     isContinuation: text("is_continuation", { enum: ["new", "fork", "continuation"] }).notNull(),
@@ -182,3 +182,100 @@ export const branchMembers = sqliteTable(
 export type StoryRow = typeof stories.$inferSelect;
 export type BranchRow = typeof branches.$inferSelect;
 export type SegmentRow = typeof segments.$inferSelect;
+
+export const votes = sqliteTable(
+  "votes",
+  {
+    id: text("id").primaryKey(),
+    voterId: text("voter_id").notNull(),
+    voterType: text("voter_type", { enum: ["human", "bot"] }).notNull(),
+    targetType: text("target_type", { enum: ["branch", "segment", "rewrite"] }).notNull(),
+    targetId: text("target_id").notNull(),
+    vote: integer("vote").notNull(),
+    effectiveWeight: real("effective_weight").notNull(),
+    storyId: text("story_id").notNull(),
+    /** The branch the target belongs to (the branch itself for a branch vote). */
+    branchId: text("branch_id").notNull(),
+    /** Author of a voted segment or rewrite (null for branches): reputation and top_upvoted read it. */
+    targetAuthorId: text("target_author_id"),
+    targetAuthorType: text("target_author_type", { enum: ["human", "bot"] }),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("votes_voter_target_unique").on(t.voterId, t.targetType, t.targetId),
+    index("votes_target_idx").on(t.targetType, t.targetId),
+    index("votes_branch_idx").on(t.branchId, t.targetType),
+    index("votes_target_author_idx").on(t.targetAuthorId, t.targetType),
+    index("votes_story_idx").on(t.storyId, t.targetType),
+  ],
+);
+
+export const comments = sqliteTable(
+  "comments",
+  {
+    id: text("id").primaryKey(),
+    branchId: text("branch_id")
+      .notNull()
+      .references(() => branches.id, { onDelete: "cascade" }),
+    authorId: text("author_id").notNull(),
+    authorType: text("author_type", { enum: ["human", "bot"] }).notNull(),
+    authorName: text("author_name").notNull(),
+    content: text("content").notNull(),
+    parentCommentId: text("parent_comment_id"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("comments_branch_created_idx").on(t.branchId, t.createdAt), index("comments_parent_idx").on(t.parentCommentId)],
+);
+
+export const rewrites = sqliteTable(
+  "rewrites",
+  {
+    id: text("id").primaryKey(),
+    segmentId: text("segment_id")
+      .notNull()
+      .references(() => segments.id, { onDelete: "cascade" }),
+    branchId: text("branch_id").notNull(),
+    storyId: text("story_id").notNull(),
+    authorId: text("author_id").notNull(),
+    authorType: text("author_type", { enum: ["human", "bot"] }).notNull(),
+    authorName: text("author_name").notNull(),
+    content: text("content").notNull(),
+    reason: text("reason"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("rewrites_segment_idx").on(t.segmentId, t.createdAt), index("rewrites_author_idx").on(t.authorId)],
+);
+
+export const pins = sqliteTable(
+  "pins",
+  {
+    id: text("id").primaryKey(),
+    storyId: text("story_id")
+      .notNull()
+      .references(() => stories.id, { onDelete: "cascade" }),
+    title: text("title").notNull(),
+    content: text("content").notNull(),
+    type: text("type", { enum: ["announcement", "rule", "context"] }).notNull(),
+    isActive: integer("is_active", { mode: "boolean" }).notNull(),
+    createdBy: text("created_by").notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [index("pins_story_idx").on(t.storyId, t.isActive, t.createdAt)],
+);
+
+export const branchSummaries = sqliteTable("branch_summaries", {
+  branchId: text("branch_id")
+    .primaryKey()
+    .references(() => branches.id, { onDelete: "cascade" }),
+  summary: text("summary").notNull(),
+  coversUpTo: integer("covers_up_to").notNull(),
+  source: text("source", { enum: ["llm", "extractive"] }).notNull(),
+  updatedAt: text("updated_at").notNull(),
+});
+
+export type CommentRow = typeof comments.$inferSelect;
+export type RewriteRow = typeof rewrites.$inferSelect;
+export type PinRow = typeof pins.$inferSelect;
+export type VoteRow = typeof votes.$inferSelect;

@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nowIso } from "../db/client";
 import { branches, branchMembers, bots, segments, stories, type BranchRow } from "../db/schema";
-import type { Actor } from "../env";
+import { type Actor, writerType } from "../env";
 import { ApiError, notFound, validationError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
 import { pagination } from "../lib/pagination";
@@ -45,7 +45,7 @@ export function newBranchRow(creator: Actor, now: string, place: BranchPlace): B
     id: crypto.randomUUID(),
     ...place,
     creatorId: creator.id,
-    creatorType: creator.type,
+    creatorType: writerType(creator),
     status: "active",
     activeBotsCount: 0,
     voteScore: 0,

@@ -2,7 +2,7 @@ import { asc, count, eq, sql } from "drizzle-orm";
 import { type Db, rawRun } from "../db/client";
 import { branches, segments, type SegmentRow } from "../db/schema";
 import { notFound } from "../lib/errors";
-import type { ActorType } from "../env";
+import { type ActorType, writerType } from "../env";
 import { pagination } from "../lib/pagination";
 
 export type LogKind = "new" | "fork" | "continuation";
@@ -43,7 +43,7 @@ export function rowOf(s: NewSegment): SegmentRow {
     branchId: s.branchId,
     storyId: s.storyId,
     authorId: s.author.id,
-    authorType: s.author.type,
+    authorType: writerType(s.author),
     authorName: s.author.name,
     content: s.content,
     contentLength: s.contentLength,

@@ -3,7 +3,8 @@ import type { Db } from "../db/client";
 import { nowIso } from "../db/client";
 import { branches, stories, type StoryRow } from "../db/schema";
 import { newBranchRow } from "./branches";
-import type { Actor } from "../env";
+import { activePinsQuery, pinView } from "./pins";
+import { type Actor, writerType } from "../env";
 import { ApiError, notFound } from "../lib/errors";
 import { pagination } from "../lib/pagination";
 import { checkLength, contentLength } from "./length";
@@ -58,7 +59,7 @@ export async function createStory(db: Db, actor: Actor, input: NewStory) {
     minLength: input.min_length,
     maxLength: input.max_length,
     ownerId: actor.id,
-    ownerType: actor.type,
+    ownerType: writerType(actor),
     status: "active",
     storyPack: input.story_pack ?? null,
     createdAt: now,
@@ -124,15 +125,19 @@ export async function listStories(db: Db, status: "active" | "archived", limit: 
   return { stories: rows, count: total, pagination: pagination(limit, offset, total) };
 }
 
+/** The story with its main line's id and its active pins: one round trip. */
 export async function getStory(db: Db, id: string) {
-  const [story] = await db
-    .select({ story: stories, mainBranchId: branches.id })
-    .from(stories)
-    .leftJoin(branches, and(eq(branches.storyId, stories.id), eq(branches.isMain, true)))
-    .where(eq(stories.id, id))
-    .limit(1);
+  const [[story], activePins] = await db.batch([
+    // A subquery, not a join: D1 batch results are keyed by column name, and both tables have an `id`.
+    db
+      .select({ story: stories, mainBranchId: sql<string | null>`(SELECT b.id FROM branches b WHERE b.story_id = "stories"."id" AND b.is_main = 1)` })
+      .from(stories)
+      .where(eq(stories.id, id))
+      .limit(1),
+    activePinsQuery(db, id),
+  ]);
   if (!story) throw notFound("Story");
-  return { ...storyView(story.story), main_branch_id: story.mainBranchId };
+  return { ...storyView(story.story), main_branch_id: story.mainBranchId, pins: activePins.map(pinView) };
 }
 
 export interface StoryPatch {

@@ -8,10 +8,9 @@ import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { pageQuery, paginationSchema, queryBoolean } from "../lib/pagination";
-import { branchSchema, idParam, segmentSchema } from "./schemas";
+import { authErrors, branchSchema, idParam, segmentSchema } from "./schemas";
 import { TEXT_MAX } from "./stories";
 
-const authErrors = ["UNAUTHORIZED", "AUTH_INVALID_TOKEN", "AUTH_EXPIRED_TOKEN"] as const;
 const roleSchema = z.enum(["narrator", "challenger", "voice"]);
 
 const listRoute = createRoute({

@@ -5,6 +5,20 @@ import { z } from "@hono/zod-openapi";
 export const idParam = (name: string) =>
   z.object({ [name]: z.string().openapi({ param: { name, in: "path" }, example: "0b6f1c1e-8d3a-4a4e-9d7c-2f1e5b7a9c10" }) });
 
+export const pinSchema = z
+  .object({
+    id: z.string(),
+    story_id: z.string(),
+    title: z.string(),
+    content: z.string(),
+    type: z.enum(["announcement", "rule", "context"]),
+    is_active: z.boolean(),
+    created_by: z.string(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("Pin");
+
 export const storySchema = z
   .object({
     id: z.string(),
@@ -22,6 +36,7 @@ export const storySchema = z
     created_at: z.string(),
     updated_at: z.string(),
     main_branch_id: z.string().nullable().optional(),
+    pins: z.array(pinSchema).optional(),
   })
   .openapi("Story");
 
@@ -74,3 +89,17 @@ export const branchSchema = z
     created_at: z.string(),
   })
   .openapi("Branch");
+
+
+export const voteSummarySchema = z
+  .object({
+    total_score: z.number(),
+    score: z.number().openapi({ description: "same as total_score, for older clients" }),
+    upvotes: z.number().int(),
+    downvotes: z.number().int(),
+    human_votes: z.number().int(),
+    bot_votes: z.number().int(),
+  })
+  .openapi("VoteSummary");
+
+export const authErrors = ["UNAUTHORIZED", "AUTH_INVALID_TOKEN", "AUTH_EXPIRED_TOKEN"] as const;

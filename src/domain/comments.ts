@@ -1,0 +1,71 @@
+import { asc, count, eq, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { nowIso } from "../db/client";
+import { branches, comments, stories, type CommentRow } from "../db/schema";
+import { type Actor, writerType } from "../env";
+import { ApiError, notFound, validationError } from "../lib/errors";
+import { isUuid } from "../lib/ids";
+import { pagination } from "../lib/pagination";
+
+export function commentView(c: CommentRow) {
+  return {
+    id: c.id,
+    branch_id: c.branchId,
+    author_id: c.authorId,
+    author_type: c.authorType,
+    author_name: c.authorName,
+    content: c.content,
+    parent_comment_id: c.parentCommentId,
+    created_at: c.createdAt,
+  };
+}
+
+export async function listComments(db: Db, branchId: string, limit: number, offset: number) {
+  const [branch, rows, [{ total }]] = await db.batch([
+    db.select({ id: branches.id }).from(branches).where(eq(branches.id, branchId)).limit(1),
+    db.select().from(comments).where(eq(comments.branchId, branchId)).orderBy(asc(comments.createdAt), asc(comments.id)).limit(limit).offset(offset),
+    db.select({ total: count() }).from(comments).where(eq(comments.branchId, branchId)),
+  ]);
+  if (!branch.length) throw notFound("Branch");
+  return { comments: rows.map(commentView), pagination: pagination(limit, offset, total) };
+}
+
+export async function addComment(db: Db, actor: Actor, branchId: string, input: { content: string; parent_comment_id?: string }) {
+  const parentId = input.parent_comment_id?.toLowerCase();
+  const [[branch], [parent]] = await db.batch([
+    db.select({ id: branches.id, status: stories.status }).from(branches).innerJoin(stories, eq(stories.id, branches.storyId)).where(eq(branches.id, branchId)).limit(1),
+    db.select({ branchId: comments.branchId }).from(comments).where(eq(comments.id, isUuid(parentId) ? parentId : "")).limit(1),
+  ]);
+  if (!branch) throw notFound("Branch");
+  if (branch.status !== "active") throw new ApiError("FORBIDDEN", "This story is archived");
+  if (parentId !== undefined && parent?.branchId !== branchId) {
+    throw validationError([{ field: "parent_comment_id", issue: "is not a comment on this branch" }]);
+  }
+  const row: CommentRow = {
+    id: crypto.randomUUID(),
+    branchId,
+    authorId: actor.id,
+    authorType: writerType(actor),
+    authorName: actor.name,
+    content: input.content,
+    parentCommentId: parentId ?? null,
+    createdAt: nowIso(),
+  };
+  await db.insert(comments).values(row);
+  return commentView(row);
+}
+
+/** The author or an admin deletes a comment; its replies go with it. */
+export async function deleteComment(db: Db, actor: Actor, id: string) {
+  if (!isUuid(id)) throw notFound("Comment");
+  const [comment] = await db.select({ authorId: comments.authorId }).from(comments).where(eq(comments.id, id)).limit(1);
+  if (!comment) throw notFound("Comment");
+  if (actor.type !== "admin" && comment.authorId !== actor.id) {
+    throw new ApiError("PERMISSION_DENIED", "Only the comment's author or an admin may delete it");
+  }
+  await db.run(sql`WITH RECURSIVE thread(id) AS (
+      SELECT ${id} UNION ALL SELECT c.id FROM comments c JOIN thread t ON c.parent_comment_id = t.id)
+    DELETE FROM comments WHERE id IN (SELECT id FROM thread)`);
+  return { id, deleted: true as const };
+}
+

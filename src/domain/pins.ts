@@ -1,0 +1,86 @@
+import { and, asc, eq } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { nowIso } from "../db/client";
+import { pins, stories, type PinRow } from "../db/schema";
+import type { Actor } from "../env";
+import { ApiError, notFound } from "../lib/errors";
+import { isUuid } from "../lib/ids";
+
+export type PinType = "announcement" | "rule" | "context";
+
+export function pinView(p: PinRow) {
+  return {
+    id: p.id,
+    story_id: p.storyId,
+    title: p.title,
+    content: p.content,
+    type: p.type,
+    is_active: p.isActive,
+    created_by: p.createdBy,
+    created_at: p.createdAt,
+    updated_at: p.updatedAt,
+  };
+}
+
+export const activePinsQuery = (db: Db, storyId: string) =>
+  db.select().from(pins).where(and(eq(pins.storyId, storyId), eq(pins.isActive, true))).orderBy(asc(pins.createdAt), asc(pins.id));
+
+/** Only the story's owner or an admin manages its pins. */
+async function ownedStory(db: Db, actor: Actor, storyId: string) {
+  if (!isUuid(storyId)) throw notFound("Story");
+  const [story] = await db.select({ ownerId: stories.ownerId, status: stories.status }).from(stories).where(eq(stories.id, storyId)).limit(1);
+  if (!story) throw notFound("Story");
+  if (actor.type !== "admin" && story.ownerId !== actor.id) {
+    throw new ApiError("PERMISSION_DENIED", "Only the story's owner or an admin may manage its pins");
+  }
+  return story;
+}
+
+export async function createPin(db: Db, actor: Actor, storyId: string, input: { title: string; content: string; type: PinType; is_active: boolean }) {
+  const story = await ownedStory(db, actor, storyId);
+  if (story.status !== "active") throw new ApiError("FORBIDDEN", "This story is archived");
+  const now = nowIso();
+  const row: PinRow = {
+    id: crypto.randomUUID(),
+    storyId,
+    title: input.title,
+    content: input.content,
+    type: input.type,
+    isActive: input.is_active,
+    createdBy: actor.id,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await db.insert(pins).values(row);
+  return pinView(row);
+}
+
+export async function listPins(db: Db, storyId: string, includeInactive: boolean) {
+  if (!isUuid(storyId)) throw notFound("Story");
+  const [story, rows] = await db.batch([
+    db.select({ id: stories.id }).from(stories).where(eq(stories.id, storyId)).limit(1),
+    includeInactive
+      ? db.select().from(pins).where(eq(pins.storyId, storyId)).orderBy(asc(pins.createdAt), asc(pins.id))
+      : activePinsQuery(db, storyId),
+  ]);
+  if (!story.length) throw notFound("Story");
+  return { pins: rows.map(pinView), count: rows.length };
+}
+
+export async function updatePin(
+  db: Db,
+  actor: Actor,
+  storyId: string,
+  pinId: string,
+  patch: Partial<{ title: string; content: string; type: PinType; is_active: boolean }>,
+) {
+  await ownedStory(db, actor, storyId);
+  if (!isUuid(pinId)) throw notFound("Pin");
+  const [row] = await db
+    .update(pins)
+    .set({ title: patch.title, content: patch.content, type: patch.type, isActive: patch.is_active, updatedAt: nowIso() })
+    .where(and(eq(pins.id, pinId), eq(pins.storyId, storyId)))
+    .returning();
+  if (!row) throw notFound("Pin");
+  return pinView(row);
+}

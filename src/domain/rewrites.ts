@@ -1,0 +1,90 @@
+import { count, eq, sql } from "drizzle-orm";
+import { type Db, nowIso, rawAll } from "../db/client";
+import { rewrites, segments, stories, type RewriteRow } from "../db/schema";
+import { type Actor, writerType } from "../env";
+import { ApiError, notFound } from "../lib/errors";
+import { isUuid } from "../lib/ids";
+import { pagination } from "../lib/pagination";
+import { checkLength } from "./length";
+
+export function rewriteView(r: RewriteRow) {
+  return {
+    id: r.id,
+    segment_id: r.segmentId,
+    author_id: r.authorId,
+    author_type: r.authorType,
+    author_name: r.authorName,
+    content: r.content,
+    reason: r.reason,
+    created_at: r.createdAt,
+  };
+}
+
+export async function addRewrite(db: Db, actor: Actor, segmentId: string, input: { content: string; reason?: string | null }) {
+  if (!isUuid(segmentId)) throw notFound("Segment");
+  const [seg] = await db
+    .select({ branchId: segments.branchId, storyId: segments.storyId, status: stories.status, language: stories.language, minLength: stories.minLength, maxLength: stories.maxLength })
+    .from(segments)
+    .innerJoin(stories, eq(stories.id, segments.storyId))
+    .where(eq(segments.id, segmentId))
+    .limit(1);
+  if (!seg) throw notFound("Segment");
+  if (seg.status !== "active") throw new ApiError("FORBIDDEN", "This story is archived");
+  checkLength(input.content, seg);
+  const row: RewriteRow = {
+    id: crypto.randomUUID(),
+    segmentId,
+    branchId: seg.branchId,
+    storyId: seg.storyId,
+    authorId: actor.id,
+    authorType: writerType(actor),
+    authorName: actor.name,
+    content: input.content,
+    reason: input.reason ?? null,
+    createdAt: nowIso(),
+  };
+  await db.insert(rewrites).values(row);
+  return rewriteView(row);
+}
+
+interface RewriteWithVotes {
+  id: string;
+  segment_id: string;
+  author_id: string;
+  author_type: "human" | "bot";
+  author_name: string;
+  content: string;
+  reason: string | null;
+  created_at: string;
+  total_score: number;
+  upvotes: number;
+  downvotes: number;
+  human_votes: number;
+  bot_votes: number;
+}
+
+/** Rewrites of a segment with their vote summaries, highest score first: one aggregate query. */
+export async function listRewrites(db: Db, segmentId: string, limit: number, offset: number) {
+  if (!isUuid(segmentId)) throw notFound("Segment");
+  const [seg, rows, [{ total }]] = await db.batch([
+    db.select({ id: segments.id }).from(segments).where(eq(segments.id, segmentId)).limit(1),
+    rawAll<RewriteWithVotes>(db, sql`
+      SELECT r.id, r.segment_id, r.author_id, r.author_type, r.author_name, r.content, r.reason, r.created_at,
+        coalesce(sum(v.vote * v.effective_weight), 0) AS total_score,
+        coalesce(sum(v.vote = 1), 0) AS upvotes, coalesce(sum(v.vote = -1), 0) AS downvotes,
+        coalesce(sum(v.voter_type = 'human'), 0) AS human_votes, coalesce(sum(v.voter_type = 'bot'), 0) AS bot_votes
+      FROM rewrites r LEFT JOIN votes v ON v.target_type = 'rewrite' AND v.target_id = r.id
+      WHERE r.segment_id = ${segmentId}
+      GROUP BY r.id ORDER BY total_score DESC, r.created_at ASC, r.id ASC LIMIT ${limit} OFFSET ${offset}`),
+    db.select({ total: count() }).from(rewrites).where(eq(rewrites.segmentId, segmentId)),
+  ]);
+  if (!seg.length) throw notFound("Segment");
+  return {
+    rewrites: rows.map(({ total_score, upvotes, downvotes, human_votes, bot_votes, ...r }) => {
+      const score = Math.round(total_score * 1000) / 1000;
+      return { ...r, votes: { total_score: score, score, upvotes, downvotes, human_votes, bot_votes } };
+    }),
+    pagination: pagination(limit, offset, total),
+  };
+}
+

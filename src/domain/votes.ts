@@ -1,0 +1,126 @@
+import { and, count, eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { nowIso } from "../db/client";
+import { bots, branches, rewrites, segments, votes, type VoteRow } from "../db/schema";
+import { type Actor, writerType } from "../env";
+import { ApiError, notFound } from "../lib/errors";
+import { isUuid } from "../lib/ids";
+
+export type TargetType = "branch" | "segment" | "rewrite";
+
+const round = (n: number) => Math.round(n * 1000) / 1000;
+
+/** A bot's vote weighs by its reputation; a human's (or admin's) weighs 1. */
+export function voteWeight(voterType: "human" | "bot", reputation: number): number {
+  if (voterType === "human") return 1;
+  if (reputation < 10) return 0.3;
+  if (reputation < 50) return 0.5;
+  return 0.8;
+}
+
+const weighted = sql<number>`coalesce(sum(${votes.vote} * ${votes.effectiveWeight}), 0)`;
+
+/** Weighted vote total received on an author's segments and rewrites. */
+const reputationOf = (db: Db, authorId: string) =>
+  db.select({ total: weighted }).from(votes).where(and(eq(votes.targetAuthorId, authorId), inArray(votes.targetType, ["segment", "rewrite"])));
+
+function targetQuery(db: Db, type: TargetType, id: string) {
+  if (type === "branch") {
+    return db.select({ storyId: branches.storyId, branchId: branches.id, authorId: sql<string | null>`NULL`, authorType: sql<"human" | "bot" | null>`NULL` }).from(branches).where(eq(branches.id, id)).limit(1);
+  }
+  const table = type === "segment" ? segments : rewrites;
+  return db.select({ storyId: table.storyId, branchId: table.branchId, authorId: table.authorId, authorType: table.authorType }).from(table).where(eq(table.id, id)).limit(1);
+}
+
+export function voteView(v: VoteRow) {
+  return {
+    id: v.id,
+    voter_id: v.voterId,
+    voter_type: v.voterType,
+    target_type: v.targetType,
+    target_id: v.targetId,
+    vote: v.vote,
+    effective_weight: v.effectiveWeight,
+    created_at: v.createdAt,
+    updated_at: v.updatedAt,
+  };
+}
+
+/**
+ * One vote per voter and target: an upsert on the unique (voter, target) index, so concurrent repeats leave
+ * one row. The branch's vote_score is recomputed from its votes in the same batch.
+ */
+export async function castVote(db: Db, actor: Actor, input: { target_type: TargetType; target_id: string; vote: 1 | -1 }) {
+  const targetId = input.target_id.toLowerCase();
+  if (!isUuid(targetId)) throw notFound("Vote target");
+  const voterType = writerType(actor);
+  const [[target], [{ total: reputation }]] = await db.batch([targetQuery(db, input.target_type, targetId), reputationOf(db, actor.id)]);
+  if (!target) throw notFound("Vote target");
+  if (target.authorId === actor.id) throw new ApiError("PERMISSION_DENIED", "You cannot vote on your own content");
+  const now = nowIso();
+  const row: VoteRow = {
+    id: crypto.randomUUID(),
+    voterId: actor.id,
+    voterType,
+    targetType: input.target_type,
+    targetId,
+    vote: input.vote,
+    effectiveWeight: voteWeight(voterType, reputation),
+    storyId: target.storyId,
+    branchId: target.branchId,
+    targetAuthorId: target.authorId,
+    targetAuthorType: target.authorType,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const [[saved], [{ score }]] = await db.batch([
+    db
+      .insert(votes)
+      .values(row)
+      .onConflictDoUpdate({
+        target: [votes.voterId, votes.targetType, votes.targetId],
+        set: { vote: row.vote, effectiveWeight: row.effectiveWeight, updatedAt: now },
+      })
+      .returning(),
+    db.select({ score: weighted }).from(votes).where(and(eq(votes.targetType, row.targetType), eq(votes.targetId, targetId))),
+    db
+      .update(branches)
+      .set({
+        voteScore: sql`(SELECT coalesce(sum(vote * effective_weight), 0) FROM votes WHERE branch_id = ${row.branchId} AND target_type IN ('branch', 'segment'))`,
+      })
+      .where(eq(branches.id, row.branchId)),
+  ]);
+  return { created: saved.id === row.id, vote: voteView(saved), new_score: round(score) };
+}
+
+export async function voteSummary(db: Db, type: TargetType, id: string) {
+  if (!isUuid(id)) throw notFound(type === "branch" ? "Branch" : "Segment");
+  const [[target], [s]] = await db.batch([
+    targetQuery(db, type, id),
+    db
+      .select({
+        total: weighted,
+        up: sql<number>`coalesce(sum(${votes.vote} = 1), 0)`,
+        down: sql<number>`coalesce(sum(${votes.vote} = -1), 0)`,
+        human: sql<number>`coalesce(sum(${votes.voterType} = 'human'), 0)`,
+        bot: sql<number>`coalesce(sum(${votes.voterType} = 'bot'), 0)`,
+      })
+      .from(votes)
+      .where(and(eq(votes.targetType, type), eq(votes.targetId, id))),
+  ]);
+  if (!target) throw notFound(type === "branch" ? "Branch" : "Segment");
+  const total = round(s.total);
+  return { total_score: total, score: total, upvotes: s.up, downvotes: s.down, human_votes: s.human, bot_votes: s.bot };
+}
+
+export async function botReputation(db: Db, botId: string) {
+  if (!isUuid(botId)) throw notFound("Bot");
+  const [bot, [{ total }], [{ n }]] = await db.batch([
+    db.select({ id: bots.id }).from(bots).where(eq(bots.id, botId)).limit(1),
+    reputationOf(db, botId),
+    db.select({ n: count() }).from(segments).where(eq(segments.authorId, botId)),
+  ]);
+  if (!bot.length) throw notFound("Bot");
+  const reputation = round(total);
+  return { bot_id: botId, reputation, total_segments: n, avg_score: n ? round(reputation / n) : 0 };
+}

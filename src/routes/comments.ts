@@ -1,0 +1,79 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { getDb } from "../db/client";
+import * as domain from "../domain/comments";
+import { actorOf, auth } from "../lib/auth";
+import { ok, successSchema } from "../lib/envelope";
+import { pathId } from "../lib/ids";
+import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
+import { pageQuery, paginationSchema } from "../lib/pagination";
+import { authErrors, idParam } from "./schemas";
+
+const commentSchema = z
+  .object({
+    id: z.string(),
+    branch_id: z.string(),
+    author_id: z.string(),
+    author_type: z.enum(["human", "bot"]),
+    author_name: z.string(),
+    content: z.string(),
+    parent_comment_id: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .openapi("Comment");
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/branches/{branch_id}/comments",
+  tags: ["Comments"],
+  summary: "A branch's comments, flat and oldest first",
+  request: { params: idParam("branch_id"), query: pageQuery(50) },
+  responses: {
+    200: jsonContent(successSchema(z.object({ comments: z.array(commentSchema), pagination: paginationSchema })), "A page of comments"),
+    ...errorResponses("NOT_FOUND"),
+  },
+});
+
+const addRoute = createRoute({
+  method: "post",
+  path: "/branches/{branch_id}/comments",
+  tags: ["Comments"],
+  summary: "Comment on a branch, or reply to one of its comments",
+  security: bearerSecurity,
+  middleware: [auth()] as const,
+  request: {
+    params: idParam("branch_id"),
+    body: jsonBody(z.object({ content: z.string().min(1).max(1000), parent_comment_id: z.string().max(64).optional() })),
+  },
+  responses: {
+    201: jsonContent(successSchema(commentSchema), "Created"),
+    ...errorResponses(...authErrors, "FORBIDDEN", "NOT_FOUND"),
+  },
+});
+
+const deleteRoute = createRoute({
+  method: "delete",
+  path: "/comments/{comment_id}",
+  tags: ["Comments"],
+  summary: "Delete a comment and its replies (its author or an admin)",
+  security: bearerSecurity,
+  middleware: [auth()] as const,
+  request: { params: idParam("comment_id") },
+  responses: {
+    200: jsonContent(successSchema(z.object({ id: z.string(), deleted: z.literal(true) })), "Deleted"),
+    ...errorResponses(...authErrors, "PERMISSION_DENIED", "NOT_FOUND"),
+  },
+});
+
+export const commentRoutes = createRouter()
+  .openapi(listRoute, async (c) => {
+    const id = pathId(c.req.valid("param").branch_id, "Branch");
+    const { limit, offset } = c.req.valid("query");
+    return ok(c, await domain.listComments(getDb(c.env.DB), id, limit, offset));
+  })
+  .openapi(addRoute, async (c) => {
+    const id = pathId(c.req.valid("param").branch_id, "Branch");
+    return ok(c, await domain.addComment(getDb(c.env.DB), actorOf(c), id, c.req.valid("json")), 201);
+  })
+  .openapi(deleteRoute, async (c) =>
+    ok(c, await domain.deleteComment(getDb(c.env.DB), actorOf(c), c.req.valid("param").comment_id.toLowerCase())),
+  );

@@ -1,0 +1,77 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { getDb } from "../db/client";
+import * as domain from "../domain/pins";
+import { actorOf, auth } from "../lib/auth";
+import { ok, successSchema } from "../lib/envelope";
+import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
+import { queryBoolean } from "../lib/pagination";
+import { authErrors, idParam, pinSchema } from "./schemas";
+
+const pinType = z.enum(["announcement", "rule", "context"]);
+const pinFields = { title: z.string().trim().min(1).max(200), content: z.string().min(1).max(5000) };
+
+const createRouteDef = createRoute({
+  method: "post",
+  path: "/stories/{story_id}/pins",
+  tags: ["Pins"],
+  summary: "Pin a post to a story (its owner or an admin)",
+  security: bearerSecurity,
+  middleware: [auth()] as const,
+  request: {
+    params: idParam("story_id"),
+    body: jsonBody(z.object({ ...pinFields, type: pinType.default("announcement"), is_active: z.boolean().default(true) })),
+  },
+  responses: {
+    201: jsonContent(successSchema(pinSchema), "Created"),
+    ...errorResponses(...authErrors, "FORBIDDEN", "PERMISSION_DENIED", "NOT_FOUND"),
+  },
+});
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/stories/{story_id}/pins",
+  tags: ["Pins"],
+  summary: "A story's active pins (all with include_inactive=true)",
+  request: {
+    params: idParam("story_id"),
+    query: z.object({ include_inactive: queryBoolean.default(false).openapi({ param: { name: "include_inactive", in: "query" } }) }),
+  },
+  responses: {
+    200: jsonContent(successSchema(z.object({ pins: z.array(pinSchema), count: z.number().int() })), "The pins"),
+    ...errorResponses("NOT_FOUND"),
+  },
+});
+
+const patchRoute = createRoute({
+  method: "patch",
+  path: "/stories/{story_id}/pins/{pin_id}",
+  tags: ["Pins"],
+  summary: "Change a pin (its story's owner or an admin)",
+  security: bearerSecurity,
+  middleware: [auth()] as const,
+  request: {
+    params: idParam("story_id").extend(idParam("pin_id").shape),
+    body: jsonBody(
+      z
+        .object({ ...pinFields, type: pinType, is_active: z.boolean() })
+        .partial()
+        .refine((b) => Object.values(b).some((v) => v !== undefined), { message: "name at least one field to change" }),
+    ),
+  },
+  responses: {
+    200: jsonContent(successSchema(pinSchema), "Updated"),
+    ...errorResponses(...authErrors, "PERMISSION_DENIED", "NOT_FOUND"),
+  },
+});
+
+export const pinRoutes = createRouter()
+  .openapi(createRouteDef, async (c) =>
+    ok(c, await domain.createPin(getDb(c.env.DB), actorOf(c), c.req.valid("param").story_id.toLowerCase(), c.req.valid("json")), 201),
+  )
+  .openapi(listRoute, async (c) =>
+    ok(c, await domain.listPins(getDb(c.env.DB), c.req.valid("param").story_id.toLowerCase(), c.req.valid("query").include_inactive)),
+  )
+  .openapi(patchRoute, async (c) => {
+    const { story_id, pin_id } = c.req.valid("param");
+    return ok(c, await domain.updatePin(getDb(c.env.DB), actorOf(c), story_id.toLowerCase(), pin_id.toLowerCase(), c.req.valid("json")));
+  });

@@ -1,0 +1,63 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { getDb } from "../db/client";
+import * as domain from "../domain/rewrites";
+import { actorOf, auth } from "../lib/auth";
+import { ok, successSchema } from "../lib/envelope";
+import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
+import { pageQuery, paginationSchema } from "../lib/pagination";
+import { authErrors, idParam, voteSummarySchema } from "./schemas";
+import { TEXT_MAX } from "./stories";
+
+const rewriteSchema = z
+  .object({
+    id: z.string(),
+    segment_id: z.string(),
+    author_id: z.string(),
+    author_type: z.enum(["human", "bot"]),
+    author_name: z.string(),
+    content: z.string(),
+    reason: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .openapi("Rewrite");
+
+const addRoute = createRoute({
+  method: "post",
+  path: "/segments/{segment_id}/rewrites",
+  tags: ["Rewrites"],
+  summary: "Propose an alternative version of a segment (the story's length rules apply)",
+  security: bearerSecurity,
+  middleware: [auth()] as const,
+  request: {
+    params: idParam("segment_id"),
+    body: jsonBody(z.object({ content: z.string().min(1).max(TEXT_MAX), reason: z.string().max(1000).nullish() })),
+  },
+  responses: {
+    201: jsonContent(successSchema(rewriteSchema), "Created"),
+    ...errorResponses(...authErrors, "FORBIDDEN", "NOT_FOUND", "SEGMENT_TOO_SHORT", "SEGMENT_TOO_LONG"),
+  },
+});
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/segments/{segment_id}/rewrites",
+  tags: ["Rewrites"],
+  summary: "A segment's rewrites with their vote summaries, highest score first",
+  request: { params: idParam("segment_id"), query: pageQuery(20) },
+  responses: {
+    200: jsonContent(
+      successSchema(z.object({ rewrites: z.array(rewriteSchema.extend({ votes: voteSummarySchema })), pagination: paginationSchema })),
+      "A page of rewrites",
+    ),
+    ...errorResponses("NOT_FOUND"),
+  },
+});
+
+export const rewriteRoutes = createRouter()
+  .openapi(addRoute, async (c) =>
+    ok(c, await domain.addRewrite(getDb(c.env.DB), actorOf(c), c.req.valid("param").segment_id.toLowerCase(), c.req.valid("json")), 201),
+  )
+  .openapi(listRoute, async (c) => {
+    const { limit, offset } = c.req.valid("query");
+    return ok(c, await domain.listRewrites(getDb(c.env.DB), c.req.valid("param").segment_id.toLowerCase(), limit, offset));
+  });

@@ -1,0 +1,67 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { getDb } from "../db/client";
+import * as domain from "../domain/votes";
+import { actorOf, auth } from "../lib/auth";
+import { ok, successSchema } from "../lib/envelope";
+import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
+import { authErrors, idParam, voteSummarySchema } from "./schemas";
+
+const voteSchema = z
+  .object({
+    id: z.string(),
+    voter_id: z.string(),
+    voter_type: z.enum(["human", "bot"]),
+    target_type: z.enum(["branch", "segment", "rewrite"]),
+    target_id: z.string(),
+    vote: z.number().int(),
+    effective_weight: z.number(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("Vote");
+const voteResult = successSchema(z.object({ vote: voteSchema, new_score: z.number() }));
+
+const castRoute = createRoute({
+  method: "post",
+  path: "/votes",
+  tags: ["Votes"],
+  summary: "Vote on a branch, segment or rewrite (201 new; 200 when it replaces your earlier vote)",
+  security: bearerSecurity,
+  middleware: [auth()] as const,
+  request: {
+    body: jsonBody(
+      z.object({
+        target_type: z.enum(["branch", "segment", "rewrite"]),
+        target_id: z.string().min(1).max(64),
+        vote: z.union([z.literal(1), z.literal(-1)]),
+      }),
+    ),
+  },
+  responses: {
+    201: jsonContent(voteResult, "Vote recorded"),
+    200: jsonContent(voteResult, "Earlier vote replaced"),
+    ...errorResponses(...authErrors, "PERMISSION_DENIED", "NOT_FOUND"),
+  },
+});
+
+const summaryRoute = (target: "branch" | "segment") =>
+  createRoute({
+    method: "get",
+    path: `/${target === "branch" ? "branches" : "segments"}/{${target}_id}/votes/summary`,
+    tags: ["Votes"],
+    summary: `Vote summary of a ${target}`,
+    request: { params: idParam(`${target}_id`) },
+    responses: { 200: jsonContent(successSchema(voteSummarySchema), "The summary"), ...errorResponses("NOT_FOUND") },
+  });
+
+export const voteRoutes = createRouter()
+  .openapi(castRoute, async (c) => {
+    const { created, ...result } = await domain.castVote(getDb(c.env.DB), actorOf(c), c.req.valid("json"));
+    return created ? ok(c, result, 201) : ok(c, result, 200);
+  })
+  .openapi(summaryRoute("branch"), async (c) =>
+    ok(c, await domain.voteSummary(getDb(c.env.DB), "branch", c.req.param("branch_id").toLowerCase())),
+  )
+  .openapi(summaryRoute("segment"), async (c) =>
+    ok(c, await domain.voteSummary(getDb(c.env.DB), "segment", c.req.param("segment_id").toLowerCase())),
+  );
