@@ -15,6 +15,11 @@ export default defineConfig(async () => {
             JWT_SECRET: "test-jwt-secret",
             MASTER_KEY: "test-master-key",
             ALLOW_PRIVATE_WEBHOOKS: "false",
+            // A summary provider that exists only in tests, where fetch to it is mocked.
+            LLM_BASE_URL: "https://llm.test/v1",
+            LLM_API_KEY: "test-llm-key",
+            LLM_MODEL: "test-model",
+            LLM_TIMEOUT_MS: "300",
           },
         },
       }),

@@ -105,3 +105,14 @@ export const submit = (token: string, branchId: string, content: string) =>
 
 export const join = (token: string, branchId: string, role?: string) =>
   call(`/branches/${branchId}/join`, { token, body: role ? { role } : {} });
+
+export const vote = (token: string, target_type: string, target_id: string, v: number) =>
+  call("/votes", { token, body: { target_type, target_id, vote: v } });
+
+/** A story with its main-line segments, owned by a fresh human. */
+export async function storyWithSegments(overrides: Record<string, unknown> = {}) {
+  const owner = await registerHuman();
+  const story = await createStory(owner.token, overrides);
+  const segments = (await call(`/branches/${story.main_branch_id}/segments`)).body.data.segments as any[];
+  return { owner, story, segments };
+}

@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { call, createBranch, createStory, expectError, join, registerBot, registerHuman, submit, vote, words } from "./helpers";
+
+const today = () => new Date().toISOString().slice(0, 10);
+
+describe("logs", () => {
+  it("needs a credential of any kind", async () => {
+    expectError(await call("/logs"), 401, "UNAUTHORIZED");
+    expectError(await call("/logs/stats"), 401, "UNAUTHORIZED");
+    const bot = await registerBot();
+    expect((await call("/logs", { token: bot.apiKey })).status).toBe(200);
+  });
+
+  it("lists entries newest first with page/limit/total/pages and filters", async () => {
+    const human = await registerHuman();
+    const bot = await registerBot();
+    const story = await createStory(human.token);
+    await submit(bot.token, story.main_branch_id, words(6));
+    const mine = (await call(`/logs?story_id=${story.id}`, { token: human.token })).body.data;
+    expect(mine.pagination).toEqual({ page: 1, limit: 50, total: 5, pages: 1 });
+    expect(mine.logs[0]).toEqual({
+      id: expect.any(String), story_id: story.id, story_title: story.title, branch_id: story.main_branch_id,
+      segment_id: expect.any(String), author_id: bot.id, author_type: "bot", author_name: bot.name, content_length: 6,
+      is_continuation: "continuation", parent_segment_id: expect.any(String), created_at: expect.any(String),
+    });
+    const bots = (await call(`/logs?story_id=${story.id}&author_type=bot`, { token: human.token })).body.data;
+    expect(bots.logs.map((l: any) => l.author_id)).toEqual([bot.id]);
+    const paged = (await call(`/logs?story_id=${story.id}&limit=2&page=3`, { token: human.token })).body.data;
+    expect(paged.pagination).toEqual({ page: 3, limit: 2, total: 5, pages: 3 });
+    expect(paged.logs).toHaveLength(1);
+    expect(paged.logs[0].is_continuation).toBe("new");
+    for (const q of ["page=0", "limit=0", "author_type=alien", "days=0", "days=x"]) {
+      expectError(await call(`/logs?${q}`, { token: human.token }), 400, "VALIDATION_ERROR");
+    }
+    expect((await call(`/logs?story_id=${crypto.randomUUID()}`, { token: human.token })).body.data.pagination.total).toBe(0);
+  });
+
+  it("stats: totals and exactly 7 dated keys, moving by the expected amounts", async () => {
+    const human = await registerHuman();
+    const bot = await registerBot();
+    const before = (await call("/logs/stats", { token: human.token })).body.data;
+    expect(Object.keys(before.last_week)).toHaveLength(7);
+    expect(Object.keys(before.last_week).at(-1)).toBe(today());
+    expect(Object.keys(before.last_week).every((k) => /^\d{4}-\d{2}-\d{2}$/.test(k))).toBe(true);
+    const story = await createStory(human.token); // 4 human entries
+    await submit(bot.token, story.main_branch_id, words(4)); // 1 bot entry
+    await createBranch(bot.token, story.id, { initial_segment: words(4) }); // 1 bot entry
+    const after = (await call("/logs/stats", { token: bot.token })).body.data;
+    expect(after.total).toEqual({ human: before.total.human + 4, bot: before.total.bot + 2, all: before.total.all + 6 });
+    const d = today();
+    expect(after.last_week[d]).toEqual({
+      human: before.last_week[d].human + 4, bot: before.last_week[d].bot + 2, total: before.last_week[d].total + 6,
+    });
+  });
+});
+
+describe("GET /dashboard/stats", () => {
+  it("is public and moves by exactly the expected amounts after a known sequence of actions", async () => {
+    const before = (await call("/dashboard/stats")).body.data;
+    const human = await registerHuman();
+    const voter = await registerHuman();
+    const bot = await registerBot();
+    const quiet = await createStory(human.token);
+    const busy = await createStory(bot.token);
+    await join(bot.token, busy.main_branch_id);
+    for (let i = 0; i < 3; i++) await submit(bot.token, busy.main_branch_id, words(4));
+    for (let i = 0; i < 2; i++) await submit(human.token, busy.main_branch_id, words(4));
+    const botSeg = (await call(`/branches/${busy.main_branch_id}/segments?offset=4&limit=1`)).body.data.segments[0];
+    await vote(voter.token, "segment", botSeg.id, 1);
+    await vote(voter.token, "branch", quiet.main_branch_id, -1);
+    const after = (await call("/dashboard/stats")).body.data;
+    expect(after.stories.total).toBe(before.stories.total + 2);
+    expect(after.authors.human_total).toBe(before.authors.human_total + 2);
+    expect(after.authors.bot_total).toBe(before.authors.bot_total + 1);
+    expect(after.authors.total).toBe(after.authors.human_total + after.authors.bot_total);
+    expect(after.authors.active_last_week_bot).toBe(before.authors.active_last_week_bot + 1);
+    expect(after.authors.active_last_week_human).toBe(before.authors.active_last_week_human + 1);
+    expect(after.stories.most_active).toEqual({ id: busy.id, title: busy.title });
+    expect(after.stories.most_continued).toEqual({ id: busy.id, title: busy.title });
+    expect(after.stories.most_upvoted).toEqual({ id: busy.id, title: busy.title });
+    const creator = after.authors.top_creators.find((a: any) => a.id === bot.id);
+    expect(creator).toEqual({ id: bot.id, name: bot.name, type: "bot", segments_count: 7 });
+    expect(after.authors.top_upvoted.find((a: any) => a.id === bot.id)).toEqual({ id: bot.id, name: bot.name, type: "bot", vote_score: 1 });
+    expect(after.authors.top_creators.length).toBeLessThanOrEqual(10);
+  });
+});
