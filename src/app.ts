@@ -15,6 +15,7 @@ import { insightRoutes } from "./routes/insights";
 import { pinRoutes } from "./routes/pins";
 import { rewriteRoutes } from "./routes/rewrites";
 import { voteRoutes } from "./routes/votes";
+import { webhookRoutes } from "./routes/webhooks";
 import { segmentRoutes } from "./routes/segments";
 import { storyRoutes } from "./routes/stories";
 
@@ -70,6 +71,7 @@ function buildApi() {
   api.route("/", rewriteRoutes);
   api.route("/", pinRoutes);
   api.route("/", insightRoutes);
+  api.route("/", webhookRoutes);
 
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

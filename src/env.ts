@@ -13,6 +13,7 @@ export interface Env {
   LLM_API_KEY?: string;
   LLM_MODEL?: string;
   LLM_TIMEOUT_MS?: string;
+  WEBHOOK_TIMEOUT_MS?: string;
 }
 
 export type ActorType = "human" | "bot" | "admin";

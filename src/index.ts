@@ -1,10 +1,11 @@
 import { app } from "./app";
 import type { Env } from "./env";
+import type { WebhookMessage } from "./domain/webhooks";
 import { handleQueue } from "./queue/webhooks";
 
 export { BranchRoom } from "./durable/branch";
 
 export default {
   fetch: app.fetch,
-  queue: (batch, env) => handleQueue(batch, env),
+  queue: (batch, env) => handleQueue(batch as MessageBatch<WebhookMessage>, env),
 } satisfies ExportedHandler<Env>;

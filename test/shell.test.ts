@@ -55,6 +55,7 @@ describe("app shell", () => {
         "POST /stories/{story_id}/pins", "GET /stories/{story_id}/pins", "PATCH /stories/{story_id}/pins/{pin_id}",
         "GET /bots/{bot_id}/reputation", "GET /logs", "GET /logs/stats", "GET /dashboard/stats",
         "GET /branches/{branch_id}/summary", "POST /branches/{branch_id}/summary",
+        "PUT /bots/{bot_id}/webhook", "GET /bots/{bot_id}/webhook/deliveries",
       ].sort(),
     );
     expect(res.body.paths["/auth/me"].get.security).toBeDefined();

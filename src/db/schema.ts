@@ -279,3 +279,38 @@ export type CommentRow = typeof comments.$inferSelect;
 export type RewriteRow = typeof rewrites.$inferSelect;
 export type PinRow = typeof pins.$inferSelect;
 export type VoteRow = typeof votes.$inferSelect;
+
+/** One webhook event for one bot; its body is fixed at the first attempt so retries send the same bytes. */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: text("id").primaryKey(),
+    botId: text("bot_id").notNull(),
+    event: text("event", { enum: ["your_turn", "new_branch"] }).notNull(),
+    body: text("body").notNull(),
+    status: text("status", { enum: ["pending", "retrying", "delivered", "failed"] }).notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    lastStatusCode: integer("last_status_code"),
+    lastError: text("last_error"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+    deliveredAt: text("delivered_at"),
+  },
+  (t) => [index("webhook_deliveries_bot_created_idx").on(t.botId, t.createdAt)],
+);
+
+export const webhookAttempts = sqliteTable(
+  "webhook_attempts",
+  {
+    id: text("id").primaryKey(),
+    deliveryId: text("delivery_id").notNull(),
+    attempt: integer("attempt").notNull(),
+    statusCode: integer("status_code"),
+    error: text("error"),
+    durationMs: integer("duration_ms").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId, t.attempt)],
+);
+
+export type DeliveryRow = typeof webhookDeliveries.$inferSelect;

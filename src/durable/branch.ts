@@ -4,6 +4,7 @@ import { type Db, getDb, rawRun, uniqueViolation } from "../db/client";
 import { branches, branchMembers, bots, segments, stories } from "../db/schema";
 import { checkLength } from "../domain/length";
 import { type NewSegment, rowOf, segmentStatements, segmentView } from "../domain/segments";
+import { publish, yourTurnMessage } from "../domain/webhooks";
 import type { Actor, Env } from "../env";
 import { ApiError, notFound } from "../lib/errors";
 import { type Outcome, capture } from "./result";
@@ -301,9 +302,11 @@ export class BranchRoom extends DurableObject<Env> {
 
   /**
    * The one place a turn begins (after a turn pass, a timeout, a join into an empty queue, or the current bot
-   * leaving). The webhook feature sends `your_turn` from here; until then the D1 mirror is the record.
+   * leaving): queue the `your_turn` webhook. The consumer builds its context and delivers it.
    */
-  private async announceTurn(_st: RoomState, _bot: Member, _reason: TurnReason): Promise<void> {}
+  private async announceTurn(st: RoomState, bot: Member, _reason: TurnReason): Promise<void> {
+    await publish(this.env, [yourTurnMessage(bot.botId, st.branchId)]);
+  }
 
   private joinView(st: RoomState, members: Member[], m: Member, created: boolean): JoinResult {
     const order = members.findIndex((x) => x.botId === m.botId) + 1;

@@ -1,15 +1,123 @@
+import { eq, sql } from "drizzle-orm";
+import { type Db, getDb, nowIso } from "../db/client";
+import { bots, webhookAttempts, webhookDeliveries } from "../db/schema";
+import { type WebhookMessage, deliveryBody } from "../domain/webhooks";
 import type { Env } from "../env";
+import { hmacSha256Hex } from "../lib/crypto";
+import { checkWebhookUrl } from "../lib/webhook-url";
 
 export const WEBHOOK_QUEUE = "webhooks";
 export const WEBHOOK_DLQ = "webhooks-dlq";
+const DEFAULT_TIMEOUT_MS = 10_000;
 
-/**
- * Queue consumer for webhook deliveries and their dead letters. No event is produced yet, so any
- * message that arrives is one this version does not know: it is acknowledged and logged, not retried.
- */
-export async function handleQueue(batch: MessageBatch<unknown>, _env: Env): Promise<void> {
-  for (const message of batch.messages) {
-    console.warn(`queue ${batch.queue}: unknown message ${message.id} acknowledged`);
-    message.ack();
+/** Seconds before retry N+1 after N failed attempts: 10, 20, 40, 80, 160 … capped at 10 minutes. */
+export const backoffSeconds = (attempts: number) => Math.min(600, 10 * 2 ** Math.max(0, attempts - 1));
+
+/** `sha256=<hex HMAC-SHA256 of "<timestamp>.<body>">`, keyed with the UTF-8 bytes of the bot's webhook secret. */
+export async function signature(secret: string, timestamp: number, body: string) {
+  return `sha256=${await hmacSha256Hex(secret, `${timestamp}.${body}`)}`;
+}
+
+interface AttemptResult {
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+async function post(env: Env, url: string, secret: string, m: WebhookMessage, body: string): Promise<AttemptResult> {
+  const timeoutMs = Number(env.WEBHOOK_TIMEOUT_MS ?? DEFAULT_TIMEOUT_MS);
+  const timestamp = Math.floor(Date.now() / 1000);
+  const started = Date.now();
+  try {
+    const res = await fetch(url, {
+      method: "POST",
+      redirect: "manual",
+      signal: AbortSignal.timeout(timeoutMs),
+      headers: {
+        "content-type": "application/json",
+        "user-agent": "Storyloom-Webhooks/1.0",
+        "X-Service-Event": m.event,
+        "X-Service-Delivery": m.deliveryId,
+        "X-Service-Timestamp": String(timestamp),
+        "X-Service-Signature": await signature(secret, timestamp, body),
+      },
+      body,
+    });
+    await res.body?.cancel();
+    const ok = res.status >= 200 && res.status < 300;
+    return { ok, status: res.status, error: ok ? null : `receiver answered ${res.status}`, durationMs: Date.now() - started };
+  } catch (err) {
+    const e = err as Error;
+    const error = e.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : `${e.name}: ${e.message}`;
+    return { ok: false, status: null, error, durationMs: Date.now() - started };
   }
+}
+
+async function record(db: Db, m: WebhookMessage, attempt: number, r: AttemptResult) {
+  const now = nowIso();
+  await db.batch([
+    db.insert(webhookAttempts).values({
+      id: crypto.randomUUID(),
+      deliveryId: m.deliveryId,
+      attempt,
+      statusCode: r.status,
+      error: r.error,
+      durationMs: r.durationMs,
+      createdAt: now,
+    }),
+    db
+      .update(webhookDeliveries)
+      .set({
+        attempts: sql`max(${webhookDeliveries.attempts}, ${attempt})`,
+        status: r.ok ? "delivered" : "retrying",
+        lastStatusCode: r.status,
+        lastError: r.error,
+        deliveredAt: r.ok ? now : null,
+        updatedAt: now,
+      })
+      .where(eq(webhookDeliveries.id, m.deliveryId)),
+  ]);
+}
+
+/** One attempt at one delivery. Only a 2xx acknowledges it; anything else retries this message alone. */
+async function deliver(env: Env, message: Message<WebhookMessage>) {
+  const db = getDb(env.DB);
+  const m = message.body;
+  const [bot] = await db.select({ url: bots.webhookUrl, secret: bots.webhookSecret }).from(bots).where(eq(bots.id, m.botId)).limit(1);
+  if (!bot?.url) return message.ack(); // the bot has no receiver (any more): nothing to deliver
+  const body = await deliveryBody(db, m);
+  if (body === null) return message.ack(); // the branch is gone
+  let url: string;
+  try {
+    url = checkWebhookUrl(bot.url, env.ALLOW_PRIVATE_WEBHOOKS === "true");
+  } catch {
+    await record(db, m, message.attempts, { ok: false, status: null, error: "webhook_url is not allowed", durationMs: 0 });
+    return message.ack();
+  }
+  const result = await post(env, url, bot.secret, m, body);
+  await record(db, m, message.attempts, result);
+  if (result.ok) message.ack();
+  else message.retry({ delaySeconds: backoffSeconds(message.attempts) });
+}
+
+/** Dead letters: the delivery ran out of attempts. */
+async function markFailed(env: Env, message: Message<WebhookMessage>) {
+  const now = nowIso();
+  await getDb(env.DB)
+    .update(webhookDeliveries)
+    .set({ status: "failed", updatedAt: now })
+    .where(eq(webhookDeliveries.id, message.body.deliveryId));
+  message.ack();
+}
+
+export async function handleQueue(batch: MessageBatch<WebhookMessage>, env: Env): Promise<void> {
+  const handle = batch.queue === WEBHOOK_DLQ ? markFailed : deliver;
+  const results = await Promise.allSettled(batch.messages.map((message) => handle(env, message)));
+  results.forEach((r, i) => {
+    if (r.status === "rejected") {
+      console.error(`webhook message ${batch.messages[i].id} failed in the consumer`, r.reason);
+      batch.messages[i].retry({ delaySeconds: backoffSeconds(batch.messages[i].attempts) });
+    }
+  });
 }
