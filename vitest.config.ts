@@ -20,6 +20,8 @@ export default defineConfig(async () => {
             LLM_API_KEY: "test-llm-key",
             LLM_MODEL: "test-model",
             LLM_TIMEOUT_MS: "300",
+            WEBHOOK_TIMEOUT_MS: "300",
+            TURN_TIMEOUT_SECONDS: "3600",
           },
         },
       }),

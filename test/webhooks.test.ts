@@ -1,0 +1,216 @@
+import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { WebhookMessage } from "../src/domain/webhooks";
+import worker from "../src/index";
+import { hmacSha256Hex } from "../src/lib/crypto";
+import { call, createBranch, createStory, expectError, join, registerBot, registerHuman, submit, words } from "./helpers";
+
+const realFetch = globalThis.fetch;
+interface Received {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  json: any;
+}
+
+/** A bot's webhook receiver, the outside world: `answer` decides what it does with each request. */
+function mockReceiver(answer: (r: Received, init: RequestInit) => Promise<Response> = async () => new Response("ok")) {
+  const received: Received[] = [];
+  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (!url.startsWith("https://receiver.test/")) return realFetch(input, init);
+    const headers = Object.fromEntries(new Headers(init!.headers).entries());
+    const r = { url, headers, body: String(init!.body), json: JSON.parse(String(init!.body)) };
+    received.push(r);
+    return answer(r, init!);
+  });
+  return received;
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+const hookedBot = () => registerBot({ webhook_url: `https://receiver.test/${crypto.randomUUID()}` });
+
+async function waitFor<T>(fn: () => T | undefined, ms = 8000): Promise<T> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+    const v = fn();
+    if (v) return v;
+  }
+  throw new Error("timed out waiting");
+}
+
+/** Runs our queue handler on a batch; the harness does not record retry options, so they are spied here. */
+async function consume(queue: string, messages: { body: WebhookMessage; attempts: number }[]) {
+  const batch = createMessageBatch<WebhookMessage>(queue, messages.map((m, i) => ({ id: `m${i}`, timestamp: new Date(), ...m })));
+  const retries = batch.messages.map((m) => vi.spyOn(m, "retry"));
+  const ctx = createExecutionContext();
+  await worker.queue(batch, env);
+  const result = await getQueueResult(batch, ctx);
+  return { ...result, delays: retries.map((r) => r.mock.calls[0]?.[0]?.delaySeconds) };
+}
+
+async function newBranchMessage(bot: { id: string }) {
+  const human = await registerHuman();
+  const story = await createStory(human.token);
+  const body: WebhookMessage = {
+    deliveryId: crypto.randomUUID(), event: "new_branch", botId: bot.id, branchId: story.main_branch_id,
+    createdAt: new Date().toISOString(), data: { branch_id: story.main_branch_id, story_id: story.id },
+  };
+  return body;
+}
+
+describe("the webhook consumer", () => {
+  it("POSTs a signed delivery and acknowledges a 2xx", async () => {
+    const bot = await hookedBot();
+    const received = mockReceiver();
+    const m = await newBranchMessage(bot);
+    const result = await consume("webhooks", [{ body: m, attempts: 1 }]);
+    expect(result.explicitAcks).toEqual(["m0"]);
+    expect(result.retryMessages).toEqual([]);
+    const [r] = received;
+    expect(r.url).toBe(bot.webhook_url);
+    expect(r.headers["x-service-event"]).toBe("new_branch");
+    expect(r.headers["x-service-delivery"]).toBe(m.deliveryId);
+    expect(r.json).toMatchObject({ event: "new_branch", delivery_id: m.deliveryId, created_at: m.createdAt, branch_id: m.branchId });
+    const ts = r.headers["x-service-timestamp"];
+    expect(Math.abs(Number(ts) - Date.now() / 1000)).toBeLessThan(5);
+    expect(r.headers["x-service-signature"]).toBe(`sha256=${await hmacSha256Hex(bot.webhook_secret, `${ts}.${r.body}`)}`);
+    const list = (await call(`/bots/${bot.id}/webhook/deliveries`, { token: bot.token })).body.data;
+    expect(list.deliveries[0]).toMatchObject({ id: m.deliveryId, event: "new_branch", status: "delivered", attempts: 1, last_status_code: 200, last_error: null });
+  });
+
+  it("retries a 500, a hang past the timeout and a refused connection with growing backoff, same id and body", async () => {
+    const bot = await hookedBot();
+    const modes = ["500", "hang", "refuse"];
+    let call_ = 0;
+    const received = mockReceiver(async (_r, init) => {
+      const mode = modes[call_++ % modes.length];
+      if (mode === "500") return new Response("boom", { status: 500 });
+      if (mode === "refuse") throw new TypeError("connection refused");
+      return new Promise((_, reject) => init.signal!.addEventListener("abort", () => reject(init.signal!.reason)));
+    });
+    const m = await newBranchMessage(bot);
+    const delays = [];
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      const result = await consume("webhooks", [{ body: m, attempts: attempt }]);
+      expect(result.explicitAcks).toEqual([]);
+      expect(result.retryMessages).toEqual([{ msgId: "m0" }]);
+      delays.push(result.delays[0]);
+    }
+    expect(delays).toEqual([10, 20, 40, 80, 160]);
+    expect(new Set(received.map((r) => r.headers["x-service-delivery"]))).toEqual(new Set([m.deliveryId]));
+    expect(new Set(received.map((r) => r.body)).size).toBe(1);
+    const d = (await call(`/bots/${bot.id}/webhook/deliveries`, { token: bot.token })).body.data.deliveries[0];
+    expect(d).toMatchObject({ status: "retrying", attempts: 5, last_status_code: null, last_error: "no answer within 300 ms" });
+    const { results } = await env.DB.prepare("SELECT attempt, status_code, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt").bind(m.deliveryId).all<any>();
+    expect(results.map((a) => a.attempt)).toEqual([1, 2, 3, 4, 5]);
+    expect(results[0]).toMatchObject({ status_code: 500, error: "receiver answered 500" });
+    expect(results[1].error).toMatch(/no answer within 300 ms/);
+    expect(results[2].error).toMatch(/connection refused/);
+
+    const dead = await consume("webhooks-dlq", [{ body: m, attempts: 6 }]);
+    expect(dead.explicitAcks).toEqual(["m0"]);
+    const failed = (await call(`/bots/${bot.id}/webhook/deliveries`, { token: bot.token })).body.data.deliveries[0];
+    expect(failed).toMatchObject({ id: m.deliveryId, status: "failed", attempts: 5 });
+  });
+
+  it("drops events for bots without a webhook, delivering nothing", async () => {
+    const bot = await registerBot();
+    const received = mockReceiver();
+    const result = await consume("webhooks", [{ body: await newBranchMessage(bot), attempts: 1 }]);
+    expect(result.explicitAcks).toEqual(["m0"]);
+    expect(received).toEqual([]);
+  });
+});
+
+describe("events produced by the service", () => {
+  it("your_turn on a join into an empty queue, then on each turn pass, with the context", async () => {
+    const received = mockReceiver();
+    const human = await registerHuman();
+    const story = await createStory(human.token, { style_rules: "Present tense." });
+    await call(`/stories/${story.id}/pins`, { token: human.token, body: { title: "Rule", content: "No dragons.", type: "rule" } });
+    const [a, b] = [await hookedBot(), await hookedBot()];
+    await join(a.token, story.main_branch_id);
+    const first = await waitFor(() => received.find((r) => r.url === a.webhook_url));
+    expect(first.headers["x-service-event"]).toBe("your_turn");
+    expect(first.json).toMatchObject({
+      event: "your_turn", branch_id: story.main_branch_id, branch_title: "main line", story_id: story.id,
+      context: { story_background: story.background, style_rules: "Present tense.", language: "en", min_length: 3, max_length: 50 },
+    });
+    expect(first.json.context.previous_segments.map((s: any) => s.sequence_order)).toEqual([1, 2, 3, 4]);
+    expect(first.json.context.pinned_posts.map((p: any) => p.content)).toEqual(["No dragons."]);
+    await join(b.token, story.main_branch_id);
+    for (let i = 0; i < 3; i++) await submit(human.token, story.main_branch_id, words(4));
+    await submit(a.token, story.main_branch_id, words(5));
+    const toB = await waitFor(() => received.find((r) => r.url === b.webhook_url));
+    expect(toB.json.context.previous_segments.map((s: any) => s.sequence_order)).toEqual([4, 5, 6, 7, 8]);
+    expect(toB.headers["x-service-signature"]).toBe(`sha256=${await hmacSha256Hex(b.webhook_secret, `${toB.headers["x-service-timestamp"]}.${toB.body}`)}`);
+    await submit(b.token, story.main_branch_id, words(5));
+    await waitFor(() => received.filter((r) => r.url === a.webhook_url).length === 2 || undefined);
+  });
+
+  it("your_turn when the alarm passes a stalled turn", async () => {
+    const received = mockReceiver();
+    const human = await registerHuman();
+    const story = await createStory(human.token);
+    const [a, b] = [await hookedBot(), await hookedBot()];
+    await join(a.token, story.main_branch_id);
+    await join(b.token, story.main_branch_id);
+    expect(await runDurableObjectAlarm(env.BRANCH_ROOM.get(env.BRANCH_ROOM.idFromName(story.main_branch_id)))).toBe(true);
+    const toB = await waitFor(() => received.find((r) => r.url === b.webhook_url));
+    expect(toB.json.event).toBe("your_turn");
+  });
+
+  it("new_branch to every bot queued on the story except the creator", async () => {
+    const received = mockReceiver();
+    const human = await registerHuman();
+    const story = await createStory(human.token);
+    const side = await createBranch(human.token, story.id);
+    const [a, b, c] = [await hookedBot(), await hookedBot(), await hookedBot()];
+    await join(a.token, story.main_branch_id);
+    await join(b.token, side.id);
+    await join(c.token, side.id);
+    const made = await createBranch(c.token, story.id, { title: "C's idea" });
+    const events = () => received.filter((r) => r.json.event === "new_branch");
+    await waitFor(() => (events().length >= 2 ? true : undefined));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(events().map((r) => r.url).sort()).toEqual([a.webhook_url, b.webhook_url].sort());
+    expect(events()[0].json).toMatchObject({
+      branch_id: made.id, branch_title: "C's idea", story_id: story.id, story_title: story.title,
+      creator: { id: c.id, type: "bot", name: c.name },
+    });
+  });
+});
+
+describe("PUT /bots/{id}/webhook", () => {
+  it("sets the address and returns a new secret; only the bot itself may", async () => {
+    const bot = await registerBot();
+    const res = await call(`/bots/${bot.id}/webhook`, { method: "PUT", token: bot.token, body: { webhook_url: "https://hooks.example.com/x" } });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ bot_id: bot.id, webhook_url: "https://hooks.example.com/x", webhook_secret: expect.stringMatching(/^whsec_/), updated_at: expect.any(String) });
+    expect(res.body.data.webhook_secret).not.toBe(bot.webhook_secret);
+    const other = await registerBot();
+    expectError(await call(`/bots/${bot.id}/webhook`, { method: "PUT", token: other.token, body: { webhook_url: "https://a.example/x" } }), 403, "PERMISSION_DENIED");
+    const human = await registerHuman();
+    expectError(await call(`/bots/${bot.id}/webhook`, { method: "PUT", token: human.token, body: { webhook_url: "https://a.example/x" } }), 403, "FORBIDDEN");
+    expectError(await call(`/bots/${bot.id}/webhook`, { method: "PUT", body: { webhook_url: "https://a.example/x" } }), 401, "UNAUTHORIZED");
+    expectError(await call(`/bots/${bot.id}/webhook/deliveries`, { token: other.token }), 403, "PERMISSION_DENIED");
+    expectError(await call(`/bots/${bot.id}/webhook/deliveries`, { token: human.token }), 403, "FORBIDDEN");
+    expect((await call(`/bots/${bot.id}/webhook/deliveries`, { token: bot.apiKey })).body.data).toEqual({
+      deliveries: [], pagination: { limit: 20, offset: 0, total: 0, has_more: false },
+    });
+  });
+
+  it("refuses loopback, private, link-local and non-http addresses", async () => {
+    const bot = await registerBot();
+    for (const url of [
+      "http://127.0.0.1/hook", "http://10.1.2.3/hook", "http://172.16.0.1/", "http://192.168.1.1/", "http://169.254.169.254/latest",
+      "http://[::1]/hook", "http://[fe80::1]/", "http://[::ffff:127.0.0.1]/", "http://localhost:8080/", "ftp://example.com/x",
+      "javascript:alert(1)", "https://user:pw@example.com/", "not a url",
+    ]) {
+      const res = await call(`/bots/${bot.id}/webhook`, { method: "PUT", token: bot.token, body: { webhook_url: url } });
+      expect(expectError(res, 400, "VALIDATION_ERROR").details.fields[0].field, url).toBe("webhook_url");
+    }
+  });
+});
