@@ -89,7 +89,7 @@ export class BranchRoom extends DurableObject<Env> {
       const members = this.members();
       if (!st?.currentTurn || !members.length) return;
       const next = nextAfter(members, st.currentTurn)!;
-      await this.passTurn(st, next, "timeout");
+      await this.passTurn(st, next);
     });
   }
 
@@ -204,7 +204,7 @@ export class BranchRoom extends DurableObject<Env> {
     await this.writeSegment(st, seg, turnMode ? { bot: next!.botId, deadline } : null);
     st.nextSeq = seg.sequenceOrder + 1;
     st.lastSegmentId = seg.id;
-    if (turnMode) await this.beginTurn(st, next!, deadline, "turn_passed");
+    if (turnMode) await this.beginTurn(st, next!, deadline);
     else this.save(st);
     return { segment: segmentView(rowOf(seg)), next_bot: next ? { id: next.botId, name: next.name } : null };
   }
@@ -249,7 +249,7 @@ export class BranchRoom extends DurableObject<Env> {
     if (inserted.meta.changes !== 1) throw archived();
     this.putMember(member);
     st.joinSeq = member.joinSeq;
-    if (first) await this.beginTurn(st, member, deadline!, "joined_empty_queue");
+    if (first) await this.beginTurn(st, member, deadline!);
     else this.save(st);
     return this.joinView(st, [...members, member], member, true);
   }
@@ -268,7 +268,7 @@ export class BranchRoom extends DurableObject<Env> {
       this.mirrorQueue(branchId, turn, deadline, sql``),
     ]);
     this.ctx.storage.sql.exec("DELETE FROM members WHERE bot_id = ?", botId);
-    if (next) await this.beginTurn(st, next, deadline!, "previous_left");
+    if (next) await this.beginTurn(st, next, deadline!);
     else {
       st.currentTurn = turn;
       st.deadline = deadline;
@@ -285,26 +285,26 @@ export class BranchRoom extends DurableObject<Env> {
       WHERE id = ${branchId} ${guard}`);
   }
 
-  private async passTurn(st: RoomState, next: Member, reason: TurnReason) {
+  private async passTurn(st: RoomState, next: Member) {
     const deadline = Date.now() + this.timeoutMs;
     await this.mirrorQueue(st.branchId, next.botId, deadline, sql``);
-    await this.beginTurn(st, next, deadline, reason);
+    await this.beginTurn(st, next, deadline);
   }
 
   /** Records whose turn it is, when it runs out, and arms the alarm that passes it on. */
-  private async beginTurn(st: RoomState, bot: Member, deadline: number, reason: TurnReason) {
+  private async beginTurn(st: RoomState, bot: Member, deadline: number) {
     st.currentTurn = bot.botId;
     st.deadline = deadline;
     this.save(st);
     await this.ctx.storage.setAlarm(deadline);
-    await this.announceTurn(st, bot, reason);
+    await this.announceTurn(st, bot);
   }
 
   /**
    * The one place a turn begins (after a turn pass, a timeout, a join into an empty queue, or the current bot
    * leaving): queue the `your_turn` webhook. The consumer builds its context and delivers it.
    */
-  private async announceTurn(st: RoomState, bot: Member, _reason: TurnReason): Promise<void> {
+  private async announceTurn(st: RoomState, bot: Member): Promise<void> {
     await publish(this.env, [yourTurnMessage(bot.botId, st.branchId)]);
   }
 
@@ -323,5 +323,3 @@ export class BranchRoom extends DurableObject<Env> {
     };
   }
 }
-
-type TurnReason = "turn_passed" | "timeout" | "joined_empty_queue" | "previous_left";
