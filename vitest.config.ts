@@ -22,6 +22,14 @@ export default defineConfig(async () => {
             LLM_TIMEOUT_MS: "300",
             WEBHOOK_TIMEOUT_MS: "300",
             TURN_TIMEOUT_SECONDS: "3600",
+            // Limits out of the way; test/limits.test.ts sets the real ones per request.
+            ...Object.fromEntries(
+              ["STORIES", "BRANCHES", "JOINS", "SEGMENTS", "SEGMENTS_PER_BRANCH", "VOTES", "COMMENTS"].map((n) => [
+                n === "SEGMENTS_PER_BRANCH" ? "LIMIT_SEGMENTS_PER_BRANCH_PER_HOUR" : `LIMIT_${n}_PER_HOUR`,
+                "100000",
+              ]),
+            ),
+            LIMIT_SEGMENTS_PER_DAY: "100000",
           },
         },
       }),

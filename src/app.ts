@@ -7,6 +7,7 @@ import type { AppEnv } from "./env";
 import type { ErrorBody } from "./lib/envelope";
 import { ApiError, validationError } from "./lib/errors";
 import { createRouter } from "./lib/openapi";
+import { anonymousReadLimit } from "./lib/read-limit";
 import { authRoutes } from "./routes/auth";
 import { branchRoutes } from "./routes/branches";
 import { commentRoutes } from "./routes/comments";
@@ -37,7 +38,7 @@ export function renderError(c: Context, err: unknown) {
   const e = toApiError(err);
   const body: ErrorBody = { status: "error", error: { code: e.code, message: e.message } };
   if (e.details) body.error.details = e.details;
-  return c.json(body, e.status);
+  return c.json(body, e.status, e.headers);
 }
 
 function buildApi() {
@@ -61,6 +62,7 @@ function buildApi() {
       },
     }),
   );
+  api.use("*", anonymousReadLimit);
   api.route("/", healthRoutes);
   api.route("/", authRoutes);
   api.route("/", storyRoutes);

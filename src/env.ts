@@ -1,9 +1,12 @@
+import type { AccountGate } from "./durable/account";
 import type { BranchRoom } from "./durable/branch";
 
 export interface Env {
   DB: D1Database;
   BRANCH_ROOM: DurableObjectNamespace<BranchRoom>;
+  ACCOUNT_GATE: DurableObjectNamespace<AccountGate>;
   WEBHOOKS: Queue;
+  READ_LIMITER?: RateLimit;
   JWT_SECRET: string;
   JWT_TTL_SECONDS?: string;
   MASTER_KEY?: string;
@@ -14,6 +17,14 @@ export interface Env {
   LLM_MODEL?: string;
   LLM_TIMEOUT_MS?: string;
   WEBHOOK_TIMEOUT_MS?: string;
+  LIMIT_STORIES_PER_HOUR?: string;
+  LIMIT_BRANCHES_PER_HOUR?: string;
+  LIMIT_JOINS_PER_HOUR?: string;
+  LIMIT_SEGMENTS_PER_HOUR?: string;
+  LIMIT_SEGMENTS_PER_BRANCH_PER_HOUR?: string;
+  LIMIT_SEGMENTS_PER_DAY?: string;
+  LIMIT_VOTES_PER_HOUR?: string;
+  LIMIT_COMMENTS_PER_HOUR?: string;
 }
 
 export type ActorType = "human" | "bot" | "admin";

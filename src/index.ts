@@ -3,6 +3,7 @@ import type { Env } from "./env";
 import type { WebhookMessage } from "./domain/webhooks";
 import { handleQueue } from "./queue/webhooks";
 
+export { AccountGate } from "./durable/account";
 export { BranchRoom } from "./durable/branch";
 
 export default {

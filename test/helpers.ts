@@ -1,5 +1,8 @@
-import { exports } from "cloudflare:workers";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
+import { app } from "../src/app";
+import type { Env } from "../src/env";
 
 export const BASE = "http://storyloom.test/api/v1";
 
@@ -9,6 +12,8 @@ export interface CallOptions {
   rawBody?: BodyInit;
   token?: string;
   headers?: Record<string, string>;
+  /** Bindings to change for this one request (served by the app itself, with the rest of the real env). */
+  env?: Partial<Env>;
 }
 
 export interface CallResult<T = any> {
@@ -20,18 +25,23 @@ export interface CallResult<T = any> {
 
 /** Calls the Worker's own fetch handler, as a client over HTTP would. */
 export async function call<T = any>(path: string, options: CallOptions = {}): Promise<CallResult<T>> {
-  const headers: Record<string, string> = { ...options.headers };
+  // A fresh client address per call keeps the anonymous read limit out of unrelated tests.
+  const headers: Record<string, string> = { "CF-Connecting-IP": `198.51.100.${Math.floor(Math.random() * 250)}`, ...options.headers };
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
   let body = options.rawBody;
   if (options.body !== undefined) {
     body = JSON.stringify(options.body);
     headers["Content-Type"] ??= "application/json";
   }
-  const res = await exports.default.fetch(`${BASE}${path}`, {
-    method: options.method ?? (body === undefined ? "GET" : "POST"),
-    headers,
-    body,
-  });
+  const init = { method: options.method ?? (body === undefined ? "GET" : "POST"), headers, body };
+  let res: Response;
+  if (options.env) {
+    const ctx = createExecutionContext();
+    res = await app.request(`${BASE}${path}`, init, { ...env, ...options.env }, ctx);
+    await waitOnExecutionContext(ctx);
+  } else {
+    res = await exports.default.fetch(`${BASE}${path}`, init);
+  }
   const text = await res.text();
   let parsed: any = null;
   try {

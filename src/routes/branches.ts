@@ -5,6 +5,7 @@ import { branchRoom } from "../durable/client";
 import { unwrap } from "../durable/result";
 import { newBranchMessages, publish } from "../domain/webhooks";
 import { actorOf, auth } from "../lib/auth";
+import { guard } from "../lib/guard";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
@@ -38,7 +39,7 @@ const createRouteDef = createRoute({
   tags: ["Branches"],
   summary: "Fork a branch from a segment (default: the head of the parent branch or main line)",
   security: bearerSecurity,
-  middleware: [auth()] as const,
+  middleware: [auth(), guard("branch")] as const,
   request: {
     params: idParam("story_id"),
     body: jsonBody(
@@ -118,7 +119,7 @@ const joinRoute = createRoute({
   tags: ["Branches"],
   summary: "A bot joins the branch's turn queue (201; 200 with its existing place when already queued)",
   security: bearerSecurity,
-  middleware: [auth({ types: ["bot"] })] as const,
+  middleware: [auth({ types: ["bot"] }), guard("join", (status) => status === 201)] as const,
   request: { params: idParam("branch_id"), body: jsonBody(z.object({ role: roleSchema.default("narrator") })) },
   responses: {
     201: jsonContent(successSchema(joinResultSchema), "Joined"),

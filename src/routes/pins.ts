@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { getDb } from "../db/client";
 import * as domain from "../domain/pins";
 import { actorOf, auth } from "../lib/auth";
+import { guard } from "../lib/guard";
 import { ok, successSchema } from "../lib/envelope";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { queryBoolean } from "../lib/pagination";
@@ -16,7 +17,7 @@ const createRouteDef = createRoute({
   tags: ["Pins"],
   summary: "Pin a post to a story (its owner or an admin)",
   security: bearerSecurity,
-  middleware: [auth()] as const,
+  middleware: [auth(), guard("pin")] as const,
   request: {
     params: idParam("story_id"),
     body: jsonBody(z.object({ ...pinFields, type: pinType.default("announcement"), is_active: z.boolean().default(true) })),

@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { getDb } from "../db/client";
 import * as domain from "../domain/rewrites";
 import { actorOf, auth } from "../lib/auth";
+import { guard } from "../lib/guard";
 import { ok, successSchema } from "../lib/envelope";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { pageQuery, paginationSchema } from "../lib/pagination";
@@ -27,7 +28,7 @@ const addRoute = createRoute({
   tags: ["Rewrites"],
   summary: "Propose an alternative version of a segment (the story's length rules apply)",
   security: bearerSecurity,
-  middleware: [auth()] as const,
+  middleware: [auth(), guard("rewrite")] as const,
   request: {
     params: idParam("segment_id"),
     body: jsonBody(z.object({ content: z.string().min(1).max(TEXT_MAX), reason: z.string().max(1000).nullish() })),

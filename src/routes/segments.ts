@@ -4,6 +4,7 @@ import { listSegments } from "../domain/segments";
 import { branchRoom } from "../durable/client";
 import { unwrap } from "../durable/result";
 import { actorOf, auth } from "../lib/auth";
+import { guard } from "../lib/guard";
 import { ok, successSchema } from "../lib/envelope";
 import { validationError } from "../lib/errors";
 import { pathId } from "../lib/ids";
@@ -30,7 +31,7 @@ const submitRoute = createRoute({
   tags: ["Segments"],
   summary: "Continue a branch. In turn mode a bot may write only at its turn; humans may write any time",
   security: bearerSecurity,
-  middleware: [auth()] as const,
+  middleware: [auth(), guard("segment")] as const,
   request: {
     params: idParam("branch_id"),
     body: jsonBody(z.object({ content: z.string().min(1).max(TEXT_MAX), is_starter: z.boolean().default(false) })),

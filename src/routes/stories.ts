@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { getDb } from "../db/client";
 import * as domain from "../domain/stories";
 import { actorOf, auth } from "../lib/auth";
+import { guard } from "../lib/guard";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
@@ -61,7 +62,7 @@ const createRouteDef = createRoute({
   tags: ["Stories"],
   summary: "Create a story with its starter and 3 to 5 initial segments on the main line",
   security: bearerSecurity,
-  middleware: [auth()] as const,
+  middleware: [auth(), guard("story")] as const,
   request: { body: jsonBody(createStoryBody) },
   responses: {
     201: jsonContent(successSchema(storySchema), "Created"),

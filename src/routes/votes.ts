@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { getDb } from "../db/client";
 import * as domain from "../domain/votes";
 import { actorOf, auth } from "../lib/auth";
+import { guard } from "../lib/guard";
 import { ok, successSchema } from "../lib/envelope";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { authErrors, idParam, voteSummarySchema } from "./schemas";
@@ -27,7 +28,7 @@ const castRoute = createRoute({
   tags: ["Votes"],
   summary: "Vote on a branch, segment or rewrite (201 new; 200 when it replaces your earlier vote)",
   security: bearerSecurity,
-  middleware: [auth()] as const,
+  middleware: [auth(), guard("vote")] as const,
   request: {
     body: jsonBody(
       z.object({

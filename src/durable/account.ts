@@ -1,0 +1,146 @@
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../env";
+
+/** One rolling-window counter: at most `limit` hits per `windowMs` under `key`. */
+export interface Counter {
+  key: string;
+  limit: number;
+  windowMs: number;
+  /** How the limit reads in errors, e.g. "10 per hour". */
+  label: string;
+  code: "RATE_LIMIT_EXCEEDED" | "DAILY_QUOTA_EXCEEDED";
+}
+
+export interface RateState {
+  limit: number;
+  remaining: number;
+  /** Unix seconds when the oldest hit in the window expires. */
+  reset: number;
+}
+
+export interface StoredResponse {
+  status: number;
+  body: string;
+  contentType: string;
+}
+
+export type Admission =
+  | { kind: "proceed"; reservation: string; rate: RateState | null }
+  | { kind: "replay"; response: StoredResponse }
+  | { kind: "mismatch" }
+  | { kind: "limited"; code: Counter["code"]; label: string; retryAfter: number; rate: RateState };
+
+interface Inflight {
+  hash: string;
+  done: Promise<void>;
+  resolve: () => void;
+}
+
+const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
+const MAX_WINDOW_MS = 24 * 3600_000;
+const INFLIGHT_WAIT_MS = 30_000;
+
+/**
+ * One per account (named by its id): rate-limit windows and idempotency keys. Its methods touch only its
+ * own SQLite synchronously, so each admission is atomic; concurrent repeats of an idempotent request wait
+ * for the first one in memory and then replay its response.
+ */
+export class AccountGate extends DurableObject<Env> {
+  private inflight = new Map<string, Inflight>();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS hits (reservation TEXT NOT NULL, key TEXT NOT NULL, at INTEGER NOT NULL);
+      CREATE INDEX IF NOT EXISTS hits_key_at ON hits (key, at);
+      CREATE INDEX IF NOT EXISTS hits_reservation ON hits (reservation);
+      CREATE TABLE IF NOT EXISTS idempotency (key TEXT PRIMARY KEY, hash TEXT NOT NULL, status INTEGER NOT NULL,
+        body TEXT NOT NULL, content_type TEXT NOT NULL, created_at INTEGER NOT NULL);`);
+  }
+
+  async admit(idem: { key: string; hash: string } | null, counters: Counter[]): Promise<Admission> {
+    const now = Date.now();
+    this.prune(now);
+    if (idem) {
+      const seen = await this.previous(idem);
+      if (seen) return seen;
+    }
+    const states = counters.map((c) => ({ c, ...this.window(c, now) }));
+    const over = states.find((s) => s.count >= s.c.limit);
+    if (over) {
+      if (idem) this.release(idem.key);
+      const retryAfter = Math.max(1, Math.ceil((over.oldest + over.c.windowMs - now) / 1000));
+      return { kind: "limited", code: over.c.code, label: over.c.label, retryAfter, rate: this.rate(over, now, 0) };
+    }
+    const reservation = crypto.randomUUID();
+    for (const { c } of states) this.ctx.storage.sql.exec("INSERT INTO hits (reservation, key, at) VALUES (?, ?, ?)", reservation, c.key, now);
+    const tightest = states.map((s) => this.rate(s, now, 1)).sort((a, b) => a.remaining - b.remaining)[0] ?? null;
+    return { kind: "proceed", reservation, rate: tightest };
+  }
+
+  /** After the request: keep its hits only if it counted, and store a 2xx response for replays. */
+  async settle(idem: { key: string; hash: string } | null, reservation: string, counted: boolean, response: StoredResponse | null): Promise<void> {
+    if (!counted) this.ctx.storage.sql.exec("DELETE FROM hits WHERE reservation = ?", reservation);
+    if (!idem) return;
+    if (response) {
+      this.ctx.storage.sql.exec(
+        "INSERT OR REPLACE INTO idempotency (key, hash, status, body, content_type, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        idem.key, idem.hash, response.status, response.body, response.contentType, Date.now(),
+      );
+    }
+    this.release(idem.key);
+  }
+
+  /**
+   * A stored or in-flight request under this key: replay it, refuse a different body, or wait for it.
+   * Returns null once this request holds the key (checked and claimed with no await in between).
+   */
+  private async previous(idem: { key: string; hash: string }): Promise<Admission | null> {
+    for (;;) {
+      const row = this.ctx.storage.sql
+        .exec<{ hash: string; status: number; body: string; content_type: string }>("SELECT hash, status, body, content_type FROM idempotency WHERE key = ?", idem.key)
+        .toArray()[0];
+      if (row) {
+        if (row.hash !== idem.hash) return { kind: "mismatch" };
+        return { kind: "replay", response: { status: row.status, body: row.body, contentType: row.content_type } };
+      }
+      const pending = this.inflight.get(idem.key);
+      if (!pending) {
+        this.claim(idem);
+        return null;
+      }
+      if (pending.hash !== idem.hash) return { kind: "mismatch" };
+      const finished = await Promise.race([pending.done.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), INFLIGHT_WAIT_MS))]);
+      if (!finished && this.inflight.get(idem.key) === pending) this.release(idem.key); // its request never settled
+    }
+  }
+
+  private claim(idem: { key: string; hash: string }) {
+    let resolve!: () => void;
+    const done = new Promise<void>((r) => (resolve = r));
+    this.inflight.set(idem.key, { hash: idem.hash, done, resolve });
+  }
+
+  private release(key: string) {
+    const waiting = this.inflight.get(key);
+    this.inflight.delete(key);
+    waiting?.resolve();
+  }
+
+  private window(c: Counter, now: number) {
+    const row = this.ctx.storage.sql
+      .exec<{ n: number; oldest: number | null }>("SELECT count(*) AS n, min(at) AS oldest FROM hits WHERE key = ? AND at > ?", c.key, now - c.windowMs)
+      .toArray()[0];
+    return { count: row.n, oldest: row.oldest ?? now };
+  }
+
+  private rate(s: { c: Counter; count: number; oldest: number }, now: number, adding: number): RateState {
+    const count = s.count + adding;
+    const oldest = s.count ? s.oldest : now;
+    return { limit: s.c.limit, remaining: Math.max(0, s.c.limit - count), reset: Math.ceil((oldest + s.c.windowMs) / 1000) };
+  }
+
+  private prune(now: number) {
+    this.ctx.storage.sql.exec("DELETE FROM hits WHERE at <= ?", now - MAX_WINDOW_MS);
+    this.ctx.storage.sql.exec("DELETE FROM idempotency WHERE created_at <= ?", now - IDEMPOTENCY_TTL_MS);
+  }
+}

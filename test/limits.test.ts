@@ -1,0 +1,153 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { adminInsertSql } from "../scripts/admin-sql";
+import type { Env } from "../src/env";
+import { type CallResult, call, createBranch, createStory, expectError, registerBot, registerHuman, storyInput, unique, words } from "./helpers";
+
+/** The spec's limits, as wrangler.toml sets them (the test config raises them for every other test). */
+const SPEC: Partial<Env> = {
+  LIMIT_STORIES_PER_HOUR: "10",
+  LIMIT_BRANCHES_PER_HOUR: "1",
+  LIMIT_JOINS_PER_HOUR: "5",
+  LIMIT_SEGMENTS_PER_HOUR: "20",
+  LIMIT_SEGMENTS_PER_BRANCH_PER_HOUR: "2",
+  LIMIT_SEGMENTS_PER_DAY: "100",
+  LIMIT_VOTES_PER_HOUR: "50",
+  LIMIT_COMMENTS_PER_HOUR: "10",
+};
+const limited = (token: string, path: string, body: unknown, patch: Partial<Env> = {}) =>
+  call(path, { token, body, env: { ...SPEC, ...patch } });
+
+function expectRemaining(res: CallResult, limit: number, remaining: number) {
+  expect(res.headers.get("x-ratelimit-limit")).toBe(String(limit));
+  expect(res.headers.get("x-ratelimit-remaining")).toBe(String(remaining));
+  expect(Number(res.headers.get("x-ratelimit-reset"))).toBeGreaterThan(Date.now() / 1000);
+}
+
+function expectLimited(res: CallResult, code: string, label: string) {
+  const err = expectError(res, 429, code);
+  expect(err.details).toEqual({ limit: label, retry_after: expect.any(Number), reset_time: expect.stringMatching(/Z$/) });
+  expect(err.details.retry_after).toBeGreaterThan(0);
+  expect(res.headers.get("retry-after")).toBe(String(err.details.retry_after));
+  expect(res.headers.get("x-ratelimit-remaining")).toBe("0");
+}
+
+/** Sends `n` accepted requests, checking the countdown, then one more that must be refused. */
+async function toTheBoundary(n: number, send: (i: number) => Promise<CallResult>) {
+  for (let i = 0; i < n; i++) {
+    const res = await send(i);
+    expect(res.status, res.text).toBeLessThan(300);
+    expectRemaining(res, n, n - i - 1);
+  }
+  return send(n);
+}
+
+describe("per-account limits, each at its boundary", () => {
+  it("stories: the 10th passes, the 11th is 429 and writes nothing", async () => {
+    const human = await registerHuman();
+    const refused = await toTheBoundary(10, () => limited(human.token, "/stories", storyInput()));
+    expectLimited(refused, "RATE_LIMIT_EXCEEDED", "10 per hour");
+    const { n } = (await env.DB.prepare("SELECT count(*) AS n FROM stories WHERE owner_id = ?").bind(human.id).first<{ n: number }>())!;
+    expect(n).toBe(10);
+  });
+
+  it("branches: 1 per hour", async () => {
+    const human = await registerHuman();
+    const story = await createStory(human.token);
+    const refused = await toTheBoundary(1, () => limited(human.token, `/stories/${story.id}/branches`, { title: "b" }));
+    expectLimited(refused, "RATE_LIMIT_EXCEEDED", "1 per hour");
+  });
+
+  it("joins: 5 per hour (joining again where already queued counts nothing)", async () => {
+    const human = await registerHuman();
+    const bot = await registerBot();
+    const story = await createStory(human.token);
+    const branches = [story.main_branch_id];
+    for (let i = 0; i < 5; i++) branches.push((await createBranch(human.token, story.id)).id);
+    const refused = await toTheBoundary(5, (i) => limited(bot.token, `/branches/${branches[i]}/join`, {}));
+    expectLimited(refused, "RATE_LIMIT_EXCEEDED", "5 per hour");
+  });
+
+  it("segments: 2 per branch, then 20 in all per hour", async () => {
+    const human = await registerHuman();
+    const story = await createStory(human.token);
+    const branches = [story.main_branch_id];
+    for (let i = 0; i < 10; i++) branches.push((await createBranch(human.token, story.id)).id);
+    const perBranch = await toTheBoundary(2, () => limited(human.token, `/branches/${branches[0]}/segments`, { content: words(4) }));
+    expectLimited(perBranch, "RATE_LIMIT_EXCEEDED", "2 per hour");
+    // 2 already written on branch 0: 18 more across branches 1–9 reach 20 in all.
+    for (let i = 0; i < 18; i++) {
+      const res = await limited(human.token, `/branches/${branches[1 + Math.floor(i / 2)]}/segments`, { content: words(4) });
+      expect(res.status, res.text).toBe(201);
+      // the per-branch counter is the closest on the 1st of each pair, the overall one once it gets lower
+      expect(res.headers.get("x-ratelimit-remaining")).toBe(String(Math.min(i % 2 ? 0 : 1, 20 - 3 - i)));
+    }
+    expectLimited(await limited(human.token, `/branches/${branches[10]}/segments`, { content: words(4) }), "RATE_LIMIT_EXCEEDED", "20 per hour");
+  });
+
+  it("segments: 100 per day (DAILY_QUOTA_EXCEEDED)", async () => {
+    const human = await registerHuman();
+    const story = await createStory(human.token, { max_length: 10 });
+    const daily = { LIMIT_SEGMENTS_PER_HOUR: "1000", LIMIT_SEGMENTS_PER_BRANCH_PER_HOUR: "1000" };
+    const refused = await toTheBoundary(100, () => limited(human.token, `/branches/${story.main_branch_id}/segments`, { content: words(4) }, daily));
+    expectLimited(refused, "DAILY_QUOTA_EXCEEDED", "100 per day");
+  });
+
+  it("votes: 50 per hour", async () => {
+    const owner = await registerHuman();
+    const voter = await registerHuman();
+    const story = await createStory(owner.token);
+    const targets = [story.main_branch_id];
+    for (let i = 0; i < 50; i++) targets.push((await createBranch(owner.token, story.id)).id);
+    const refused = await toTheBoundary(50, (i) => limited(voter.token, "/votes", { target_type: "branch", target_id: targets[i], vote: 1 }));
+    expectLimited(refused, "RATE_LIMIT_EXCEEDED", "50 per hour");
+  });
+
+  it("comments: 10 per hour; refused requests (400) count nothing", async () => {
+    const human = await registerHuman();
+    const story = await createStory(human.token);
+    const path = `/branches/${story.main_branch_id}/comments`;
+    for (let i = 0; i < 3; i++) expectError(await limited(human.token, path, { content: "" }), 400, "VALIDATION_ERROR");
+    expectError(await limited(human.token, `/branches/${crypto.randomUUID()}/comments`, { content: "x" }), 404, "NOT_FOUND");
+    const refused = await toTheBoundary(10, (i) => limited(human.token, path, { content: `c${i}` }));
+    expectLimited(refused, "RATE_LIMIT_EXCEEDED", "10 per hour");
+    const { n } = (await env.DB.prepare("SELECT count(*) AS n FROM comments WHERE author_id = ?").bind(human.id).first<{ n: number }>())!;
+    expect(n).toBe(10);
+  });
+});
+
+describe("counting under concurrency, and who is exempt", () => {
+  it("20 parallel story creations under a limit of 10: exactly 10 pass and 10 stories exist", async () => {
+    const human = await registerHuman();
+    const results = await Promise.all(Array.from({ length: 20 }, () => limited(human.token, "/stories", storyInput())));
+    expect(results.filter((r) => r.status >= 500)).toEqual([]);
+    expect(results.filter((r) => r.status === 201)).toHaveLength(10);
+    expect(results.filter((r) => r.status === 429)).toHaveLength(10);
+    const remaining = results.filter((r) => r.status === 201).map((r) => Number(r.headers.get("x-ratelimit-remaining"))).sort((a, b) => a - b);
+    expect(remaining).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    const { n } = (await env.DB.prepare("SELECT count(*) AS n FROM stories WHERE owner_id = ?").bind(human.id).first<{ n: number }>())!;
+    expect(n).toBe(10);
+  });
+
+  it("admins are exempt", async () => {
+    const email = `${unique("root")}@example.com`;
+    await env.DB.exec((await adminInsertSql({ username: unique("root"), email, password: "admin password" })).sql);
+    const token = (await call("/auth/login", { body: { email, password: "admin password" } })).body.access_token;
+    for (let i = 0; i < 12; i++) expect((await limited(token, "/stories", storyInput())).status).toBe(201);
+  });
+
+  it("anonymous reads: 600 per minute per address; credentials are not counted", async () => {
+    const ip = { "CF-Connecting-IP": "203.0.113.7" };
+    for (let i = 0; i < 600; i++) {
+      const res = await call("/health", { headers: ip });
+      if (res.status !== 200) throw new Error(`read ${i + 1} was refused: ${res.text}`);
+    }
+    const refused = await call("/health", { headers: ip });
+    const err = expectError(refused, 429, "RATE_LIMIT_EXCEEDED");
+    expect(err.details.limit).toBe("600 per minute");
+    expect(refused.headers.get("retry-after")).toBe("60");
+    expect((await call("/health", { headers: { "CF-Connecting-IP": "203.0.113.8" } })).status).toBe(200);
+    const human = await registerHuman();
+    expect((await call("/auth/me", { headers: ip, token: human.token })).status).toBe(200);
+  });
+});
