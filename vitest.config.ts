@@ -15,11 +15,6 @@ export default defineConfig(async () => {
             JWT_SECRET: "test-jwt-secret",
             MASTER_KEY: "test-master-key",
             ALLOW_PRIVATE_WEBHOOKS: "false",
-            // A summary provider that exists only in tests, where fetch to it is mocked.
-            LLM_BASE_URL: "https://llm.test/v1",
-            LLM_API_KEY: "test-llm-key",
-            LLM_MODEL: "test-model",
-            LLM_TIMEOUT_MS: "300",
             WEBHOOK_TIMEOUT_MS: "300",
             TURN_TIMEOUT_SECONDS: "3600",
             // Limits out of the way; test/limits.test.ts sets the real ones per request.

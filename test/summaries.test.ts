@@ -1,9 +1,9 @@
-import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { app } from "../src/app";
-import { BASE, call, createBranch, expectError, storyWithSegments, submit } from "./helpers";
+import { call, createBranch, expectError, storyWithSegments, submit } from "./helpers";
 
 const realFetch = globalThis.fetch;
+/** A summary provider that exists only here, where fetch to it is mocked. */
+const LLM = { env: { LLM_BASE_URL: "https://llm.test/v1", LLM_API_KEY: "test-llm-key", LLM_MODEL: "test-model", LLM_TIMEOUT_MS: "300" } };
 type Provider = (init: RequestInit) => Promise<Response>;
 
 /** Mocks only the language-model provider's HTTP endpoint; every other fetch goes through. */
@@ -32,7 +32,7 @@ describe("branch summaries", () => {
     const { owner, fork } = await forkedBranch();
     expect((await call(`/branches/${fork.id}/summary`)).body.data).toEqual({ branch_id: fork.id, summary: null, covers_up_to: 0, source: null, updated_at: null });
     const calls = mockProvider(async () => Response.json({ choices: [{ message: { content: "A storm; an empty harbour." } }] }));
-    const res = await call(`/branches/${fork.id}/summary`, { method: "POST", token: owner.token });
+    const res = await call(`/branches/${fork.id}/summary`, { method: "POST", token: owner.token, ...LLM });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ branch_id: fork.id, summary: "A storm; an empty harbour.", covers_up_to: 4, source: "llm", updated_at: expect.any(String) });
     expect(calls).toHaveLength(1);
@@ -46,13 +46,13 @@ describe("branch summaries", () => {
   it("falls back to the extractive summary when the provider fails or times out", async () => {
     const { owner, fork } = await forkedBranch();
     mockProvider(async () => new Response("overloaded", { status: 503 }));
-    const failed = (await call(`/branches/${fork.id}/summary`, { method: "POST", token: owner.token })).body.data;
+    const failed = (await call(`/branches/${fork.id}/summary`, { method: "POST", token: owner.token, ...LLM })).body.data;
     expect(failed).toMatchObject({ source: "extractive", covers_up_to: 4 });
     expect(failed.summary).toContain("Once upon a time.");
     expect(failed.summary).toContain("Nobody came to the harbour.");
     vi.restoreAllMocks();
     mockProvider((init) => new Promise((_, reject) => init.signal!.addEventListener("abort", () => reject(init.signal!.reason))));
-    const timedOut = await call(`/branches/${fork.id}/summary?force_refresh=true`, { token: owner.token });
+    const timedOut = await call(`/branches/${fork.id}/summary?force_refresh=true`, { token: owner.token, ...LLM });
     expect(timedOut.status).toBe(200);
     expect(timedOut.body.data.source).toBe("extractive");
   });
@@ -60,13 +60,8 @@ describe("branch summaries", () => {
   it("uses the extractive summary when no provider is configured", async () => {
     const { owner, fork } = await forkedBranch();
     const calls = mockProvider(async () => Response.json({}));
-    const res = await app.request(
-      `${BASE}/branches/${fork.id}/summary`,
-      { method: "POST", headers: { Authorization: `Bearer ${owner.token}` } },
-      { ...env, LLM_BASE_URL: undefined },
-    );
-    const body = (await res.json()) as any;
-    expect(body.data).toMatchObject({ source: "extractive", covers_up_to: 4 });
+    const res = await call(`/branches/${fork.id}/summary`, { method: "POST", token: owner.token });
+    expect(res.body.data).toMatchObject({ source: "extractive", covers_up_to: 4 });
     expect(calls).toHaveLength(0);
   });
 
