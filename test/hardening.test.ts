@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type CallResult, call, createBranch, createStory, registerBot, registerHuman, storyWithSegments, words } from "./helpers";
+import { type CallResult, call, createBranch, createStory, registerBot, registerHuman, storyInput, storyWithSegments, words } from "./helpers";
 
 /** Everything the fuzzer needs: real ids of each kind, and a human and a bot to call as. */
 let world: { ids: Record<string, string>; human: any; bot: any; routes: { method: string; path: string; body?: any }[] };
@@ -30,6 +30,14 @@ beforeAll(async () => {
     routes,
   };
 });
+
+async function storedSecrets() {
+  const { results } = await env.DB.prepare(
+    `SELECT password_hash AS s FROM users UNION ALL SELECT api_key_hash FROM bots UNION ALL SELECT webhook_secret FROM bots
+     UNION ALL SELECT token_hash FROM api_tokens`,
+  ).all<{ s: string }>();
+  return results.map((r) => r.s);
+}
 
 const fill = (path: string, ids: Record<string, string>) => path.replace(/\{(\w+)\}/g, (_, name) => ids[name] ?? "x");
 const junkIds = (path: string) => path.replace(/\{(\w+)\}/g, (_, name) => (name === "story_id" ? "' OR 1=1 --" : "not-a-uuid"));
@@ -73,7 +81,8 @@ function badBodies(schema: any): { raw: BodyInit; type: string }[] {
   return bodies;
 }
 
-async function expectSane(res: CallResult, label: string) {
+async function expectSane(res: CallResult, label: string, texts?: string[]) {
+  texts?.push(res.text);
   expect(res.status, `${label} → ${res.status} ${res.text.slice(0, 300)}`).toBeLessThan(500);
   if (res.status >= 400) {
     expect(res.body?.status, label).toBe("error");
@@ -84,6 +93,7 @@ async function expectSane(res: CallResult, label: string) {
 describe("hardening: no input makes the service fail", () => {
   it("every endpoint refuses bad bodies, junk ids and odd queries with a 4xx and writes nothing", async () => {
     const before = await counts();
+    const texts: string[] = [];
     let sent = 0;
     for (const route of world.routes) {
       for (const as of [world.human, world.bot]) {
@@ -91,14 +101,14 @@ describe("hardening: no input makes the service fail", () => {
           const label = `${route.method} ${path} as ${as === world.bot ? "bot" : "human"}`;
           if (route.method === "GET") {
             const query = "?limit=abc&offset=-5&page=0&unknown=1&days=99999999999&sort=%00&status[]=x";
-            await expectSane(await call(path + query, { token: as.token }), `${label} (query)`);
-            await expectSane(await call(`${path}?unknown=1&limit=2`, { token: as.token }), `${label} (unknown parameter)`);
+            await expectSane(await call(path + query, { token: as.token }), `${label} (query)`, texts);
+            await expectSane(await call(`${path}?unknown=1&limit=2`, { token: as.token }), `${label} (unknown parameter)`, texts);
             sent += 2;
           }
           if (!route.body) continue;
           for (const b of badBodies(route.body)) {
             const res = await call(path, { method: route.method, token: as.token, rawBody: b.raw, headers: { "Content-Type": b.type } });
-            await expectSane(res, `${label} body ${String(b.raw).slice(0, 40)}`);
+            await expectSane(res, `${label} body ${String(b.raw).slice(0, 40)}`, texts);
             // A body with no required field may legitimately pass as `{}` with extra members ignored.
             const mustRefuse = (route.body.required ?? []).length > 0;
             if (mustRefuse && res.status < 300) throw new Error(`${label} accepted a bad body: ${res.text.slice(0, 200)}`);
@@ -112,11 +122,13 @@ describe("hardening: no input makes the service fail", () => {
     // Joins are the one creating POST whose body has no required field: a bot may have joined. Nothing else grew.
     expect({ ...after, branch_members: 0 }).toEqual({ ...before, branch_members: 0 });
     expect(after.branch_members - before.branch_members).toBeLessThanOrEqual(1);
+    const secrets = await storedSecrets();
+    for (const text of texts) for (const secret of secrets) expect(text.includes(secret)).toBe(false);
   });
 
   it("extra fields are ignored, never fatal", async () => {
     const { owner, story } = await storyWithSegments();
-    const res = await call("/stories", { token: owner.token, body: { ...(await import("./helpers")).storyInput(), extra: { deep: [1, 2] }, __proto__: { admin: true } } });
+    const res = await call("/stories", { token: owner.token, body: { ...storyInput(), extra: { deep: [1, 2] }, __proto__: { admin: true } } });
     expect(res.status).toBe(201);
     const seg = await call(`/branches/${story.main_branch_id}/segments`, { token: owner.token, body: { content: words(4), sequence_order: 999, bot_id: "x" } });
     expect(seg.status).toBe(201);
@@ -164,13 +176,7 @@ describe("secrets never leave", () => {
     const story = await createStory(human.token);
     await call(`/branches/${story.main_branch_id}/join`, { token: bot.token, body: {} });
     await call(`/branches/${story.main_branch_id}/segments`, { token: bot.token, body: { content: words(4) } });
-    const secrets = (
-      await env.DB.prepare(
-        `SELECT password_hash AS s FROM users UNION ALL SELECT api_key_hash FROM bots UNION ALL SELECT webhook_secret FROM bots
-         UNION ALL SELECT token_hash FROM api_tokens`,
-      ).all<{ s: string }>()
-    ).results.map((r) => r.s);
-    secrets.push(bot.apiKey);
+    const secrets = [...(await storedSecrets()), bot.apiKey];
     expect(secrets.length).toBeGreaterThan(5);
     const responses: CallResult[] = [];
     const ids = { ...world.ids, story_id: story.id, branch_id: story.main_branch_id, bot_id: bot.id };
@@ -180,6 +186,23 @@ describe("secrets never leave", () => {
         responses.push(await call(fill(route.path, route.path.startsWith("/bots/{bot_id}/webhook") ? ids : ids), { token }));
       }
     }
+    const seg = (await call(`/branches/${story.main_branch_id}/segments`)).body.data.segments[1].id;
+    const creates: [string, unknown, string?][] = [
+      ["/stories", storyInput()],
+      [`/stories/${story.id}/branches`, { title: "b", initial_segment: words(4) }],
+      [`/branches/${story.main_branch_id}/segments`, { content: words(4) }],
+      ["/votes", { target_type: "segment", target_id: seg, vote: 1 }, bot.token],
+      [`/branches/${story.main_branch_id}/comments`, { content: "c" }],
+      [`/segments/${seg}/rewrites`, { content: words(4) }, bot.token],
+      [`/stories/${story.id}/pins`, { title: "t", content: "c" }],
+      [`/branches/${story.main_branch_id}/summary`, undefined],
+    ];
+    for (const [path, body, token] of creates) {
+      const res = await call(path, { method: "POST", body, token: token ?? human.token });
+      expect(res.status, `${path} ${res.text}`).toBeLessThan(300);
+      responses.push(res);
+    }
+    responses.push(await call(`/stories/${story.id}/branches`, { method: "POST", token: bot.token, body: { title: "by bot" } }));
     responses.push(await call("/auth/bot/login", { body: { api_key: bot.apiKey } }));
     responses.push(await call("/auth/login", { body: { email: human.input.email, password: human.input.password } }));
     responses.push(await call("/logs?days=30", { token: human.token }));
