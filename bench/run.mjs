@@ -4,7 +4,7 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
-import { api, load, startServer, words } from "./lib.mjs";
+import { NO_LIMITS, api, asClient, load, startServer, words } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: { duration: { type: "string", default: "10" }, connections: { type: "string", default: "10" } },
@@ -19,7 +19,7 @@ const STATE = "bench/.tmp/state";
 rmSync("bench/.tmp", { recursive: true, force: true });
 mkdirSync(STATE, { recursive: true });
 
-const app = await startServer("npm", ["run", "dev", "--", "--port", String(PORT), "--persist-to", STATE], `${BASE}/health`);
+const app = await startServer("npm", ["run", "dev", "--", "--port", String(PORT), "--persist-to", STATE, ...NO_LIMITS], `${BASE}/health`);
 const ceiling = await startServer(
   "wrangler",
   ["dev", "--config", "bench/ceiling/wrangler.toml", "--port", String(CEILING_PORT), "--ip", "127.0.0.1", "--persist-to", STATE + "-ceiling"],
@@ -62,8 +62,8 @@ try {
   const base = { duration, connections };
   const cases = [
     ["ceiling: trivial Worker GET /", { ...base, url: `http://127.0.0.1:${CEILING_PORT}/` }],
-    ["GET /stories", { ...base, url: `${BASE}/stories` }],
-    ["GET /branches/{id}/segments", { ...base, url: `${BASE}/branches/${hot}/segments` }],
+    ["GET /stories", { ...base, url: `${BASE}/stories`, requests: [{ setupRequest: asClient }] }],
+    ["GET /branches/{id}/segments", { ...base, url: `${BASE}/branches/${hot}/segments`, requests: [{ setupRequest: asClient }] }],
     ["POST /branches/{id}/segments, 40 branches", { ...base, url: `http://127.0.0.1:${PORT}`, requests: [{ setupRequest: spread }] }],
     ["POST /branches/{id}/segments, one branch", { ...base, url: `http://127.0.0.1:${PORT}`, requests: [{ setupRequest: one }] }],
   ];

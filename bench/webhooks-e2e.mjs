@@ -6,7 +6,7 @@ import { createHmac } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { parseArgs } from "node:util";
-import { api, sleep, startServer, words } from "./lib.mjs";
+import { NO_LIMITS, api, sleep, startServer, words } from "./lib.mjs";
 
 const { values } = parseArgs({ options: { turns: { type: "string", default: "30" } } });
 const TURNS = Number(values.turns);
@@ -46,7 +46,7 @@ const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Mat
 await startReceiver();
 const app = await startServer(
   "npm",
-  ["run", "dev", "--", "--port", String(PORT), "--persist-to", "bench/.tmp/e2e-state", "--var", "ALLOW_PRIVATE_WEBHOOKS:true"],
+  ["run", "dev", "--", "--port", String(PORT), "--persist-to", "bench/.tmp/e2e-state", "--var", "ALLOW_PRIVATE_WEBHOOKS:true", ...NO_LIMITS],
   `${BASE}/health`,
 );
 try {

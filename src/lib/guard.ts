@@ -87,7 +87,8 @@ export function guard(action: GuardedAction, counts: (status: number) => boolean
     const { status, headers } = c.res;
     const counted = status < 300 && counts(status);
     const response = status < 300 && idem ? { status, body: await c.res.clone().text(), contentType: headers.get("content-type") ?? "application/json" } : null;
-    await gate.settle(idem, admission.reservation, counted, response);
+    // A counted request without a key needs nothing more from the gate: its hits stay as admitted.
+    if (idem || !counted) await gate.settle(idem, admission.reservation, counted, response);
     if (counted && admission.rate) for (const [k, v] of Object.entries(rateHeaders(admission.rate))) headers.set(k, v);
   };
 }
