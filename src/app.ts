@@ -8,6 +8,7 @@ import type { ErrorBody } from "./lib/envelope";
 import { ApiError, validationError } from "./lib/errors";
 import { createRouter } from "./lib/openapi";
 import { anonymousReadLimit } from "./lib/read-limit";
+import { metering } from "./lib/timing";
 import { authRoutes } from "./routes/auth";
 import { branchRoutes } from "./routes/branches";
 import { commentRoutes } from "./routes/comments";
@@ -62,6 +63,7 @@ function buildApi() {
       },
     }),
   );
+  api.use("*", metering);
   api.use("*", anonymousReadLimit);
   api.route("/", healthRoutes);
   api.route("/", authRoutes);

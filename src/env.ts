@@ -40,7 +40,12 @@ export interface Actor {
 
 export interface AppEnv {
   Bindings: Env;
-  Variables: { actor?: Actor };
+  Variables: {
+    actor?: Actor;
+    meter?: import("./db/metered").D1Meter;
+    objects?: { name: string; ms: number }[];
+    bookmark?: string;
+  };
 }
 
 /** What a writer is called in stored content: admins write as humans (the spec knows only human and bot). */

@@ -7,6 +7,7 @@ import { type NewSegment, rowOf, segmentStatements, segmentView } from "../domai
 import { publish, yourTurnMessage } from "../domain/webhooks";
 import type { Actor, Env } from "../env";
 import { ApiError, notFound } from "../lib/errors";
+import { meteredD1, newMeter } from "../db/metered";
 import { type Outcome, capture } from "./result";
 import { type Member, estimatedWait, nextAfter } from "./turns";
 
@@ -62,6 +63,8 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 export class BranchRoom extends DurableObject<Env> {
   private tail: Promise<unknown> = Promise.resolve();
   private state: RoomState | null = null;
+  /** The database of the RPC being served (calls are serialized, so there is at most one). */
+  private op: { db: Db } | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -71,15 +74,15 @@ export class BranchRoom extends DurableObject<Env> {
   }
 
   submit(branchId: string, actor: Writer, content: string): Promise<Outcome<SubmitResult>> {
-    return capture(() => this.serialized(() => this.doSubmit(branchId, actor, content)));
+    return this.run(() => this.doSubmit(branchId, actor, content));
   }
 
   join(branchId: string, bot: { id: string; name: string }, role: Role): Promise<Outcome<JoinResult>> {
-    return capture(() => this.serialized(() => this.doJoin(branchId, bot, role)));
+    return this.run(() => this.doJoin(branchId, bot, role));
   }
 
   leave(branchId: string, botId: string): Promise<Outcome<LeaveResult>> {
-    return capture(() => this.serialized(() => this.doLeave(branchId, botId)));
+    return this.run(() => this.doLeave(branchId, botId));
   }
 
   /** The current turn has run out: pass it to the next bot. Scheduled only for the current deadline. */
@@ -99,8 +102,23 @@ export class BranchRoom extends DurableObject<Env> {
     return run;
   }
 
+  /** One RPC: serialized, on a metered primary session, reporting its D1 work with the outcome. */
+  private run<T>(fn: () => Promise<T>): Promise<Outcome<T>> {
+    return this.serialized(async () => {
+      const meter = newMeter();
+      const session = this.env.DB.withSession("first-primary");
+      this.op = { db: getDb(meteredD1(session, meter)) };
+      try {
+        const outcome = await capture(fn);
+        return { ...outcome, d1: { roundTrips: meter.roundTrips, ms: meter.ms, bookmark: session.getBookmark() } };
+      } finally {
+        this.op = null;
+      }
+    });
+  }
+
   private get db(): Db {
-    return getDb(this.env.DB);
+    return this.op?.db ?? getDb(this.env.DB);
   }
 
   private get timeoutMs(): number {

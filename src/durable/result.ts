@@ -1,9 +1,14 @@
 import { ApiError, type ErrorCode } from "../lib/errors";
+import type { ObjectD1 } from "../lib/timing";
 
-/** What a Durable Object RPC returns: errors thrown across RPC lose their properties, so they travel as data. */
-export type Outcome<T> =
+/**
+ * What a Durable Object RPC returns: errors thrown across RPC lose their properties, so they travel as data,
+ * with the D1 work the object did for the call.
+ */
+export type Outcome<T> = (
   | { ok: true; value: T }
-  | { ok: false; error: { code: ErrorCode; message: string; details?: Record<string, unknown> } };
+  | { ok: false; error: { code: ErrorCode; message: string; details?: Record<string, unknown> } }
+) & { d1?: ObjectD1 };
 
 export async function capture<T>(fn: () => Promise<T>): Promise<Outcome<T>> {
   try {

@@ -1,9 +1,10 @@
 import type { Context, MiddlewareHandler } from "hono";
-import type { Counter, RateState } from "../durable/account";
+import type { Admission, Counter, RateState } from "../durable/account";
 import type { AppEnv, Env } from "../env";
 import { actorOf } from "./auth";
 import { sha256Hex } from "./crypto";
 import { ApiError } from "./errors";
+import { viaObject } from "./timing";
 
 export type GuardedAction = "story" | "branch" | "join" | "segment" | "vote" | "comment" | "rewrite" | "pin";
 
@@ -67,7 +68,7 @@ export function guard(action: GuardedAction, counts: (status: number) => boolean
     const counters = actor.type === "admin" ? [] : countersFor(action, c);
     if (!idem && !counters.length) return next();
     const gate = c.env.ACCOUNT_GATE.get(c.env.ACCOUNT_GATE.idFromName(actor.id));
-    const admission = await gate.admit(idem, counters);
+    const admission = await viaObject(c, "AccountGate", async (): Promise<Admission> => await gate.admit(idem, counters));
     if (admission.kind === "replay") {
       const { status, body, contentType } = admission.response;
       return new Response(body, { status, headers: { "content-type": contentType, "Idempotent-Replayed": "true" } });
@@ -88,7 +89,7 @@ export function guard(action: GuardedAction, counts: (status: number) => boolean
     const counted = status < 300 && counts(status);
     const response = status < 300 && idem ? { status, body: await c.res.clone().text(), contentType: headers.get("content-type") ?? "application/json" } : null;
     // A counted request without a key needs nothing more from the gate: its hits stay as admitted.
-    if (idem || !counted) await gate.settle(idem, admission.reservation, counted, response);
+    if (idem || !counted) await viaObject(c, "AccountGate", () => gate.settle(idem, admission.reservation, counted, response));
     if (counted && admission.rate) for (const [k, v] of Object.entries(rateHeaders(admission.rate))) headers.set(k, v);
   };
 }

@@ -8,6 +8,7 @@ import { actorOf, auth } from "../lib/auth";
 import { guard } from "../lib/guard";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
+import { viaObject } from "../lib/timing";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { pageQuery, paginationSchema, queryBoolean } from "../lib/pagination";
 import { authErrors, branchSchema, idParam, segmentSchema } from "./schemas";
@@ -170,10 +171,11 @@ export const branchRoutes = createRouter()
   .openapi(joinRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
     const actor = actorOf(c);
-    const { created, ...joined } = unwrap(await branchRoom(c.env, id).join(id, { id: actor.id, name: actor.name }, c.req.valid("json").role));
+    const role = c.req.valid("json").role;
+    const { created, ...joined } = unwrap(await viaObject(c, "BranchRoom", () => branchRoom(c.env, id).join(id, { id: actor.id, name: actor.name }, role)));
     return created ? ok(c, joined, 201) : ok(c, joined, 200);
   })
   .openapi(leaveRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
-    return ok(c, unwrap(await branchRoom(c.env, id).leave(id, actorOf(c).id)));
+    return ok(c, unwrap(await viaObject(c, "BranchRoom", () => branchRoom(c.env, id).leave(id, actorOf(c).id))));
   });

@@ -8,6 +8,7 @@ import { guard } from "../lib/guard";
 import { ok, successSchema } from "../lib/envelope";
 import { validationError } from "../lib/errors";
 import { pathId } from "../lib/ids";
+import { viaObject } from "../lib/timing";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { pageQuery, paginationSchema } from "../lib/pagination";
 import { idParam, segmentSchema } from "./schemas";
@@ -61,6 +62,7 @@ export const segmentRoutes = createRouter()
     const { content, is_starter } = c.req.valid("json");
     if (is_starter) throw validationError([{ field: "is_starter", issue: "a story's starter is written when the story is created" }]);
     const { id: actorId, type, name } = actorOf(c);
-    const { segment, next_bot } = unwrap(await branchRoom(c.env, id).submit(id, { id: actorId, type, name }, content));
+    const room = branchRoom(c.env, id);
+    const { segment, next_bot } = unwrap(await viaObject(c, "BranchRoom", () => room.submit(id, { id: actorId, type, name }, content)));
     return ok(c, { ...segment, segment, next_bot }, 201);
   });
