@@ -2,6 +2,7 @@ import { Scalar } from "@scalar/hono-api-reference";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
+import { etag, RETAINED_304_HEADERS } from "hono/etag";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./env";
 import type { ErrorBody } from "./lib/envelope";
@@ -64,6 +65,8 @@ function buildApi() {
     }),
   );
   api.use("*", metering);
+  // Strong ETags from the body's digest: they change exactly when the content does; If-None-Match gets 304.
+  api.use("*", etag({ retainedHeaders: [...RETAINED_304_HEADERS, "access-control-allow-origin", "access-control-expose-headers"] }));
   api.use("*", anonymousReadLimit);
   api.route("/", healthRoutes);
   api.route("/", authRoutes);

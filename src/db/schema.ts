@@ -155,6 +155,7 @@ export const logs = sqliteTable(
     index("logs_created_idx").on(t.createdAt),
     index("logs_story_created_idx").on(t.storyId, t.createdAt),
     index("logs_author_type_created_idx").on(t.authorType, t.createdAt),
+    index("logs_author_created_idx").on(t.authorId, t.createdAt),
     uniqueIndex("logs_segment_unique").on(t.segmentId),
   ],
 );

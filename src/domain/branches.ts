@@ -8,6 +8,7 @@ import { isUuid } from "../lib/ids";
 import { pagination } from "../lib/pagination";
 import { checkLength } from "./length";
 import { type NewSegment, rowOf, segmentStatements, segmentView } from "./segments";
+import { newBranchMessages, newBranchRecipients } from "./webhooks";
 
 export type BranchSort = "activity" | "created_at" | "vote_score";
 
@@ -76,13 +77,13 @@ export interface NewBranch {
   initial_segment?: string;
 }
 
-async function readForkContext(db: Db, storyId: string, input: NewBranch) {
+async function readForkContext(db: Db, actor: Actor, storyId: string, input: NewBranch) {
   const forkId = isUuid(input.fork_at_segment_id) ? input.fork_at_segment_id : "";
   const parentId = isUuid(input.parent_branch_id) ? input.parent_branch_id : null;
   const parentExpr = parentId
     ? sql`${parentId}`
     : sql`(SELECT id FROM branches WHERE story_id = ${storyId} AND is_main = 1)`;
-  const [[story], links, [forkSeg], [head]] = await db.batch([
+  const [[story], links, [forkSeg], [head], recipients] = await db.batch([
     db.select().from(stories).where(eq(stories.id, storyId)).limit(1),
     db
       .select({ id: branches.id, parentBranchId: branches.parentBranchId, forkSequence: branches.forkSequence, isMain: branches.isMain, forkAtSegmentId: branches.forkAtSegmentId })
@@ -90,8 +91,9 @@ async function readForkContext(db: Db, storyId: string, input: NewBranch) {
       .where(eq(branches.storyId, storyId)),
     db.select({ id: segments.id, branchId: segments.branchId, storyId: segments.storyId, sequenceOrder: segments.sequenceOrder }).from(segments).where(eq(segments.id, forkId)).limit(1),
     db.select({ id: segments.id, sequenceOrder: segments.sequenceOrder }).from(segments).where(sql`${segments.branchId} = ${parentExpr}`).orderBy(desc(segments.sequenceOrder)).limit(1),
+    newBranchRecipients(db, storyId, actor.id),
   ]);
-  return { story, links, forkSeg, head };
+  return { story, links, forkSeg, head, recipients };
 }
 
 /** Where the new branch forks: validated against the story, defaulting to the parent's (or main line's) head. */
@@ -119,7 +121,7 @@ function resolveFork(ctx: Awaited<ReturnType<typeof readForkContext>>, storyId: 
 }
 
 export async function createBranch(db: Db, actor: Actor, storyId: string, input: NewBranch) {
-  const ctx = await readForkContext(db, storyId, input);
+  const ctx = await readForkContext(db, actor, storyId, input);
   if (!ctx.story) throw notFound("Story");
   if (ctx.story.status !== "active") throw new ApiError("FORBIDDEN", "This story is archived");
   const fork = resolveFork(ctx, storyId, input);
@@ -156,7 +158,8 @@ export async function createBranch(db: Db, actor: Actor, storyId: string, input:
         };
   await db.batch([db.insert(branches).values(branch), ...(seg ? segmentStatements(db, seg, false) : [])]);
   const view = branchView(branch);
-  return { ...view, branch: view, ...(seg ? { segment: segmentView(rowOf(seg)) } : {}), story_title: story.title };
+  const announcements = newBranchMessages(view, story.title, actor, ctx.recipients);
+  return { branch: { ...view, branch: view, ...(seg ? { segment: segmentView(rowOf(seg)) } : {}) }, announcements };
 }
 
 const SORTS: Record<BranchSort, SQL[]> = {

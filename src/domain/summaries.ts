@@ -7,7 +7,7 @@ import { notFound } from "../lib/errors";
 import { isUuid } from "../lib/ids";
 import { llmConfigured, llmSummary } from "../lib/llm";
 import { extractiveSummary } from "./extractive";
-import { readingPath } from "./reading-path";
+import { readingPathQuery } from "./reading-path";
 
 type Summary = typeof branchSummaries.$inferSelect;
 
@@ -32,9 +32,9 @@ export async function getSummary(db: Db, branchId: string) {
 /** Summarises the branch's reading path with the configured provider, or extractively when it is absent or fails. */
 export async function generateSummary(db: Db, env: Env, branchId: string) {
   if (!isUuid(branchId)) throw notFound("Branch");
-  const [[branch], path] = await Promise.all([
+  const [[branch], path] = await db.batch([
     db.select({ language: stories.language }).from(branches).innerJoin(stories, eq(stories.id, branches.storyId)).where(eq(branches.id, branchId)).limit(1),
-    readingPath(db, branchId),
+    readingPathQuery(db, branchId),
   ]);
   if (!branch) throw notFound("Branch");
   const texts = path.map((s) => s.content);

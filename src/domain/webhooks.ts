@@ -9,7 +9,7 @@ import { isUuid } from "../lib/ids";
 import { pagination } from "../lib/pagination";
 import { WEBHOOK_SECRET_PREFIX } from "./auth";
 import { pinView } from "./pins";
-import { readingPath } from "./reading-path";
+import { inReadingOrder, readingPathQuery } from "./reading-path";
 
 export type WebhookEvent = "your_turn" | "new_branch";
 
@@ -45,22 +45,24 @@ export async function publish(env: Env, messages: WebhookMessage[]): Promise<voi
   }
 }
 
-/** new_branch goes to every bot queued on any branch of the story, except the branch's creator. */
-export async function newBranchMessages(
-  db: Db,
-  branch: { id: string; title: string; story_id: string },
-  story: { title: string },
-  creator: Actor,
-): Promise<WebhookMessage[]> {
-  const recipients = await db
+/** The bots that hear of a new branch: every bot queued on any branch of the story, except its creator. */
+export const newBranchRecipients = (db: Db, storyId: string, creatorId: string) =>
+  db
     .selectDistinct({ botId: branchMembers.botId })
     .from(branchMembers)
-    .where(and(eq(branchMembers.storyId, branch.story_id), ne(branchMembers.botId, creator.id)));
+    .where(and(eq(branchMembers.storyId, storyId), ne(branchMembers.botId, creatorId)));
+
+export function newBranchMessages(
+  branch: { id: string; title: string; story_id: string },
+  storyTitle: string,
+  creator: Actor,
+  recipients: { botId: string }[],
+): WebhookMessage[] {
   const data = {
     branch_id: branch.id,
     branch_title: branch.title,
     story_id: branch.story_id,
-    story_title: story.title,
+    story_title: storyTitle,
     creator: { id: creator.id, type: creator.type === "bot" ? "bot" : "human", name: creator.name },
   };
   return recipients.map((r) => message("new_branch", r.botId, branch.id, data));
@@ -68,7 +70,7 @@ export async function newBranchMessages(
 
 /** The your_turn context: the story's rules, the last 5 segments on the reading path, the active pins. */
 async function yourTurnData(db: Db, branchId: string) {
-  const [[info], activePins] = await db.batch([
+  const [[info], activePins, lastFive] = await db.batch([
     db
       .select({
         branchTitle: branches.title,
@@ -88,6 +90,7 @@ async function yourTurnData(db: Db, branchId: string) {
       .from(pins)
       .where(and(sql`${pins.storyId} = (SELECT story_id FROM branches WHERE id = ${branchId})`, eq(pins.isActive, true)))
       .orderBy(pins.createdAt),
+    readingPathQuery(db, branchId, 5),
   ]);
   if (!info) return null;
   return {
@@ -100,7 +103,7 @@ async function yourTurnData(db: Db, branchId: string) {
       language: info.language,
       min_length: info.minLength,
       max_length: info.maxLength,
-      previous_segments: await readingPath(db, branchId, 5),
+      previous_segments: inReadingOrder(lastFive),
       pinned_posts: activePins.map(pinView),
     },
   };

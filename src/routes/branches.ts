@@ -3,7 +3,7 @@ import { getDb } from "../db/client";
 import * as domain from "../domain/branches";
 import { branchRoom } from "../durable/client";
 import { unwrap } from "../durable/result";
-import { newBranchMessages, publish } from "../domain/webhooks";
+import { publish } from "../domain/webhooks";
 import { actorOf, auth } from "../lib/auth";
 import { guard } from "../lib/guard";
 import { ok, successSchema } from "../lib/envelope";
@@ -154,10 +154,8 @@ export const branchRoutes = createRouter()
   })
   .openapi(createRouteDef, async (c) => {
     const storyId = pathId(c.req.valid("param").story_id, "Story");
-    const db = getDb(c.env.DB);
-    const { story_title, ...branch } = await domain.createBranch(db, actorOf(c), storyId, c.req.valid("json"));
-    const announce = newBranchMessages(db, branch, { title: story_title }, actorOf(c)).then((m) => publish(c.env, m));
-    c.executionCtx.waitUntil(announce.catch((err) => console.error("new_branch not queued", err)));
+    const { branch, announcements } = await domain.createBranch(getDb(c.env.DB), actorOf(c), storyId, c.req.valid("json"));
+    c.executionCtx.waitUntil(publish(c.env, announcements));
     return ok(c, branch, 201);
   })
   .openapi(treeRoute, async (c) => {

@@ -1,0 +1,1 @@
+CREATE INDEX `logs_author_created_idx` ON `logs` (`author_id`,`created_at`);

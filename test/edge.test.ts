@@ -1,0 +1,190 @@
+import { env } from "cloudflare:workers";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { observeQueries } from "../src/db/metered";
+import { type CallResult, call, createBranch, createStory, join, registerBot, registerHuman, storyWithSegments, submit, words } from "./helpers";
+
+const trips = (res: CallResult) => {
+  const m = /d1;desc="(\d+) round trips?";dur=([\d.]+)/.exec(res.headers.get("server-timing") ?? "");
+  if (!m) throw new Error(`no d1 Server-Timing on ${res.status} ${res.text.slice(0, 100)}`);
+  return Number(m[1]);
+};
+
+let w: Awaited<ReturnType<typeof world>>;
+async function world() {
+  const { owner, story, segments } = await storyWithSegments();
+  const bot = await registerBot();
+  const voter = await registerHuman();
+  const apiToken = (await call("/auth/api-token/generate", { method: "POST", token: owner.token })).body.token as string;
+  const branch = await createBranch(owner.token, story.id, { initial_segment: words(4) });
+  const comment = (await call(`/branches/${story.main_branch_id}/comments`, { token: owner.token, body: { content: "hi" } })).body.data;
+  const pin = (await call(`/stories/${story.id}/pins`, { token: owner.token, body: { title: "t", content: "c" } })).body.data;
+  const rewrite = (await call(`/segments/${segments[1].id}/rewrites`, { token: voter.token, body: { content: words(4) } })).body.data;
+  return { owner, story, segments, bot, voter, apiToken, branch, comment, pin, rewrite };
+}
+beforeAll(async () => {
+  w = await world();
+});
+
+describe("Server-Timing and the round-trip budget", () => {
+  it("every response carries the d1 metric, errors and unknown routes included", async () => {
+    for (const res of [await call("/health"), await call("/nope"), await call("/auth/me"), await call("/stories?limit=0")]) {
+      expect(res.headers.get("server-timing")).toMatch(/^d1;desc="\d+ round trips?";dur=[\d.]+/);
+    }
+    expect(trips(await call("/health"))).toBe(0);
+  });
+
+  it("reads take exactly one round trip, with no extra for a JWT", async () => {
+    const { story, branch, segments, bot, owner } = w;
+    const reads = [
+      "/stories", `/stories/${story.id}`, `/stories/${story.id}/branches`, `/stories/${story.id}/branches/tree`,
+      `/branches/${branch.id}`, `/branches/${branch.id}/segments`, `/branches/${story.main_branch_id}/comments`,
+      `/branches/${branch.id}/votes/summary`, `/segments/${segments[1].id}/votes/summary`, `/branches/${branch.id}/summary`,
+      `/segments/${segments[1].id}/rewrites`, `/stories/${story.id}/pins`, `/bots/${bot.id}/reputation`, "/dashboard/stats",
+    ];
+    for (const path of reads) {
+      expect(trips(await call(path)), path).toBe(1);
+      expect(trips(await call(path, { token: owner.token })), `${path} with a JWT`).toBe(1);
+    }
+    for (const path of ["/auth/me", "/logs", "/logs/stats"]) expect(trips(await call(path, { token: owner.token })), path).toBe(1);
+    expect(trips(await call(`/bots/${bot.id}/webhook/deliveries`, { token: bot.token }))).toBe(1);
+  });
+
+  it("an API key or API token costs at most one more", async () => {
+    const { owner, apiToken, bot } = w;
+    expect(trips(await call("/auth/me", { token: apiToken }))).toBe(2);
+    expect(trips(await call("/auth/me", { token: bot.apiKey }))).toBe(2);
+    expect(trips(await call("/logs", { token: apiToken }))).toBe(2);
+    expect(trips(await call("/logs", { token: owner.token }))).toBe(1);
+    expect(trips(await call("/auth/me", { token: owner.token }))).toBe(1);
+  });
+
+  it("writes take at most two, Durable Object work included", async () => {
+    const { owner, story, segments, voter, bot, comment, pin, rewrite } = w;
+    const fresh = await createStory(owner.token);
+    const writes: [string, string, unknown, string][] = [
+      ["POST", "/stories", { title: "t", background: "a background", starter: "s", initial_segments: [words(4), words(4), words(4)], language: "en", min_length: 3, max_length: 50 }, owner.token],
+      ["PATCH", `/stories/${fresh.id}`, { title: "renamed" }, owner.token],
+      ["POST", `/stories/${story.id}/branches`, { title: "b", initial_segment: words(4) }, owner.token],
+      ["POST", `/branches/${fresh.main_branch_id}/segments`, { content: words(4) }, owner.token],
+      ["POST", `/branches/${fresh.main_branch_id}/segments`, { content: words(4) }, owner.token],
+      ["POST", `/branches/${fresh.main_branch_id}/join`, {}, bot.token],
+      ["POST", "/votes", { target_type: "segment", target_id: segments[2].id, vote: 1 }, voter.token],
+      ["POST", "/votes", { target_type: "rewrite", target_id: rewrite.id, vote: -1 }, owner.token],
+      ["POST", `/branches/${story.main_branch_id}/comments`, { content: "x", parent_comment_id: comment.id }, voter.token],
+      ["POST", `/segments/${segments[2].id}/rewrites`, { content: words(4) }, bot.token],
+      ["POST", `/stories/${story.id}/pins`, { title: "t", content: "c" }, owner.token],
+      ["PATCH", `/stories/${story.id}/pins/${pin.id}`, { is_active: false }, owner.token],
+      ["POST", `/branches/${story.main_branch_id}/summary`, undefined, owner.token],
+      ["PUT", `/bots/${bot.id}/webhook`, { webhook_url: "https://hooks.example.com/x" }, bot.token],
+      ["POST", `/branches/${fresh.main_branch_id}/leave`, undefined, bot.token],
+      ["DELETE", `/comments/${comment.id}`, undefined, owner.token],
+      ["POST", "/auth/api-token/generate", undefined, owner.token],
+    ];
+    for (const [method, path, body, token] of writes) {
+      const res = await call(path, { method, body, token });
+      expect(res.status, `${method} ${path} ${res.text}`).toBeLessThan(300);
+      expect(trips(res), `${method} ${path}`).toBeLessThanOrEqual(2);
+    }
+    const seg = await submit(owner.token, fresh.main_branch_id, words(4));
+    expect(trips(seg)).toBe(1); // the branch's room is warm: one write batch
+    expect(seg.headers.get("server-timing")).toMatch(/do;desc="BranchRoom";dur=[\d.]+/);
+    for (const [path, body] of [["/auth/register", { username: "edge1", email: "edge1@example.com", password: "edge password", user_type: "human" }], ["/auth/login", { email: "edge1@example.com", password: "edge password" }], ["/auth/bot/login", { api_key: bot.apiKey }]] as const) {
+      expect(trips(await call(path, { body })), path).toBe(1);
+    }
+  });
+});
+
+describe("D1 sessions", () => {
+  it("returns a bookmark, honours one sent back, and ignores a malformed one", async () => {
+    const { owner } = w;
+    const created = await call("/stories", { token: owner.token, body: { title: "bm", background: "a background", starter: "s", initial_segments: [words(4), words(4), words(4)], language: "en", min_length: 3, max_length: 50 } });
+    const bookmark = created.headers.get("x-d1-bookmark");
+    expect(bookmark).toBeTruthy();
+    const read = await call(`/stories/${created.body.data.id}`, { headers: { "x-d1-bookmark": bookmark! } });
+    expect(read.status).toBe(200);
+    expect(read.headers.get("x-d1-bookmark")).toBeTruthy();
+    const seg = await submit(owner.token, created.body.data.main_branch_id, words(4));
+    expect(seg.headers.get("x-d1-bookmark")).toBeTruthy();
+    for (const junk of ["garbage", "'; DROP TABLE x", "0".repeat(500)]) {
+      expect((await call("/stories", { headers: { "x-d1-bookmark": junk } })).status).toBe(200);
+    }
+  });
+});
+
+describe("conditional reads", () => {
+  it("public GETs carry a strong ETag that changes exactly when the content does", async () => {
+    const { owner, story, segments } = w;
+    const paths = [
+      "/stories", `/stories/${story.id}`, `/stories/${story.id}/branches`, `/stories/${story.id}/branches/tree`,
+      `/branches/${story.main_branch_id}`, `/branches/${story.main_branch_id}/segments`, `/branches/${story.main_branch_id}/comments`,
+      `/branches/${story.main_branch_id}/votes/summary`, `/segments/${segments[0].id}/votes/summary`, `/branches/${story.main_branch_id}/summary`,
+      "/dashboard/stats",
+    ];
+    const tags: Record<string, string> = {};
+    for (const path of paths) {
+      const first = await call(path);
+      const tag = first.headers.get("etag")!;
+      expect(tag, path).toMatch(/^"[0-9a-f]+"$/);
+      expect((await call(path)).headers.get("etag"), `${path} is stable`).toBe(tag);
+      const cached = await call(path, { headers: { "If-None-Match": tag } });
+      expect(cached.status, path).toBe(304);
+      expect(cached.text).toBe("");
+      expect(cached.headers.get("etag")).toBe(tag);
+      expect(cached.headers.get("server-timing")).toMatch(/^d1;/);
+      tags[path] = tag;
+    }
+    await submit(owner.token, story.main_branch_id, words(6));
+    const changed = [`/branches/${story.main_branch_id}/segments`, `/branches/${story.main_branch_id}`, `/stories/${story.id}/branches`, "/dashboard/stats"];
+    for (const path of changed) {
+      const res = await call(path, { headers: { "If-None-Match": tags[path] } });
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("etag")).not.toBe(tags[path]);
+    }
+    expect((await call(`/stories/${story.id}`, { headers: { "If-None-Match": tags[`/stories/${story.id}`] } })).status).toBe(304);
+  });
+});
+
+describe("every list and filter query uses an index", () => {
+  const seen = new Set<string>();
+  beforeAll(() => observeQueries((q) => seen.add(q)));
+  afterAll(() => observeQueries(null));
+
+  it("EXPLAIN QUERY PLAN shows no full scan of a growing table", async () => {
+    const h = await registerHuman();
+    const b = await registerBot();
+    const s = await createStory(h.token);
+    const fork = await createBranch(b.token, s.id, { initial_segment: words(4) });
+    await join(b.token, s.main_branch_id);
+    await submit(b.token, s.main_branch_id, words(4));
+    const segs = (await call(`/branches/${s.main_branch_id}/segments`)).body.data.segments;
+    await call("/votes", { token: h.token, body: { target_type: "branch", target_id: fork.id, vote: 1 } });
+    await call(`/branches/${fork.id}/comments`, { token: h.token, body: { content: "hey" } });
+    await call(`/segments/${segs[1].id}/rewrites`, { token: b.token, body: { content: words(4) } });
+    await call(`/stories/${s.id}/pins`, { token: h.token, body: { title: "t", content: "c" } });
+    await call(`/branches/${fork.id}/summary`, { method: "POST", token: h.token });
+    const token = (await call("/auth/api-token/generate", { method: "POST", token: h.token })).body.token;
+    const gets = [
+      "/stories", "/stories?status=archived", `/stories/${s.id}`, `/stories/${s.id}/branches?sort=activity`, `/stories/${s.id}/branches?sort=created_at`,
+      `/stories/${s.id}/branches?sort=vote_score&include_all=true`, `/stories/${s.id}/branches/tree`, `/branches/${fork.id}`, `/branches/${fork.id}/segments`,
+      `/branches/${fork.id}/comments`, `/branches/${fork.id}/votes/summary`, `/segments/${segs[1].id}/votes/summary`, `/segments/${segs[1].id}/rewrites`,
+      `/stories/${s.id}/pins?include_inactive=true`, `/bots/${b.id}/reputation`, `/branches/${fork.id}/summary`, "/dashboard/stats",
+    ];
+    for (const path of gets) expect((await call(path)).status, path).toBe(200);
+    for (const path of ["/logs", `/logs?story_id=${s.id}&author_type=bot&days=30`, "/logs/stats", "/auth/me"]) expect((await call(path, { token })).status).toBe(200);
+    expect((await call(`/bots/${b.id}/webhook/deliveries`, { token: b.token })).status).toBe(200);
+
+    const tables = ["users", "bots", "api_tokens", "stories", "branches", "segments", "logs", "branch_members", "votes", "comments", "rewrites", "pins", "branch_summaries", "webhook_deliveries", "webhook_attempts"];
+    const scans: string[] = [];
+    expect(seen.size).toBeGreaterThan(30);
+    for (const q of seen) {
+      if (!/^\s*(select|with|update|delete|insert into \S+ .*select)/is.test(q)) continue;
+      const params = (q.match(/\?/g) ?? []).map(() => null);
+      const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${q}`).bind(...params).all<{ detail: string }>();
+      for (const { detail } of plan.results) {
+        const m = /^SCAN (\w+)(?: AS \w+)?$/.exec(detail);
+        if (m && tables.includes(m[1])) scans.push(`${detail}  ←  ${q.replace(/\s+/g, " ").slice(0, 160)}`);
+      }
+    }
+    expect(scans).toEqual([]);
+  });
+});
