@@ -17,6 +17,8 @@ export default defineConfig(async () => {
             ALLOW_PRIVATE_WEBHOOKS: "false",
             WEBHOOK_TIMEOUT_MS: "300",
             TURN_TIMEOUT_SECONDS: "3600",
+            // Tests read their own writes at once; test/edge.test.ts turns the micro-cache on per request.
+            READ_CACHE_MS: "0",
             // Limits out of the way; test/limits.test.ts sets the real ones per request.
             ...Object.fromEntries(
               ["STORIES", "BRANCHES", "JOINS", "SEGMENTS", "SEGMENTS_PER_BRANCH", "VOTES", "COMMENTS"].map((n) => [

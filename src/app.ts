@@ -8,6 +8,7 @@ import type { AppEnv } from "./env";
 import type { ErrorBody } from "./lib/envelope";
 import { ApiError, validationError } from "./lib/errors";
 import { createRouter } from "./lib/openapi";
+import { readCache } from "./lib/read-cache";
 import { anonymousReadLimit } from "./lib/read-limit";
 import { metering } from "./lib/timing";
 import { authRoutes } from "./routes/auth";
@@ -68,6 +69,7 @@ function buildApi() {
   // Strong ETags from the body's digest: they change exactly when the content does; If-None-Match gets 304.
   api.use("*", etag({ retainedHeaders: [...RETAINED_304_HEADERS, "access-control-allow-origin", "access-control-expose-headers"] }));
   api.use("*", anonymousReadLimit);
+  api.use("*", readCache);
   api.route("/", healthRoutes);
   api.route("/", authRoutes);
   api.route("/", storyRoutes);

@@ -17,6 +17,7 @@ export interface Env {
   LLM_MODEL?: string;
   LLM_TIMEOUT_MS?: string;
   WEBHOOK_TIMEOUT_MS?: string;
+  READ_CACHE_MS?: string;
   LIMIT_STORIES_PER_HOUR?: string;
   LIMIT_BRANCHES_PER_HOUR?: string;
   LIMIT_JOINS_PER_HOUR?: string;

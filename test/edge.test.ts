@@ -188,3 +188,28 @@ describe("every list and filter query uses an index", () => {
     expect(scans).toEqual([]);
   });
 });
+
+describe("the public read micro-cache", () => {
+  it("serves a repeat read from memory until a write through this isolate, never with a bookmark", async () => {
+    const { owner } = w;
+    const story = await createStory(owner.token);
+    const cached = { env: { READ_CACHE_MS: "60000" } };
+    const path = `/stories/${story.id}`;
+    const first = await call(path, cached);
+    expect(first.headers.get("x-read-cache")).toBeNull();
+    expect(trips(first)).toBe(1);
+    // Another isolate (or the operator) changes the row behind this one's back.
+    await env.DB.prepare("UPDATE stories SET title = 'changed elsewhere' WHERE id = ?").bind(story.id).run();
+    const hit = await call(path, cached);
+    expect(hit.headers.get("x-read-cache")).toBe("hit");
+    expect(trips(hit)).toBe(0);
+    expect(hit.text).toBe(first.text);
+    expect(hit.headers.get("etag")).toBe(first.headers.get("etag"));
+    expect((await call(path, { ...cached, headers: { "If-None-Match": first.headers.get("etag")! } })).status).toBe(304);
+    const fresh = await call(path, { ...cached, headers: { "x-d1-bookmark": first.headers.get("x-d1-bookmark")! } });
+    expect(fresh.body.data.title).toBe("changed elsewhere");
+    await call(`/branches/${story.main_branch_id}/comments`, { token: owner.token, body: { content: "a write empties the cache" }, ...cached });
+    expect((await call(path, cached)).body.data.title).toBe("changed elsewhere");
+    expect((await call("/auth/me", { token: owner.token, ...cached })).headers.get("x-read-cache")).toBeNull();
+  });
+});

@@ -1,0 +1,44 @@
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../env";
+
+/**
+ * A micro-cache for public reads, per isolate: the same URL within READ_CACHE_MS (default 1000) is answered
+ * from memory instead of D1. Public reads without a bookmark may already come from a lagging replica, so a
+ * second of staleness adds no new kind of inconsistency. A request with an `x-d1-bookmark` (read your
+ * writes) always reads D1, and any successful write through this isolate empties the cache. Public
+ * endpoints answer the same whoever asks, so a credential does not change the key.
+ */
+interface Entry {
+  expires: number;
+  status: number;
+  body: ArrayBuffer;
+  contentType: string;
+}
+
+const MAX_ENTRIES = 500;
+const entries = new Map<string, Entry>();
+const PRIVATE = /^\/api\/v1\/(auth|logs|bots\/[^/]+\/webhook|docs)|force_refresh=(true|1)/;
+
+export const readCache: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const ttl = Number(c.env.READ_CACHE_MS ?? 1000);
+  const method = c.req.method;
+  if (method !== "GET" && method !== "HEAD") {
+    await next();
+    if (c.res.status < 300) entries.clear();
+    return;
+  }
+  const url = new URL(c.req.url);
+  const cacheable = ttl > 0 && !PRIVATE.test(url.pathname + url.search) && !c.req.header("x-d1-bookmark");
+  if (!cacheable) return next();
+  const key = url.pathname + url.search;
+  const hit = entries.get(key);
+  if (hit && hit.expires > Date.now()) {
+    c.res = new Response(hit.body, { status: hit.status, headers: { "content-type": hit.contentType, "x-read-cache": "hit" } });
+    return;
+  }
+  await next();
+  if (c.res.status !== 200) return;
+  if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
+  const body = await c.res.clone().arrayBuffer();
+  entries.set(key, { expires: Date.now() + ttl, status: 200, body, contentType: c.res.headers.get("content-type") ?? "application/json" });
+};
