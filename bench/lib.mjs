@@ -1,5 +1,6 @@
 // Helpers for the benchmark scripts: start servers, call the API, run autocannon.
 import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import autocannon from "autocannon";
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -81,3 +82,21 @@ let client = 0;
 export const asClient = (req) => ({ ...req, headers: { ...req.headers, "cf-connecting-ip": `10.${(client >> 16) & 255}.${(client >> 8) & 255}.${client++ & 255}` } });
 
 export const words = (n, w = "w") => Array.from({ length: n }, (_, i) => `${w}${i}`).join(" ");
+
+/** CPU milliseconds used so far by the workerd processes in a process group (from /proc, Linux only). */
+export function workerdCpuMs(pgid) {
+  const TICK_MS = 10; // USER_HZ is 100 on Linux
+  let ticks = 0;
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (name.startsWith("workerd") && Number(fields[2]) === pgid) ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {}
+  }
+  return ticks * TICK_MS;
+}
+
+/** The D1 round trips a request reports in its Server-Timing header. */
+export const d1Trips = (res) => Number(/d1;desc="(\d+) round trip/.exec(res.headers.get("server-timing") ?? "")?.[1] ?? NaN);

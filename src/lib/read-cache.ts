@@ -13,6 +13,7 @@ interface Entry {
   status: number;
   body: ArrayBuffer;
   contentType: string;
+  etag: string | null;
 }
 
 const MAX_ENTRIES = 500;
@@ -33,12 +34,18 @@ export const readCache: MiddlewareHandler<AppEnv> = async (c, next) => {
   const key = url.pathname + url.search;
   const hit = entries.get(key);
   if (hit && hit.expires > Date.now()) {
-    c.res = new Response(hit.body, { status: hit.status, headers: { "content-type": hit.contentType, "x-read-cache": "hit" } });
+    // The stored ETag spares the etag middleware from hashing the body again.
+    const headers: Record<string, string> = { "content-type": hit.contentType, "x-read-cache": "hit" };
+    if (hit.etag) headers.etag = hit.etag;
+    c.res = new Response(hit.body, { status: hit.status, headers });
     return;
   }
   await next();
   if (c.res.status !== 200) return;
   if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
   const body = await c.res.clone().arrayBuffer();
-  entries.set(key, { expires: Date.now() + ttl, status: 200, body, contentType: c.res.headers.get("content-type") ?? "application/json" });
+  const contentType = c.res.headers.get("content-type") ?? "application/json";
+  const etag = `"${[...new Uint8Array(await crypto.subtle.digest("SHA-1", body))].map((b) => b.toString(16).padStart(2, "0")).join("")}"`;
+  c.res.headers.set("etag", etag); // the same digest the etag middleware would compute
+  entries.set(key, { expires: Date.now() + ttl, status: 200, body, contentType, etag });
 };
