@@ -70,17 +70,8 @@ function buildApi() {
   api.use("*", etag({ retainedHeaders: [...RETAINED_304_HEADERS, "access-control-allow-origin", "access-control-expose-headers"] }));
   api.use("*", anonymousReadLimit);
   api.use("*", readCache);
-  api.route("/", healthRoutes);
-  api.route("/", authRoutes);
-  api.route("/", storyRoutes);
-  api.route("/", branchRoutes);
-  api.route("/", segmentRoutes);
-  api.route("/", voteRoutes);
-  api.route("/", commentRoutes);
-  api.route("/", rewriteRoutes);
-  api.route("/", pinRoutes);
-  api.route("/", insightRoutes);
-  api.route("/", webhookRoutes);
+  const resources = [healthRoutes, authRoutes, storyRoutes, branchRoutes, segmentRoutes, voteRoutes, commentRoutes, rewriteRoutes, pinRoutes, insightRoutes, webhookRoutes];
+  for (const routes of resources) api.route("/", routes);
 
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

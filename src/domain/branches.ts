@@ -78,8 +78,8 @@ export interface NewBranch {
 }
 
 async function readForkContext(db: Db, actor: Actor, storyId: string, input: NewBranch) {
-  const forkId = isUuid(input.fork_at_segment_id) ? input.fork_at_segment_id : "";
-  const parentId = isUuid(input.parent_branch_id) ? input.parent_branch_id : null;
+  const forkId = isUuid(input.fork_at_segment_id) ? input.fork_at_segment_id.toLowerCase() : "";
+  const parentId = isUuid(input.parent_branch_id) ? input.parent_branch_id.toLowerCase() : null;
   const parentExpr = parentId
     ? sql`${parentId}`
     : sql`(SELECT id FROM branches WHERE story_id = ${storyId} AND is_main = 1)`;
@@ -115,9 +115,8 @@ function resolveFork(ctx: Awaited<ReturnType<typeof readForkContext>>, storyId: 
     return { parentId, forkAt: seg.id, forkSequence: seg.sequenceOrder };
   }
   const parent = links.get(input.parent_branch_id?.toLowerCase() ?? main!.id)!;
-  const full = ctx.links.find((l) => l.id === parent.id)!;
   if (ctx.head) return { parentId: parent.id, forkAt: ctx.head.id, forkSequence: ctx.head.sequenceOrder };
-  return { parentId: parent.id, forkAt: full.forkAtSegmentId, forkSequence: full.forkSequence };
+  return { parentId: parent.id, forkAt: parent.forkAtSegmentId, forkSequence: parent.forkSequence };
 }
 
 export async function createBranch(db: Db, actor: Actor, storyId: string, input: NewBranch) {
