@@ -6,7 +6,6 @@ import type { Env } from "../env";
 import { hmacSha256Hex } from "../lib/crypto";
 import { checkWebhookUrl } from "../lib/webhook-url";
 
-export const WEBHOOK_QUEUE = "webhooks";
 export const WEBHOOK_DLQ = "webhooks-dlq";
 const DEFAULT_TIMEOUT_MS = 10_000;
 
