@@ -137,4 +137,17 @@ describe("the turn queue", () => {
     expect(queue.current_turn.bot_id).toBe(bots[1].id);
     expect(Date.parse(queue.current_turn.deadline) - Date.now()).toBeGreaterThan(3500_000);
   });
+
+  it("a refused write neither moves the turn nor leaves a gap", async () => {
+    const { human, story, branch, bots } = await threeBots();
+    await call(`/stories/${story.id}`, { method: "PATCH", token: human.token, body: { status: "archived" } });
+    expectError(await submit(bots[0].token, branch, words(4)), 403, "FORBIDDEN");
+    expectError(await submit(bots[0].token, branch, "too short"), 422, "SEGMENT_TOO_SHORT");
+    await call(`/stories/${story.id}`, { method: "PATCH", token: human.token, body: { status: "active" } });
+    expect((await call(`/branches/${branch}`)).body.data.queue.current_turn.bot_id).toBe(bots[0].id);
+    const res = await submit(bots[0].token, branch, words(4));
+    expect(res.status).toBe(201);
+    expect(res.body.data.sequence_order).toBe(5);
+    expect(res.body.data.next_bot.id).toBe(bots[1].id);
+  });
 });

@@ -162,6 +162,18 @@ describe("events produced by the service", () => {
     expect(toB.json.event).toBe("your_turn");
   });
 
+  it("your_turn for the next bot when the bot whose turn it is leaves", async () => {
+    const received = mockReceiver();
+    const human = await registerHuman();
+    const story = await createStory(human.token);
+    const [a, b] = [await hookedBot(), await hookedBot()];
+    await join(a.token, story.main_branch_id);
+    await join(b.token, story.main_branch_id);
+    await call(`/branches/${story.main_branch_id}/leave`, { method: "POST", token: a.token });
+    const toB = await waitFor(() => received.find((r) => r.url === b.webhook_url));
+    expect(toB.json).toMatchObject({ event: "your_turn", branch_id: story.main_branch_id });
+  });
+
   it("new_branch to every bot queued on the story except the creator", async () => {
     const received = mockReceiver();
     const human = await registerHuman();
