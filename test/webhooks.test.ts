@@ -124,6 +124,16 @@ describe("the webhook consumer", () => {
   });
 });
 
+/** A story whose main line has two bots with webhooks queued, the first holding the turn. */
+async function twoQueuedBots() {
+  const received = mockReceiver();
+  const story = await createStory((await registerHuman()).token);
+  const [a, b] = [await hookedBot(), await hookedBot()];
+  await join(a.token, story.main_branch_id);
+  await join(b.token, story.main_branch_id);
+  return { received, story, a, b };
+}
+
 describe("events produced by the service", () => {
   it("your_turn on a join into an empty queue, then on each turn pass, with the context", async () => {
     const received = mockReceiver();
@@ -151,24 +161,14 @@ describe("events produced by the service", () => {
   });
 
   it("your_turn when the alarm passes a stalled turn", async () => {
-    const received = mockReceiver();
-    const human = await registerHuman();
-    const story = await createStory(human.token);
-    const [a, b] = [await hookedBot(), await hookedBot()];
-    await join(a.token, story.main_branch_id);
-    await join(b.token, story.main_branch_id);
+    const { received, story, b } = await twoQueuedBots();
     expect(await runDurableObjectAlarm(env.BRANCH_ROOM.get(env.BRANCH_ROOM.idFromName(story.main_branch_id)))).toBe(true);
     const toB = await waitFor(() => received.find((r) => r.url === b.webhook_url));
     expect(toB.json.event).toBe("your_turn");
   });
 
   it("your_turn for the next bot when the bot whose turn it is leaves", async () => {
-    const received = mockReceiver();
-    const human = await registerHuman();
-    const story = await createStory(human.token);
-    const [a, b] = [await hookedBot(), await hookedBot()];
-    await join(a.token, story.main_branch_id);
-    await join(b.token, story.main_branch_id);
+    const { received, story, a, b } = await twoQueuedBots();
     await call(`/branches/${story.main_branch_id}/leave`, { method: "POST", token: a.token });
     const toB = await waitFor(() => received.find((r) => r.url === b.webhook_url));
     expect(toB.json).toMatchObject({ event: "your_turn", branch_id: story.main_branch_id });
