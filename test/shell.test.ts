@@ -1,5 +1,6 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { call, expectError } from "./helpers";
+import { call, createStory, expectError, registerHuman } from "./helpers";
 
 describe("app shell", () => {
   it("GET /health answers exactly as the spec shows", async () => {
@@ -63,5 +64,17 @@ describe("app shell", () => {
     expect(docs.status).toBe(200);
     expect(docs.headers.get("content-type")).toContain("text/html");
     expect(docs.text).toContain("/api/v1/openapi.json");
+  });
+});
+
+describe("a server fault", () => {
+  it("answers 500 INTERNAL_ERROR in the envelope without leaking internals", async () => {
+    const story = await createStory((await registerHuman()).token);
+    // A real fault, not a mock: the table the story page reads its pins from disappears.
+    await env.DB.exec("DROP TABLE pins");
+    const res = await call(`/stories/${story.id}`);
+    const err = expectError(res, 500, "INTERNAL_ERROR");
+    expect(err.message).toBe("Internal server error");
+    expect(res.text).not.toMatch(/pins|sqlite|D1_ERROR/i);
   });
 });
