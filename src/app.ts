@@ -65,7 +65,6 @@ function buildApi() {
       },
     }),
   );
-  api.use("*", metering);
   // Strong ETags from the body's digest: they change exactly when the content does; If-None-Match gets 304.
   api.use("*", etag({ retainedHeaders: [...RETAINED_304_HEADERS, "access-control-allow-origin", "access-control-expose-headers"] }));
   api.use("*", anonymousReadLimit);
@@ -94,6 +93,8 @@ function buildApi() {
 
 export function createApp() {
   const app = createRouter();
+  // Outermost, so every response (CORS preflights and unknown paths included) carries Server-Timing.
+  app.use("*", metering);
   app.route(API_PREFIX, buildApi());
   app.notFound((c) => renderError(c, new ApiError("NOT_FOUND", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)));
   app.onError((err, c) => renderError(c, err));

@@ -1,4 +1,4 @@
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { observeQueries } from "../src/db/metered";
 import { type CallResult, call, createBranch, createStory, join, registerBot, registerHuman, storyWithSegments, submit, words } from "./helpers";
@@ -27,7 +27,10 @@ beforeAll(async () => {
 
 describe("Server-Timing and the round-trip budget", () => {
   it("every response carries the d1 metric, errors and unknown routes included", async () => {
-    for (const res of [await call("/health"), await call("/nope"), await call("/auth/me"), await call("/stories?limit=0")]) {
+    const preflight = await call("/stories", { method: "OPTIONS", headers: { Origin: "https://a.example", "Access-Control-Request-Method": "POST" } });
+    const outside = await exports.default.fetch("http://storyloom.test/favicon.ico");
+    expect(outside.headers.get("server-timing")).toMatch(/^d1;desc="0 round trips"/);
+    for (const res of [await call("/health"), await call("/nope"), await call("/auth/me"), await call("/stories?limit=0"), preflight]) {
       expect(res.headers.get("server-timing")).toMatch(/^d1;desc="\d+ round trips?";dur=[\d.]+/);
     }
     expect(trips(await call("/health"))).toBe(0);
