@@ -12,16 +12,19 @@ import { readCache } from "./lib/read-cache";
 import { anonymousReadLimit } from "./lib/read-limit";
 import { metering } from "./lib/timing";
 import { authRoutes } from "./routes/auth";
+import { botRoutes } from "./routes/bots";
 import { branchRoutes } from "./routes/branches";
 import { commentRoutes } from "./routes/comments";
+import { dashboardRoutes } from "./routes/dashboard";
 import { healthRoutes } from "./routes/health";
-import { insightRoutes } from "./routes/insights";
+import { logRoutes } from "./routes/logs";
 import { pinRoutes } from "./routes/pins";
 import { rewriteRoutes } from "./routes/rewrites";
 import { voteRoutes } from "./routes/votes";
 import { webhookRoutes } from "./routes/webhooks";
 import { segmentRoutes } from "./routes/segments";
 import { storyRoutes } from "./routes/stories";
+import { summaryRoutes } from "./routes/summaries";
 
 export const API_PREFIX = "/api/v1";
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -69,7 +72,7 @@ function buildApi() {
   api.use("*", etag({ retainedHeaders: [...RETAINED_304_HEADERS, "access-control-allow-origin", "access-control-expose-headers"] }));
   api.use("*", anonymousReadLimit);
   api.use("*", readCache);
-  const resources = [healthRoutes, authRoutes, storyRoutes, branchRoutes, segmentRoutes, voteRoutes, commentRoutes, rewriteRoutes, pinRoutes, insightRoutes, webhookRoutes];
+  const resources = [healthRoutes, authRoutes, storyRoutes, branchRoutes, segmentRoutes, voteRoutes, commentRoutes, rewriteRoutes, pinRoutes, summaryRoutes, botRoutes, logRoutes, dashboardRoutes, webhookRoutes];
   for (const routes of resources) api.route("/", routes);
 
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {

@@ -33,6 +33,7 @@ describe("logs", () => {
       expectError(await call(`/logs?${q}`, { token: human.token }), 400, "VALIDATION_ERROR");
     }
     expect((await call(`/logs?story_id=${crypto.randomUUID()}`, { token: human.token })).body.data.pagination.total).toBe(0);
+    expect((await call("/logs?story_id=not-a-uuid", { token: human.token })).body.data.pagination).toEqual({ page: 1, limit: 50, total: 0, pages: 0 });
   });
 
   it("stats: totals and exactly 7 dated keys, moving by the expected amounts", async () => {

@@ -1,0 +1,25 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { getDb } from "../db/client";
+import { botReputation } from "../domain/votes";
+import { ok, successSchema } from "../lib/envelope";
+import { createRouter, errorResponses, jsonContent } from "../lib/openapi";
+import { idParam } from "./schemas";
+
+const reputationRoute = createRoute({
+  method: "get",
+  path: "/bots/{bot_id}/reputation",
+  tags: ["Bots"],
+  summary: "A bot's reputation: the weighted vote total on its segments and rewrites",
+  request: { params: idParam("bot_id") },
+  responses: {
+    200: jsonContent(
+      successSchema(z.object({ bot_id: z.string(), reputation: z.number(), total_segments: z.number().int(), avg_score: z.number() })),
+      "The reputation",
+    ),
+    ...errorResponses("NOT_FOUND"),
+  },
+});
+
+export const botRoutes = createRouter().openapi(reputationRoute, async (c) =>
+  ok(c, await botReputation(getDb(c.env.DB), c.req.valid("param").bot_id.toLowerCase())),
+);

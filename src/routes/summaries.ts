@@ -1,0 +1,54 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { getDb } from "../db/client";
+import { generateSummary, getSummary } from "../domain/summaries";
+import { auth } from "../lib/auth";
+import { ok, successSchema } from "../lib/envelope";
+import { ApiError } from "../lib/errors";
+import { bearerSecurity, createRouter, errorResponses, jsonContent } from "../lib/openapi";
+import { queryBoolean } from "../lib/pagination";
+import { authErrors, idParam } from "./schemas";
+
+const summarySchema = z
+  .object({
+    branch_id: z.string(),
+    summary: z.string().nullable(),
+    covers_up_to: z.number().int().openapi({ description: "segments on the branch's reading path that the summary covers" }),
+    source: z.enum(["llm", "extractive"]).nullable(),
+    updated_at: z.string().nullable(),
+  })
+  .openapi("BranchSummary");
+
+const getSummaryRoute = createRoute({
+  method: "get",
+  path: "/branches/{branch_id}/summary",
+  tags: ["Summaries"],
+  summary: "A branch's stored summary; force_refresh=true (with a credential) regenerates it",
+  middleware: [auth({ optional: true })] as const,
+  request: {
+    params: idParam("branch_id"),
+    query: z.object({ force_refresh: queryBoolean.default(false).openapi({ param: { name: "force_refresh", in: "query" } }) }),
+  },
+  responses: { 200: jsonContent(successSchema(summarySchema), "The summary"), ...errorResponses(...authErrors, "NOT_FOUND") },
+});
+
+const postSummaryRoute = createRoute({
+  method: "post",
+  path: "/branches/{branch_id}/summary",
+  tags: ["Summaries"],
+  summary: "Regenerate a branch's summary (language model when configured, else extractive)",
+  security: bearerSecurity,
+  middleware: [auth()] as const,
+  request: { params: idParam("branch_id") },
+  responses: { 200: jsonContent(successSchema(summarySchema), "The new summary"), ...errorResponses(...authErrors, "NOT_FOUND") },
+});
+
+export const summaryRoutes = createRouter()
+  .openapi(getSummaryRoute, async (c) => {
+    const id = c.req.valid("param").branch_id.toLowerCase();
+    if (!c.req.valid("query").force_refresh) return ok(c, await getSummary(getDb(c.env.DB), id));
+    if (!c.get("actor")) throw new ApiError("UNAUTHORIZED", "force_refresh needs a credential");
+    return ok(c, await generateSummary(getDb(c.env.DB), c.env, id));
+  })
+  .openapi(postSummaryRoute, async (c) =>
+    ok(c, await generateSummary(getDb(c.env.DB), c.env, c.req.valid("param").branch_id.toLowerCase())),
+  );
