@@ -4,7 +4,6 @@ import { nowIso } from "../db/client";
 import { pins, stories, type PinRow } from "../db/schema";
 import type { Actor } from "../env";
 import { ApiError, notFound } from "../lib/errors";
-import { isUuid } from "../lib/ids";
 
 export type PinType = "announcement" | "rule" | "context";
 
@@ -27,7 +26,6 @@ export const activePinsQuery = (db: Db, storyId: string) =>
 
 /** Only the story's owner or an admin manages its pins. */
 async function ownedStory(db: Db, actor: Actor, storyId: string) {
-  if (!isUuid(storyId)) throw notFound("Story");
   const [story] = await db.select({ ownerId: stories.ownerId, status: stories.status }).from(stories).where(eq(stories.id, storyId)).limit(1);
   if (!story) throw notFound("Story");
   if (actor.type !== "admin" && story.ownerId !== actor.id) {
@@ -56,7 +54,6 @@ export async function createPin(db: Db, actor: Actor, storyId: string, input: { 
 }
 
 export async function listPins(db: Db, storyId: string, includeInactive: boolean) {
-  if (!isUuid(storyId)) throw notFound("Story");
   const [story, rows] = await db.batch([
     db.select({ id: stories.id }).from(stories).where(eq(stories.id, storyId)).limit(1),
     includeInactive
@@ -75,7 +72,6 @@ export async function updatePin(
   patch: Partial<{ title: string; content: string; type: PinType; is_active: boolean }>,
 ) {
   await ownedStory(db, actor, storyId);
-  if (!isUuid(pinId)) throw notFound("Pin");
   const [row] = await db
     .update(pins)
     .set({ title: patch.title, content: patch.content, type: patch.type, isActive: patch.is_active, updatedAt: nowIso() })

@@ -3,7 +3,6 @@ import { type Db, nowIso, rawAll } from "../db/client";
 import { rewrites, segments, stories, type RewriteRow } from "../db/schema";
 import { type Actor, writerType } from "../env";
 import { ApiError, notFound } from "../lib/errors";
-import { isUuid } from "../lib/ids";
 import { pagination } from "../lib/pagination";
 import { checkLength } from "./length";
 
@@ -21,7 +20,6 @@ export function rewriteView(r: RewriteRow) {
 }
 
 export async function addRewrite(db: Db, actor: Actor, segmentId: string, input: { content: string; reason?: string | null }) {
-  if (!isUuid(segmentId)) throw notFound("Segment");
   const [seg] = await db
     .select({ branchId: segments.branchId, storyId: segments.storyId, status: stories.status, language: stories.language, minLength: stories.minLength, maxLength: stories.maxLength })
     .from(segments)
@@ -65,7 +63,6 @@ interface RewriteWithVotes {
 
 /** Rewrites of a segment with their vote summaries, highest score first: one aggregate query. */
 export async function listRewrites(db: Db, segmentId: string, limit: number, offset: number) {
-  if (!isUuid(segmentId)) throw notFound("Segment");
   const [seg, rows, [{ total }]] = await db.batch([
     db.select({ id: segments.id }).from(segments).where(eq(segments.id, segmentId)).limit(1),
     rawAll<RewriteWithVotes>(db, sql`

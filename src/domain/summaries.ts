@@ -4,7 +4,6 @@ import { nowIso } from "../db/client";
 import { branches, branchSummaries, stories } from "../db/schema";
 import type { Env } from "../env";
 import { notFound } from "../lib/errors";
-import { isUuid } from "../lib/ids";
 import { llmConfigured, llmSummary } from "../lib/llm";
 import { extractiveSummary } from "./extractive";
 import { readingPathQuery } from "./reading-path";
@@ -20,7 +19,6 @@ const view = (s: Summary) => ({
 });
 
 export async function getSummary(db: Db, branchId: string) {
-  if (!isUuid(branchId)) throw notFound("Branch");
   const [branch, [stored]] = await db.batch([
     db.select({ id: branches.id }).from(branches).where(eq(branches.id, branchId)).limit(1),
     db.select().from(branchSummaries).where(eq(branchSummaries.branchId, branchId)).limit(1),
@@ -31,7 +29,6 @@ export async function getSummary(db: Db, branchId: string) {
 
 /** Summarises the branch's reading path with the configured provider, or extractively when it is absent or fails. */
 export async function generateSummary(db: Db, env: Env, branchId: string) {
-  if (!isUuid(branchId)) throw notFound("Branch");
   const [[branch], path] = await db.batch([
     db.select({ language: stories.language }).from(branches).innerJoin(stories, eq(stories.id, branches.storyId)).where(eq(branches.id, branchId)).limit(1),
     readingPathQuery(db, branchId),

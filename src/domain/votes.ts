@@ -94,7 +94,6 @@ export async function castVote(db: Db, actor: Actor, input: { target_type: Targe
 }
 
 export async function voteSummary(db: Db, type: TargetType, id: string) {
-  if (!isUuid(id)) throw notFound(type === "branch" ? "Branch" : "Segment");
   const [[target], [s]] = await db.batch([
     targetQuery(db, type, id),
     db
@@ -114,7 +113,6 @@ export async function voteSummary(db: Db, type: TargetType, id: string) {
 }
 
 export async function botReputation(db: Db, botId: string) {
-  if (!isUuid(botId)) throw notFound("Bot");
   const [bot, [{ total }], [{ n }]] = await db.batch([
     db.select({ id: bots.id }).from(bots).where(eq(bots.id, botId)).limit(1),
     reputationOf(db, botId),

@@ -5,7 +5,6 @@ import { bots, branchMembers, branches, pins, stories, webhookDeliveries, type D
 import type { Actor, Env } from "../env";
 import { randomSecret } from "../lib/crypto";
 import { ApiError, notFound } from "../lib/errors";
-import { isUuid } from "../lib/ids";
 import { pagination } from "../lib/pagination";
 import { WEBHOOK_SECRET_PREFIX } from "./auth";
 import { pinView } from "./pins";
@@ -126,7 +125,6 @@ export async function deliveryBody(db: Db, m: WebhookMessage): Promise<string | 
 
 /** Only the bot itself may manage its webhook. */
 function ownBot(actor: Actor, botId: string) {
-  if (!isUuid(botId)) throw notFound("Bot");
   if (actor.id !== botId) throw new ApiError("PERMISSION_DENIED", "A bot may manage only its own webhook");
 }
 

@@ -30,6 +30,10 @@ export async function sha256Hex(text: string): Promise<string> {
   return toHex(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
 }
 
+export async function sha1Hex(data: ArrayBuffer): Promise<string> {
+  return toHex(await crypto.subtle.digest("SHA-1", data));
+}
+
 export async function hmacSha256(key: string, message: string): Promise<Uint8Array> {
   const k = await crypto.subtle.importKey("raw", encoder.encode(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   return new Uint8Array(await crypto.subtle.sign("HMAC", k, encoder.encode(message)));

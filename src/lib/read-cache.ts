@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
+import { sha1Hex } from "./crypto";
 
 /**
  * A micro-cache for public reads, per isolate: the same URL within READ_CACHE_MS (default 1000) is answered
@@ -45,7 +46,7 @@ export const readCache: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
   const body = await c.res.clone().arrayBuffer();
   const contentType = c.res.headers.get("content-type") ?? "application/json";
-  const etag = `"${[...new Uint8Array(await crypto.subtle.digest("SHA-1", body))].map((b) => b.toString(16).padStart(2, "0")).join("")}"`;
+  const etag = `"${await sha1Hex(body)}"`;
   c.res.headers.set("etag", etag); // the same digest the etag middleware would compute
   entries.set(key, { expires: Date.now() + ttl, status: 200, body, contentType, etag });
 };

@@ -8,11 +8,8 @@ import { successSchema } from "../lib/envelope";
 import { ApiError } from "../lib/errors";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { checkWebhookUrl } from "../lib/webhook-url";
+import { languageSchema, roleSchema } from "./schemas";
 
-const roleSchema = z.enum(["narrator", "challenger", "voice"]);
-export const languageSchema = z
-  .string()
-  .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, "must be a language code such as zh, en or pt-BR");
 
 const userSchema = z
   .object({ id: z.string(), username: z.string(), email: z.string(), user_type: z.enum(["human", "admin"]) })

@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { getDb } from "../db/client";
 import { botReputation } from "../domain/votes";
 import { ok, successSchema } from "../lib/envelope";
+import { pathId } from "../lib/ids";
 import { createRouter, errorResponses, jsonContent } from "../lib/openapi";
 import { idParam } from "./schemas";
 
@@ -21,5 +22,5 @@ const reputationRoute = createRoute({
 });
 
 export const botRoutes = createRouter().openapi(reputationRoute, async (c) =>
-  ok(c, await botReputation(getDb(c.env.DB), c.req.valid("param").bot_id.toLowerCase())),
+  ok(c, await botReputation(getDb(c.env.DB), pathId(c.req.valid("param").bot_id, "Bot"))),
 );

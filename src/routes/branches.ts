@@ -11,10 +11,9 @@ import { pathId } from "../lib/ids";
 import { viaObject } from "../lib/timing";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { pageQuery, paginationSchema, queryBoolean } from "../lib/pagination";
-import { authErrors, branchSchema, idParam, segmentSchema } from "./schemas";
+import { authErrors, branchSchema, idParam, roleSchema, segmentSchema } from "./schemas";
 import { TEXT_MAX } from "./stories";
 
-const roleSchema = z.enum(["narrator", "challenger", "voice"]);
 
 const listRoute = createRoute({
   method: "get",

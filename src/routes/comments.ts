@@ -76,5 +76,5 @@ export const commentRoutes = createRouter()
     return ok(c, await domain.addComment(getDb(c.env.DB), actorOf(c), id, c.req.valid("json")), 201);
   })
   .openapi(deleteRoute, async (c) =>
-    ok(c, await domain.deleteComment(getDb(c.env.DB), actorOf(c), c.req.valid("param").comment_id.toLowerCase())),
+    ok(c, await domain.deleteComment(getDb(c.env.DB), actorOf(c), pathId(c.req.valid("param").comment_id, "Comment"))),
   );

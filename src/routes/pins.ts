@@ -4,6 +4,7 @@ import * as domain from "../domain/pins";
 import { actorOf, auth } from "../lib/auth";
 import { guard } from "../lib/guard";
 import { ok, successSchema } from "../lib/envelope";
+import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { queryBoolean } from "../lib/pagination";
 import { authErrors, idParam, pinSchema } from "./schemas";
@@ -67,12 +68,12 @@ const patchRoute = createRoute({
 
 export const pinRoutes = createRouter()
   .openapi(createRouteDef, async (c) =>
-    ok(c, await domain.createPin(getDb(c.env.DB), actorOf(c), c.req.valid("param").story_id.toLowerCase(), c.req.valid("json")), 201),
+    ok(c, await domain.createPin(getDb(c.env.DB), actorOf(c), pathId(c.req.valid("param").story_id, "Story"), c.req.valid("json")), 201),
   )
   .openapi(listRoute, async (c) =>
-    ok(c, await domain.listPins(getDb(c.env.DB), c.req.valid("param").story_id.toLowerCase(), c.req.valid("query").include_inactive)),
+    ok(c, await domain.listPins(getDb(c.env.DB), pathId(c.req.valid("param").story_id, "Story"), c.req.valid("query").include_inactive)),
   )
   .openapi(patchRoute, async (c) => {
     const { story_id, pin_id } = c.req.valid("param");
-    return ok(c, await domain.updatePin(getDb(c.env.DB), actorOf(c), story_id.toLowerCase(), pin_id.toLowerCase(), c.req.valid("json")));
+    return ok(c, await domain.updatePin(getDb(c.env.DB), actorOf(c), pathId(story_id, "Story"), pathId(pin_id, "Pin"), c.req.valid("json")));
   });

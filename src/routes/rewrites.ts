@@ -4,6 +4,7 @@ import * as domain from "../domain/rewrites";
 import { actorOf, auth } from "../lib/auth";
 import { guard } from "../lib/guard";
 import { ok, successSchema } from "../lib/envelope";
+import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { pageQuery, paginationSchema } from "../lib/pagination";
 import { authErrors, idParam, voteSummarySchema } from "./schemas";
@@ -56,9 +57,9 @@ const listRoute = createRoute({
 
 export const rewriteRoutes = createRouter()
   .openapi(addRoute, async (c) =>
-    ok(c, await domain.addRewrite(getDb(c.env.DB), actorOf(c), c.req.valid("param").segment_id.toLowerCase(), c.req.valid("json")), 201),
+    ok(c, await domain.addRewrite(getDb(c.env.DB), actorOf(c), pathId(c.req.valid("param").segment_id, "Segment"), c.req.valid("json")), 201),
   )
   .openapi(listRoute, async (c) => {
     const { limit, offset } = c.req.valid("query");
-    return ok(c, await domain.listRewrites(getDb(c.env.DB), c.req.valid("param").segment_id.toLowerCase(), limit, offset));
+    return ok(c, await domain.listRewrites(getDb(c.env.DB), pathId(c.req.valid("param").segment_id, "Segment"), limit, offset));
   });

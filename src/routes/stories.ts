@@ -7,8 +7,7 @@ import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { pageQuery, paginationSchema } from "../lib/pagination";
-import { languageSchema } from "./auth";
-import { idParam, storyListItemSchema, storySchema } from "./schemas";
+import { idParam, languageSchema, storyListItemSchema, storySchema } from "./schemas";
 
 export const TEXT_MAX = 100_000;
 const segmentText = z.string().min(1).max(TEXT_MAX);

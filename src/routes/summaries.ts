@@ -4,6 +4,7 @@ import { generateSummary, getSummary } from "../domain/summaries";
 import { auth } from "../lib/auth";
 import { ok, successSchema } from "../lib/envelope";
 import { ApiError } from "../lib/errors";
+import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonContent } from "../lib/openapi";
 import { queryBoolean } from "../lib/pagination";
 import { authErrors, idParam } from "./schemas";
@@ -44,11 +45,11 @@ const postSummaryRoute = createRoute({
 
 export const summaryRoutes = createRouter()
   .openapi(getSummaryRoute, async (c) => {
-    const id = c.req.valid("param").branch_id.toLowerCase();
+    const id = pathId(c.req.valid("param").branch_id, "Branch");
     if (!c.req.valid("query").force_refresh) return ok(c, await getSummary(getDb(c.env.DB), id));
     if (!c.get("actor")) throw new ApiError("UNAUTHORIZED", "force_refresh needs a credential");
     return ok(c, await generateSummary(getDb(c.env.DB), c.env, id));
   })
   .openapi(postSummaryRoute, async (c) =>
-    ok(c, await generateSummary(getDb(c.env.DB), c.env, c.req.valid("param").branch_id.toLowerCase())),
+    ok(c, await generateSummary(getDb(c.env.DB), c.env, pathId(c.req.valid("param").branch_id, "Branch"))),
   );

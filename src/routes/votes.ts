@@ -4,6 +4,7 @@ import * as domain from "../domain/votes";
 import { actorOf, auth } from "../lib/auth";
 import { guard } from "../lib/guard";
 import { ok, successSchema } from "../lib/envelope";
+import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { authErrors, idParam, voteSummarySchema } from "./schemas";
 
@@ -61,8 +62,8 @@ export const voteRoutes = createRouter()
     return created ? ok(c, result, 201) : ok(c, result, 200);
   })
   .openapi(summaryRoute("branch"), async (c) =>
-    ok(c, await domain.voteSummary(getDb(c.env.DB), "branch", c.req.param("branch_id").toLowerCase())),
+    ok(c, await domain.voteSummary(getDb(c.env.DB), "branch", pathId(c.req.param("branch_id"), "Branch"))),
   )
   .openapi(summaryRoute("segment"), async (c) =>
-    ok(c, await domain.voteSummary(getDb(c.env.DB), "segment", c.req.param("segment_id").toLowerCase())),
+    ok(c, await domain.voteSummary(getDb(c.env.DB), "segment", pathId(c.req.param("segment_id"), "Segment"))),
   );

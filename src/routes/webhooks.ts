@@ -3,6 +3,7 @@ import { getDb } from "../db/client";
 import { listDeliveries, setWebhook } from "../domain/webhooks";
 import { actorOf, auth } from "../lib/auth";
 import { ok, successSchema } from "../lib/envelope";
+import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { pageQuery, paginationSchema } from "../lib/pagination";
 import { checkWebhookUrl } from "../lib/webhook-url";
@@ -58,9 +59,9 @@ const deliveriesRoute = createRoute({
 export const webhookRoutes = createRouter()
   .openapi(putRoute, async (c) => {
     const url = checkWebhookUrl(c.req.valid("json").webhook_url, c.env.ALLOW_PRIVATE_WEBHOOKS === "true");
-    return ok(c, await setWebhook(getDb(c.env.DB), actorOf(c), c.req.valid("param").bot_id.toLowerCase(), url));
+    return ok(c, await setWebhook(getDb(c.env.DB), actorOf(c), pathId(c.req.valid("param").bot_id, "Bot"), url));
   })
   .openapi(deliveriesRoute, async (c) => {
     const { limit, offset } = c.req.valid("query");
-    return ok(c, await listDeliveries(getDb(c.env.DB), actorOf(c), c.req.valid("param").bot_id.toLowerCase(), limit, offset));
+    return ok(c, await listDeliveries(getDb(c.env.DB), actorOf(c), pathId(c.req.valid("param").bot_id, "Bot"), limit, offset));
   });
