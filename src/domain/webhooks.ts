@@ -108,10 +108,17 @@ async function yourTurnData(db: Db, branchId: string) {
   };
 }
 
-/** The delivery's body: the stored one on a retry, else built now and stored before the first attempt. */
-export async function deliveryBody(db: Db, m: WebhookMessage): Promise<string | null> {
-  const [stored] = await db.select({ body: webhookDeliveries.body }).from(webhookDeliveries).where(eq(webhookDeliveries.id, m.deliveryId)).limit(1);
-  if (stored) return stored.body;
+/** The bot's receiver and, on a retry, the body already stored for this delivery: one round trip. */
+export async function deliveryTarget(db: Db, m: WebhookMessage) {
+  const [[bot], [stored]] = await db.batch([
+    db.select({ url: bots.webhookUrl, secret: bots.webhookSecret }).from(bots).where(eq(bots.id, m.botId)).limit(1),
+    db.select({ body: webhookDeliveries.body }).from(webhookDeliveries).where(eq(webhookDeliveries.id, m.deliveryId)).limit(1),
+  ]);
+  return { bot, storedBody: stored?.body ?? null };
+}
+
+/** A first attempt's body: built now and stored, so every retry sends the same bytes. */
+export async function buildDeliveryBody(db: Db, m: WebhookMessage): Promise<string | null> {
   const data = m.event === "your_turn" ? await yourTurnData(db, m.branchId) : m.data;
   if (!data) return null;
   const body = JSON.stringify({ event: m.event, delivery_id: m.deliveryId, created_at: m.createdAt, ...data });

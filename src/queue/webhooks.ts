@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { type Db, getDb, nowIso } from "../db/client";
-import { bots, webhookAttempts, webhookDeliveries } from "../db/schema";
-import { type WebhookMessage, deliveryBody } from "../domain/webhooks";
+import { webhookAttempts, webhookDeliveries } from "../db/schema";
+import { type WebhookMessage, buildDeliveryBody, deliveryTarget } from "../domain/webhooks";
 import type { Env } from "../env";
 import { hmacSha256Hex } from "../lib/crypto";
 import { checkWebhookUrl } from "../lib/webhook-url";
@@ -83,9 +83,9 @@ async function record(db: Db, m: WebhookMessage, attempt: number, r: AttemptResu
 async function deliver(env: Env, message: Message<WebhookMessage>) {
   const db = getDb(env.DB);
   const m = message.body;
-  const [bot] = await db.select({ url: bots.webhookUrl, secret: bots.webhookSecret }).from(bots).where(eq(bots.id, m.botId)).limit(1);
+  const { bot, storedBody } = await deliveryTarget(db, m);
   if (!bot?.url) return message.ack(); // the bot has no receiver (any more): nothing to deliver
-  const body = await deliveryBody(db, m);
+  const body = storedBody ?? (await buildDeliveryBody(db, m));
   if (body === null) return message.ack(); // the branch is gone
   let url: string;
   try {
