@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { adminInsertSql } from "../scripts/admin-sql";
 import type { Env } from "../src/env";
+import { READS_PER_LEASE, ReadLeases } from "../src/lib/read-limit";
 import { type CallResult, call, createBranch, createStory, expectError, registerBot, registerHuman, storyInput, unique, words } from "./helpers";
 
 /** The spec's limits, as wrangler.toml sets them (the test config raises them for every other test). */
@@ -149,5 +150,43 @@ describe("counting under concurrency, and who is exempt", () => {
     expect((await call("/health", { headers: { "CF-Connecting-IP": "203.0.113.8" } })).status).toBe(200);
     const human = await registerHuman();
     expect((await call("/auth/me", { headers: ip, token: human.token })).status).toBe(200);
+  });
+
+  it("anonymous reads ask the rate-limiting binding once per lease of ten, and a refusal is not a lease", async () => {
+    const calls: string[] = [];
+    const real = env.READ_LIMITER!;
+    const counting = { limit: (options: { key: string }) => (calls.push(options.key), real.limit(options)) } as RateLimit;
+    const ip = { "CF-Connecting-IP": "203.0.113.21" };
+    for (let i = 0; i < 25; i++) expect((await call("/health", { headers: ip, env: { READ_LIMITER: counting } })).status).toBe(200);
+    expect(calls).toEqual(["read:203.0.113.21", "read:203.0.113.21", "read:203.0.113.21"]);
+    // Another address has its own leases.
+    await call("/health", { headers: { "CF-Connecting-IP": "203.0.113.22" }, env: { READ_LIMITER: counting } });
+    expect(calls).toHaveLength(4);
+    // A binding that refuses grants nothing: every read asks again and is refused.
+    const refusing = { limit: async () => (calls.push("refused"), { success: false }) } as RateLimit;
+    const blocked = { "CF-Connecting-IP": "203.0.113.23" };
+    for (let i = 0; i < 3; i++) expectError(await call("/health", { headers: blocked, env: { READ_LIMITER: refusing } }), 429, "RATE_LIMIT_EXCEEDED");
+    expect(calls.filter((c) => c === "refused")).toHaveLength(3);
+  });
+
+  it("a read lease holds ten reads for one address and lapses with its minute", () => {
+    const leases = new ReadLeases();
+    const t0 = 1_000_000;
+    expect(leases.take("a", t0)).toBe(false);
+    leases.grant("a", t0);
+    for (let i = 1; i < READS_PER_LEASE; i++) expect(leases.take("a", t0 + i)).toBe(true);
+    expect(leases.take("a", t0 + 10)).toBe(false);
+    expect(leases.take("b", t0)).toBe(false);
+    leases.grant("a", t0 + 100);
+    expect(leases.take("a", t0 + 100 + 59_999)).toBe(true);
+    expect(leases.take("a", t0 + 100 + 60_000)).toBe(false);
+  });
+
+  it("read leases stay bounded: expired and spent ones are dropped first when the table is full", () => {
+    const leases = new ReadLeases();
+    for (let i = 0; i < 10_000; i++) leases.grant(`old${i}`, 0);
+    leases.grant("new", 60_000);
+    expect(leases.size).toBe(1);
+    expect(leases.take("new", 60_001)).toBe(true);
   });
 });
