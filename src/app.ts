@@ -8,6 +8,7 @@ import type { AppEnv } from "./env";
 import type { ErrorBody } from "./lib/envelope";
 import { ApiError, validationError } from "./lib/errors";
 import { createRouter } from "./lib/openapi";
+import { describeMiddlewareHeaders } from "./lib/openapi-headers";
 import { readCache } from "./lib/read-cache";
 import { anonymousReadLimit } from "./lib/read-limit";
 import { metering } from "./lib/timing";
@@ -85,11 +86,18 @@ function buildApi() {
     in: "header",
     name: "X-API-Key",
   });
-  api.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: { title: "Storyloom API", version: "1.1.1", description: "Humans and bots writing stories together." },
-    servers: [{ url: API_PREFIX }],
-  });
+  let document: unknown;
+  api.get("/openapi.json", (c) =>
+    c.json(
+      (document ??= describeMiddlewareHeaders(
+        api.getOpenAPI31Document({
+          openapi: "3.1.0",
+          info: { title: "Storyloom API", version: "1.1.1", description: "Humans and bots writing stories together." },
+          servers: [{ url: API_PREFIX }],
+        }),
+      )),
+    ),
+  );
   api.get("/docs", Scalar({ url: `${API_PREFIX}/openapi.json`, pageTitle: "Storyloom API reference" }));
   return api;
 }

@@ -65,6 +65,33 @@ describe("app shell", () => {
     expect(docs.headers.get("content-type")).toContain("text/html");
     expect(docs.text).toContain("/api/v1/openapi.json");
   });
+
+  it("documents the headers middleware adds: timing, bookmarks, ETags, limits and idempotency", async () => {
+    const doc = (await call("/openapi.json")).body;
+    const names = (op: any) => op.parameters.map((p: any) => (p.$ref ? doc.components.parameters[p.$ref.split("/").pop()].name : p.name));
+    for (const [path, ops] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        expect(names(op), `${method} ${path}`).toContain("x-d1-bookmark");
+        for (const response of Object.values<any>(op.responses)) expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(["Server-Timing", "x-d1-bookmark"]));
+        if (method !== "get") continue;
+        expect(names(op)).toContain("If-None-Match");
+        expect(op.responses["304"].headers.ETag).toBeDefined();
+        expect(op.responses["429"].headers["Retry-After"]).toBeDefined();
+      }
+    }
+    const guarded = ["/stories", "/stories/{story_id}/branches", "/branches/{branch_id}/join", "/branches/{branch_id}/segments", "/votes", "/branches/{branch_id}/comments", "/segments/{segment_id}/rewrites", "/stories/{story_id}/pins"];
+    for (const path of guarded) {
+      const op = doc.paths[path].post;
+      expect(names(op), path).toContain("idempotency-key");
+      expect(op.responses["422"].description).toContain("IDEMPOTENCY_KEY_REUSED");
+      expect(op.responses["429"].description).toContain("RATE_LIMIT_EXCEEDED");
+      expect(op.responses["429"].headers["X-RateLimit-Remaining"]).toBeDefined();
+      expect(Object.keys(op.responses).some((s) => s.startsWith("2") && op.responses[s].headers["X-RateLimit-Limit"])).toBe(true);
+    }
+    expect(doc.paths["/branches/{branch_id}/segments"].post.responses["429"].description).toContain("DAILY_QUOTA_EXCEEDED");
+    expect(names(doc.paths["/auth/register"].post)).not.toContain("idempotency-key");
+    expect(doc.paths["/branches/{branch_id}/segments"].get.responses["200"].headers.ETag.$ref).toBe("#/components/headers/ETag");
+  });
 });
 
 describe("a server fault", () => {

@@ -1,3 +1,4 @@
+import { z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import type { Admission, Counter, RateState } from "../durable/account";
 import type { AppEnv, Env } from "../env";
@@ -7,6 +8,19 @@ import { ApiError } from "./errors";
 import { viaObject } from "./timing";
 
 export type GuardedAction = "story" | "branch" | "join" | "segment" | "vote" | "comment" | "rewrite" | "pin";
+
+/** An Idempotency-Key: 1 to 255 visible ASCII characters. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** The request header of every creating POST behind `guard()` (checked by the guard before this schema is reached). */
+export const idempotencyHeader = z.object({
+  "idempotency-key": z.string().regex(IDEMPOTENCY_KEY).optional().openapi({
+    description: "1–255 visible ASCII characters. A repeat with the same body within 24 h replays the first response",
+  }),
+});
+
+/** The errors `guard()` adds to a creating POST. */
+export const GUARD_ERRORS = ["RATE_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED"] as const;
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
@@ -48,7 +62,7 @@ function rateHeaders(rate: RateState): Record<string, string> {
 async function idempotencyOf(c: Context<AppEnv>) {
   const key = c.req.header("Idempotency-Key");
   if (key === undefined) return null;
-  if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
+  if (!IDEMPOTENCY_KEY.test(key)) {
     throw new ApiError("VALIDATION_ERROR", "Idempotency-Key must be 1 to 255 visible ASCII characters", {
       fields: [{ field: "Idempotency-Key", issue: "1 to 255 visible ASCII characters" }],
     });

@@ -5,7 +5,7 @@ import { branchRoom } from "../durable/client";
 import { unwrap } from "../durable/result";
 import { publish } from "../domain/webhooks";
 import { actorOf, auth } from "../lib/auth";
-import { guard } from "../lib/guard";
+import { GUARD_ERRORS, guard, idempotencyHeader } from "../lib/guard";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { viaObject } from "../lib/timing";
@@ -40,7 +40,7 @@ const createRouteDef = createRoute({
   summary: "Fork a branch from a segment (default: the head of the parent branch or main line)",
   security: bearerSecurity,
   middleware: [auth(), guard("branch")] as const,
-  request: {
+  request: { headers: idempotencyHeader,
     params: idParam("story_id"),
     body: jsonBody(
       z.object({
@@ -57,7 +57,7 @@ const createRouteDef = createRoute({
       successSchema(branchSchema.extend({ branch: branchSchema, segment: segmentSchema.optional() })),
       "Created; the record also nested as `branch`, with `segment` when an initial segment was written",
     ),
-    ...errorResponses(...authErrors, "FORBIDDEN", "NOT_FOUND", "SEGMENT_TOO_SHORT", "SEGMENT_TOO_LONG"),
+    ...errorResponses(...authErrors, "FORBIDDEN", "NOT_FOUND", "SEGMENT_TOO_SHORT", "SEGMENT_TOO_LONG", ...GUARD_ERRORS),
   },
 });
 
@@ -120,11 +120,11 @@ const joinRoute = createRoute({
   summary: "A bot joins the branch's turn queue (201; 200 with its existing place when already queued)",
   security: bearerSecurity,
   middleware: [auth({ types: ["bot"] }), guard("join", (status) => status === 201)] as const,
-  request: { params: idParam("branch_id"), body: jsonBody(z.object({ role: roleSchema.default("narrator") })) },
+  request: { headers: idempotencyHeader, params: idParam("branch_id"), body: jsonBody(z.object({ role: roleSchema.default("narrator") })) },
   responses: {
     201: jsonContent(successSchema(joinResultSchema), "Joined"),
     200: jsonContent(successSchema(joinResultSchema), "Already queued"),
-    ...errorResponses(...authErrors, "FORBIDDEN", "NOT_FOUND"),
+    ...errorResponses(...authErrors, "FORBIDDEN", "NOT_FOUND", ...GUARD_ERRORS),
   },
 });
 

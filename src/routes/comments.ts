@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { getDb } from "../db/client";
 import * as domain from "../domain/comments";
 import { actorOf, auth } from "../lib/auth";
-import { guard } from "../lib/guard";
+import { GUARD_ERRORS, guard, idempotencyHeader } from "../lib/guard";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
@@ -41,13 +41,13 @@ const addRoute = createRoute({
   summary: "Comment on a branch, or reply to one of its comments",
   security: bearerSecurity,
   middleware: [auth(), guard("comment")] as const,
-  request: {
+  request: { headers: idempotencyHeader,
     params: idParam("branch_id"),
     body: jsonBody(z.object({ content: z.string().min(1).max(1000), parent_comment_id: z.string().max(64).optional() })),
   },
   responses: {
     201: jsonContent(successSchema(commentSchema), "Created"),
-    ...errorResponses(...authErrors, "FORBIDDEN", "NOT_FOUND"),
+    ...errorResponses(...authErrors, "FORBIDDEN", "NOT_FOUND", ...GUARD_ERRORS),
   },
 });
 

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { getDb } from "../db/client";
 import * as domain from "../domain/pins";
 import { actorOf, auth } from "../lib/auth";
-import { guard } from "../lib/guard";
+import { GUARD_ERRORS, guard, idempotencyHeader } from "../lib/guard";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
@@ -19,13 +19,13 @@ const createRouteDef = createRoute({
   summary: "Pin a post to a story (its owner or an admin)",
   security: bearerSecurity,
   middleware: [auth(), guard("pin")] as const,
-  request: {
+  request: { headers: idempotencyHeader,
     params: idParam("story_id"),
     body: jsonBody(z.object({ ...pinFields, type: pinType.default("announcement"), is_active: z.boolean().default(true) })),
   },
   responses: {
     201: jsonContent(successSchema(pinSchema), "Created"),
-    ...errorResponses(...authErrors, "FORBIDDEN", "PERMISSION_DENIED", "NOT_FOUND"),
+    ...errorResponses(...authErrors, "FORBIDDEN", "PERMISSION_DENIED", "NOT_FOUND", ...GUARD_ERRORS),
   },
 });
 

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { getDb } from "../db/client";
 import * as domain from "../domain/rewrites";
 import { actorOf, auth } from "../lib/auth";
-import { guard } from "../lib/guard";
+import { GUARD_ERRORS, guard, idempotencyHeader } from "../lib/guard";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
@@ -30,13 +30,13 @@ const addRoute = createRoute({
   summary: "Propose an alternative version of a segment (the story's length rules apply)",
   security: bearerSecurity,
   middleware: [auth(), guard("rewrite")] as const,
-  request: {
+  request: { headers: idempotencyHeader,
     params: idParam("segment_id"),
     body: jsonBody(z.object({ content: z.string().min(1).max(TEXT_MAX), reason: z.string().max(1000).nullish() })),
   },
   responses: {
     201: jsonContent(successSchema(rewriteSchema), "Created"),
-    ...errorResponses(...authErrors, "FORBIDDEN", "NOT_FOUND", "SEGMENT_TOO_SHORT", "SEGMENT_TOO_LONG"),
+    ...errorResponses(...authErrors, "FORBIDDEN", "NOT_FOUND", "SEGMENT_TOO_SHORT", "SEGMENT_TOO_LONG", ...GUARD_ERRORS),
   },
 });
 

@@ -4,7 +4,7 @@ import { listSegments } from "../domain/segments";
 import { branchRoom } from "../durable/client";
 import { unwrap } from "../durable/result";
 import { actorOf, auth } from "../lib/auth";
-import { guard } from "../lib/guard";
+import { GUARD_ERRORS, guard, idempotencyHeader } from "../lib/guard";
 import { ok, successSchema } from "../lib/envelope";
 import { validationError } from "../lib/errors";
 import { pathId } from "../lib/ids";
@@ -33,7 +33,7 @@ const submitRoute = createRoute({
   summary: "Continue a branch. In turn mode a bot may write only at its turn; humans may write any time",
   security: bearerSecurity,
   middleware: [auth(), guard("segment")] as const,
-  request: {
+  request: { headers: idempotencyHeader,
     params: idParam("branch_id"),
     body: jsonBody(z.object({ content: z.string().min(1).max(TEXT_MAX), is_starter: z.boolean().default(false) })),
   },
@@ -47,7 +47,7 @@ const submitRoute = createRoute({
       ),
       "Stored; the record also nested as `segment`, with the bot whose turn it now is",
     ),
-    ...errorResponses("UNAUTHORIZED", "AUTH_INVALID_TOKEN", "AUTH_EXPIRED_TOKEN", "FORBIDDEN", "NOT_YOUR_TURN", "NOT_FOUND", "SEGMENT_TOO_SHORT", "SEGMENT_TOO_LONG"),
+    ...errorResponses("UNAUTHORIZED", "AUTH_INVALID_TOKEN", "AUTH_EXPIRED_TOKEN", "FORBIDDEN", "NOT_YOUR_TURN", "NOT_FOUND", "SEGMENT_TOO_SHORT", "SEGMENT_TOO_LONG", ...GUARD_ERRORS, "DAILY_QUOTA_EXCEEDED"),
   },
 });
 

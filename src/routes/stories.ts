@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { getDb } from "../db/client";
 import * as domain from "../domain/stories";
 import { actorOf, auth } from "../lib/auth";
-import { guard } from "../lib/guard";
+import { GUARD_ERRORS, guard, idempotencyHeader } from "../lib/guard";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
@@ -62,10 +62,10 @@ const createRouteDef = createRoute({
   summary: "Create a story with its starter and 3 to 5 initial segments on the main line",
   security: bearerSecurity,
   middleware: [auth(), guard("story")] as const,
-  request: { body: jsonBody(createStoryBody) },
+  request: { headers: idempotencyHeader, body: jsonBody(createStoryBody) },
   responses: {
     201: jsonContent(successSchema(storySchema), "Created"),
-    ...errorResponses("UNAUTHORIZED", "AUTH_INVALID_TOKEN", "AUTH_EXPIRED_TOKEN", "SEGMENT_TOO_SHORT", "SEGMENT_TOO_LONG"),
+    ...errorResponses("UNAUTHORIZED", "AUTH_INVALID_TOKEN", "AUTH_EXPIRED_TOKEN", "SEGMENT_TOO_SHORT", "SEGMENT_TOO_LONG", ...GUARD_ERRORS),
   },
 });
 

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { getDb } from "../db/client";
 import * as domain from "../domain/votes";
 import { actorOf, auth } from "../lib/auth";
-import { guard } from "../lib/guard";
+import { GUARD_ERRORS, guard, idempotencyHeader } from "../lib/guard";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
@@ -30,7 +30,7 @@ const castRoute = createRoute({
   summary: "Vote on a branch, segment or rewrite (201 new; 200 when it replaces your earlier vote)",
   security: bearerSecurity,
   middleware: [auth(), guard("vote")] as const,
-  request: {
+  request: { headers: idempotencyHeader,
     body: jsonBody(
       z.object({
         target_type: z.enum(["branch", "segment", "rewrite"]),
@@ -42,7 +42,7 @@ const castRoute = createRoute({
   responses: {
     201: jsonContent(voteResult, "Vote recorded"),
     200: jsonContent(voteResult, "Earlier vote replaced"),
-    ...errorResponses(...authErrors, "PERMISSION_DENIED", "NOT_FOUND"),
+    ...errorResponses(...authErrors, "PERMISSION_DENIED", "NOT_FOUND", ...GUARD_ERRORS),
   },
 });
 
