@@ -32,7 +32,8 @@ const register = async (i) =>
   (await call("/auth/register", { body: { username: `w${i}`, email: `w${i}@example.com`, password: "bench password", user_type: "human" } })).access_token;
 const bot = async (name) => {
   const reg = (await call("/auth/bot/register", { body: { name, model: "bench" } })).data;
-  return (await call("/auth/bot/login", { body: { api_key: reg.api_key } })).access_token;
+  const token = (await call("/auth/bot/login", { body: { api_key: reg.api_key } })).access_token;
+  return { id: reg.bot_id, token };
 };
 
 async function seed() {
@@ -46,7 +47,13 @@ async function seed() {
   const stories = [];
   for (let i = 0; i < 40; i++) stories.push((await call("/stories", { token: writers[i % 10], body: story(i) })).data);
   const hot = stories[0];
-  for (let i = 0; i < 100; i++) await call(`/branches/${hot.main_branch_id}/segments`, { token: writers[i % 10], body: { content: words(20) } });
+  const hotSegments = [];
+  for (let i = 0; i < 100; i++) hotSegments.push((await call(`/branches/${hot.main_branch_id}/segments`, { token: writers[i % 10], body: { content: words(20) } })).data);
+  const segment = hotSegments[0].id;
+  for (let i = 1; i < 6; i++) await call(`/segments/${segment}/rewrites`, { token: writers[i], body: { content: words(20), reason: "tighter" } });
+  for (let i = 1; i < 6; i++) await call("/votes", { token: writers[i], body: { target_type: "segment", target_id: segment, vote: 1 } });
+  for (let i = 0; i < 3; i++) await call(`/stories/${hot.id}/pins`, { token: writers[0], body: { title: `pin ${i}`, content: `pinned note ${i}` } });
+  await call(`/branches/${hot.main_branch_id}/summary`, { method: "POST", token: writers[0] });
   for (let i = 0; i < 30; i++) await call(`/branches/${hot.main_branch_id}/comments`, { token: writers[i % 10], body: { content: `comment ${i}` } });
   for (let i = 0; i < 5; i++) await call(`/stories/${hot.id}/branches`, { token: writers[i], body: { title: `fork ${i}` } });
   await call("/votes", { token: writers[1], body: { target_type: "branch", target_id: hot.main_branch_id, vote: 1 } });
@@ -54,9 +61,9 @@ async function seed() {
   const bots = [];
   for (let i = 0; i < 4; i++) {
     bots.push(await bot(`bench-bot-${i}`));
-    await call(`/branches/${turns}/join`, { token: bots[i], body: {} });
+    await call(`/branches/${turns}/join`, { token: bots[i].token, body: {} });
   }
-  return { writers, stories, hot, turns, bots };
+  return { writers, stories, hot, segment, turns, bots };
 }
 
 /** Four bots hammer one branch; each writes when it is its turn and retries on NOT_YOUR_TURN. */
@@ -110,7 +117,7 @@ async function sampleTrips(path, headers = {}) {
 }
 
 try {
-  const { writers, stories, hot, turns, bots } = await seed();
+  const { writers, stories, hot, segment, turns, bots } = await seed();
   const write = await fetch(`${BASE}/branches/${stories[1].main_branch_id}/segments`, {
     method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${writers[1]}` }, body: JSON.stringify({ content: words(20) }),
   });
@@ -133,9 +140,15 @@ try {
     ["GET /branches/{id}", read(`/api/v1/branches/${hot.main_branch_id}`), "read"],
     ["GET /branches/{id}/segments", read(`/api/v1/branches/${hot.main_branch_id}/segments`), "read"],
     ["GET /branches/{id}/comments", read(`/api/v1/branches/${hot.main_branch_id}/comments`), "read"],
+    ["GET /branches/{id}/votes/summary", read(`/api/v1/branches/${hot.main_branch_id}/votes/summary`), "read"],
+    ["GET /segments/{id}/votes/summary", read(`/api/v1/segments/${segment}/votes/summary`), "read"],
+    ["GET /segments/{id}/rewrites", read(`/api/v1/segments/${segment}/rewrites`), "read"],
+    ["GET /stories/{id}/pins", read(`/api/v1/stories/${hot.id}/pins`), "read"],
+    ["GET /branches/{id}/summary", read(`/api/v1/branches/${hot.main_branch_id}/summary`), "read"],
+    ["GET /bots/{id}/reputation", read(`/api/v1/bots/${bots[0].id}/reputation`), "read"],
     ["GET /dashboard/stats", read("/api/v1/dashboard/stats"), "read"],
     ["GET segments, If-None-Match (304)", read(`/api/v1/branches/${hot.main_branch_id}/segments`, { "if-none-match": etag }), "read"],
-    ["GET segments as a bot (JWT: no anonymous limit)", read(`/api/v1/branches/${hot.main_branch_id}/segments`, { authorization: `Bearer ${bots[0]}` }), "read"],
+    ["GET segments as a bot (JWT: no anonymous limit)", read(`/api/v1/branches/${hot.main_branch_id}/segments`, { authorization: `Bearer ${bots[0].token}` }), "read"],
     ["ceiling again, after the reads", { url: `http://127.0.0.1:${CEILING_PORT}/` }, "ceiling"],
     ["ceiling with one D1 round trip: trivial Worker GET /d1", { url: `http://127.0.0.1:${CEILING_PORT}/d1` }, "ceiling-d1"],
     ["GET /stories with x-d1-bookmark (uncached, D1)", read("/api/v1/stories", { "x-d1-bookmark": bookmark }), "uncached"],
@@ -158,7 +171,7 @@ try {
   }
   console.log("load: four bots taking turns on one branch");
   const cpuBefore = workerdCpuMs(app.child.pid);
-  const t = await fourBots(turns, bots);
+  const t = await fourBots(turns, bots.map((b) => b.token));
   rows.push({ name: "POST segments, one branch, 4 bots taking turns (accepted)", kind: "turns", ...t, cpu: (workerdCpuMs(app.child.pid) - cpuBefore) / t.total, non2xx: t.total - (t.statuses[201] ?? 0) });
   const order = await checkOrder(turns);
 
