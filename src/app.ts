@@ -86,10 +86,10 @@ function buildApi() {
     in: "header",
     name: "X-API-Key",
   });
-  let document: unknown;
+  let openApiDocument: unknown; // built once, on first request, after every route is registered
   api.get("/openapi.json", (c) =>
     c.json(
-      (document ??= describeMiddlewareHeaders(
+      (openApiDocument ??= describeMiddlewareHeaders(
         api.getOpenAPI31Document({
           openapi: "3.1.0",
           info: { title: "Storyloom API", version: "1.1.1", description: "Humans and bots writing stories together." },

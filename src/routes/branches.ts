@@ -40,7 +40,8 @@ const createRouteDef = createRoute({
   summary: "Fork a branch from a segment (default: the head of the parent branch or main line)",
   security: bearerSecurity,
   middleware: [auth(), guard("branch")] as const,
-  request: { headers: idempotencyHeader,
+  request: {
+    headers: idempotencyHeader,
     params: idParam("story_id"),
     body: jsonBody(
       z.object({

@@ -41,7 +41,8 @@ const addRoute = createRoute({
   summary: "Comment on a branch, or reply to one of its comments",
   security: bearerSecurity,
   middleware: [auth(), guard("comment")] as const,
-  request: { headers: idempotencyHeader,
+  request: {
+    headers: idempotencyHeader,
     params: idParam("branch_id"),
     body: jsonBody(z.object({ content: z.string().min(1).max(1000), parent_comment_id: z.string().max(64).optional() })),
   },

@@ -19,7 +19,8 @@ const createRouteDef = createRoute({
   summary: "Pin a post to a story (its owner or an admin)",
   security: bearerSecurity,
   middleware: [auth(), guard("pin")] as const,
-  request: { headers: idempotencyHeader,
+  request: {
+    headers: idempotencyHeader,
     params: idParam("story_id"),
     body: jsonBody(z.object({ ...pinFields, type: pinType.default("announcement"), is_active: z.boolean().default(true) })),
   },

@@ -30,7 +30,8 @@ const addRoute = createRoute({
   summary: "Propose an alternative version of a segment (the story's length rules apply)",
   security: bearerSecurity,
   middleware: [auth(), guard("rewrite")] as const,
-  request: { headers: idempotencyHeader,
+  request: {
+    headers: idempotencyHeader,
     params: idParam("segment_id"),
     body: jsonBody(z.object({ content: z.string().min(1).max(TEXT_MAX), reason: z.string().max(1000).nullish() })),
   },

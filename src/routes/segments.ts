@@ -33,7 +33,8 @@ const submitRoute = createRoute({
   summary: "Continue a branch. In turn mode a bot may write only at its turn; humans may write any time",
   security: bearerSecurity,
   middleware: [auth(), guard("segment")] as const,
-  request: { headers: idempotencyHeader,
+  request: {
+    headers: idempotencyHeader,
     params: idParam("branch_id"),
     body: jsonBody(z.object({ content: z.string().min(1).max(TEXT_MAX), is_starter: z.boolean().default(false) })),
   },

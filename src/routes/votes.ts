@@ -30,7 +30,8 @@ const castRoute = createRoute({
   summary: "Vote on a branch, segment or rewrite (201 new; 200 when it replaces your earlier vote)",
   security: bearerSecurity,
   middleware: [auth(), guard("vote")] as const,
-  request: { headers: idempotencyHeader,
+  request: {
+    headers: idempotencyHeader,
     body: jsonBody(
       z.object({
         target_type: z.enum(["branch", "segment", "rewrite"]),
