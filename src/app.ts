@@ -4,14 +4,14 @@ import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { etag, RETAINED_304_HEADERS } from "hono/etag";
 import { HTTPException } from "hono/http-exception";
-import type { AppEnv } from "./env";
+import type { AppEnv } from "./context";
 import type { ErrorBody } from "./lib/envelope";
 import { ApiError, validationError } from "./lib/errors";
 import { createRouter } from "./lib/openapi";
 import { describeMiddlewareHeaders } from "./lib/openapi-headers";
-import { readCache } from "./lib/read-cache";
-import { anonymousReadLimit } from "./lib/read-limit";
-import { metering } from "./lib/timing";
+import { readCache } from "./middleware/read-cache";
+import { anonymousReadLimit } from "./middleware/read-limit";
+import { servicesAndServerTiming } from "./middleware/services";
 import { authRoutes } from "./routes/auth";
 import { botRoutes } from "./routes/bots";
 import { branchRoutes } from "./routes/branches";
@@ -105,7 +105,7 @@ function buildApi() {
 export function createApp() {
   const app = createRouter();
   // Outermost, so every response (CORS preflights and unknown paths included) carries Server-Timing.
-  app.use("*", metering);
+  app.use("*", servicesAndServerTiming);
   app.route(API_PREFIX, buildApi());
   app.notFound((c) => renderError(c, new ApiError("NOT_FOUND", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)));
   app.onError((err, c) => renderError(c, err));
@@ -113,4 +113,3 @@ export function createApp() {
 }
 
 export const app = createApp();
-export type { AppEnv };

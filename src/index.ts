@@ -1,6 +1,6 @@
 import { app } from "./app";
 import type { Env } from "./env";
-import type { WebhookMessage } from "./domain/webhooks";
+import type { WebhookMessage } from "./domain/webhook-events";
 import { handleQueue } from "./queue/webhooks";
 
 export { AccountGate } from "./durable/account";

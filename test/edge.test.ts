@@ -1,6 +1,5 @@
 import { env, exports } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { observeQueries } from "../src/db/metered";
 import { type CallResult, call, createBranch, createStory, join, registerBot, registerHuman, storyWithSegments, submit, words } from "./helpers";
 
 const trips = (res: CallResult) => {
@@ -149,8 +148,23 @@ describe("conditional reads", () => {
 
 describe("every list and filter query uses an index", () => {
   const seen = new Set<string>();
-  beforeAll(() => observeQueries((q) => seen.add(q)));
-  afterAll(() => observeQueries(null));
+  // Every statement prepared on D1, by the Worker's sessions and by the Durable Objects: the binding's
+  // prepare and withSession are wrapped for the length of this test (all run in this isolate).
+  const d1 = Object.getPrototypeOf(env.DB) as D1Database;
+  const originals = { prepare: d1.prepare, withSession: d1.withSession };
+  beforeAll(() => {
+    d1.prepare = function (this: D1Database, query: string) {
+      seen.add(query);
+      return originals.prepare.call(this, query);
+    };
+    d1.withSession = function (this: D1Database, constraint?: string) {
+      const session = originals.withSession.call(this, constraint);
+      const prepare = session.prepare.bind(session);
+      session.prepare = (query: string) => (seen.add(query), prepare(query));
+      return session;
+    };
+  });
+  afterAll(() => Object.assign(d1, originals));
 
   it("EXPLAIN QUERY PLAN shows no full scan of a growing table", async () => {
     const h = await registerHuman();

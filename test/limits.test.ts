@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { adminInsertSql } from "../scripts/admin-sql";
 import type { Env } from "../src/env";
-import { READS_PER_LEASE, ReadLeases } from "../src/lib/read-limit";
+import { READS_PER_LEASE, ReadLeases } from "../src/lib/read-leases";
 import { type CallResult, call, createBranch, createStory, expectError, registerBot, registerHuman, storyInput, unique, words } from "./helpers";
 
 /** The spec's limits, as wrangler.toml sets them (the test config raises them for every other test). */

@@ -1,20 +1,7 @@
 /** Counts and times D1 round trips: every statement run, and every batch, is one trip to the database. */
-export interface D1Meter {
-  roundTrips: number;
-  ms: number;
-}
+import type { D1Counter } from "../lib/meter";
 
-export const newMeter = (): D1Meter => ({ roundTrips: 0, ms: 0 });
-
-type Observer = (sql: string) => void;
-let observer: Observer | null = null;
-
-/** Tests use this to see every SQL statement the app prepares (to EXPLAIN them). */
-export function observeQueries(fn: Observer | null) {
-  observer = fn;
-}
-
-async function timed<T>(meter: D1Meter, run: () => Promise<T>): Promise<T> {
+async function timed<T>(meter: D1Counter, run: () => Promise<T>): Promise<T> {
   const started = performance.now();
   try {
     return await run();
@@ -27,7 +14,7 @@ async function timed<T>(meter: D1Meter, run: () => Promise<T>): Promise<T> {
 class MeteredStatement {
   constructor(
     readonly inner: D1PreparedStatement,
-    private readonly meter: D1Meter,
+    private readonly meter: D1Counter,
   ) {}
 
   bind(...values: unknown[]) {
@@ -53,11 +40,10 @@ class MeteredStatement {
 
 const unwrap = (s: unknown) => (s instanceof MeteredStatement ? s.inner : (s as D1PreparedStatement));
 
-/** A D1 binding (or session) that reports every round trip to `meter`; drizzle runs on it unchanged. */
-export function meteredD1(target: D1Database | D1DatabaseSession, meter: D1Meter): D1Database {
+/** A D1 binding (or session) that counts every round trip in `meter`; drizzle runs on it unchanged. */
+export function meteredD1(target: D1Database | D1DatabaseSession, meter: D1Counter): D1Database {
   const wrapper = {
     prepare(query: string) {
-      observer?.(query);
       return new MeteredStatement(target.prepare(query), meter);
     },
     batch(statements: unknown[]) {
@@ -73,13 +59,4 @@ export function meteredD1(target: D1Database | D1DatabaseSession, meter: D1Meter
     },
   };
   return wrapper as unknown as D1Database;
-}
-
-/** `d1;desc="N round trips";dur=X` and one entry per Durable Object call, for the Server-Timing header. */
-export function serverTiming(meter: D1Meter, objects: { name: string; ms: number }[]): string {
-  const trips = `${meter.roundTrips} round trip${meter.roundTrips === 1 ? "" : "s"}`;
-  return [
-    `d1;desc="${trips}";dur=${meter.ms.toFixed(1)}`,
-    ...objects.map((o) => `do;desc="${o.name}";dur=${o.ms.toFixed(1)}`),
-  ].join(", ");
 }

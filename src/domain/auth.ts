@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nowIso, uniqueViolation } from "../db/client";
 import { apiTokens, bots, users, type BotRow, type UserRow } from "../db/schema";
-import type { Actor } from "../env";
+import type { Actor } from "./actor";
 import { ApiError } from "../lib/errors";
 import { randomSecret, sha256Hex } from "../lib/crypto";
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from "../lib/password";

@@ -1,21 +1,24 @@
 import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nowIso } from "../db/client";
-import { branches, branchMembers, bots, segments, stories, type BranchRow } from "../db/schema";
-import { type Actor, writerType } from "../env";
-import { ApiError, notFound, validationError } from "../lib/errors";
+import { branches, segments, stories, type BranchRow } from "../db/schema";
+import { notFound, storyArchived, validationError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
 import { pagination } from "../lib/pagination";
+import { round3 } from "../lib/round";
+import { queueView } from "../turns/rules";
+import { queueQuery, turnStateOf } from "../turns/store";
+import { type Actor, writerType } from "./actor";
 import { checkLength } from "./length";
-import { type NewSegment, rowOf, segmentStatements, segmentView } from "./segments";
-import { newBranchMessages, newBranchRecipients } from "./webhooks";
+import { type NewSegment, branchHeadQuery, rowOf, segmentStatements, segmentView } from "./segments";
+import { newBranchMessages, newBranchRecipients } from "./webhook-events";
 
 export type BranchSort = "activity" | "created_at" | "vote_score";
 
 const activityExpr = sql<number>`(0.5 * ${branches.voteScore} + 0.3 * ${branches.segmentsCount} + 0.2 * ${branches.activeBotsCount})`;
 
 export const activityScore = (b: Pick<BranchRow, "voteScore" | "segmentsCount" | "activeBotsCount">) =>
-  Math.round((0.5 * b.voteScore + 0.3 * b.segmentsCount + 0.2 * b.activeBotsCount) * 1000) / 1000;
+  round3(0.5 * b.voteScore + 0.3 * b.segmentsCount + 0.2 * b.activeBotsCount);
 
 export function branchView(b: BranchRow) {
   return {
@@ -90,7 +93,7 @@ async function readForkContext(db: Db, actor: Actor, storyId: string, input: New
       .from(branches)
       .where(eq(branches.storyId, storyId)),
     db.select({ id: segments.id, branchId: segments.branchId, storyId: segments.storyId, sequenceOrder: segments.sequenceOrder }).from(segments).where(eq(segments.id, forkId)).limit(1),
-    db.select({ id: segments.id, sequenceOrder: segments.sequenceOrder }).from(segments).where(sql`${segments.branchId} = ${parentExpr}`).orderBy(desc(segments.sequenceOrder)).limit(1),
+    branchHeadQuery(db, parentExpr),
     newBranchRecipients(db, storyId, actor.id),
   ]);
   return { story, links, forkSeg, head, recipients };
@@ -122,7 +125,7 @@ function resolveFork(ctx: Awaited<ReturnType<typeof readForkContext>>, storyId: 
 export async function createBranch(db: Db, actor: Actor, storyId: string, input: NewBranch) {
   const ctx = await readForkContext(db, actor, storyId, input);
   if (!ctx.story) throw notFound("Story");
-  if (ctx.story.status !== "active") throw new ApiError("FORBIDDEN", "This story is archived");
+  if (ctx.story.status !== "active") throw storyArchived();
   const fork = resolveFork(ctx, storyId, input);
   const story = ctx.story;
   const length =
@@ -155,7 +158,7 @@ export async function createBranch(db: Db, actor: Actor, storyId: string, input:
           parentSegmentId: fork.forkAt,
           kind: "fork",
         };
-  await db.batch([db.insert(branches).values(branch), ...(seg ? segmentStatements(db, seg, false) : [])]);
+  await db.batch([db.insert(branches).values(branch), ...(seg ? segmentStatements(db, seg, { onlyIfStoryActive: false }) : [])]);
   const view = branchView(branch);
   const announcements = newBranchMessages(view, story.title, actor, ctx.recipients);
   return { branch: { ...view, branch: view, ...(seg ? { segment: segmentView(rowOf(seg)) } : {}) }, announcements };
@@ -210,27 +213,13 @@ export async function branchTree(db: Db, storyId: string) {
 
 export const BRANCH_DETAIL_SEGMENTS = 50;
 
-/** The branch, its first segments and its turn queue (from the D1 mirror): one round trip. */
+/** The branch, its first segments and its turn queue (as D1 holds it): one round trip. */
 export async function getBranchDetail(db: Db, id: string) {
   const [[branch], segs, members] = await db.batch([
     db.select().from(branches).where(eq(branches.id, id)).limit(1),
     db.select().from(segments).where(eq(segments.branchId, id)).orderBy(asc(segments.sequenceOrder)).limit(BRANCH_DETAIL_SEGMENTS),
-    db
-      .select({ bot_id: branchMembers.botId, name: bots.name, role: branchMembers.role })
-      .from(branchMembers)
-      .innerJoin(bots, eq(bots.id, branchMembers.botId))
-      .where(eq(branchMembers.branchId, id))
-      .orderBy(asc(branchMembers.joinSeq)),
+    queueQuery(db, id),
   ]);
   if (!branch) throw notFound("Branch");
-  const current = members.find((m) => m.bot_id === branch.currentTurnBotId);
-  return {
-    ...branchView(branch),
-    segments: segs.map(segmentView),
-    queue: {
-      turn_mode: members.length > 0,
-      current_turn: current ? { bot_id: current.bot_id, name: current.name, deadline: branch.turnDeadline } : null,
-      members: members.map((m, i) => ({ ...m, your_turn_order: i + 1 })),
-    },
-  };
+  return { ...branchView(branch), segments: segs.map(segmentView), queue: queueView(turnStateOf(branch, members)) };
 }

@@ -2,8 +2,8 @@ import { asc, count, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nowIso } from "../db/client";
 import { branches, comments, stories, type CommentRow } from "../db/schema";
-import { type Actor, writerType } from "../env";
-import { ApiError, notFound, validationError } from "../lib/errors";
+import { type Actor, requireOwnerOrAdmin, writerType } from "./actor";
+import { notFound, storyArchived, validationError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
 import { pagination } from "../lib/pagination";
 
@@ -37,7 +37,7 @@ export async function addComment(db: Db, actor: Actor, branchId: string, input: 
     db.select({ branchId: comments.branchId }).from(comments).where(eq(comments.id, isUuid(parentId) ? parentId : "")).limit(1),
   ]);
   if (!branch) throw notFound("Branch");
-  if (branch.status !== "active") throw new ApiError("FORBIDDEN", "This story is archived");
+  if (branch.status !== "active") throw storyArchived();
   if (parentId !== undefined && parent?.branchId !== branchId) {
     throw validationError([{ field: "parent_comment_id", issue: "is not a comment on this branch" }]);
   }
@@ -59,9 +59,7 @@ export async function addComment(db: Db, actor: Actor, branchId: string, input: 
 export async function deleteComment(db: Db, actor: Actor, id: string) {
   const [comment] = await db.select({ authorId: comments.authorId }).from(comments).where(eq(comments.id, id)).limit(1);
   if (!comment) throw notFound("Comment");
-  if (actor.type !== "admin" && comment.authorId !== actor.id) {
-    throw new ApiError("PERMISSION_DENIED", "Only the comment's author or an admin may delete it");
-  }
+  requireOwnerOrAdmin(actor, comment.authorId, "Only the comment's author or an admin may delete it");
   await db.run(sql`WITH RECURSIVE thread(id) AS (
       SELECT ${id} UNION ALL SELECT c.id FROM comments c JOIN thread t ON c.parent_comment_id = t.id)
     DELETE FROM comments WHERE id IN (SELECT id FROM thread)`);

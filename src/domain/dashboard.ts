@@ -1,6 +1,8 @@
 import { count, countDistinct, gte, sql, type SQL } from "drizzle-orm";
 import { type Db, rawAll } from "../db/client";
 import { bots, logs, stories, users } from "../db/schema";
+import { round3 } from "../lib/round";
+import { weightedTotal } from "./scores";
 
 const WEEK_MS = 7 * 86_400_000;
 const TOP = 10;
@@ -21,7 +23,7 @@ export async function dashboardStats(db: Db, now = Date.now()) {
   const [[storyTotal], mostActive, mostUpvoted, mostContinued, [humans], [botTotal], activeByType, topCreators, topUpvoted] = await db.batch([
     db.select({ n: count() }).from(stories),
     topStory(db, sql`(SELECT story_id FROM logs WHERE created_at >= ${since}) x`, sql`count(*)`),
-    topStory(db, sql`(SELECT story_id, vote * effective_weight AS w FROM votes WHERE target_type IN ('branch', 'segment')) x`, sql`sum(x.w)`),
+    topStory(db, sql`(SELECT story_id, vote, effective_weight FROM votes WHERE target_type IN ('branch', 'segment')) x`, weightedTotal("x")),
     topStory(db, sql`(SELECT story_id FROM logs WHERE is_continuation = 'continuation') x`, sql`count(*)`),
     db.select({ n: count() }).from(users),
     db.select({ n: count() }).from(bots),
@@ -34,7 +36,7 @@ export async function dashboardStats(db: Db, now = Date.now()) {
       .limit(TOP),
     rawAll<{ id: string; name: string | null; type: string; vote_score: number }>(db, sql`
       SELECT v.target_author_id AS id, coalesce(u.username, b.name) AS name, v.target_author_type AS type,
-        round(sum(v.vote * v.effective_weight), 3) AS vote_score
+        ${weightedTotal("v")} AS vote_score
       FROM votes v LEFT JOIN users u ON u.id = v.target_author_id LEFT JOIN bots b ON b.id = v.target_author_id
       WHERE v.target_type IN ('segment', 'rewrite')
       GROUP BY v.target_author_id ORDER BY vote_score DESC, min(v.created_at) ASC LIMIT ${TOP}`),
@@ -54,7 +56,7 @@ export async function dashboardStats(db: Db, now = Date.now()) {
       active_last_week_human: active("human"),
       active_last_week_bot: active("bot"),
       top_creators: topCreators,
-      top_upvoted: topUpvoted,
+      top_upvoted: topUpvoted.map((a) => ({ ...a, vote_score: round3(a.vote_score) })),
     },
   };
 }

@@ -1,9 +1,9 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nowIso } from "../db/client";
 import { pins, stories, type PinRow } from "../db/schema";
-import type { Actor } from "../env";
-import { ApiError, notFound } from "../lib/errors";
+import { type Actor, requireOwnerOrAdmin } from "./actor";
+import { notFound, storyArchived } from "../lib/errors";
 
 export type PinType = "announcement" | "rule" | "context";
 
@@ -21,22 +21,24 @@ export function pinView(p: PinRow) {
   };
 }
 
-export const activePinsQuery = (db: Db, storyId: string) =>
-  db.select().from(pins).where(and(eq(pins.storyId, storyId), eq(pins.isActive, true))).orderBy(asc(pins.createdAt), asc(pins.id));
+/** Pins oldest first. */
+const pinOrder = [asc(pins.createdAt), asc(pins.id)];
+
+/** A story's active pins, oldest first: usable inside `db.batch()`; `storyId` may be a SQL expression. */
+export const activePinsQuery = (db: Db, storyId: string | SQL) =>
+  db.select().from(pins).where(and(sql`${pins.storyId} = ${storyId}`, eq(pins.isActive, true))).orderBy(...pinOrder);
 
 /** Only the story's owner or an admin manages its pins. */
 async function ownedStory(db: Db, actor: Actor, storyId: string) {
   const [story] = await db.select({ ownerId: stories.ownerId, status: stories.status }).from(stories).where(eq(stories.id, storyId)).limit(1);
   if (!story) throw notFound("Story");
-  if (actor.type !== "admin" && story.ownerId !== actor.id) {
-    throw new ApiError("PERMISSION_DENIED", "Only the story's owner or an admin may manage its pins");
-  }
+  requireOwnerOrAdmin(actor, story.ownerId, "Only the story's owner or an admin may manage its pins");
   return story;
 }
 
 export async function createPin(db: Db, actor: Actor, storyId: string, input: { title: string; content: string; type: PinType; is_active: boolean }) {
   const story = await ownedStory(db, actor, storyId);
-  if (story.status !== "active") throw new ApiError("FORBIDDEN", "This story is archived");
+  if (story.status !== "active") throw storyArchived();
   const now = nowIso();
   const row: PinRow = {
     id: crypto.randomUUID(),
@@ -57,7 +59,7 @@ export async function listPins(db: Db, storyId: string, includeInactive: boolean
   const [story, rows] = await db.batch([
     db.select({ id: stories.id }).from(stories).where(eq(stories.id, storyId)).limit(1),
     includeInactive
-      ? db.select().from(pins).where(eq(pins.storyId, storyId)).orderBy(asc(pins.createdAt), asc(pins.id))
+      ? db.select().from(pins).where(eq(pins.storyId, storyId)).orderBy(...pinOrder)
       : activePinsQuery(db, storyId),
   ]);
   if (!story.length) throw notFound("Story");

@@ -1,10 +1,11 @@
 import { count, eq, sql } from "drizzle-orm";
 import { type Db, nowIso, rawAll } from "../db/client";
 import { rewrites, segments, stories, type RewriteRow } from "../db/schema";
-import { type Actor, writerType } from "../env";
-import { ApiError, notFound } from "../lib/errors";
+import { type Actor, writerType } from "./actor";
+import { notFound, storyArchived } from "../lib/errors";
 import { pagination } from "../lib/pagination";
 import { checkLength } from "./length";
+import { type VoteCounts, voteSummaryColumns, voteSummaryView } from "./scores";
 
 export function rewriteView(r: RewriteRow) {
   return {
@@ -27,7 +28,7 @@ export async function addRewrite(db: Db, actor: Actor, segmentId: string, input:
     .where(eq(segments.id, segmentId))
     .limit(1);
   if (!seg) throw notFound("Segment");
-  if (seg.status !== "active") throw new ApiError("FORBIDDEN", "This story is archived");
+  if (seg.status !== "active") throw storyArchived();
   checkLength(input.content, seg);
   const row: RewriteRow = {
     id: crypto.randomUUID(),
@@ -45,7 +46,7 @@ export async function addRewrite(db: Db, actor: Actor, segmentId: string, input:
   return rewriteView(row);
 }
 
-interface RewriteWithVotes {
+interface RewriteWithVotes extends VoteCounts {
   id: string;
   segment_id: string;
   author_id: string;
@@ -54,11 +55,6 @@ interface RewriteWithVotes {
   content: string;
   reason: string | null;
   created_at: string;
-  total_score: number;
-  upvotes: number;
-  downvotes: number;
-  human_votes: number;
-  bot_votes: number;
 }
 
 /** Rewrites of a segment with their vote summaries, highest score first: one aggregate query. */
@@ -66,10 +62,7 @@ export async function listRewrites(db: Db, segmentId: string, limit: number, off
   const [seg, rows, [{ total }]] = await db.batch([
     db.select({ id: segments.id }).from(segments).where(eq(segments.id, segmentId)).limit(1),
     rawAll<RewriteWithVotes>(db, sql`
-      SELECT r.id, r.segment_id, r.author_id, r.author_type, r.author_name, r.content, r.reason, r.created_at,
-        coalesce(sum(v.vote * v.effective_weight), 0) AS total_score,
-        coalesce(sum(v.vote = 1), 0) AS upvotes, coalesce(sum(v.vote = -1), 0) AS downvotes,
-        coalesce(sum(v.voter_type = 'human'), 0) AS human_votes, coalesce(sum(v.voter_type = 'bot'), 0) AS bot_votes
+      SELECT r.id, r.segment_id, r.author_id, r.author_type, r.author_name, r.content, r.reason, r.created_at, ${voteSummaryColumns("v")}
       FROM rewrites r LEFT JOIN votes v ON v.target_type = 'rewrite' AND v.target_id = r.id
       WHERE r.segment_id = ${segmentId}
       GROUP BY r.id ORDER BY total_score DESC, r.created_at ASC, r.id ASC LIMIT ${limit} OFFSET ${offset}`),
@@ -77,10 +70,10 @@ export async function listRewrites(db: Db, segmentId: string, limit: number, off
   ]);
   if (!seg.length) throw notFound("Segment");
   return {
-    rewrites: rows.map(({ total_score, upvotes, downvotes, human_votes, bot_votes, ...r }) => {
-      const score = Math.round(total_score * 1000) / 1000;
-      return { ...r, votes: { total_score: score, score, upvotes, downvotes, human_votes, bot_votes } };
-    }),
+    rewrites: rows.map(({ total_score, upvotes, downvotes, human_votes, bot_votes, ...r }) => ({
+      ...r,
+      votes: voteSummaryView({ total_score, upvotes, downvotes, human_votes, bot_votes }),
+    })),
     pagination: pagination(limit, offset, total),
   };
 }

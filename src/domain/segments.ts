@@ -1,8 +1,8 @@
-import { asc, count, eq, sql } from "drizzle-orm";
+import { asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import { type Db, rawRun } from "../db/client";
 import { branches, segments, type SegmentRow } from "../db/schema";
 import { notFound } from "../lib/errors";
-import { type ActorType, writerType } from "../env";
+import { type Writer, writerType } from "./actor";
 import { pagination } from "../lib/pagination";
 
 export type LogKind = "new" | "fork" | "continuation";
@@ -11,7 +11,7 @@ export interface NewSegment {
   id: string;
   branchId: string;
   storyId: string;
-  author: { id: string; type: ActorType; name: string };
+  author: Writer;
   content: string;
   contentLength: number;
   sequenceOrder: number;
@@ -59,7 +59,7 @@ export function rowOf(s: NewSegment): SegmentRow {
  * only while its story is active, and the log entry only if the segment was: the first statement's
  * `changes` tells the caller whether anything was written.
  */
-export function segmentStatements(db: Db, s: NewSegment, onlyIfStoryActive: boolean) {
+export function segmentStatements(db: Db, s: NewSegment, { onlyIfStoryActive }: { onlyIfStoryActive: boolean }) {
   const r = rowOf(s);
   const guard = onlyIfStoryActive
     ? sql`WHERE EXISTS (SELECT 1 FROM stories WHERE id = ${s.storyId} AND status = 'active')`
@@ -86,3 +86,15 @@ export async function listSegments(db: Db, branchId: string, limit: number, offs
   if (!branch.length) throw notFound("Branch");
   return { segments: rows.map(segmentView), pagination: pagination(limit, offset, total) };
 }
+
+/**
+ * The last segment of a branch (its head), or none: usable inside `db.batch()`. `branchId` may be a SQL
+ * expression that selects the branch.
+ */
+export const branchHeadQuery = (db: Db, branchId: string | SQL) =>
+  db
+    .select({ id: segments.id, sequenceOrder: segments.sequenceOrder })
+    .from(segments)
+    .where(sql`${segments.branchId} = ${branchId}`)
+    .orderBy(desc(segments.sequenceOrder))
+    .limit(1);

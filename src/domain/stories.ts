@@ -4,7 +4,7 @@ import { nowIso } from "../db/client";
 import { branches, stories, type StoryRow } from "../db/schema";
 import { newBranchRow } from "./branches";
 import { activePinsQuery, pinView } from "./pins";
-import { type Actor, writerType } from "../env";
+import { type Actor, ownedBy, writerType } from "./actor";
 import { ApiError, notFound } from "../lib/errors";
 import { pagination } from "../lib/pagination";
 import { checkLength, contentLength } from "./length";
@@ -95,7 +95,7 @@ export async function createStory(db: Db, actor: Actor, input: NewStory) {
   await db.batch([
     db.insert(stories).values(story),
     db.insert(branches).values(main),
-    ...segs.flatMap((s) => segmentStatements(db, s, false)),
+    ...segs.flatMap((s) => segmentStatements(db, s, { onlyIfStoryActive: false })),
   ]);
   return { ...storyView(story), main_branch_id: main.id };
 }
@@ -154,8 +154,7 @@ export async function updateStory(db: Db, actor: Actor, id: string, patch: Story
   if (patch.title !== undefined) set.title = patch.title;
   if (patch.background !== undefined) set.background = patch.background;
   if (patch.style_rules !== undefined) set.styleRules = patch.style_rules;
-  const allowed = actor.type === "admin" ? undefined : eq(stories.ownerId, actor.id);
-  const [row] = await db.update(stories).set(set).where(and(eq(stories.id, id), allowed)).returning();
+  const [row] = await db.update(stories).set(set).where(and(eq(stories.id, id), ownedBy(actor, stories.ownerId))).returning();
   if (row) return storyView(row);
   const exists = await db.select({ id: stories.id }).from(stories).where(eq(stories.id, id)).limit(1);
   if (!exists.length) throw notFound("Story");

@@ -2,9 +2,9 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nowIso } from "../db/client";
 import { branches, branchSummaries, stories } from "../db/schema";
-import type { Env } from "../env";
+import type { LlmConfig } from "../config";
 import { notFound } from "../lib/errors";
-import { llmConfigured, llmSummary } from "../lib/llm";
+import { llmSummary } from "../lib/llm";
 import { extractiveSummary } from "./extractive";
 import { readingPathQuery } from "./reading-path";
 
@@ -28,7 +28,7 @@ export async function getSummary(db: Db, branchId: string) {
 }
 
 /** Summarises the branch's reading path with the configured provider, or extractively when it is absent or fails. */
-export async function generateSummary(db: Db, env: Env, branchId: string) {
+export async function generateSummary(db: Db, llm: LlmConfig | null, branchId: string) {
   const [[branch], path] = await db.batch([
     db.select({ language: stories.language }).from(branches).innerJoin(stories, eq(stories.id, branches.storyId)).where(eq(branches.id, branchId)).limit(1),
     readingPathQuery(db, branchId),
@@ -37,9 +37,9 @@ export async function generateSummary(db: Db, env: Env, branchId: string) {
   const texts = path.map((s) => s.content);
   let summary: string | null = null;
   let source: Summary["source"] = "extractive";
-  if (llmConfigured(env)) {
+  if (llm) {
     try {
-      summary = await llmSummary(env, texts.join("\n\n"), branch.language);
+      summary = await llmSummary(llm, texts.join("\n\n"), branch.language);
       source = "llm";
     } catch (err) {
       console.warn(`summary provider failed, using the extractive summary: ${(err as Error).message}`);

@@ -1,14 +1,13 @@
 import { and, count, eq, inArray, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { nowIso } from "../db/client";
+import { type Db, nowIso, rawAll } from "../db/client";
 import { bots, branches, rewrites, segments, votes, type VoteRow } from "../db/schema";
-import { type Actor, writerType } from "../env";
+import { type Actor, writerType } from "./actor";
 import { ApiError, notFound } from "../lib/errors";
 import { isUuid } from "../lib/ids";
+import { round3 } from "../lib/round";
+import { type VoteCounts, voteSummaryColumns, voteSummaryView, weightedTotal } from "./scores";
 
 export type TargetType = "branch" | "segment" | "rewrite";
-
-const round = (n: number) => Math.round(n * 1000) / 1000;
 
 /** A bot's vote weighs by its reputation; a human's (or admin's) weighs 1. */
 export function voteWeight(voterType: "human" | "bot", reputation: number): number {
@@ -18,11 +17,9 @@ export function voteWeight(voterType: "human" | "bot", reputation: number): numb
   return 0.8;
 }
 
-const weighted = sql<number>`coalesce(sum(${votes.vote} * ${votes.effectiveWeight}), 0)`;
-
 /** Weighted vote total received on an author's segments and rewrites. */
 const reputationOf = (db: Db, authorId: string) =>
-  db.select({ total: weighted }).from(votes).where(and(eq(votes.targetAuthorId, authorId), inArray(votes.targetType, ["segment", "rewrite"])));
+  db.select({ total: weightedTotal() }).from(votes).where(and(eq(votes.targetAuthorId, authorId), inArray(votes.targetType, ["segment", "rewrite"])));
 
 function targetQuery(db: Db, type: TargetType, id: string) {
   if (type === "branch") {
@@ -82,34 +79,24 @@ export async function castVote(db: Db, actor: Actor, input: { target_type: Targe
         set: { vote: row.vote, effectiveWeight: row.effectiveWeight, updatedAt: now },
       })
       .returning(),
-    db.select({ score: weighted }).from(votes).where(and(eq(votes.targetType, row.targetType), eq(votes.targetId, targetId))),
+    db.select({ score: weightedTotal() }).from(votes).where(and(eq(votes.targetType, row.targetType), eq(votes.targetId, targetId))),
     db
       .update(branches)
       .set({
-        voteScore: sql`(SELECT coalesce(sum(vote * effective_weight), 0) FROM votes WHERE branch_id = ${row.branchId} AND target_type IN ('branch', 'segment'))`,
+        voteScore: sql`(SELECT ${weightedTotal()} FROM votes WHERE branch_id = ${row.branchId} AND target_type IN ('branch', 'segment'))`,
       })
       .where(eq(branches.id, row.branchId)),
   ]);
-  return { created: saved.id === row.id, vote: voteView(saved), new_score: round(score) };
+  return { created: saved.id === row.id, vote: voteView(saved), new_score: round3(score) };
 }
 
 export async function voteSummary(db: Db, type: TargetType, id: string) {
-  const [[target], [s]] = await db.batch([
+  const [[target], [counts]] = await db.batch([
     targetQuery(db, type, id),
-    db
-      .select({
-        total: weighted,
-        up: sql<number>`coalesce(sum(${votes.vote} = 1), 0)`,
-        down: sql<number>`coalesce(sum(${votes.vote} = -1), 0)`,
-        human: sql<number>`coalesce(sum(${votes.voterType} = 'human'), 0)`,
-        bot: sql<number>`coalesce(sum(${votes.voterType} = 'bot'), 0)`,
-      })
-      .from(votes)
-      .where(and(eq(votes.targetType, type), eq(votes.targetId, id))),
+    rawAll<VoteCounts>(db, sql`SELECT ${voteSummaryColumns()} FROM votes WHERE target_type = ${type} AND target_id = ${id}`),
   ]);
   if (!target) throw notFound(type === "branch" ? "Branch" : "Segment");
-  const total = round(s.total);
-  return { total_score: total, score: total, upvotes: s.up, downvotes: s.down, human_votes: s.human, bot_votes: s.bot };
+  return voteSummaryView(counts);
 }
 
 export async function botReputation(db: Db, botId: string) {
@@ -119,6 +106,6 @@ export async function botReputation(db: Db, botId: string) {
     db.select({ n: count() }).from(segments).where(eq(segments.authorId, botId)),
   ]);
   if (!bot.length) throw notFound("Bot");
-  const reputation = round(total);
-  return { bot_id: botId, reputation, total_segments: n, avg_score: n ? round(reputation / n) : 0 };
+  const reputation = round3(total);
+  return { bot_id: botId, reputation, total_segments: n, avg_score: n ? round3(reputation / n) : 0 };
 }

@@ -78,7 +78,8 @@ export class AccountGate extends DurableObject<Env> {
   }
 
   /** After the request: keep its hits only if it counted, and store a 2xx response for replays. */
-  async settle(idem: { key: string; hash: string } | null, reservation: string, counted: boolean, response: StoredResponse | null): Promise<void> {
+  async settle(idem: { key: string; hash: string } | null, reservation: string, outcome: { counted: boolean; response: StoredResponse | null }): Promise<void> {
+    const { counted, response } = outcome;
     if (!counted) this.ctx.storage.sql.exec("DELETE FROM hits WHERE reservation = ?", reservation);
     if (!idem) return;
     if (response) {

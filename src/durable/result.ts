@@ -1,5 +1,5 @@
 import { ApiError, type ErrorCode } from "../lib/errors";
-import type { ObjectD1 } from "../lib/timing";
+import type { ObjectD1 } from "../lib/meter";
 
 /**
  * What a Durable Object RPC returns: errors thrown across RPC lose their properties, so they travel as data,

@@ -50,3 +50,6 @@ export function validationError(fields: FieldIssue[]): ApiError {
 }
 
 export const notFound = (what: string) => new ApiError("NOT_FOUND", `${what} not found`);
+
+/** A write refused because its story is archived (403). */
+export const storyArchived = () => new ApiError("FORBIDDEN", "This story is archived");

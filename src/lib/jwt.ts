@@ -1,4 +1,4 @@
-import type { ActorType } from "../env";
+import type { ActorType } from "../domain/actor";
 import { ApiError } from "./errors";
 import { base64url, fromBase64url, hmacSha256, timingSafeEqualBytes } from "./crypto";
 

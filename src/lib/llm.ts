@@ -1,17 +1,14 @@
-import type { Env } from "../env";
+import type { LlmConfig } from "../config";
 
-const DEFAULT_TIMEOUT_MS = 20_000;
 const MAX_INPUT_CHARS = 30_000;
 
-export const llmConfigured = (env: Env) => Boolean(env.LLM_BASE_URL && env.LLM_API_KEY && env.LLM_MODEL);
-
 /** Asks an OpenAI-compatible chat-completions provider for a summary; throws on any failure or timeout. */
-export async function llmSummary(env: Env, text: string, language: string): Promise<string> {
-  const res = await fetch(`${env.LLM_BASE_URL!.replace(/\/+$/, "")}/chat/completions`, {
+export async function llmSummary(llm: LlmConfig, text: string, language: string): Promise<string> {
+  const res = await fetch(`${llm.baseUrl.replace(/\/+$/, "")}/chat/completions`, {
     method: "POST",
-    headers: { authorization: `Bearer ${env.LLM_API_KEY}`, "content-type": "application/json" },
+    headers: { authorization: `Bearer ${llm.apiKey}`, "content-type": "application/json" },
     body: JSON.stringify({
-      model: env.LLM_MODEL,
+      model: llm.model,
       temperature: 0.3,
       messages: [
         {
@@ -21,7 +18,7 @@ export async function llmSummary(env: Env, text: string, language: string): Prom
         { role: "user", content: text.slice(-MAX_INPUT_CHARS) },
       ],
     }),
-    signal: AbortSignal.timeout(Number(env.LLM_TIMEOUT_MS ?? DEFAULT_TIMEOUT_MS)),
+    signal: AbortSignal.timeout(llm.timeoutMs),
   });
   if (!res.ok) throw new Error(`provider answered ${res.status}`);
   const body = (await res.json()) as { choices?: { message?: { content?: unknown } }[] };

@@ -1,6 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { z } from "@hono/zod-openapi";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../context";
 import { ERROR_STATUS, type ErrorCode } from "./errors";
 import { errorSchema } from "./envelope";
 import { defaultHook } from "./validation";

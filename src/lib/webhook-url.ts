@@ -30,7 +30,7 @@ export function isPrivateHost(hostname: string): boolean {
 }
 
 /** Validates a webhook address: absolute http(s), and public unless private addresses are allowed. */
-export function checkWebhookUrl(raw: string, allowPrivate: boolean): string {
+export function checkWebhookUrl(raw: string, { allowPrivate }: { allowPrivate: boolean }): string {
   let url: URL;
   try {
     url = new URL(raw);

@@ -1,13 +1,14 @@
 import { eq, sql } from "drizzle-orm";
 import { type Db, getDb, nowIso } from "../db/client";
 import { webhookAttempts, webhookDeliveries } from "../db/schema";
-import { type WebhookMessage, buildDeliveryBody, deliveryTarget } from "../domain/webhooks";
+import { configOf } from "../config";
+import { buildDeliveryBody, deliveryTarget } from "../domain/webhook-delivery";
+import type { WebhookMessage } from "../domain/webhook-events";
 import type { Env } from "../env";
 import { hmacSha256Hex } from "../lib/crypto";
 import { checkWebhookUrl } from "../lib/webhook-url";
 
 export const WEBHOOK_DLQ = "webhooks-dlq";
-const DEFAULT_TIMEOUT_MS = 10_000;
 
 /** Seconds before retry N+1 after N failed attempts: 10, 20, 40, 80, 160 … capped at 10 minutes. */
 export const backoffSeconds = (attempts: number) => Math.min(600, 10 * 2 ** Math.max(0, attempts - 1));
@@ -24,8 +25,7 @@ interface AttemptResult {
   durationMs: number;
 }
 
-async function post(env: Env, url: string, secret: string, m: WebhookMessage, body: string): Promise<AttemptResult> {
-  const timeoutMs = Number(env.WEBHOOK_TIMEOUT_MS ?? DEFAULT_TIMEOUT_MS);
+async function post(timeoutMs: number, url: string, secret: string, m: WebhookMessage, body: string): Promise<AttemptResult> {
   const timestamp = Math.floor(Date.now() / 1000);
   const started = Date.now();
   try {
@@ -87,14 +87,15 @@ async function deliver(env: Env, message: Message<WebhookMessage>) {
   if (!bot?.url) return message.ack(); // the bot has no receiver (any more): nothing to deliver
   const body = storedBody ?? (await buildDeliveryBody(db, m));
   if (body === null) return message.ack(); // the branch is gone
+  const config = configOf(env);
   let url: string;
   try {
-    url = checkWebhookUrl(bot.url, env.ALLOW_PRIVATE_WEBHOOKS === "true");
+    url = checkWebhookUrl(bot.url, { allowPrivate: config.allowPrivateWebhooks });
   } catch {
     await record(db, m, message.attempts, { ok: false, status: null, error: "webhook_url is not allowed", durationMs: 0 });
     return message.ack();
   }
-  const result = await post(env, url, bot.secret, m, body);
+  const result = await post(config.webhookTimeoutMs, url, bot.secret, m, body);
   await record(db, m, message.attempts, result);
   if (result.ok) message.ack();
   else message.retry({ delaySeconds: backoffSeconds(message.attempts) });

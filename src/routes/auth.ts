@@ -1,8 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { getDb } from "../db/client";
 import type { BotRow } from "../db/schema";
 import * as authDomain from "../domain/auth";
-import { actorOf, auth, issueAccessToken } from "../lib/auth";
+import { actorOf, auth, issueAccessToken } from "../middleware/auth";
 import { timingSafeEqualStrings } from "../lib/crypto";
 import { successSchema } from "../lib/envelope";
 import { ApiError } from "../lib/errors";
@@ -158,22 +157,22 @@ const botView = (b: BotRow) => ({ id: b.id, name: b.name, model: b.model, status
 export const authRoutes = createRouter()
   .openapi(registerRoute, async (c) => {
     const body = c.req.valid("json");
-    const user = await authDomain.registerUser(getDb(c.env.DB), body);
-    const access_token = await issueAccessToken(c.env, { id: user.id, type: "human", name: user.username });
+    const user = await authDomain.registerUser(c.var.db, body);
+    const access_token = await issueAccessToken(c.var.config, { id: user.id, type: "human", name: user.username });
     return c.json({ message: "Registration successful", user: userView(user), access_token }, 201);
   })
   .openapi(loginRoute, async (c) => {
     const { email, password } = c.req.valid("json");
-    const user = await authDomain.loginUser(getDb(c.env.DB), email, password);
-    const access_token = await issueAccessToken(c.env, { id: user.id, type: user.userType, name: user.username });
+    const user = await authDomain.loginUser(c.var.db, email, password);
+    const access_token = await issueAccessToken(c.var.config, { id: user.id, type: user.userType, name: user.username });
     return c.json({ message: "Login successful", user: userView(user), access_token }, 200);
   })
   .openapi(botRegisterRoute, async (c) => {
     const body = c.req.valid("json");
     const webhookUrl = body.webhook_url
-      ? checkWebhookUrl(body.webhook_url, c.env.ALLOW_PRIVATE_WEBHOOKS === "true")
+      ? checkWebhookUrl(body.webhook_url, { allowPrivate: c.var.config.allowPrivateWebhooks })
       : null;
-    const { bot, apiKey } = await authDomain.registerBot(getDb(c.env.DB), { ...body, webhookUrl });
+    const { bot, apiKey } = await authDomain.registerBot(c.var.db, { ...body, webhookUrl });
     const data = {
       bot_id: bot.id,
       api_key: apiKey,
@@ -188,25 +187,26 @@ export const authRoutes = createRouter()
     return c.json({ status: "success" as const, data }, 201);
   })
   .openapi(botLoginRoute, async (c) => {
-    const bot = await authDomain.findBotByApiKey(getDb(c.env.DB), c.req.valid("json").api_key);
+    const bot = await authDomain.findBotByApiKey(c.var.db, c.req.valid("json").api_key);
     if (!bot) throw new ApiError("UNAUTHORIZED", "API key is not valid");
-    const access_token = await issueAccessToken(c.env, { id: bot.id, type: "bot", name: bot.name });
+    const access_token = await issueAccessToken(c.var.config, { id: bot.id, type: "bot", name: bot.name });
     return c.json({ message: "Login successful", access_token, bot: botView(bot) }, 200);
   })
   .openapi(botLoginByNameRoute, async (c) => {
     const { bot_name, master_key } = c.req.valid("json");
-    if (!c.env.MASTER_KEY) throw new ApiError("FORBIDDEN", "Recovery login is disabled on this server");
-    if (!(await timingSafeEqualStrings(master_key, c.env.MASTER_KEY))) {
+    const masterKey = c.var.config.masterKey;
+    if (!masterKey) throw new ApiError("FORBIDDEN", "Recovery login is disabled on this server");
+    if (!(await timingSafeEqualStrings(master_key, masterKey))) {
       throw new ApiError("UNAUTHORIZED", "Master key is not valid");
     }
-    const bot = await authDomain.findBotByName(getDb(c.env.DB), bot_name);
+    const bot = await authDomain.findBotByName(c.var.db, bot_name);
     if (!bot) throw new ApiError("NOT_FOUND", "Bot not found");
-    const access_token = await issueAccessToken(c.env, { id: bot.id, type: "bot", name: bot.name });
+    const access_token = await issueAccessToken(c.var.config, { id: bot.id, type: "bot", name: bot.name });
     return c.json({ message: "Login successful", access_token, bot: botView(bot) }, 200);
   })
   .openapi(meRoute, async (c) => {
     const actor = actorOf(c);
-    const db = getDb(c.env.DB);
+    const db = c.var.db;
     if (actor.type === "bot") {
       const bot = await authDomain.getBot(db, actor.id);
       if (!bot) throw new ApiError("UNAUTHORIZED", "Account no longer exists");
@@ -218,7 +218,7 @@ export const authRoutes = createRouter()
     return c.json({ ...userView(user), created_at: user.createdAt }, 200);
   })
   .openapi(apiTokenRoute, async (c) => {
-    const { token, expiresAt, remainingDays } = await authDomain.generateApiToken(getDb(c.env.DB), actorOf(c).id);
+    const { token, expiresAt, remainingDays } = await authDomain.generateApiToken(c.var.db, actorOf(c).id);
     return c.json(
       {
         message: "API token generated; it replaces any earlier token",

@@ -1,5 +1,4 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { getDb } from "../db/client";
 import { botReputation } from "../domain/votes";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
@@ -22,5 +21,5 @@ const reputationRoute = createRoute({
 });
 
 export const botRoutes = createRouter().openapi(reputationRoute, async (c) =>
-  ok(c, await botReputation(getDb(c.env.DB), pathId(c.req.valid("param").bot_id, "Bot"))),
+  ok(c, await botReputation(c.var.db, pathId(c.req.valid("param").bot_id, "Bot"))),
 );

@@ -1,14 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { getDb } from "../db/client";
 import * as domain from "../domain/branches";
-import { branchRoom } from "../durable/client";
-import { unwrap } from "../durable/result";
-import { publish } from "../domain/webhooks";
-import { actorOf, auth } from "../lib/auth";
-import { GUARD_ERRORS, guard, idempotencyHeader } from "../lib/guard";
+import { publish } from "../domain/webhook-events";
+import { actorOf, auth } from "../middleware/auth";
+import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
-import { viaObject } from "../lib/timing";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { pageQuery, paginationSchema, queryBoolean } from "../lib/pagination";
 import { authErrors, branchSchema, idParam, roleSchema, segmentSchema } from "./schemas";
@@ -39,7 +35,7 @@ const createRouteDef = createRoute({
   tags: ["Branches"],
   summary: "Fork a branch from a segment (default: the head of the parent branch or main line)",
   security: bearerSecurity,
-  middleware: [auth(), guard("branch")] as const,
+  middleware: [auth(), limitsAndIdempotency("branch")] as const,
   request: {
     headers: idempotencyHeader,
     params: idParam("story_id"),
@@ -58,7 +54,7 @@ const createRouteDef = createRoute({
       successSchema(branchSchema.extend({ branch: branchSchema, segment: segmentSchema.optional() })),
       "Created; the record also nested as `branch`, with `segment` when an initial segment was written",
     ),
-    ...errorResponses(...authErrors, "FORBIDDEN", "NOT_FOUND", "SEGMENT_TOO_SHORT", "SEGMENT_TOO_LONG", ...GUARD_ERRORS),
+    ...errorResponses(...authErrors, "FORBIDDEN", "NOT_FOUND", "SEGMENT_TOO_SHORT", "SEGMENT_TOO_LONG", ...LIMIT_ERRORS),
   },
 });
 
@@ -120,12 +116,12 @@ const joinRoute = createRoute({
   tags: ["Branches"],
   summary: "A bot joins the branch's turn queue (201; 200 with its existing place when already queued)",
   security: bearerSecurity,
-  middleware: [auth({ types: ["bot"] }), guard("join", (status) => status === 201)] as const,
+  middleware: [auth({ types: ["bot"] }), limitsAndIdempotency("join")] as const,
   request: { headers: idempotencyHeader, params: idParam("branch_id"), body: jsonBody(z.object({ role: roleSchema.default("narrator") })) },
   responses: {
     201: jsonContent(successSchema(joinResultSchema), "Joined"),
     200: jsonContent(successSchema(joinResultSchema), "Already queued"),
-    ...errorResponses(...authErrors, "FORBIDDEN", "NOT_FOUND", ...GUARD_ERRORS),
+    ...errorResponses(...authErrors, "FORBIDDEN", "NOT_FOUND", ...LIMIT_ERRORS),
   },
 });
 
@@ -150,30 +146,30 @@ export const branchRoutes = createRouter()
   .openapi(listRoute, async (c) => {
     const storyId = pathId(c.req.valid("param").story_id, "Story");
     const { sort, include_all, limit, offset } = c.req.valid("query");
-    return ok(c, await domain.listBranches(getDb(c.env.DB), storyId, { sort, includeAll: include_all, limit, offset }));
+    return ok(c, await domain.listBranches(c.var.db, storyId, { sort, includeAll: include_all, limit, offset }));
   })
   .openapi(createRouteDef, async (c) => {
     const storyId = pathId(c.req.valid("param").story_id, "Story");
-    const { branch, announcements } = await domain.createBranch(getDb(c.env.DB), actorOf(c), storyId, c.req.valid("json"));
-    c.executionCtx.waitUntil(publish(c.env, announcements));
+    const { branch, announcements } = await domain.createBranch(c.var.db, actorOf(c), storyId, c.req.valid("json"));
+    c.executionCtx.waitUntil(publish(c.env.WEBHOOKS, announcements));
     return ok(c, branch, 201);
   })
   .openapi(treeRoute, async (c) => {
     const storyId = pathId(c.req.valid("param").story_id, "Story");
-    return ok(c, await domain.branchTree(getDb(c.env.DB), storyId));
+    return ok(c, await domain.branchTree(c.var.db, storyId));
   })
   .openapi(getRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
-    return ok(c, await domain.getBranchDetail(getDb(c.env.DB), id));
+    return ok(c, await domain.getBranchDetail(c.var.db, id));
   })
   .openapi(joinRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
     const actor = actorOf(c);
     const role = c.req.valid("json").role;
-    const { created, ...joined } = unwrap(await viaObject(c, "BranchRoom", () => branchRoom(c.env, id).join(id, { id: actor.id, name: actor.name }, role)));
+    const { created, ...joined } = await c.var.rooms.join(id, { id: actor.id, name: actor.name }, role);
     return created ? ok(c, joined, 201) : ok(c, joined, 200);
   })
   .openapi(leaveRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
-    return ok(c, unwrap(await viaObject(c, "BranchRoom", () => branchRoom(c.env, id).leave(id, actorOf(c).id))));
+    return ok(c, await c.var.rooms.leave(id, actorOf(c).id));
   });

@@ -1,8 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { getDb } from "../db/client";
 import * as domain from "../domain/comments";
-import { actorOf, auth } from "../lib/auth";
-import { GUARD_ERRORS, guard, idempotencyHeader } from "../lib/guard";
+import { actorOf, auth } from "../middleware/auth";
+import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
@@ -40,7 +39,7 @@ const addRoute = createRoute({
   tags: ["Comments"],
   summary: "Comment on a branch, or reply to one of its comments",
   security: bearerSecurity,
-  middleware: [auth(), guard("comment")] as const,
+  middleware: [auth(), limitsAndIdempotency("comment")] as const,
   request: {
     headers: idempotencyHeader,
     params: idParam("branch_id"),
@@ -48,7 +47,7 @@ const addRoute = createRoute({
   },
   responses: {
     201: jsonContent(successSchema(commentSchema), "Created"),
-    ...errorResponses(...authErrors, "FORBIDDEN", "NOT_FOUND", ...GUARD_ERRORS),
+    ...errorResponses(...authErrors, "FORBIDDEN", "NOT_FOUND", ...LIMIT_ERRORS),
   },
 });
 
@@ -70,12 +69,12 @@ export const commentRoutes = createRouter()
   .openapi(listRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
     const { limit, offset } = c.req.valid("query");
-    return ok(c, await domain.listComments(getDb(c.env.DB), id, limit, offset));
+    return ok(c, await domain.listComments(c.var.db, id, limit, offset));
   })
   .openapi(addRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
-    return ok(c, await domain.addComment(getDb(c.env.DB), actorOf(c), id, c.req.valid("json")), 201);
+    return ok(c, await domain.addComment(c.var.db, actorOf(c), id, c.req.valid("json")), 201);
   })
   .openapi(deleteRoute, async (c) =>
-    ok(c, await domain.deleteComment(getDb(c.env.DB), actorOf(c), pathId(c.req.valid("param").comment_id, "Comment"))),
+    ok(c, await domain.deleteComment(c.var.db, actorOf(c), pathId(c.req.valid("param").comment_id, "Comment"))),
   );

@@ -1,5 +1,4 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { getDb } from "../db/client";
 import { dashboardStats } from "../domain/dashboard";
 import { ok, successSchema } from "../lib/envelope";
 import { createRouter, jsonContent } from "../lib/openapi";
@@ -33,4 +32,4 @@ const dashboardRoute = createRoute({
   },
 });
 
-export const dashboardRoutes = createRouter().openapi(dashboardRoute, async (c) => ok(c, await dashboardStats(getDb(c.env.DB))));
+export const dashboardRoutes = createRouter().openapi(dashboardRoute, async (c) => ok(c, await dashboardStats(c.var.db)));

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { getDb } from "../db/client";
 import { listLogs, logStats } from "../domain/logs";
-import { auth } from "../lib/auth";
+import { auth } from "../middleware/auth";
 import { ok, successSchema } from "../lib/envelope";
 import { bearerSecurity, createRouter, errorResponses, jsonContent } from "../lib/openapi";
 import { MAX_LIMIT } from "../lib/pagination";
@@ -70,6 +69,6 @@ export const logRoutes = createRouter()
   .openapi(logsRoute, async (c) => {
     const q = c.req.valid("query");
     const filters = { storyId: q.story_id?.toLowerCase(), authorType: q.author_type };
-    return ok(c, await listLogs(getDb(c.env.DB), { page: q.page, limit: q.limit, days: q.days, ...filters }));
+    return ok(c, await listLogs(c.var.db, { page: q.page, limit: q.limit, days: q.days, ...filters }));
   })
-  .openapi(logStatsRoute, async (c) => ok(c, await logStats(getDb(c.env.DB))));
+  .openapi(logStatsRoute, async (c) => ok(c, await logStats(c.var.db)));

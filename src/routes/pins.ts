@@ -1,8 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { getDb } from "../db/client";
 import * as domain from "../domain/pins";
-import { actorOf, auth } from "../lib/auth";
-import { GUARD_ERRORS, guard, idempotencyHeader } from "../lib/guard";
+import { actorOf, auth } from "../middleware/auth";
+import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
@@ -18,7 +17,7 @@ const createRouteDef = createRoute({
   tags: ["Pins"],
   summary: "Pin a post to a story (its owner or an admin)",
   security: bearerSecurity,
-  middleware: [auth(), guard("pin")] as const,
+  middleware: [auth(), limitsAndIdempotency("pin")] as const,
   request: {
     headers: idempotencyHeader,
     params: idParam("story_id"),
@@ -26,7 +25,7 @@ const createRouteDef = createRoute({
   },
   responses: {
     201: jsonContent(successSchema(pinSchema), "Created"),
-    ...errorResponses(...authErrors, "FORBIDDEN", "PERMISSION_DENIED", "NOT_FOUND", ...GUARD_ERRORS),
+    ...errorResponses(...authErrors, "FORBIDDEN", "PERMISSION_DENIED", "NOT_FOUND", ...LIMIT_ERRORS),
   },
 });
 
@@ -69,12 +68,12 @@ const patchRoute = createRoute({
 
 export const pinRoutes = createRouter()
   .openapi(createRouteDef, async (c) =>
-    ok(c, await domain.createPin(getDb(c.env.DB), actorOf(c), pathId(c.req.valid("param").story_id, "Story"), c.req.valid("json")), 201),
+    ok(c, await domain.createPin(c.var.db, actorOf(c), pathId(c.req.valid("param").story_id, "Story"), c.req.valid("json")), 201),
   )
   .openapi(listRoute, async (c) =>
-    ok(c, await domain.listPins(getDb(c.env.DB), pathId(c.req.valid("param").story_id, "Story"), c.req.valid("query").include_inactive)),
+    ok(c, await domain.listPins(c.var.db, pathId(c.req.valid("param").story_id, "Story"), c.req.valid("query").include_inactive)),
   )
   .openapi(patchRoute, async (c) => {
     const { story_id, pin_id } = c.req.valid("param");
-    return ok(c, await domain.updatePin(getDb(c.env.DB), actorOf(c), pathId(story_id, "Story"), pathId(pin_id, "Pin"), c.req.valid("json")));
+    return ok(c, await domain.updatePin(c.var.db, actorOf(c), pathId(story_id, "Story"), pathId(pin_id, "Pin"), c.req.valid("json")));
   });

@@ -1,8 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { getDb } from "../db/client";
 import * as domain from "../domain/rewrites";
-import { actorOf, auth } from "../lib/auth";
-import { GUARD_ERRORS, guard, idempotencyHeader } from "../lib/guard";
+import { actorOf, auth } from "../middleware/auth";
+import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
@@ -29,7 +28,7 @@ const addRoute = createRoute({
   tags: ["Rewrites"],
   summary: "Propose an alternative version of a segment (the story's length rules apply)",
   security: bearerSecurity,
-  middleware: [auth(), guard("rewrite")] as const,
+  middleware: [auth(), limitsAndIdempotency("rewrite")] as const,
   request: {
     headers: idempotencyHeader,
     params: idParam("segment_id"),
@@ -37,7 +36,7 @@ const addRoute = createRoute({
   },
   responses: {
     201: jsonContent(successSchema(rewriteSchema), "Created"),
-    ...errorResponses(...authErrors, "FORBIDDEN", "NOT_FOUND", "SEGMENT_TOO_SHORT", "SEGMENT_TOO_LONG", ...GUARD_ERRORS),
+    ...errorResponses(...authErrors, "FORBIDDEN", "NOT_FOUND", "SEGMENT_TOO_SHORT", "SEGMENT_TOO_LONG", ...LIMIT_ERRORS),
   },
 });
 
@@ -58,9 +57,9 @@ const listRoute = createRoute({
 
 export const rewriteRoutes = createRouter()
   .openapi(addRoute, async (c) =>
-    ok(c, await domain.addRewrite(getDb(c.env.DB), actorOf(c), pathId(c.req.valid("param").segment_id, "Segment"), c.req.valid("json")), 201),
+    ok(c, await domain.addRewrite(c.var.db, actorOf(c), pathId(c.req.valid("param").segment_id, "Segment"), c.req.valid("json")), 201),
   )
   .openapi(listRoute, async (c) => {
     const { limit, offset } = c.req.valid("query");
-    return ok(c, await domain.listRewrites(getDb(c.env.DB), pathId(c.req.valid("param").segment_id, "Segment"), limit, offset));
+    return ok(c, await domain.listRewrites(c.var.db, pathId(c.req.valid("param").segment_id, "Segment"), limit, offset));
   });

@@ -1,14 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { getDb } from "../db/client";
 import { listSegments } from "../domain/segments";
-import { branchRoom } from "../durable/client";
-import { unwrap } from "../durable/result";
-import { actorOf, auth } from "../lib/auth";
-import { GUARD_ERRORS, guard, idempotencyHeader } from "../lib/guard";
+import { actorOf, auth } from "../middleware/auth";
+import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
 import { validationError } from "../lib/errors";
 import { pathId } from "../lib/ids";
-import { viaObject } from "../lib/timing";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { pageQuery, paginationSchema } from "../lib/pagination";
 import { idParam, segmentSchema } from "./schemas";
@@ -32,7 +28,7 @@ const submitRoute = createRoute({
   tags: ["Segments"],
   summary: "Continue a branch. In turn mode a bot may write only at its turn; humans may write any time",
   security: bearerSecurity,
-  middleware: [auth(), guard("segment")] as const,
+  middleware: [auth(), limitsAndIdempotency("segment")] as const,
   request: {
     headers: idempotencyHeader,
     params: idParam("branch_id"),
@@ -48,7 +44,7 @@ const submitRoute = createRoute({
       ),
       "Stored; the record also nested as `segment`, with the bot whose turn it now is",
     ),
-    ...errorResponses("UNAUTHORIZED", "AUTH_INVALID_TOKEN", "AUTH_EXPIRED_TOKEN", "FORBIDDEN", "NOT_YOUR_TURN", "NOT_FOUND", "SEGMENT_TOO_SHORT", "SEGMENT_TOO_LONG", ...GUARD_ERRORS, "DAILY_QUOTA_EXCEEDED"),
+    ...errorResponses("UNAUTHORIZED", "AUTH_INVALID_TOKEN", "AUTH_EXPIRED_TOKEN", "FORBIDDEN", "NOT_YOUR_TURN", "NOT_FOUND", "SEGMENT_TOO_SHORT", "SEGMENT_TOO_LONG", ...LIMIT_ERRORS, "DAILY_QUOTA_EXCEEDED"),
   },
 });
 
@@ -56,14 +52,13 @@ export const segmentRoutes = createRouter()
   .openapi(listRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
     const { limit, offset } = c.req.valid("query");
-    return ok(c, await listSegments(getDb(c.env.DB), id, limit, offset));
+    return ok(c, await listSegments(c.var.db, id, limit, offset));
   })
   .openapi(submitRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
     const { content, is_starter } = c.req.valid("json");
     if (is_starter) throw validationError([{ field: "is_starter", issue: "a story's starter is written when the story is created" }]);
     const { id: actorId, type, name } = actorOf(c);
-    const room = branchRoom(c.env, id);
-    const { segment, next_bot } = unwrap(await viaObject(c, "BranchRoom", () => room.submit(id, { id: actorId, type, name }, content)));
+    const { segment, next_bot } = await c.var.rooms.submit(id, { id: actorId, type, name }, content);
     return ok(c, { ...segment, segment, next_bot }, 201);
   });

@@ -1,8 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { getDb } from "../db/client";
 import * as domain from "../domain/stories";
-import { actorOf, auth } from "../lib/auth";
-import { GUARD_ERRORS, guard, idempotencyHeader } from "../lib/guard";
+import { actorOf, auth } from "../middleware/auth";
+import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
@@ -61,11 +60,11 @@ const createRouteDef = createRoute({
   tags: ["Stories"],
   summary: "Create a story with its starter and 3 to 5 initial segments on the main line",
   security: bearerSecurity,
-  middleware: [auth(), guard("story")] as const,
+  middleware: [auth(), limitsAndIdempotency("story")] as const,
   request: { headers: idempotencyHeader, body: jsonBody(createStoryBody) },
   responses: {
     201: jsonContent(successSchema(storySchema), "Created"),
-    ...errorResponses("UNAUTHORIZED", "AUTH_INVALID_TOKEN", "AUTH_EXPIRED_TOKEN", "SEGMENT_TOO_SHORT", "SEGMENT_TOO_LONG", ...GUARD_ERRORS),
+    ...errorResponses("UNAUTHORIZED", "AUTH_INVALID_TOKEN", "AUTH_EXPIRED_TOKEN", "SEGMENT_TOO_SHORT", "SEGMENT_TOO_LONG", ...LIMIT_ERRORS),
   },
 });
 
@@ -127,7 +126,7 @@ export const storyRoutes = createRouter()
   .openapi(createRouteDef, async (c) => {
     const body = c.req.valid("json");
     const pack = body.story_pack;
-    const story = await domain.createStory(getDb(c.env.DB), actorOf(c), {
+    const story = await domain.createStory(c.var.db, actorOf(c), {
       ...body,
       starter: (body.starter ?? pack?.starter)!,
       initial_segments: (body.initial_segments ?? pack?.initial_segments)!,
@@ -136,13 +135,13 @@ export const storyRoutes = createRouter()
   })
   .openapi(listRoute, async (c) => {
     const { status, limit, offset } = c.req.valid("query");
-    return ok(c, await domain.listStories(getDb(c.env.DB), status, limit, offset));
+    return ok(c, await domain.listStories(c.var.db, status, limit, offset));
   })
   .openapi(getRoute, async (c) => {
     const id = pathId(c.req.valid("param").story_id, "Story");
-    return ok(c, await domain.getStory(getDb(c.env.DB), id));
+    return ok(c, await domain.getStory(c.var.db, id));
   })
   .openapi(patchRoute, async (c) => {
     const id = pathId(c.req.valid("param").story_id, "Story");
-    return ok(c, await domain.updateStory(getDb(c.env.DB), actorOf(c), id, c.req.valid("json")));
+    return ok(c, await domain.updateStory(c.var.db, actorOf(c), id, c.req.valid("json")));
   });

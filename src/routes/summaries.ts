@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { getDb } from "../db/client";
 import { generateSummary, getSummary } from "../domain/summaries";
-import { auth } from "../lib/auth";
+import { auth } from "../middleware/auth";
 import { ok, successSchema } from "../lib/envelope";
 import { ApiError } from "../lib/errors";
 import { pathId } from "../lib/ids";
@@ -46,10 +45,10 @@ const postSummaryRoute = createRoute({
 export const summaryRoutes = createRouter()
   .openapi(getSummaryRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
-    if (!c.req.valid("query").force_refresh) return ok(c, await getSummary(getDb(c.env.DB), id));
+    if (!c.req.valid("query").force_refresh) return ok(c, await getSummary(c.var.db, id));
     if (!c.get("actor")) throw new ApiError("UNAUTHORIZED", "force_refresh needs a credential");
-    return ok(c, await generateSummary(getDb(c.env.DB), c.env, id));
+    return ok(c, await generateSummary(c.var.db, c.var.config.llm, id));
   })
   .openapi(postSummaryRoute, async (c) =>
-    ok(c, await generateSummary(getDb(c.env.DB), c.env, pathId(c.req.valid("param").branch_id, "Branch"))),
+    ok(c, await generateSummary(c.var.db, c.var.config.llm, pathId(c.req.valid("param").branch_id, "Branch"))),
   );

@@ -1,8 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { getDb } from "../db/client";
 import * as domain from "../domain/votes";
-import { actorOf, auth } from "../lib/auth";
-import { GUARD_ERRORS, guard, idempotencyHeader } from "../lib/guard";
+import { actorOf, auth } from "../middleware/auth";
+import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
@@ -29,7 +28,7 @@ const castRoute = createRoute({
   tags: ["Votes"],
   summary: "Vote on a branch, segment or rewrite (201 new; 200 when it replaces your earlier vote)",
   security: bearerSecurity,
-  middleware: [auth(), guard("vote")] as const,
+  middleware: [auth(), limitsAndIdempotency("vote")] as const,
   request: {
     headers: idempotencyHeader,
     body: jsonBody(
@@ -43,7 +42,7 @@ const castRoute = createRoute({
   responses: {
     201: jsonContent(voteResult, "Vote recorded"),
     200: jsonContent(voteResult, "Earlier vote replaced"),
-    ...errorResponses(...authErrors, "PERMISSION_DENIED", "NOT_FOUND", ...GUARD_ERRORS),
+    ...errorResponses(...authErrors, "PERMISSION_DENIED", "NOT_FOUND", ...LIMIT_ERRORS),
   },
 });
 
@@ -59,12 +58,12 @@ const summaryRoute = (target: "branch" | "segment") =>
 
 export const voteRoutes = createRouter()
   .openapi(castRoute, async (c) => {
-    const { created, ...result } = await domain.castVote(getDb(c.env.DB), actorOf(c), c.req.valid("json"));
+    const { created, ...result } = await domain.castVote(c.var.db, actorOf(c), c.req.valid("json"));
     return created ? ok(c, result, 201) : ok(c, result, 200);
   })
   .openapi(summaryRoute("branch"), async (c) =>
-    ok(c, await domain.voteSummary(getDb(c.env.DB), "branch", pathId(c.req.param("branch_id"), "Branch"))),
+    ok(c, await domain.voteSummary(c.var.db, "branch", pathId(c.req.param("branch_id"), "Branch"))),
   )
   .openapi(summaryRoute("segment"), async (c) =>
-    ok(c, await domain.voteSummary(getDb(c.env.DB), "segment", pathId(c.req.param("segment_id"), "Segment"))),
+    ok(c, await domain.voteSummary(c.var.db, "segment", pathId(c.req.param("segment_id"), "Segment"))),
   );

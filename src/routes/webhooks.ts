@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { getDb } from "../db/client";
-import { listDeliveries, setWebhook } from "../domain/webhooks";
-import { actorOf, auth } from "../lib/auth";
+import { listDeliveries, setWebhook } from "../domain/bot-webhooks";
+import { actorOf, auth } from "../middleware/auth";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
@@ -58,10 +57,10 @@ const deliveriesRoute = createRoute({
 
 export const webhookRoutes = createRouter()
   .openapi(putRoute, async (c) => {
-    const url = checkWebhookUrl(c.req.valid("json").webhook_url, c.env.ALLOW_PRIVATE_WEBHOOKS === "true");
-    return ok(c, await setWebhook(getDb(c.env.DB), actorOf(c), pathId(c.req.valid("param").bot_id, "Bot"), url));
+    const url = checkWebhookUrl(c.req.valid("json").webhook_url, { allowPrivate: c.var.config.allowPrivateWebhooks });
+    return ok(c, await setWebhook(c.var.db, actorOf(c), pathId(c.req.valid("param").bot_id, "Bot"), url));
   })
   .openapi(deliveriesRoute, async (c) => {
     const { limit, offset } = c.req.valid("query");
-    return ok(c, await listDeliveries(getDb(c.env.DB), actorOf(c), pathId(c.req.valid("param").bot_id, "Bot"), limit, offset));
+    return ok(c, await listDeliveries(c.var.db, actorOf(c), pathId(c.req.valid("param").bot_id, "Bot"), limit, offset));
   });

@@ -1,8 +1,5 @@
-import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../env";
-import { ApiError } from "./errors";
-
-const WINDOW_SECONDS = 60;
+/** The anonymous read window: 60 s. */
+export const WINDOW_SECONDS = 60;
 /** Reads one `limit()` call of the binding buys; the binding allows 60 calls a minute, so 600 reads. */
 export const READS_PER_LEASE = 10;
 const MAX_TRACKED_ADDRESSES = 10_000;
@@ -45,25 +42,3 @@ export class ReadLeases {
     if (this.#leases.size >= MAX_TRACKED_ADDRESSES) this.#leases.clear();
   }
 }
-
-const leases = new ReadLeases();
-
-/** Anonymous reads: 600 per minute per client address, through Cloudflare's rate-limiting binding. */
-export const anonymousReadLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const limiter = c.env.READ_LIMITER;
-  const anonymous = !c.req.header("authorization") && !c.req.header("x-api-key");
-  if (!limiter || !anonymous || (c.req.method !== "GET" && c.req.method !== "HEAD")) return next();
-  const key = `read:${c.req.header("cf-connecting-ip") ?? "unknown"}`;
-  if (leases.take(key, Date.now())) return next();
-  const { success } = await limiter.limit({ key });
-  if (!success) {
-    throw new ApiError(
-      "RATE_LIMIT_EXCEEDED",
-      `Too many anonymous reads from this address; retry in ${WINDOW_SECONDS} s or authenticate`,
-      { limit: "600 per minute", retry_after: WINDOW_SECONDS, reset_time: new Date(Date.now() + WINDOW_SECONDS * 1000).toISOString() },
-      { "Retry-After": String(WINDOW_SECONDS) },
-    );
-  }
-  leases.grant(key, Date.now());
-  return next();
-};

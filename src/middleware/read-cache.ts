@@ -1,9 +1,9 @@
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../env";
-import { sha1Hex } from "./crypto";
+import type { AppEnv } from "../context";
+import { sha1Hex } from "../lib/crypto";
 
 /**
- * A micro-cache for public reads, per isolate: the same URL within READ_CACHE_MS (default 1000) is answered
+ * A micro-cache for public reads, per isolate: the same URL within READ_CACHE_MS (wrangler.toml) is answered
  * from memory instead of D1. Public reads without a bookmark may already come from a lagging replica, so a
  * second of staleness adds no new kind of inconsistency. A request with an `x-d1-bookmark` (read your
  * writes) always reads D1, and any successful write through this isolate empties the cache. Public
@@ -22,7 +22,7 @@ const entries = new Map<string, Entry>();
 const PRIVATE = /^\/api\/v1\/(auth|logs|bots\/[^/]+\/webhook|docs)|force_refresh=(true|1)/;
 
 export const readCache: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const ttl = Number(c.env.READ_CACHE_MS ?? 1000);
+  const ttl = c.var.config.readCacheMs;
   const method = c.req.method;
   if (method !== "GET" && method !== "HEAD") {
     await next();

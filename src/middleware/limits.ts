@@ -1,59 +1,58 @@
 import { z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
-import type { Admission, Counter, RateState } from "../durable/account";
-import type { AppEnv, Env } from "../env";
+import type { Config } from "../config";
+import type { AppEnv } from "../context";
+import type { AccountGate, Admission, Counter, RateState } from "../durable/account";
+import { sha256Hex } from "../lib/crypto";
+import { ApiError } from "../lib/errors";
 import { actorOf } from "./auth";
-import { sha256Hex } from "./crypto";
-import { ApiError } from "./errors";
-import { viaObject } from "./timing";
 
-export type GuardedAction = "story" | "branch" | "join" | "segment" | "vote" | "comment" | "rewrite" | "pin";
+export type LimitedAction = "story" | "branch" | "join" | "segment" | "vote" | "comment" | "rewrite" | "pin";
 
 /** An Idempotency-Key: 1 to 255 visible ASCII characters. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-/** The request header of every creating POST behind `guard()` (checked by the guard before this schema is reached). */
+/** The request header of every creating POST behind `limitsAndIdempotency()` (checked there before this schema is reached). */
 export const idempotencyHeader = z.object({
   "idempotency-key": z.string().regex(IDEMPOTENCY_KEY).optional().openapi({
     description: "1–255 visible ASCII characters. A repeat with the same body within 24 h replays the first response",
   }),
 });
 
-/** The errors `guard()` adds to a creating POST. */
-export const GUARD_ERRORS = ["RATE_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED"] as const;
+/** The errors `limitsAndIdempotency()` adds to a creating POST. */
+export const LIMIT_ERRORS = ["RATE_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED"] as const;
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
 
 const hourly = (key: string, limit: number): Counter => ({ key, limit, windowMs: HOUR, label: `${limit} per hour`, code: "RATE_LIMIT_EXCEEDED" });
-const num = (env: Env, name: keyof Env, fallback: number) => Number(env[name] ?? fallback);
 
-/** The counters an action draws on, from wrangler.toml vars (the spec's numbers as defaults). */
-function countersFor(action: GuardedAction, c: Context<AppEnv>): Counter[] {
-  const env = c.env;
+/** The counters an action draws on (numbers from wrangler.toml through the config). */
+function countersFor(action: LimitedAction, limits: Config["limits"], branchId: string | undefined): Counter[] {
   switch (action) {
     case "story":
-      return [hourly("story", num(env, "LIMIT_STORIES_PER_HOUR", 10))];
+      return [hourly("story", limits.storiesPerHour)];
     case "branch":
-      return [hourly("branch", num(env, "LIMIT_BRANCHES_PER_HOUR", 1))];
+      return [hourly("branch", limits.branchesPerHour)];
     case "join":
-      return [hourly("join", num(env, "LIMIT_JOINS_PER_HOUR", 5))];
+      return [hourly("join", limits.joinsPerHour)];
     case "vote":
-      return [hourly("vote", num(env, "LIMIT_VOTES_PER_HOUR", 50))];
+      return [hourly("vote", limits.votesPerHour)];
     case "comment":
-      return [hourly("comment", num(env, "LIMIT_COMMENTS_PER_HOUR", 10))];
-    case "segment": {
-      const perDay = num(env, "LIMIT_SEGMENTS_PER_DAY", 100);
+      return [hourly("comment", limits.commentsPerHour)];
+    case "segment":
       return [
-        hourly("segment", num(env, "LIMIT_SEGMENTS_PER_HOUR", 20)),
-        hourly(`segment:${c.req.param("branch_id")?.toLowerCase()}`, num(env, "LIMIT_SEGMENTS_PER_BRANCH_PER_HOUR", 2)),
-        { key: "segment:day", limit: perDay, windowMs: DAY, label: `${perDay} per day`, code: "DAILY_QUOTA_EXCEEDED" },
+        hourly("segment", limits.segmentsPerHour),
+        hourly(`segment:${branchId?.toLowerCase()}`, limits.segmentsPerBranchPerHour),
+        { key: "segment:day", limit: limits.segmentsPerDay, windowMs: DAY, label: `${limits.segmentsPerDay} per day`, code: "DAILY_QUOTA_EXCEEDED" },
       ];
-    }
     default:
       return [];
   }
 }
+
+/** Which successful responses count against the limit: a join that finds the bot already queued (200) does not. */
+const counts = (action: LimitedAction, status: number) => status < 300 && (action !== "join" || status === 201);
 
 function rateHeaders(rate: RateState): Record<string, string> {
   return { "X-RateLimit-Limit": String(rate.limit), "X-RateLimit-Remaining": String(rate.remaining), "X-RateLimit-Reset": String(rate.reset) };
@@ -75,14 +74,15 @@ async function idempotencyOf(c: Context<AppEnv>) {
  * For a creating POST: replays an earlier response for a repeated Idempotency-Key, enforces the caller's
  * rate limits (admins exempt), and counts the request only when it succeeds. Runs after `auth()`.
  */
-export function guard(action: GuardedAction, counts: (status: number) => boolean = (s) => s < 300): MiddlewareHandler<AppEnv> {
+export function limitsAndIdempotency(action: LimitedAction): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const actor = actorOf(c);
     const idem = await idempotencyOf(c);
-    const counters = actor.type === "admin" ? [] : countersFor(action, c);
+    const counters = actor.type === "admin" ? [] : countersFor(action, c.var.config.limits, c.req.param("branch_id"));
     if (!idem && !counters.length) return next();
-    const gate = c.env.ACCOUNT_GATE.get(c.env.ACCOUNT_GATE.idFromName(actor.id));
-    const admission = await viaObject(c, "AccountGate", async (): Promise<Admission> => await gate.admit(idem, counters));
+    const gate = c.env.ACCOUNT_GATE.get(c.env.ACCOUNT_GATE.idFromName(actor.id)) as DurableObjectStub<AccountGate>;
+    const timeGate = <T>(call: () => Promise<T>) => c.var.meter.timeObject("AccountGate", call);
+    const admission = await timeGate(async (): Promise<Admission> => await gate.admit(idem, counters));
     if (admission.kind === "replay") {
       const { status, body, contentType } = admission.response;
       return new Response(body, { status, headers: { "content-type": contentType, "Idempotent-Replayed": "true" } });
@@ -100,10 +100,10 @@ export function guard(action: GuardedAction, counts: (status: number) => boolean
     }
     await next();
     const { status, headers } = c.res;
-    const counted = status < 300 && counts(status);
+    const counted = counts(action, status);
     const response = status < 300 && idem ? { status, body: await c.res.clone().text(), contentType: headers.get("content-type") ?? "application/json" } : null;
     // A counted request without a key needs nothing more from the gate: its hits stay as admitted.
-    if (idem || !counted) await viaObject(c, "AccountGate", () => gate.settle(idem, admission.reservation, counted, response));
+    if (idem || !counted) await timeGate(() => gate.settle(idem, admission.reservation, { counted, response }));
     if (counted && admission.rate) for (const [k, v] of Object.entries(rateHeaders(admission.rate))) headers.set(k, v);
   };
 }

@@ -1,9 +1,11 @@
 import type { Context, MiddlewareHandler } from "hono";
-import { getDb } from "../db/client";
+import type { Config } from "../config";
+import type { AppEnv } from "../context";
+import type { Db } from "../db/client";
+import { type Actor, type ActorType, type CredentialKind } from "../domain/actor";
 import { API_TOKEN_PREFIX, BOT_KEY_PREFIX, actorForApiToken, actorForBotKey } from "../domain/auth";
-import type { Actor, ActorType, AppEnv, CredentialKind, Env } from "../env";
-import { ApiError } from "./errors";
-import { signJwt, verifyJwt } from "./jwt";
+import { ApiError } from "../lib/errors";
+import { signJwt, verifyJwt } from "../lib/jwt";
 
 function readCredential(c: Context<AppEnv>): string | null {
   const header = c.req.header("authorization");
@@ -16,10 +18,10 @@ function readCredential(c: Context<AppEnv>): string | null {
 }
 
 /** Turns any of the four credential kinds into the caller: JWTs need no D1 look-up, keys and tokens one. */
-export async function resolveActor(env: Env, credential: string): Promise<Actor> {
-  if (credential.startsWith(BOT_KEY_PREFIX)) return actorForBotKey(getDb(env.DB), credential);
-  if (credential.startsWith(API_TOKEN_PREFIX)) return actorForApiToken(getDb(env.DB), credential);
-  const claims = await verifyJwt(credential, env.JWT_SECRET);
+export async function resolveActor(db: Db, config: Config, credential: string): Promise<Actor> {
+  if (credential.startsWith(BOT_KEY_PREFIX)) return actorForBotKey(db, credential);
+  if (credential.startsWith(API_TOKEN_PREFIX)) return actorForApiToken(db, credential);
+  const claims = await verifyJwt(credential, config.jwt.secret);
   return { id: claims.sub, type: claims.typ, name: claims.name, credential: "jwt" };
 }
 
@@ -32,6 +34,7 @@ interface AuthOptions {
   optional?: boolean;
 }
 
+/** Authenticates the caller (any of the four credential kinds) and checks its kind; sets `c.var.actor`. */
 export function auth(options: AuthOptions = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const credential = readCredential(c);
@@ -39,7 +42,7 @@ export function auth(options: AuthOptions = {}): MiddlewareHandler<AppEnv> {
       if (options.optional) return next();
       throw new ApiError("UNAUTHORIZED", "Authentication required: send Authorization: Bearer <credential>");
     }
-    const actor = await resolveActor(c.env, credential);
+    const actor = await resolveActor(c.var.db, c.var.config, credential);
     if (options.types && !options.types.includes(actor.type)) {
       throw new ApiError("FORBIDDEN", `This endpoint is for ${options.types.join(" or ")} accounts`);
     }
@@ -59,6 +62,6 @@ export function actorOf(c: Context<AppEnv>): Actor {
 }
 
 /** Signs the access token (HS256 JWT) returned by every login. */
-export function issueAccessToken(env: Env, subject: { id: string; type: ActorType; name: string }) {
-  return signJwt(subject, env.JWT_SECRET, Number(env.JWT_TTL_SECONDS ?? 86_400));
+export function issueAccessToken(config: Config, subject: { id: string; type: ActorType; name: string }) {
+  return signJwt(subject, config.jwt.secret, config.jwt.ttlSeconds);
 }

@@ -1,0 +1,78 @@
+import { z } from "zod";
+import type { Env } from "./env";
+
+/**
+ * The Worker's settings, parsed once per environment object from the vars in wrangler.toml (and the secrets).
+ * Every number the service is configured by lives in wrangler.toml `[vars]`; nothing else reads `env.X` strings.
+ */
+const count = z.coerce.number().int().min(0);
+const positive = z.coerce.number().int().min(1);
+const flag = z.enum(["true", "false"]).transform((v) => v === "true");
+const secret = z.string().min(1).optional();
+
+const schema = z.object({
+  JWT_SECRET: z.string().min(1),
+  JWT_TTL_SECONDS: positive,
+  MASTER_KEY: secret,
+  TURN_TIMEOUT_SECONDS: positive,
+  ALLOW_PRIVATE_WEBHOOKS: flag,
+  READ_CACHE_MS: count,
+  WEBHOOK_TIMEOUT_MS: positive,
+  LLM_BASE_URL: secret,
+  LLM_API_KEY: secret,
+  LLM_MODEL: secret,
+  LLM_TIMEOUT_MS: positive,
+  LIMIT_STORIES_PER_HOUR: count,
+  LIMIT_BRANCHES_PER_HOUR: count,
+  LIMIT_JOINS_PER_HOUR: count,
+  LIMIT_SEGMENTS_PER_HOUR: count,
+  LIMIT_SEGMENTS_PER_BRANCH_PER_HOUR: count,
+  LIMIT_SEGMENTS_PER_DAY: count,
+  LIMIT_VOTES_PER_HOUR: count,
+  LIMIT_COMMENTS_PER_HOUR: count,
+});
+
+function toConfig(v: z.infer<typeof schema>) {
+  return {
+    jwt: { secret: v.JWT_SECRET, ttlSeconds: v.JWT_TTL_SECONDS },
+    masterKey: v.MASTER_KEY ?? null,
+    turnTimeoutMs: v.TURN_TIMEOUT_SECONDS * 1000,
+    allowPrivateWebhooks: v.ALLOW_PRIVATE_WEBHOOKS,
+    readCacheMs: v.READ_CACHE_MS,
+    webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS,
+    llm:
+      v.LLM_BASE_URL && v.LLM_API_KEY && v.LLM_MODEL
+        ? { baseUrl: v.LLM_BASE_URL, apiKey: v.LLM_API_KEY, model: v.LLM_MODEL, timeoutMs: v.LLM_TIMEOUT_MS }
+        : null,
+    limits: {
+      storiesPerHour: v.LIMIT_STORIES_PER_HOUR,
+      branchesPerHour: v.LIMIT_BRANCHES_PER_HOUR,
+      joinsPerHour: v.LIMIT_JOINS_PER_HOUR,
+      segmentsPerHour: v.LIMIT_SEGMENTS_PER_HOUR,
+      segmentsPerBranchPerHour: v.LIMIT_SEGMENTS_PER_BRANCH_PER_HOUR,
+      segmentsPerDay: v.LIMIT_SEGMENTS_PER_DAY,
+      votesPerHour: v.LIMIT_VOTES_PER_HOUR,
+      commentsPerHour: v.LIMIT_COMMENTS_PER_HOUR,
+    },
+  };
+}
+
+export type Config = ReturnType<typeof toConfig>;
+export type LlmConfig = NonNullable<Config["llm"]>;
+
+const parsed = new WeakMap<object, Config>();
+
+/** The typed settings of this environment; a missing or malformed var fails loudly, naming it. */
+export function configOf(env: Env): Config {
+  let config = parsed.get(env);
+  if (!config) {
+    const result = schema.safeParse(env);
+    if (!result.success) {
+      const names = result.error.issues.map((i) => i.path.join(".")).join(", ");
+      throw new Error(`Worker configuration is invalid: ${names} (see wrangler.toml [vars] and the secrets)`);
+    }
+    config = toConfig(result.data);
+    parsed.set(env, config);
+  }
+  return config;
+}

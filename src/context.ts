@@ -1,0 +1,24 @@
+import type { Config } from "./config";
+import type { Db } from "./db/client";
+import type { Actor } from "./domain/actor";
+import type { BranchRooms } from "./durable/branch-client";
+import type { Env } from "./env";
+import type { RequestMeter } from "./lib/meter";
+
+/** What every request has on `c.var`, set by the `servicesAndServerTiming` middleware before any route runs. */
+export interface Services {
+  config: Config;
+  /** Drizzle on this request's metered D1 session (`c.env.DB` stays the raw binding). */
+  db: Db;
+  /** The branch rooms (Durable Objects), called through their client. */
+  rooms: BranchRooms;
+  meter: RequestMeter;
+}
+
+export interface AppEnv {
+  Bindings: Env;
+  Variables: Services & {
+    /** The authenticated caller, set by `auth()`. */
+    actor?: Actor;
+  };
+}

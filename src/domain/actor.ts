@@ -1,0 +1,30 @@
+import { type Column, eq } from "drizzle-orm";
+import { ApiError } from "../lib/errors";
+
+export type ActorType = "human" | "bot" | "admin";
+export type CredentialKind = "jwt" | "api_token" | "api_key";
+
+/** The authenticated caller, put on the request context by the auth middleware. */
+export interface Actor {
+  id: string;
+  type: ActorType;
+  name: string;
+  credential: CredentialKind;
+}
+
+/** Someone who writes a segment: the caller without its credential. */
+export type Writer = Pick<Actor, "id" | "type" | "name">;
+
+/** What a writer is called in stored content: admins write as humans (the spec knows only human and bot). */
+export const writerType = (actor: { type: ActorType }): "human" | "bot" => (actor.type === "bot" ? "bot" : "human");
+
+/** True when the caller owns the thing or is an admin. */
+export const ownsOrAdmin = (actor: Pick<Actor, "id" | "type">, ownerId: string) => actor.type === "admin" || actor.id === ownerId;
+
+/** The owner-or-admin rule as a SQL condition on the owner column (none for admins). */
+export const ownedBy = (actor: Pick<Actor, "id" | "type">, ownerColumn: Column) => (actor.type === "admin" ? undefined : eq(ownerColumn, actor.id));
+
+/** The owner-or-admin rule: anyone else acting on the thing gets 403 PERMISSION_DENIED with `message`. */
+export function requireOwnerOrAdmin(actor: Pick<Actor, "id" | "type">, ownerId: string, message: string): void {
+  if (!ownsOrAdmin(actor, ownerId)) throw new ApiError("PERMISSION_DENIED", message);
+}

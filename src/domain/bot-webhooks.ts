@@ -1,0 +1,50 @@
+import { count, desc, eq, getTableColumns } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { nowIso } from "../db/client";
+import { bots, webhookDeliveries, type DeliveryRow } from "../db/schema";
+import { randomSecret } from "../lib/crypto";
+import { ApiError, notFound } from "../lib/errors";
+import { pagination } from "../lib/pagination";
+import type { Actor } from "./actor";
+import { WEBHOOK_SECRET_PREFIX } from "./auth";
+
+/** A bot's own webhook settings: its address and secret, and the deliveries made to it. */
+
+/** Only the bot itself may manage its webhook. */
+function ownBot(actor: Actor, botId: string) {
+  if (actor.id !== botId) throw new ApiError("PERMISSION_DENIED", "A bot may manage only its own webhook");
+}
+
+export async function setWebhook(db: Db, actor: Actor, botId: string, url: string) {
+  ownBot(actor, botId);
+  const updatedAt = nowIso();
+  const [row] = await db
+    .update(bots)
+    .set({ webhookUrl: url, webhookSecret: randomSecret(WEBHOOK_SECRET_PREFIX), updatedAt })
+    .where(eq(bots.id, botId))
+    .returning({ webhookUrl: bots.webhookUrl, webhookSecret: bots.webhookSecret });
+  if (!row) throw notFound("Bot");
+  return { bot_id: botId, webhook_url: row.webhookUrl, webhook_secret: row.webhookSecret, updated_at: updatedAt };
+}
+
+const deliveryView = (d: Omit<DeliveryRow, "body" | "botId">) => ({
+  id: d.id,
+  event: d.event,
+  status: d.status,
+  attempts: d.attempts,
+  last_status_code: d.lastStatusCode,
+  last_error: d.lastError,
+  created_at: d.createdAt,
+  updated_at: d.updatedAt,
+  delivered_at: d.deliveredAt,
+});
+
+export async function listDeliveries(db: Db, actor: Actor, botId: string, limit: number, offset: number) {
+  ownBot(actor, botId);
+  const { body: _b, botId: _id, ...columns } = getTableColumns(webhookDeliveries);
+  const [rows, [{ total }]] = await db.batch([
+    db.select(columns).from(webhookDeliveries).where(eq(webhookDeliveries.botId, botId)).orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)).limit(limit).offset(offset),
+    db.select({ total: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.botId, botId)),
+  ]);
+  return { deliveries: rows.map(deliveryView), pagination: pagination(limit, offset, total) };
+}

@@ -1,0 +1,28 @@
+import { sql } from "drizzle-orm";
+import { round3 } from "../lib/round";
+
+/** Vote arithmetic shared by votes, rewrites, reputation, branches and the dashboard, written once. */
+
+const weightedText = (v: string) => `coalesce(sum(${v}.vote * ${v}.effective_weight), 0)`;
+
+/** The weighted vote total of the votes in scope (sum of vote × effective_weight, 0 when none); `v` names the votes table or its alias. */
+export const weightedTotal = (v = "votes") => sql<number>`${sql.raw(weightedText(v))}`;
+
+/** The vote-summary aggregate as SQL columns: total_score, upvotes, downvotes, human_votes, bot_votes. */
+export const voteSummaryColumns = (v = "votes") =>
+  sql.raw(`${weightedText(v)} AS total_score, coalesce(sum(${v}.vote = 1), 0) AS upvotes, coalesce(sum(${v}.vote = -1), 0) AS downvotes,
+    coalesce(sum(${v}.voter_type = 'human'), 0) AS human_votes, coalesce(sum(${v}.voter_type = 'bot'), 0) AS bot_votes`);
+
+export interface VoteCounts {
+  total_score: number;
+  upvotes: number;
+  downvotes: number;
+  human_votes: number;
+  bot_votes: number;
+}
+
+/** A vote summary as responses show it; `score` repeats `total_score` for older clients. */
+export function voteSummaryView(r: VoteCounts) {
+  const total = round3(r.total_score);
+  return { total_score: total, score: total, upvotes: r.upvotes, downvotes: r.downvotes, human_votes: r.human_votes, bot_votes: r.bot_votes };
+}

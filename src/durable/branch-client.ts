@@ -1,0 +1,32 @@
+import type { Writer } from "../domain/actor";
+import type { RequestMeter } from "../lib/meter";
+import type { BranchRoom, JoinResult, LeaveResult, Role, SubmitResult } from "./branch";
+import { type Outcome, unwrap } from "./result";
+
+/**
+ * The caller's side of the branch rooms: finds a branch's object, times the call for Server-Timing, and turns
+ * the outcome back into the value or the ApiError the room reported. Routes use it from `c.var.rooms`.
+ */
+export class BranchRooms {
+  constructor(
+    private readonly namespace: DurableObjectNamespace,
+    private readonly meter: RequestMeter,
+  ) {}
+
+  submit(branchId: string, writer: Writer, content: string): Promise<SubmitResult> {
+    return this.call(branchId, (room) => room.submit(branchId, writer, content));
+  }
+
+  join(branchId: string, bot: { id: string; name: string }, role: Role): Promise<JoinResult> {
+    return this.call(branchId, (room) => room.join(branchId, bot, role));
+  }
+
+  leave(branchId: string, botId: string): Promise<LeaveResult> {
+    return this.call(branchId, (room) => room.leave(branchId, botId));
+  }
+
+  private async call<T>(branchId: string, fn: (room: DurableObjectStub<BranchRoom>) => Promise<unknown>): Promise<T> {
+    const room = this.namespace.get(this.namespace.idFromName(branchId)) as DurableObjectStub<BranchRoom>;
+    return unwrap((await this.meter.timeObject("BranchRoom", () => fn(room))) as Outcome<T>);
+  }
+}

@@ -1,0 +1,42 @@
+import { asc, eq, sql, type SQL } from "drizzle-orm";
+import { type Db, rawRun } from "../db/client";
+import { branchMembers, bots } from "../db/schema";
+import { type Member, type TurnState, type Writes, isoOrNull } from "./rules";
+
+/** A branch's queue in join order, with the bots' names: usable inside `db.batch()`. */
+export const queueQuery = (db: Db, branchId: string) =>
+  db
+    .select({ botId: branchMembers.botId, name: bots.name, role: branchMembers.role, joinSeq: branchMembers.joinSeq, joinedAt: branchMembers.joinedAt })
+    .from(branchMembers)
+    .innerJoin(bots, eq(bots.id, branchMembers.botId))
+    .where(eq(branchMembers.branchId, branchId))
+    .orderBy(asc(branchMembers.joinSeq));
+
+/** The turn state as D1 holds it: the queue rows and the branch's turn columns. */
+export const turnStateOf = (branch: { currentTurnBotId: string | null; turnDeadline: string | null }, members: Member[]): TurnState => ({
+  members,
+  current: branch.currentTurnBotId,
+  deadline: branch.turnDeadline ? Date.parse(branch.turnDeadline) : null,
+});
+
+/**
+ * The one statement that writes a branch's turn columns (queue size, current turn, deadline), run in the same
+ * batch as the change that moved them; `condition` lets it apply only if an earlier statement of the batch did.
+ */
+export function turnColumnsStatement(db: Db, branchId: string, state: TurnState, condition: SQL = sql``) {
+  return rawRun(db, sql`UPDATE branches SET
+      active_bots_count = (SELECT count(*) FROM branch_members WHERE branch_id = ${branchId}),
+      current_turn_bot_id = ${state.current}, turn_deadline = ${isoOrNull(state.deadline)}, updated_at = ${new Date().toISOString()}
+    WHERE id = ${branchId} ${condition}`);
+}
+
+/** Adds (only while the story is active) or removes a queue member, as a transition's writes say. */
+export function memberStatement(db: Db, place: { branchId: string; storyId: string }, change: NonNullable<Writes["member"]>) {
+  const { branchId, storyId } = place;
+  if ("remove" in change) return rawRun(db, sql`DELETE FROM branch_members WHERE branch_id = ${branchId} AND bot_id = ${change.remove}`);
+  const m = change.add;
+  return rawRun(db, sql`INSERT INTO branch_members (branch_id, bot_id, story_id, role, join_seq, joined_at)
+    SELECT ${branchId}, ${m.botId}, ${storyId}, ${m.role}, ${m.joinSeq}, ${m.joinedAt}
+    WHERE EXISTS (SELECT 1 FROM stories WHERE id = ${storyId} AND status = 'active')
+    ON CONFLICT (branch_id, bot_id) DO UPDATE SET role = excluded.role, join_seq = excluded.join_seq, joined_at = excluded.joined_at`);
+}
