@@ -55,7 +55,7 @@ export async function createPin(db: Db, actor: Actor, storyId: string, input: { 
   return pinView(row);
 }
 
-export async function listPins(db: Db, storyId: string, includeInactive: boolean) {
+export async function listPins(db: Db, storyId: string, { includeInactive }: { includeInactive: boolean }) {
   const [story, rows] = await db.batch([
     db.select({ id: stories.id }).from(stories).where(eq(stories.id, storyId)).limit(1),
     includeInactive

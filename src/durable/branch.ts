@@ -263,13 +263,13 @@ export class BranchRoom extends DurableObject<Env> {
     const room = await this.load(branchId);
     const member: Member = { botId: bot.id, name: bot.name, role, joinSeq: room.joinSeq + 1, joinedAt: new Date().toISOString() };
     const applied = this.decide(room, { type: "join", member });
-    if (!applied.writes.member) return this.joinView(room, bot.id, false);
+    if (!applied.writes.member) return this.joinView(room, bot.id, { created: false });
     const joined = sql`AND EXISTS (SELECT 1 FROM branch_members WHERE branch_id = ${branchId} AND bot_id = ${bot.id})`;
     const [inserted] = await this.db.batch(this.turnStatements(room, applied, joined) as [ReturnType<typeof rawRun>]);
     if (inserted.meta.changes !== 1) throw storyArchived();
     room.joinSeq = member.joinSeq;
     await this.keep(room, applied);
-    return this.joinView(room, bot.id, true);
+    return this.joinView(room, bot.id, { created: true });
   }
 
   private async doLeave(branchId: string, botId: string): Promise<LeaveResult> {
@@ -280,7 +280,7 @@ export class BranchRoom extends DurableObject<Env> {
     return { branch_id: branchId, bot_id: botId, left: true, queue_length: room.turn.members.length, current_turn: room.turn.current };
   }
 
-  private joinView(room: Room, botId: string, created: boolean): JoinResult {
+  private joinView(room: Room, botId: string, { created }: { created: boolean }): JoinResult {
     const m = room.turn.members.find((x) => x.botId === botId)!;
     const order = turnOrder(room.turn, botId);
     return {

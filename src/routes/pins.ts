@@ -71,7 +71,7 @@ export const pinRoutes = createRouter()
     ok(c, await domain.createPin(c.var.db, actorOf(c), pathId(c.req.valid("param").story_id, "Story"), c.req.valid("json")), 201),
   )
   .openapi(listRoute, async (c) =>
-    ok(c, await domain.listPins(c.var.db, pathId(c.req.valid("param").story_id, "Story"), c.req.valid("query").include_inactive)),
+    ok(c, await domain.listPins(c.var.db, pathId(c.req.valid("param").story_id, "Story"), { includeInactive: c.req.valid("query").include_inactive })),
   )
   .openapi(patchRoute, async (c) => {
     const { story_id, pin_id } = c.req.valid("param");
