@@ -1,12 +1,10 @@
 import { Scalar } from "@scalar/hono-api-reference";
-import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { etag, RETAINED_304_HEADERS } from "hono/etag";
-import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./context";
-import type { ErrorBody } from "./lib/envelope";
-import { ApiError, validationError } from "./lib/errors";
+import { ApiError } from "./lib/errors";
+import { renderError } from "./middleware/render-error";
 import { createRouter } from "./lib/openapi";
 import { describeMiddlewareHeaders } from "./lib/openapi-headers";
 import { readCache } from "./middleware/read-cache";
@@ -29,24 +27,6 @@ import { summaryRoutes } from "./routes/summaries";
 
 export const API_PREFIX = "/api/v1";
 const MAX_BODY_BYTES = 1024 * 1024;
-
-function toApiError(err: unknown): ApiError {
-  if (err instanceof ApiError) return err;
-  // Hono's validators throw 400 for a body that is not JSON and 415 for one sent as another media type.
-  if (err instanceof HTTPException && (err.status === 400 || err.status === 415)) {
-    const issue = err.status === 415 ? "Content-Type must be application/json" : "malformed JSON";
-    return validationError([{ field: "(body)", issue }]);
-  }
-  console.error("unhandled error", err);
-  return new ApiError("INTERNAL_ERROR", "Internal server error");
-}
-
-export function renderError(c: Context, err: unknown) {
-  const e = toApiError(err);
-  const body: ErrorBody = { status: "error", error: { code: e.code, message: e.message } };
-  if (e.details) body.error.details = e.details;
-  return c.json(body, e.status, e.headers);
-}
 
 function buildApi() {
   const api = createRouter();

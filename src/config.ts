@@ -18,6 +18,7 @@ const schema = z.object({
   ALLOW_PRIVATE_WEBHOOKS: flag,
   READ_CACHE_MS: count,
   WEBHOOK_TIMEOUT_MS: positive,
+  OUTBOX_RESEND_AFTER_SECONDS: positive,
   LLM_BASE_URL: secret,
   LLM_API_KEY: secret,
   LLM_MODEL: secret,
@@ -40,6 +41,7 @@ function toConfig(v: z.infer<typeof schema>) {
     allowPrivateWebhooks: v.ALLOW_PRIVATE_WEBHOOKS,
     readCacheMs: v.READ_CACHE_MS,
     webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS,
+    outboxResendAfterMs: v.OUTBOX_RESEND_AFTER_SECONDS * 1000,
     llm:
       v.LLM_BASE_URL && v.LLM_API_KEY && v.LLM_MODEL
         ? { baseUrl: v.LLM_BASE_URL, apiKey: v.LLM_API_KEY, model: v.LLM_MODEL, timeoutMs: v.LLM_TIMEOUT_MS }

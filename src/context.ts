@@ -1,6 +1,7 @@
 import type { Config } from "./config";
 import type { Db } from "./db/client";
 import type { Actor } from "./domain/actor";
+import type { IdempotentRequest } from "./domain/idempotency";
 import type { BranchRooms } from "./durable/branch-client";
 import type { Env } from "./env";
 import type { RequestMeter } from "./lib/meter";
@@ -20,5 +21,7 @@ export interface AppEnv {
   Variables: Services & {
     /** The authenticated caller, set by `auth()`. */
     actor?: Actor;
+    /** The write's Idempotency-Key, set by `limitsAndIdempotency()`: domain writes record it in their batch. */
+    idempotency?: IdempotentRequest;
   };
 }

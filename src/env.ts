@@ -14,6 +14,7 @@ export interface Env {
   ALLOW_PRIVATE_WEBHOOKS: string;
   READ_CACHE_MS: string;
   WEBHOOK_TIMEOUT_MS: string;
+  OUTBOX_RESEND_AFTER_SECONDS: string;
   LLM_BASE_URL?: string;
   LLM_API_KEY?: string;
   LLM_MODEL?: string;

@@ -107,6 +107,7 @@ export const branches = sqliteTable(
   (t) => [
     index("branches_story_created_idx").on(t.storyId, t.createdAt),
     index("branches_parent_idx").on(t.parentBranchId),
+    index("branches_turn_deadline_idx").on(t.turnDeadline),
   ],
 );
 
@@ -315,3 +316,46 @@ export const webhookAttempts = sqliteTable(
 );
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+
+/**
+ * The key of every write made with an Idempotency-Key, committed in the write's own batch with the response it
+ * answered: a retry after a crash finds it (the batch of a second attempt fails on the primary key as a whole).
+ */
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    actorId: text("actor_id").notNull(),
+    key: text("key").notNull(),
+    /** SHA-256 of method, path and body: the same key with another request is refused. */
+    hash: text("hash").notNull(),
+    status: integer("status").notNull(),
+    body: text("body").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.actorId, t.key] }), index("idempotency_keys_created_idx").on(t.createdAt)],
+);
+
+/**
+ * Webhook events to hand to the queue, written in the same batch as the change that causes them. The queue
+ * consumer marks a row `picked_at` when it first sees it; the scheduled sweeper re-queues rows nobody picked up.
+ */
+export const outbox = sqliteTable(
+  "outbox",
+  {
+    /** The delivery id (X-Service-Delivery), stable across re-queues and retries. */
+    id: text("id").primaryKey(),
+    event: text("event", { enum: ["your_turn", "new_branch"] }).notNull(),
+    botId: text("bot_id").notNull(),
+    branchId: text("branch_id").notNull(),
+    /** The event's members when known where it happens (new_branch); your_turn's are built at delivery. */
+    data: text("data", { mode: "json" }),
+    createdAt: text("created_at").notNull(),
+    pickedAt: text("picked_at"),
+    /** How many times the row was handed to the queue, and the last failure to hand it over. */
+    sends: integer("sends").notNull().default(0),
+    lastError: text("last_error"),
+  },
+  (t) => [index("outbox_unpicked_idx").on(t.pickedAt, t.createdAt)],
+);
+
+export type OutboxRow = typeof outbox.$inferSelect;

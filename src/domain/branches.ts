@@ -9,9 +9,10 @@ import { round3 } from "../lib/round";
 import { queueView } from "../turns/rules";
 import { queueQuery, turnStateOf } from "../turns/store";
 import { type Actor, writerType } from "./actor";
+import { type IdempotentRequest, commit, recordStatements } from "./idempotency";
 import { checkLength } from "./length";
 import { type NewSegment, branchHeadQuery, rowOf, segmentStatements, segmentView } from "./segments";
-import { newBranchMessages, newBranchRecipients } from "./webhook-events";
+import { newBranchMessages, newBranchRecipients, outboxStatements } from "./webhook-events";
 
 export type BranchSort = "activity" | "created_at" | "vote_score";
 
@@ -122,7 +123,7 @@ function resolveFork(ctx: Awaited<ReturnType<typeof readForkContext>>, storyId: 
   return { parentId: parent.id, forkAt: parent.forkAtSegmentId, forkSequence: parent.forkSequence };
 }
 
-export async function createBranch(db: Db, actor: Actor, storyId: string, input: NewBranch) {
+export async function createBranch(db: Db, actor: Actor, storyId: string, input: NewBranch, idem?: IdempotentRequest) {
   const ctx = await readForkContext(db, actor, storyId, input);
   if (!ctx.story) throw notFound("Story");
   if (ctx.story.status !== "active") throw storyArchived();
@@ -158,10 +159,18 @@ export async function createBranch(db: Db, actor: Actor, storyId: string, input:
           parentSegmentId: fork.forkAt,
           kind: "fork",
         };
-  await db.batch([db.insert(branches).values(branch), ...(seg ? segmentStatements(db, seg, { onlyIfStoryActive: false }) : [])]);
   const view = branchView(branch);
+  const created = { ...view, branch: view, ...(seg ? { segment: segmentView(rowOf(seg)) } : {}) };
   const announcements = newBranchMessages(view, story.title, actor, ctx.recipients);
-  return { branch: { ...view, branch: view, ...(seg ? { segment: segmentView(rowOf(seg)) } : {}) }, announcements };
+  await commit(() =>
+    db.batch([
+      db.insert(branches).values(branch),
+      ...(seg ? segmentStatements(db, seg, { onlyIfStoryActive: false }) : []),
+      ...outboxStatements(db, announcements),
+      ...recordStatements(db, idem, { status: 201, data: created }),
+    ]),
+  );
+  return { branch: created, announcements };
 }
 
 const SORTS: Record<BranchSort, SQL[]> = {

@@ -6,6 +6,7 @@ import { type Actor, requireOwnerOrAdmin, writerType } from "./actor";
 import { notFound, storyArchived, validationError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
 import { pagination } from "../lib/pagination";
+import { type IdempotentRequest, commit, recordStatements } from "./idempotency";
 
 export function commentView(c: CommentRow) {
   return {
@@ -30,7 +31,7 @@ export async function listComments(db: Db, branchId: string, limit: number, offs
   return { comments: rows.map(commentView), pagination: pagination(limit, offset, total) };
 }
 
-export async function addComment(db: Db, actor: Actor, branchId: string, input: { content: string; parent_comment_id?: string }) {
+export async function addComment(db: Db, actor: Actor, branchId: string, input: { content: string; parent_comment_id?: string }, idem?: IdempotentRequest) {
   const parentId = input.parent_comment_id?.toLowerCase();
   const [[branch], [parent]] = await db.batch([
     db.select({ id: branches.id, status: stories.status }).from(branches).innerJoin(stories, eq(stories.id, branches.storyId)).where(eq(branches.id, branchId)).limit(1),
@@ -51,8 +52,9 @@ export async function addComment(db: Db, actor: Actor, branchId: string, input: 
     parentCommentId: parentId ?? null,
     createdAt: nowIso(),
   };
-  await db.insert(comments).values(row);
-  return commentView(row);
+  const created = commentView(row);
+  await commit(() => db.batch([db.insert(comments).values(row), ...recordStatements(db, idem, { status: 201, data: created })]));
+  return created;
 }
 
 /** The author or an admin deletes a comment; its replies go with it. */

@@ -4,6 +4,7 @@ import { nowIso } from "../db/client";
 import { pins, stories, type PinRow } from "../db/schema";
 import { type Actor, requireOwnerOrAdmin } from "./actor";
 import { notFound, storyArchived } from "../lib/errors";
+import { type IdempotentRequest, commit, recordStatements } from "./idempotency";
 
 export type PinType = "announcement" | "rule" | "context";
 
@@ -36,7 +37,7 @@ async function ownedStory(db: Db, actor: Actor, storyId: string) {
   return story;
 }
 
-export async function createPin(db: Db, actor: Actor, storyId: string, input: { title: string; content: string; type: PinType; is_active: boolean }) {
+export async function createPin(db: Db, actor: Actor, storyId: string, input: { title: string; content: string; type: PinType; is_active: boolean }, idem?: IdempotentRequest) {
   const story = await ownedStory(db, actor, storyId);
   if (story.status !== "active") throw storyArchived();
   const now = nowIso();
@@ -51,8 +52,9 @@ export async function createPin(db: Db, actor: Actor, storyId: string, input: { 
     createdAt: now,
     updatedAt: now,
   };
-  await db.insert(pins).values(row);
-  return pinView(row);
+  const created = pinView(row);
+  await commit(() => db.batch([db.insert(pins).values(row), ...recordStatements(db, idem, { status: 201, data: created })]));
+  return created;
 }
 
 export async function listPins(db: Db, storyId: string, { includeInactive }: { includeInactive: boolean }) {

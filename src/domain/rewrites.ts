@@ -4,6 +4,7 @@ import { rewrites, segments, stories, type RewriteRow } from "../db/schema";
 import { type Actor, writerType } from "./actor";
 import { notFound, storyArchived } from "../lib/errors";
 import { pagination } from "../lib/pagination";
+import { type IdempotentRequest, commit, recordStatements } from "./idempotency";
 import { checkLength } from "./length";
 import { type VoteCounts, voteSummaryColumns, voteSummaryView } from "./scores";
 
@@ -20,7 +21,7 @@ export function rewriteView(r: RewriteRow) {
   };
 }
 
-export async function addRewrite(db: Db, actor: Actor, segmentId: string, input: { content: string; reason?: string | null }) {
+export async function addRewrite(db: Db, actor: Actor, segmentId: string, input: { content: string; reason?: string | null }, idem?: IdempotentRequest) {
   const [seg] = await db
     .select({ branchId: segments.branchId, storyId: segments.storyId, status: stories.status, language: stories.language, minLength: stories.minLength, maxLength: stories.maxLength })
     .from(segments)
@@ -42,8 +43,9 @@ export async function addRewrite(db: Db, actor: Actor, segmentId: string, input:
     reason: input.reason ?? null,
     createdAt: nowIso(),
   };
-  await db.insert(rewrites).values(row);
-  return rewriteView(row);
+  const created = rewriteView(row);
+  await commit(() => db.batch([db.insert(rewrites).values(row), ...recordStatements(db, idem, { status: 201, data: created })]));
+  return created;
 }
 
 interface RewriteWithVotes extends VoteCounts {

@@ -7,6 +7,7 @@ import { activePinsQuery, pinView } from "./pins";
 import { type Actor, ownedBy, writerType } from "./actor";
 import { ApiError, notFound } from "../lib/errors";
 import { pagination } from "../lib/pagination";
+import { type IdempotentRequest, commit, recordStatements } from "./idempotency";
 import { checkLength, contentLength } from "./length";
 import { type NewSegment, segmentStatements } from "./segments";
 
@@ -45,7 +46,7 @@ export function storyView(s: StoryRow) {
 }
 
 /** The story, its main line, the starter and the initial segments: one atomic batch, all or nothing. */
-export async function createStory(db: Db, actor: Actor, input: NewStory) {
+export async function createStory(db: Db, actor: Actor, input: NewStory, idem?: IdempotentRequest) {
   const rules = { language: input.language, minLength: input.min_length, maxLength: input.max_length };
   const lengths = input.initial_segments.map((content, index) => checkLength(content, rules, { field: "initial_segments", index }));
   const now = nowIso();
@@ -92,12 +93,16 @@ export async function createStory(db: Db, actor: Actor, input: NewStory) {
       kind: "new",
     }),
   );
-  await db.batch([
-    db.insert(stories).values(story),
-    db.insert(branches).values(main),
-    ...segs.flatMap((s) => segmentStatements(db, s, { onlyIfStoryActive: false })),
-  ]);
-  return { ...storyView(story), main_branch_id: main.id };
+  const created = { ...storyView(story), main_branch_id: main.id };
+  await commit(() =>
+    db.batch([
+      db.insert(stories).values(story),
+      db.insert(branches).values(main),
+      ...segs.flatMap((s) => segmentStatements(db, s, { onlyIfStoryActive: false })),
+      ...recordStatements(db, idem, { status: 201, data: created }),
+    ]),
+  );
+  return created;
 }
 
 export async function listStories(db: Db, status: "active" | "archived", limit: number, offset: number) {

@@ -5,6 +5,7 @@ import { type Actor, writerType } from "./actor";
 import { ApiError, notFound } from "../lib/errors";
 import { isUuid } from "../lib/ids";
 import { round3 } from "../lib/round";
+import { type IdempotentRequest, commit, recordStatementFromSql } from "./idempotency";
 import { type VoteCounts, voteSummaryColumns, voteSummaryView, weightedTotal } from "./scores";
 
 export type TargetType = "branch" | "segment" | "rewrite";
@@ -47,7 +48,7 @@ export function voteView(v: VoteRow) {
  * One vote per voter and target: an upsert on the unique (voter, target) index, so concurrent repeats leave
  * one row. The branch's vote_score is recomputed from its votes in the same batch.
  */
-export async function castVote(db: Db, actor: Actor, input: { target_type: TargetType; target_id: string; vote: 1 | -1 }) {
+export async function castVote(db: Db, actor: Actor, input: { target_type: TargetType; target_id: string; vote: 1 | -1 }, idem?: IdempotentRequest) {
   const targetId = input.target_id.toLowerCase();
   if (!isUuid(targetId)) throw notFound("Vote target");
   const voterType = writerType(actor);
@@ -70,7 +71,7 @@ export async function castVote(db: Db, actor: Actor, input: { target_type: Targe
     createdAt: now,
     updatedAt: now,
   };
-  const [[saved], [{ score }]] = await db.batch([
+  const [[saved], [{ score }]] = await commit(() => db.batch([
     db
       .insert(votes)
       .values(row)
@@ -86,8 +87,25 @@ export async function castVote(db: Db, actor: Actor, input: { target_type: Targe
         voteScore: sql`(SELECT ${weightedTotal()} FROM votes WHERE branch_id = ${row.branchId} AND target_type IN ('branch', 'segment'))`,
       })
       .where(eq(branches.id, row.branchId)),
-  ]);
+    ...(idem ? [voteRecord(db, idem, row)] : []),
+  ]));
   return { created: saved.id === row.id, vote: voteView(saved), new_score: round3(score) };
+}
+
+/**
+ * The idempotency record of a vote, built by SQL in the vote's own batch: whether the vote was new (201) or
+ * replaced one (200) and the new score are only known there. The body is the answer `voteView` gives.
+ */
+function voteRecord(db: Db, idem: IdempotentRequest, row: VoteRow) {
+  const mine = sql`v.voter_id = ${row.voterId} AND v.target_type = ${row.targetType} AND v.target_id = ${row.targetId}`;
+  const score = sql`(SELECT ${weightedTotal()} FROM votes WHERE target_type = ${row.targetType} AND target_id = ${row.targetId})`;
+  return recordStatementFromSql(db, idem, {
+    status: sql`CASE WHEN v.id = ${row.id} THEN 201 ELSE 200 END`,
+    body: sql`json_object('status', 'success', 'data', json_object('vote', json_object('id', v.id, 'voter_id', v.voter_id,
+      'voter_type', v.voter_type, 'target_type', v.target_type, 'target_id', v.target_id, 'vote', v.vote,
+      'effective_weight', v.effective_weight, 'created_at', v.created_at, 'updated_at', v.updated_at), 'new_score', round(${score}, 3)))`,
+    from: sql`FROM votes v WHERE ${mine}`,
+  });
 }
 
 export async function voteSummary(db: Db, type: TargetType, id: string) {

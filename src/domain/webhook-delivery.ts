@@ -1,7 +1,7 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nowIso } from "../db/client";
-import { bots, branches, stories, webhookDeliveries } from "../db/schema";
+import { bots, branches, outbox, stories, webhookDeliveries } from "../db/schema";
 import { activePinsQuery, pinView } from "./pins";
 import { inReadingOrder, readingPathQuery } from "./reading-path";
 import type { WebhookMessage } from "./webhook-events";
@@ -49,9 +49,12 @@ async function yourTurnData(db: Db, branchId: string) {
 export async function deliveryTarget(db: Db, m: WebhookMessage) {
   const [[bot], [stored]] = await db.batch([
     db.select({ url: bots.webhookUrl, secret: bots.webhookSecret }).from(bots).where(eq(bots.id, m.botId)).limit(1),
-    db.select({ body: webhookDeliveries.body }).from(webhookDeliveries).where(eq(webhookDeliveries.id, m.deliveryId)).limit(1),
+    db.select({ body: webhookDeliveries.body, status: webhookDeliveries.status }).from(webhookDeliveries).where(eq(webhookDeliveries.id, m.deliveryId)).limit(1),
+    // The event reached the consumer: the sweeper must not hand it over again.
+    db.update(outbox).set({ pickedAt: nowIso() }).where(and(eq(outbox.id, m.deliveryId), isNull(outbox.pickedAt))),
   ]);
-  return { bot, storedBody: stored?.body ?? null };
+  const finished = stored?.status === "delivered" || stored?.status === "failed";
+  return { bot, storedBody: stored?.body ?? null, finished };
 }
 
 /** A first attempt's body: built now and stored, so every retry sends the same bytes. */

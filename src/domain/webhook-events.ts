@@ -1,10 +1,13 @@
-import { and, eq, ne } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { nowIso } from "../db/client";
-import { branchMembers } from "../db/schema";
+import { and, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
+import { type Db, nowIso, rawRun } from "../db/client";
+import { branchMembers, outbox, type OutboxRow } from "../db/schema";
 import { type Actor, writerType } from "./actor";
 
-/** Producing webhook events: what travels on the `webhooks` queue, and handing it over. */
+/**
+ * Producing webhook events. An event is first an outbox row, written in the same D1 batch as the change that
+ * causes it, so a committed change always has its event; then it is handed to the `webhooks` queue. If that
+ * hand-over is lost (a crash) or fails (recorded on the row), the scheduled sweeper hands it over again.
+ */
 
 export type WebhookEvent = "your_turn" | "new_branch";
 
@@ -30,13 +33,39 @@ const message = (event: WebhookEvent, botId: string, branchId: string, data?: Re
 
 export const yourTurnMessage = (botId: string, branchId: string) => message("your_turn", botId, branchId);
 
-/** Hands events to the queue; the request never waits on a receiver, and a queue hiccup never fails it. */
-export async function publish(queue: Queue, messages: WebhookMessage[]): Promise<void> {
+/**
+ * The outbox rows of these events, for the batch of the change that causes them; bots without a webhook get
+ * none. `condition` (`AND …`) ties them to the batch's own change.
+ */
+export const outboxStatements = (db: Db, messages: WebhookMessage[], condition: SQL = sql``) =>
+  messages.map((m) =>
+    rawRun(db, sql`INSERT INTO outbox (id, event, bot_id, branch_id, data, created_at)
+      SELECT ${m.deliveryId}, ${m.event}, ${m.botId}, ${m.branchId}, ${m.data ? JSON.stringify(m.data) : null}, ${m.createdAt}
+      WHERE EXISTS (SELECT 1 FROM bots WHERE id = ${m.botId} AND webhook_url IS NOT NULL) ${condition}`),
+  );
+
+/** An outbox row as the queue message it stands for. */
+export const messageOf = (row: OutboxRow): WebhookMessage => ({
+  deliveryId: row.id,
+  event: row.event,
+  botId: row.botId,
+  branchId: row.branchId,
+  createdAt: row.createdAt,
+  data: (row.data as Record<string, unknown> | null) ?? undefined,
+});
+
+/**
+ * Hands committed events to the queue; the request never waits on a receiver. A failed hand-over is logged and
+ * recorded on the outbox rows (never swallowed); the sweeper hands them over again.
+ */
+export async function publish(queue: Queue, db: Db, messages: WebhookMessage[]): Promise<void> {
   if (!messages.length) return;
   try {
     await queue.sendBatch(messages.map((body) => ({ body, contentType: "json" as const })));
   } catch (err) {
-    console.error(`could not queue ${messages.length} webhook event(s)`, err);
+    const error = `queue send failed: ${(err as Error).message}`.slice(0, 500);
+    console.error(`could not queue ${messages.length} webhook event(s); the sweeper will retry`, err);
+    await db.update(outbox).set({ lastError: error }).where(inArray(outbox.id, messages.map((m) => m.deliveryId)));
   }
 }
 

@@ -37,6 +37,8 @@ interface Inflight {
 }
 
 const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
+/** How long an admitted request's reservation counts before it is confirmed: a request that died releases it. */
+const RESERVATION_LEASE_MS = 120_000;
 const MAX_WINDOW_MS = 24 * 3600_000;
 const INFLIGHT_WAIT_MS = 30_000;
 
@@ -44,15 +46,23 @@ const INFLIGHT_WAIT_MS = 30_000;
  * One per account (named by its id): rate-limit windows and idempotency keys. Its methods touch only its
  * own SQLite synchronously, so each admission is atomic; concurrent repeats of an idempotent request wait
  * for the first one in memory and then replay its response.
+ *
+ * A hit is admitted as a reservation (pending) and confirmed when its request succeeded. Only confirmed hits
+ * and reservations younger than RESERVATION_LEASE_MS count, so a request killed mid-way (its settle never
+ * arrives) stops counting when its lease runs out, and a cold start forgets every reservation at once: a
+ * request still alive re-inserts its hits when it confirms. A crash therefore never refuses an honest retry.
+ * (Answers stored here are the fast path; D1 keeps the durable record with each write.)
  */
 export class AccountGate extends DurableObject<Env> {
   private inflight = new Map<string, Inflight>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS hits (reservation TEXT NOT NULL, key TEXT NOT NULL, at INTEGER NOT NULL);
-      CREATE INDEX IF NOT EXISTS hits_key_at ON hits (key, at);
-      CREATE INDEX IF NOT EXISTS hits_reservation ON hits (reservation);
+    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS counted_hits (reservation TEXT NOT NULL, key TEXT NOT NULL, at INTEGER NOT NULL,
+        pending INTEGER NOT NULL);
+      CREATE INDEX IF NOT EXISTS counted_hits_key_at ON counted_hits (key, at);
+      CREATE INDEX IF NOT EXISTS counted_hits_reservation ON counted_hits (reservation);
+      DELETE FROM counted_hits WHERE pending = 1;
       CREATE TABLE IF NOT EXISTS idempotency (key TEXT PRIMARY KEY, hash TEXT NOT NULL, status INTEGER NOT NULL,
         body TEXT NOT NULL, content_type TEXT NOT NULL, created_at INTEGER NOT NULL);`);
   }
@@ -72,15 +82,25 @@ export class AccountGate extends DurableObject<Env> {
       return { kind: "limited", code: over.c.code, label: over.c.label, retryAfter, rate: this.rate(over, now, 0) };
     }
     const reservation = crypto.randomUUID();
-    for (const { c } of states) this.ctx.storage.sql.exec("INSERT INTO hits (reservation, key, at) VALUES (?, ?, ?)", reservation, c.key, now);
+    for (const { c } of states) this.insertHits(reservation, [c.key], now, { pending: true });
     const tightest = states.map((s) => this.rate(s, now, 1)).sort((a, b) => a.remaining - b.remaining)[0] ?? null;
     return { kind: "proceed", reservation, rate: tightest };
   }
 
-  /** After the request: keep its hits only if it counted, and store a 2xx response for replays. */
-  async settle(idem: { key: string; hash: string } | null, reservation: string, outcome: { counted: boolean; response: StoredResponse | null }): Promise<void> {
+  /**
+   * After the request: confirm its hits if it counted (re-inserting them if a cold start forgot the
+   * reservation), release them otherwise, and store a 2xx response for replays.
+   */
+  async settle(
+    idem: { key: string; hash: string } | null,
+    reservation: string,
+    outcome: { counted: boolean; response: StoredResponse | null; keys: string[] },
+  ): Promise<void> {
     const { counted, response } = outcome;
-    if (!counted) this.ctx.storage.sql.exec("DELETE FROM hits WHERE reservation = ?", reservation);
+    if (!counted) this.ctx.storage.sql.exec("DELETE FROM counted_hits WHERE reservation = ?", reservation);
+    else if (!this.ctx.storage.sql.exec("UPDATE counted_hits SET pending = 0 WHERE reservation = ?", reservation).rowsWritten) {
+      this.insertHits(reservation, outcome.keys, Date.now(), { pending: false });
+    }
     if (!idem) return;
     if (response) {
       this.ctx.storage.sql.exec(
@@ -115,6 +135,12 @@ export class AccountGate extends DurableObject<Env> {
     }
   }
 
+  private insertHits(reservation: string, keys: string[], at: number, { pending }: { pending: boolean }) {
+    for (const key of keys) {
+      this.ctx.storage.sql.exec("INSERT INTO counted_hits (reservation, key, at, pending) VALUES (?, ?, ?, ?)", reservation, key, at, pending ? 1 : 0);
+    }
+  }
+
   private claim(idem: { key: string; hash: string }) {
     let resolve!: () => void;
     const done = new Promise<void>((r) => (resolve = r));
@@ -129,7 +155,10 @@ export class AccountGate extends DurableObject<Env> {
 
   private window(c: Counter, now: number) {
     const row = this.ctx.storage.sql
-      .exec<{ n: number; oldest: number | null }>("SELECT count(*) AS n, min(at) AS oldest FROM hits WHERE key = ? AND at > ?", c.key, now - c.windowMs)
+      .exec<{ n: number; oldest: number | null }>(
+        "SELECT count(*) AS n, min(at) AS oldest FROM counted_hits WHERE key = ? AND at > ? AND (pending = 0 OR at > ?)",
+        c.key, now - c.windowMs, now - RESERVATION_LEASE_MS,
+      )
       .toArray()[0];
     return { count: row.n, oldest: row.oldest ?? now };
   }
@@ -141,7 +170,7 @@ export class AccountGate extends DurableObject<Env> {
   }
 
   private prune(now: number) {
-    this.ctx.storage.sql.exec("DELETE FROM hits WHERE at <= ?", now - MAX_WINDOW_MS);
+    this.ctx.storage.sql.exec("DELETE FROM counted_hits WHERE at <= ? OR (pending = 1 AND at <= ?)", now - MAX_WINDOW_MS, now - RESERVATION_LEASE_MS);
     this.ctx.storage.sql.exec("DELETE FROM idempotency WHERE created_at <= ?", now - IDEMPOTENCY_TTL_MS);
   }
 }

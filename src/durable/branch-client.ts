@@ -1,4 +1,5 @@
 import type { Writer } from "../domain/actor";
+import type { IdempotentRequest } from "../domain/idempotency";
 import type { RequestMeter } from "../lib/meter";
 import type { BranchRoom, JoinResult, LeaveResult, Role, SubmitResult } from "./branch";
 import { type Outcome, unwrap } from "./result";
@@ -13,12 +14,12 @@ export class BranchRooms {
     private readonly meter: RequestMeter,
   ) {}
 
-  submit(branchId: string, writer: Writer, content: string): Promise<SubmitResult> {
-    return this.call(branchId, (room) => room.submit(branchId, writer, content));
+  submit(branchId: string, writer: Writer, content: string, idem?: IdempotentRequest): Promise<SubmitResult> {
+    return this.call(branchId, (room) => room.submit(branchId, writer, content, idem));
   }
 
-  join(branchId: string, bot: { id: string; name: string }, role: Role): Promise<JoinResult> {
-    return this.call(branchId, (room) => room.join(branchId, bot, role));
+  join(branchId: string, bot: { id: string; name: string }, role: Role, idem?: IdempotentRequest): Promise<JoinResult> {
+    return this.call(branchId, (room) => room.join(branchId, bot, role, idem));
   }
 
   leave(branchId: string, botId: string): Promise<LeaveResult> {

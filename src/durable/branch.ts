@@ -6,7 +6,8 @@ import { branches, stories } from "../db/schema";
 import type { Writer } from "../domain/actor";
 import { type LengthRules, checkLength } from "../domain/length";
 import { type NewSegment, branchHeadQuery, rowOf, segmentStatements, segmentView } from "../domain/segments";
-import { publish, yourTurnMessage } from "../domain/webhook-events";
+import { type IdempotentRequest, KeyAlreadyCommitted, commit, recordStatements } from "../domain/idempotency";
+import { type WebhookMessage, outboxStatements, publish, yourTurnMessage } from "../domain/webhook-events";
 import { configOf } from "../config";
 import type { Env } from "../env";
 import { ApiError, notFound, storyArchived } from "../lib/errors";
@@ -27,17 +28,17 @@ interface Room {
   turn: TurnState;
 }
 
-type Applied = Extract<ReturnType<typeof transition>, { ok: true }>;
+/** A transition the rule allowed, with the `your_turn` event of the turn it begins (if any). */
+type Applied = Extract<ReturnType<typeof transition>, { ok: true }> & { event: WebhookMessage | null };
 
 export type Role = "narrator" | "challenger" | "voice";
 
-export interface SubmitResult {
-  segment: ReturnType<typeof segmentView>;
-  next_bot: { id: string; name: string } | null;
-}
+type SegmentView = ReturnType<typeof segmentView>;
 
-export interface JoinResult {
-  created: boolean;
+/** The answer to a submission: the record, nested again as `segment` for older clients, and whose turn it is. */
+export type SubmitResult = SegmentView & { segment: SegmentView; next_bot: { id: string; name: string } | null };
+
+export interface JoinView {
   branch_id: string;
   bot_id: string;
   role: string;
@@ -48,6 +49,8 @@ export interface JoinResult {
   joined_at: string;
 }
 
+export type JoinResult = JoinView & { created: boolean };
+
 export interface LeaveResult {
   branch_id: string;
   bot_id: string;
@@ -56,7 +59,7 @@ export interface LeaveResult {
   current_turn: string | null;
 }
 
-const STATE_KEY = "room.v2";
+const BRANCH_KEY = "branch_id";
 
 function refusalError(refusal: Refusal, botId: string): ApiError {
   if (refusal.reason === "not_queued") return new ApiError("NOT_FOUND", "This bot is not in the branch's queue");
@@ -68,6 +71,11 @@ function refusalError(refusal: Refusal, botId: string): ApiError {
  * One per branch (named by its id): it serializes the branch's joins, leaves, segment submissions and turn
  * timeouts. The rule itself is `transition` (src/turns/rules.ts); the room loads the state, applies the rule,
  * writes what it returns to D1 in one batch with the change, then keeps it and announces the turn that begins.
+ *
+ * D1 is the one source of truth. The room's memory is a cache of what D1 holds, filled from D1 whenever the
+ * object starts cold (after a crash, an eviction, a deploy) and changed only after D1 has committed, so no
+ * crash between two awaits can leave the room believing anything D1 does not hold. Its own storage keeps only
+ * its branch id (for the alarm) and the alarm itself, which is re-armed from D1's deadline on every cold start.
  */
 export class BranchRoom extends DurableObject<Env> {
   /**
@@ -75,6 +83,7 @@ export class BranchRoom extends DurableObject<Env> {
    * room between our read and our write. Every call runs after the previous one has settled.
    */
   private tail: Promise<unknown> = Promise.resolve();
+  /** The cache of D1's state; null when cold. */
   private room: Room | null = null;
   /** The database of the call being served (calls are serialized, so there is at most one). */
   private callDb: Db | null = null;
@@ -84,32 +93,51 @@ export class BranchRoom extends DurableObject<Env> {
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
   }
 
-  submit(branchId: string, writer: Writer, content: string): Promise<Outcome<SubmitResult>> {
-    return this.run(() => this.doSubmit(branchId, writer, content));
+  submit(branchId: string, writer: Writer, content: string, idem?: IdempotentRequest): Promise<Outcome<SubmitResult>> {
+    return this.run(() => this.doSubmit(branchId, writer, content, idem));
   }
 
-  join(branchId: string, bot: { id: string; name: string }, role: Role): Promise<Outcome<JoinResult>> {
-    return this.run(() => this.doJoin(branchId, bot, role));
+  join(branchId: string, bot: { id: string; name: string }, role: Role, idem?: IdempotentRequest): Promise<Outcome<JoinResult>> {
+    return this.run(() => this.doJoin(branchId, bot, role, idem));
   }
 
   leave(branchId: string, botId: string): Promise<Outcome<LeaveResult>> {
     return this.run(() => this.doLeave(branchId, botId));
   }
 
-  /** The room's view of the turn, for tests and diagnostics: bot ids in order, the holder, the deadline. */
+  /**
+   * The sweeper's nudge for a turn whose deadline passed unnoticed: loading a cold room re-arms its alarm from
+   * D1's deadline; a warm room without an alarm gets one.
+   */
+  wake(branchId: string): Promise<Outcome<{ deadline: number | null }>> {
+    return this.run(async () => {
+      const { deadline } = (await this.load(branchId)).turn;
+      if (deadline !== null && (await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(deadline);
+      return { deadline };
+    });
+  }
+
+  /** The room's view of the turn, for tests and diagnostics: bot ids in order, the holder, the deadline; null when cold. */
   turnSnapshot(): { members: string[]; currentTurn: string | null; deadline: number | null } | null {
-    const room = this.stored();
+    const room = this.room;
     return room && { members: room.turn.members.map((m) => m.botId), currentTurn: room.turn.current, deadline: room.turn.deadline };
   }
 
-  /** The current turn has run out: pass it on. Armed only for the current deadline (every turn change re-arms it). */
+  /**
+   * The current turn has run out: pass it on. Every turn change re-arms the alarm for the new deadline, so a
+   * warm room passes the turn without re-checking the clock. A cold room cannot know that (a crash may have
+   * come between D1's commit of a new deadline and its re-arming), so it obeys D1's deadline instead.
+   */
   override async alarm(): Promise<void> {
     await this.serialized(async () => {
-      const room = this.stored();
-      if (!room) return;
+      const branchId = this.storedBranchId();
+      if (!branchId) return;
+      const cold = !this.room;
+      const room = await this.guarded(() => this.load(branchId));
+      if (cold && room.turn.deadline !== null && room.turn.deadline > Date.now()) return; // load() re-armed it
       const applied = this.decide(room, { type: "timeout" });
       if (!applied.writes.turn) return;
-      await this.db.batch([turnColumnsStatement(this.db, room.branchId, applied.state)]);
+      await this.guarded(() => this.db.batch([...this.turnStatements(room, applied)] as [ReturnType<typeof rawRun>]));
       await this.keep(room, applied);
     });
   }
@@ -127,7 +155,7 @@ export class BranchRoom extends DurableObject<Env> {
       const session = this.env.DB.withSession("first-primary");
       this.callDb = getDb(meteredD1(session, counter));
       try {
-        const outcome = await capture(fn);
+        const outcome = await capture(() => this.guarded(fn));
         return { ...outcome, d1: { ...counter, bookmark: session.getBookmark() } };
       } finally {
         this.callDb = null;
@@ -139,29 +167,38 @@ export class BranchRoom extends DurableObject<Env> {
     return this.callDb ?? getDb(this.env.DB);
   }
 
+  /**
+   * Runs `fn`; if it fails in a way the room did not decide (D1 unreachable, a batch whose outcome is unknown),
+   * the cache is dropped, so the next call reads what D1 really committed.
+   */
+  private async guarded<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!(err instanceof ApiError) && !(err instanceof KeyAlreadyCommitted)) this.room = null;
+      throw err;
+    }
+  }
+
   /** Applies the turn rule now; a refusal becomes the caller's error. */
   private decide(room: Room, event: TurnEvent, botId = ""): Applied {
     const result = transition(room.turn, event, Date.now(), configOf(this.env).turnTimeoutMs);
     if (!result.ok) throw refusalError(result.refusal, botId);
-    return result;
+    return { ...result, event: result.announce ? yourTurnMessage(result.announce.botId, room.branchId) : null };
   }
 
-  private stored(): Room | null {
-    if (this.room) return this.room;
-    const row = this.ctx.storage.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", STATE_KEY).toArray()[0];
-    this.room = row ? (JSON.parse(row.value) as Room) : null;
-    return this.room;
+  private storedBranchId(): string | null {
+    const row = this.ctx.storage.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", BRANCH_KEY).toArray()[0];
+    return row?.value ?? null;
   }
 
-  private persist(room: Room): void {
-    this.room = room;
-    this.ctx.storage.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", STATE_KEY, JSON.stringify(room));
-  }
-
-  /** First use: read the branch, its story's rules, its head and its queue from D1, in one round trip. */
+  /**
+   * Cold start: read the branch, its story's rules, its head and its queue from D1 in one round trip, and re-arm
+   * the alarm for the deadline D1 holds (at once if it has passed). Runs inside the room's lock, which plays the
+   * part of `blockConcurrencyWhile`: no other call of this room can observe it half-loaded.
+   */
   private async load(branchId: string): Promise<Room> {
-    const existing = this.stored();
-    if (existing) return existing;
+    if (this.room) return this.room;
     const [[row], [head], queued] = await this.db.batch([
       this.db
         .select({ branch: branches, language: stories.language, minLength: stories.minLength, maxLength: stories.maxLength })
@@ -183,38 +220,47 @@ export class BranchRoom extends DurableObject<Env> {
       joinSeq: queued.at(-1)?.joinSeq ?? 0,
       turn: turnStateOf(branch, queued),
     };
-    this.persist(room);
+    this.ctx.storage.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", BRANCH_KEY, branchId);
+    await this.armAlarm(room.turn.deadline);
+    this.room = room;
     return room;
   }
 
-  /** D1 has taken the transition: keep it, re-arm the alarm for the new deadline, announce whose turn began. */
+  private async armAlarm(deadline: number | null) {
+    if (deadline === null) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(deadline);
+  }
+
+  /** D1 has committed the transition: keep it, re-arm the alarm for the new deadline, announce whose turn began. */
   private async keep(room: Room, applied: Applied): Promise<void> {
     room.turn = applied.state;
-    this.persist(room);
     if (!applied.writes.turn) return;
-    if (applied.state.deadline === null) await this.ctx.storage.deleteAlarm();
-    else await this.ctx.storage.setAlarm(applied.state.deadline);
-    if (applied.announce) await this.announceTurn(room, applied.announce);
+    await this.armAlarm(applied.state.deadline);
+    if (applied.event) await this.announceTurn(applied.event);
   }
 
   /**
    * The one place a turn begins (after a turn pass, a timeout, a join into an empty queue, or the current bot
-   * leaving): queue the `your_turn` webhook. The consumer builds its context and delivers it.
+   * leaving): its `your_turn` was written to the outbox with the change; now hand it to the queue.
    */
-  private async announceTurn(room: Room, bot: Member): Promise<void> {
-    await publish(this.env.WEBHOOKS, [yourTurnMessage(bot.botId, room.branchId)]);
+  private async announceTurn(event: WebhookMessage): Promise<void> {
+    await publish(this.env.WEBHOOKS, this.db, [event]);
   }
 
-  /** The queue member and turn-column statements of a transition; `condition` ties them to the batch's change. */
+  /**
+   * The statements of a transition: the queue member, the turn columns and the outbox row of the turn it begins;
+   * `condition` ties the turn columns to the batch's own change.
+   */
   private turnStatements(room: Room, applied: Applied, condition?: ReturnType<typeof sql>) {
     const { member, turn } = applied.writes;
     return [
       ...(member ? [memberStatement(this.db, room, member)] : []),
       ...(member || turn ? [turnColumnsStatement(this.db, room.branchId, applied.state, condition)] : []),
+      ...(applied.event ? outboxStatements(this.db, [applied.event], condition) : []),
     ];
   }
 
-  private async doSubmit(branchId: string, writer: Writer, content: string): Promise<SubmitResult> {
+  private async doSubmit(branchId: string, writer: Writer, content: string, idem?: IdempotentRequest): Promise<SubmitResult> {
     const room = await this.load(branchId);
     const length = checkLength(content, room.rules);
     const applied = this.decide(room, { type: "submit", writer }, writer.id);
@@ -230,28 +276,40 @@ export class BranchRoom extends DurableObject<Env> {
       parentSegmentId: room.lastSegmentId,
       kind: "continuation",
     };
-    await this.writeSegment(room, seg, applied);
+    const result = await this.writeSegment(room, seg, applied, idem);
     room.nextSeq = seg.sequenceOrder + 1;
     room.lastSegmentId = seg.id;
     await this.keep(room, applied);
-    const next = holder(applied.state);
-    return { segment: segmentView(rowOf(seg)), next_bot: next ? { id: next.botId, name: next.name } : null };
+    return result;
   }
 
-  /** Segment, log, counters and turn in one batch; resyncs the sequence once if D1 is ahead of the room. */
-  private async writeSegment(room: Room, seg: NewSegment, applied: Applied) {
+  private submitResult(seg: NewSegment, applied: Applied): SubmitResult {
+    const segment = segmentView(rowOf(seg));
+    const next = holder(applied.state);
+    return { ...segment, segment, next_bot: next ? { id: next.botId, name: next.name } : null };
+  }
+
+  /**
+   * Segment, log, counters, turn, outbox and idempotency record in one batch; resyncs the sequence once if D1 is
+   * ahead of the room (it cannot be, unless a writer outside the room wrote to this branch).
+   */
+  private async writeSegment(room: Room, seg: NewSegment, applied: Applied, idem?: IdempotentRequest): Promise<SubmitResult> {
     for (let attempt = 0; ; attempt++) {
       try {
         const written = sql`AND EXISTS (SELECT 1 FROM segments WHERE id = ${seg.id})`;
-        const [inserted] = await this.db.batch([
-          ...segmentStatements(this.db, seg, { onlyIfStoryActive: true }),
-          rawRun(this.db, sql`UPDATE branches SET segments_count = segments_count + 1, updated_at = ${seg.createdAt} WHERE id = ${seg.branchId} ${written}`),
-          ...this.turnStatements(room, applied, written),
-        ]);
+        const result = this.submitResult(seg, applied);
+        const [inserted] = await commit(() =>
+          this.db.batch([
+            ...segmentStatements(this.db, seg, { onlyIfStoryActive: true }),
+            rawRun(this.db, sql`UPDATE branches SET segments_count = segments_count + 1, updated_at = ${seg.createdAt} WHERE id = ${seg.branchId} ${written}`),
+            ...this.turnStatements(room, applied, written),
+            ...recordStatements(this.db, idem, { status: 201, data: result }),
+          ]),
+        );
         if (inserted.meta.changes !== 1) throw storyArchived();
-        return;
+        return result;
       } catch (err) {
-        if (attempt > 0 || !uniqueViolation(err)) throw err;
+        if (attempt > 0 || !uniqueViolation(err)?.includes("segments")) throw err;
         const [head] = await branchHeadQuery(this.db, seg.branchId);
         seg.sequenceOrder = (head?.sequenceOrder ?? 0) + 1;
         seg.parentSegmentId = head?.id ?? room.lastSegmentId;
@@ -259,17 +317,20 @@ export class BranchRoom extends DurableObject<Env> {
     }
   }
 
-  private async doJoin(branchId: string, bot: { id: string; name: string }, role: Role): Promise<JoinResult> {
+  private async doJoin(branchId: string, bot: { id: string; name: string }, role: Role, idem?: IdempotentRequest): Promise<JoinResult> {
     const room = await this.load(branchId);
     const member: Member = { botId: bot.id, name: bot.name, role, joinSeq: room.joinSeq + 1, joinedAt: new Date().toISOString() };
     const applied = this.decide(room, { type: "join", member });
-    if (!applied.writes.member) return this.joinView(room, bot.id, { created: false });
+    if (!applied.writes.member) return { created: false, ...joinView(room.branchId, room.turn, bot.id) };
+    const view = joinView(room.branchId, applied.state, bot.id);
     const joined = sql`AND EXISTS (SELECT 1 FROM branch_members WHERE branch_id = ${branchId} AND bot_id = ${bot.id})`;
-    const [inserted] = await this.db.batch(this.turnStatements(room, applied, joined) as [ReturnType<typeof rawRun>]);
+    const [inserted] = await commit(() =>
+      this.db.batch([...this.turnStatements(room, applied, joined), ...recordStatements(this.db, idem, { status: 201, data: view })] as [ReturnType<typeof rawRun>]),
+    );
     if (inserted.meta.changes !== 1) throw storyArchived();
     room.joinSeq = member.joinSeq;
     await this.keep(room, applied);
-    return this.joinView(room, bot.id, { created: true });
+    return { created: true, ...view };
   }
 
   private async doLeave(branchId: string, botId: string): Promise<LeaveResult> {
@@ -279,20 +340,20 @@ export class BranchRoom extends DurableObject<Env> {
     await this.keep(room, applied);
     return { branch_id: branchId, bot_id: botId, left: true, queue_length: room.turn.members.length, current_turn: room.turn.current };
   }
+}
 
-  private joinView(room: Room, botId: string, { created }: { created: boolean }): JoinResult {
-    const m = room.turn.members.find((x) => x.botId === botId)!;
-    const order = turnOrder(room.turn, botId);
-    return {
-      created,
-      branch_id: room.branchId,
-      bot_id: botId,
-      role: m.role,
-      your_turn_order: order,
-      join_order: order,
-      queue_length: room.turn.members.length,
-      current_turn: room.turn.current,
-      joined_at: m.joinedAt,
-    };
-  }
+/** A bot's place in the queue, as join answers it. */
+function joinView(branchId: string, turn: TurnState, botId: string): JoinView {
+  const m = turn.members.find((x) => x.botId === botId)!;
+  const order = turnOrder(turn, botId);
+  return {
+    branch_id: branchId,
+    bot_id: botId,
+    role: m.role,
+    your_turn_order: order,
+    join_order: order,
+    queue_length: turn.members.length,
+    current_turn: turn.current,
+    joined_at: m.joinedAt,
+  };
 }

@@ -3,9 +3,11 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { Config } from "../config";
 import type { AppEnv } from "../context";
 import type { AccountGate, Admission, Counter, RateState } from "../durable/account";
+import { KeyAlreadyCommitted, committedAnswer } from "../domain/idempotency";
 import { sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { actorOf } from "./auth";
+import { renderError } from "./render-error";
 
 export type LimitedAction = "story" | "branch" | "join" | "segment" | "vote" | "comment" | "rewrite" | "pin";
 
@@ -98,12 +100,30 @@ export function limitsAndIdempotency(action: LimitedAction): MiddlewareHandler<A
         ...rateHeaders(rate),
       });
     }
+    if (idem) c.set("idempotency", { actorId: actor.id, ...idem });
     await next();
+    // The key was committed by an attempt whose answer was lost (a crash): replay what D1 recorded with it.
+    const replayed = c.error instanceof KeyAlreadyCommitted && idem ? await replayCommitted(c, { actorId: actor.id, ...idem }) : false;
     const { status, headers } = c.res;
-    const counted = counts(action, status);
+    const counted = !replayed && counts(action, status);
     const response = status < 300 && idem ? { status, body: await c.res.clone().text(), contentType: headers.get("content-type") ?? "application/json" } : null;
-    // A counted request without a key needs nothing more from the gate: its hits stay as admitted.
-    if (idem || !counted) await timeGate(() => gate.settle(idem, admission.reservation, { counted, response }));
+    const settled = timeGate(() => gate.settle(idem, admission.reservation, { counted, response, keys: counters.map((k) => k.key) }));
+    // With a key the answer must be stored before we answer; a counted request without one need not wait.
+    if (idem || !counted) await settled;
+    else c.executionCtx.waitUntil(settled);
     if (counted && admission.rate) for (const [k, v] of Object.entries(rateHeaders(admission.rate))) headers.set(k, v);
   };
+}
+
+/** Answers with the response D1 committed under the key (or 422 when the key came with another request). */
+async function replayCommitted(c: Context<AppEnv>, request: { actorId: string; key: string; hash: string }): Promise<boolean> {
+  const stored = await committedAnswer(c.var.db, request);
+  if (!stored) return false;
+  c.error = undefined;
+  if (stored.hash !== request.hash) {
+    c.res = renderError(c, new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used with a different request"));
+    return true;
+  }
+  c.res = new Response(stored.body, { status: stored.status, headers: { "content-type": "application/json", "Idempotent-Replayed": "true" } });
+  return true;
 }

@@ -83,8 +83,9 @@ async function record(db: Db, m: WebhookMessage, attempt: number, r: AttemptResu
 async function deliver(env: Env, message: Message<WebhookMessage>) {
   const db = getDb(env.DB);
   const m = message.body;
-  const { bot, storedBody } = await deliveryTarget(db, m);
+  const { bot, storedBody, finished } = await deliveryTarget(db, m);
   if (!bot?.url) return message.ack(); // the bot has no receiver (any more): nothing to deliver
+  if (finished) return message.ack(); // a second hand-over of a delivery that already ended (the sweeper's)
   const body = storedBody ?? (await buildDeliveryBody(db, m));
   if (body === null) return message.ack(); // the branch is gone
   const config = configOf(env);

@@ -150,8 +150,8 @@ export const branchRoutes = createRouter()
   })
   .openapi(createRouteDef, async (c) => {
     const storyId = pathId(c.req.valid("param").story_id, "Story");
-    const { branch, announcements } = await domain.createBranch(c.var.db, actorOf(c), storyId, c.req.valid("json"));
-    c.executionCtx.waitUntil(publish(c.env.WEBHOOKS, announcements));
+    const { branch, announcements } = await domain.createBranch(c.var.db, actorOf(c), storyId, c.req.valid("json"), c.var.idempotency);
+    c.executionCtx.waitUntil(publish(c.env.WEBHOOKS, c.var.db, announcements));
     return ok(c, branch, 201);
   })
   .openapi(treeRoute, async (c) => {
@@ -166,7 +166,7 @@ export const branchRoutes = createRouter()
     const id = pathId(c.req.valid("param").branch_id, "Branch");
     const actor = actorOf(c);
     const role = c.req.valid("json").role;
-    const { created, ...joined } = await c.var.rooms.join(id, { id: actor.id, name: actor.name }, role);
+    const { created, ...joined } = await c.var.rooms.join(id, { id: actor.id, name: actor.name }, role, c.var.idempotency);
     return created ? ok(c, joined, 201) : ok(c, joined, 200);
   })
   .openapi(leaveRoute, async (c) => {

@@ -68,7 +68,7 @@ const patchRoute = createRoute({
 
 export const pinRoutes = createRouter()
   .openapi(createRouteDef, async (c) =>
-    ok(c, await domain.createPin(c.var.db, actorOf(c), pathId(c.req.valid("param").story_id, "Story"), c.req.valid("json")), 201),
+    ok(c, await domain.createPin(c.var.db, actorOf(c), pathId(c.req.valid("param").story_id, "Story"), c.req.valid("json"), c.var.idempotency), 201),
   )
   .openapi(listRoute, async (c) =>
     ok(c, await domain.listPins(c.var.db, pathId(c.req.valid("param").story_id, "Story"), { includeInactive: c.req.valid("query").include_inactive })),

@@ -57,7 +57,7 @@ const listRoute = createRoute({
 
 export const rewriteRoutes = createRouter()
   .openapi(addRoute, async (c) =>
-    ok(c, await domain.addRewrite(c.var.db, actorOf(c), pathId(c.req.valid("param").segment_id, "Segment"), c.req.valid("json")), 201),
+    ok(c, await domain.addRewrite(c.var.db, actorOf(c), pathId(c.req.valid("param").segment_id, "Segment"), c.req.valid("json"), c.var.idempotency), 201),
   )
   .openapi(listRoute, async (c) => {
     const { limit, offset } = c.req.valid("query");

@@ -59,6 +59,5 @@ export const segmentRoutes = createRouter()
     const { content, is_starter } = c.req.valid("json");
     if (is_starter) throw validationError([{ field: "is_starter", issue: "a story's starter is written when the story is created" }]);
     const { id: actorId, type, name } = actorOf(c);
-    const { segment, next_bot } = await c.var.rooms.submit(id, { id: actorId, type, name }, content);
-    return ok(c, { ...segment, segment, next_bot }, 201);
+    return ok(c, await c.var.rooms.submit(id, { id: actorId, type, name }, content, c.var.idempotency), 201);
   });

@@ -130,7 +130,7 @@ export const storyRoutes = createRouter()
       ...body,
       starter: (body.starter ?? pack?.starter)!,
       initial_segments: (body.initial_segments ?? pack?.initial_segments)!,
-    });
+    }, c.var.idempotency);
     return ok(c, story, 201);
   })
   .openapi(listRoute, async (c) => {

@@ -58,7 +58,7 @@ const summaryRoute = (target: "branch" | "segment") =>
 
 export const voteRoutes = createRouter()
   .openapi(castRoute, async (c) => {
-    const { created, ...result } = await domain.castVote(c.var.db, actorOf(c), c.req.valid("json"));
+    const { created, ...result } = await domain.castVote(c.var.db, actorOf(c), c.req.valid("json"), c.var.idempotency);
     return created ? ok(c, result, 201) : ok(c, result, 200);
   })
   .openapi(summaryRoute("branch"), async (c) =>

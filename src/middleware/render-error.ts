@@ -1,0 +1,26 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { KeyAlreadyCommitted } from "../domain/idempotency";
+import type { ErrorBody } from "../lib/envelope";
+import { ApiError, validationError } from "../lib/errors";
+
+function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  // Replaced by the stored answer in limitsAndIdempotency(); rendered here only so it is not logged as a fault.
+  if (err instanceof KeyAlreadyCommitted) return new ApiError("CONFLICT", err.message);
+  // Hono's validators throw 400 for a body that is not JSON and 415 for one sent as another media type.
+  if (err instanceof HTTPException && (err.status === 400 || err.status === 415)) {
+    const issue = err.status === 415 ? "Content-Type must be application/json" : "malformed JSON";
+    return validationError([{ field: "(body)", issue }]);
+  }
+  console.error("unhandled error", err);
+  return new ApiError("INTERNAL_ERROR", "Internal server error");
+}
+
+/** The one rendering of every error: the envelope with the code's status and the error's own headers. */
+export function renderError(c: Context, err: unknown) {
+  const e = toApiError(err);
+  const body: ErrorBody = { status: "error", error: { code: e.code, message: e.message } };
+  if (e.details) body.error.details = e.details;
+  return c.json(body, e.status, e.headers);
+}

@@ -1,0 +1,44 @@
+import { and, asc, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
+import { configOf } from "../config";
+import { getDb } from "../db/client";
+import { branches, idempotencyKeys, outbox } from "../db/schema";
+import { messageOf } from "../domain/webhook-events";
+import type { BranchRoom } from "../durable/branch";
+import type { Env } from "../env";
+
+const SWEEP_LIMIT = 100;
+const DAY_MS = 86_400_000;
+
+/**
+ * The scheduled sweeper (a Cron Trigger, every minute), the safety net under crash-safe writes:
+ * - hands over again the webhook events whose change committed but that no consumer picked up within
+ *   OUTBOX_RESEND_AFTER_SECONDS (the send after the commit was lost in a crash, or failed);
+ * - wakes the rooms of branches whose turn deadline passed that long ago unnoticed (a crash came between
+ *   D1's commit of a deadline and the room's alarm): a room that starts cold re-arms its alarm from D1;
+ * - prunes idempotency records older than a day and outbox rows picked up more than a day ago.
+ */
+export async function sweep(env: Env, now = Date.now()) {
+  const db = getDb(env.DB);
+  const cutoff = new Date(now - configOf(env).outboxResendAfterMs).toISOString();
+  const dayAgo = new Date(now - DAY_MS).toISOString();
+  const [unpicked, stuck] = await db.batch([
+    db.select().from(outbox).where(and(isNull(outbox.pickedAt), lt(outbox.createdAt, cutoff))).orderBy(asc(outbox.createdAt)).limit(SWEEP_LIMIT),
+    db.select({ id: branches.id }).from(branches).where(lt(branches.turnDeadline, cutoff)).limit(SWEEP_LIMIT),
+    db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, dayAgo)),
+    db.delete(outbox).where(and(isNotNull(outbox.pickedAt), lt(outbox.createdAt, dayAgo))),
+  ]);
+  if (unpicked.length) {
+    const ids = unpicked.map((r) => r.id);
+    try {
+      await env.WEBHOOKS.sendBatch(unpicked.map((row) => ({ body: messageOf(row), contentType: "json" as const })));
+      await db.update(outbox).set({ sends: sql`${outbox.sends} + 1`, lastError: null }).where(inArray(outbox.id, ids));
+    } catch (err) {
+      console.error(`sweeper could not queue ${ids.length} webhook event(s)`, err);
+      await db.update(outbox).set({ lastError: `queue send failed: ${(err as Error).message}`.slice(0, 500) }).where(inArray(outbox.id, ids));
+    }
+  }
+  await Promise.all(
+    stuck.map(({ id }) => (env.BRANCH_ROOM.get(env.BRANCH_ROOM.idFromName(id)) as DurableObjectStub<BranchRoom>).wake(id)),
+  );
+  return { requeued: unpicked.length, woken: stuck.length };
+}
