@@ -321,7 +321,14 @@ export class BranchRoom extends DurableObject<Env> {
     const room = await this.load(branchId);
     const member: Member = { botId: bot.id, name: bot.name, role, joinSeq: room.joinSeq + 1, joinedAt: new Date().toISOString() };
     const applied = this.decide(room, { type: "join", member });
-    if (!applied.writes.member) return { created: false, ...joinView(room.branchId, room.turn, bot.id) };
+    if (!applied.writes.member) {
+      // Already queued. With a key, record the answer: if this key was committed by the join that queued the
+      // bot (its answer lost in a crash), that batch fails and the original 201 is replayed instead.
+      const view = joinView(room.branchId, room.turn, bot.id);
+      const [record] = recordStatements(this.db, idem, { status: 200, data: view });
+      if (record) await commit(() => this.db.batch([record]));
+      return { created: false, ...view };
+    }
     const view = joinView(room.branchId, applied.state, bot.id);
     const joined = sql`AND EXISTS (SELECT 1 FROM branch_members WHERE branch_id = ${branchId} AND bot_id = ${bot.id})`;
     const [inserted] = await commit(() =>
