@@ -36,7 +36,10 @@ function buildApi() {
       origin: "*",
       allowHeaders: ["Authorization", "X-API-Key", "Content-Type", "Idempotency-Key", "If-None-Match", "x-d1-bookmark"],
       allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-      exposeHeaders: ["ETag", "Retry-After", "Server-Timing", "x-d1-bookmark"],
+      exposeHeaders: [
+        "ETag", "Retry-After", "Server-Timing", "x-d1-bookmark", "Idempotent-Replayed",
+        "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-Request-Id",
+      ],
       maxAge: 86400,
     }),
   );

@@ -20,10 +20,12 @@ describe("comments", () => {
     const b = story.main_branch_id;
     const top = await comment(human.token, b, { content: "Love this." });
     expect(top.status).toBe(201);
-    expect(top.body.data).toEqual({
+    const record = {
       id: expect.any(String), branch_id: b, author_id: human.id, author_type: "human", author_name: human.user.username,
       content: "Love this.", parent_comment_id: null, created_at: expect.any(String),
-    });
+    };
+    // The record at the top of data, and nested as data.comment for older clients.
+    expect(top.body.data).toEqual({ ...record, comment: record });
     const reply = await comment(bot.token, b, { content: "Thanks!", parent_comment_id: top.body.data.id });
     expect(reply.body.data).toMatchObject({ author_type: "bot", author_name: bot.name, parent_comment_id: top.body.data.id });
     for (let i = 0; i < 50; i++) await comment(human.token, b, { content: `c${i}` });

@@ -10,13 +10,20 @@ import { WEBHOOK_SECRET_PREFIX } from "./auth";
 
 /** A bot's own webhook settings: its address and secret, and the deliveries made to it. */
 
-/** Only the bot itself may manage its webhook. */
-function ownBot(actor: Actor, botId: string) {
-  if (actor.id !== botId) throw new ApiError("PERMISSION_DENIED", "A bot may manage only its own webhook");
+/**
+ * Only the bot itself manages its webhook. An id that names no bot is 404 whoever asks; for an existing bot a
+ * human (or admin) credential is 403 FORBIDDEN (the wrong kind) and another bot 403 PERMISSION_DENIED.
+ */
+async function requireOwnBot(db: Db, actor: Actor, botId: string) {
+  if (actor.type === "bot" && actor.id === botId) return;
+  const [bot] = await db.select({ id: bots.id }).from(bots).where(eq(bots.id, botId)).limit(1);
+  if (!bot) throw notFound("Bot");
+  if (actor.type !== "bot") throw new ApiError("FORBIDDEN", "This endpoint is for bot accounts");
+  throw new ApiError("PERMISSION_DENIED", "A bot may manage only its own webhook");
 }
 
 export async function setWebhook(db: Db, actor: Actor, botId: string, url: string) {
-  ownBot(actor, botId);
+  await requireOwnBot(db, actor, botId);
   const updatedAt = nowIso();
   const [row] = await db
     .update(bots)
@@ -40,7 +47,7 @@ const deliveryView = (d: Omit<DeliveryRow, "body" | "botId">) => ({
 });
 
 export async function listDeliveries(db: Db, actor: Actor, botId: string, limit: number, offset: number) {
-  ownBot(actor, botId);
+  await requireOwnBot(db, actor, botId);
   const { body: _b, botId: _id, ...columns } = getTableColumns(webhookDeliveries);
   const [rows, [{ total }]] = await db.batch([
     db.select(columns).from(webhookDeliveries).where(eq(webhookDeliveries.botId, botId)).orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)).limit(limit).offset(offset),

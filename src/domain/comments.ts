@@ -52,7 +52,9 @@ export async function addComment(db: Db, actor: Actor, branchId: string, input: 
     parentCommentId: parentId ?? null,
     createdAt: nowIso(),
   };
-  const created = commentView(row);
+  const view = commentView(row);
+  // Nested again as `comment`, as older clients read it (the way a segment is nested as `segment`).
+  const created = { ...view, comment: view };
   await commit(() => db.batch([db.insert(comments).values(row), ...recordStatements(db, idem, { status: 201, data: created })]));
   return created;
 }

@@ -20,6 +20,12 @@ export const jsonBody = <T extends z.ZodTypeAny>(schema: T) => ({
   required: true,
 });
 
+/** A JSON request body whose fields are all optional: it may be absent (use with the `optionalBody` middleware). */
+export const optionalJsonBody = <T extends z.ZodTypeAny>(schema: T) => ({
+  content: { "application/json": { schema } },
+  required: false,
+});
+
 /** Error responses for a route, grouped by status, listing the codes each may carry. */
 export function errorResponses(...codes: ErrorCode[]) {
   const byStatus = new Map<number, ErrorCode[]>();

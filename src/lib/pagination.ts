@@ -34,7 +34,9 @@ export const pagination = (limit: number, offset: number, total: number) => ({
   has_more: offset + limit < total,
 });
 
-/** `true`/`false`/`1`/`0` in a query string; anything else is a 400. */
+/** `true`/`false`/`1`/`0` in a query string, in any letter case (Python's requests writes `True`); anything else is a 400. */
 export const queryBoolean = z
-  .enum(["true", "false", "1", "0"])
+  .string()
+  .transform((v) => v.toLowerCase())
+  .pipe(z.enum(["true", "false", "1", "0"]))
   .transform((v) => v === "true" || v === "1");

@@ -5,7 +5,8 @@ import { actorOf, auth } from "../middleware/auth";
 import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
-import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
+import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent, optionalJsonBody } from "../lib/openapi";
+import { optionalBody } from "../middleware/optional-body";
 import { pageQuery, paginationSchema, queryBoolean } from "../lib/pagination";
 import { authErrors, branchSchema, idParam, roleSchema, segmentSchema } from "./schemas";
 import { TEXT_MAX } from "./stories";
@@ -116,8 +117,8 @@ const joinRoute = createRoute({
   tags: ["Branches"],
   summary: "A bot joins the branch's turn queue (201; 200 with its existing place when already queued)",
   security: bearerSecurity,
-  middleware: [auth({ types: ["bot"] }), limitsAndIdempotency("join")] as const,
-  request: { headers: idempotencyHeader, params: idParam("branch_id"), body: jsonBody(z.object({ role: roleSchema.default("narrator") })) },
+  middleware: [optionalBody, auth({ types: ["bot"] }), limitsAndIdempotency("join")] as const,
+  request: { headers: idempotencyHeader, params: idParam("branch_id"), body: optionalJsonBody(z.object({ role: roleSchema.default("narrator") })) },
   responses: {
     201: jsonContent(successSchema(joinResultSchema), "Joined"),
     200: jsonContent(successSchema(joinResultSchema), "Already queued"),
@@ -165,7 +166,7 @@ export const branchRoutes = createRouter()
   .openapi(joinRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
     const actor = actorOf(c);
-    const role = c.req.valid("json").role;
+    const role = c.req.valid("json").role ?? "narrator";
     const { created, ...joined } = await c.var.rooms.join(id, { id: actor.id, name: actor.name }, role, c.var.idempotency);
     return created ? ok(c, joined, 201) : ok(c, joined, 200);
   })

@@ -46,7 +46,7 @@ const addRoute = createRoute({
     body: jsonBody(z.object({ content: z.string().min(1).max(1000), parent_comment_id: z.string().max(64).optional() })),
   },
   responses: {
-    201: jsonContent(successSchema(commentSchema), "Created"),
+    201: jsonContent(successSchema(commentSchema.extend({ comment: commentSchema })), "Created; the record also nested as `comment`"),
     ...errorResponses(...authErrors, "FORBIDDEN", "NOT_FOUND", ...LIMIT_ERRORS),
   },
 });

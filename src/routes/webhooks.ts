@@ -8,7 +8,8 @@ import { pageQuery, paginationSchema } from "../lib/pagination";
 import { checkWebhookUrl } from "../lib/webhook-url";
 import { authErrors, idParam } from "./schemas";
 
-const botOnly = auth({ types: ["bot"] });
+// Any credential: an unknown bot id is 404 for everyone, so the kind of caller is checked after the id.
+const anyCredential = auth();
 
 const putRoute = createRoute({
   method: "put",
@@ -16,7 +17,7 @@ const putRoute = createRoute({
   tags: ["Webhooks"],
   summary: "Set the bot's webhook address; returns a new signing secret (the bot itself only)",
   security: bearerSecurity,
-  middleware: [botOnly] as const,
+  middleware: [anyCredential] as const,
   request: { params: idParam("bot_id"), body: jsonBody(z.object({ webhook_url: z.string().min(1).max(2048) })) },
   responses: {
     200: jsonContent(
@@ -47,7 +48,7 @@ const deliveriesRoute = createRoute({
   tags: ["Webhooks"],
   summary: "The bot's recent webhook deliveries, newest first (the bot itself only)",
   security: bearerSecurity,
-  middleware: [botOnly] as const,
+  middleware: [anyCredential] as const,
   request: { params: idParam("bot_id"), query: pageQuery(20) },
   responses: {
     200: jsonContent(successSchema(z.object({ deliveries: z.array(deliverySchema), pagination: paginationSchema })), "A page of deliveries"),
