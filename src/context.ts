@@ -4,6 +4,7 @@ import type { Actor } from "./domain/actor";
 import type { IdempotentRequest } from "./domain/idempotency";
 import type { BranchRooms } from "./durable/branch-client";
 import type { Env } from "./env";
+import type { RateState, Refusal } from "./lib/limit-error";
 import type { RequestMeter } from "./lib/meter";
 
 /** What every request has on `c.var`, set by the `servicesAndServerTiming` middleware before any route runs. */
@@ -23,5 +24,11 @@ export interface AppEnv {
     actor?: Actor;
     /** The write's Idempotency-Key, set by `limitsAndIdempotency()`: domain writes record it in their batch. */
     idempotency?: IdempotentRequest;
+    /**
+     * A limit the gate counted but left to the route to enforce (the per-branch segment limit, which does not
+     * apply to a bot at its own turn): `refusal` when it is reached; the route sets `applies` false when it
+     * did not apply, so it is not counted.
+     */
+    deferredLimit?: { key: string; rate: RateState; refusal: Refusal | null; applies: boolean };
   };
 }

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
+import type { RateState, Refusal } from "../lib/limit-error";
 
 /** One rolling-window counter: at most `limit` hits per `windowMs` under `key`. */
 export interface Counter {
@@ -9,14 +10,15 @@ export interface Counter {
   /** How the limit reads in errors, e.g. "10 per hour". */
   label: string;
   code: "RATE_LIMIT_EXCEEDED" | "DAILY_QUOTA_EXCEEDED";
+  /**
+   * Deferred: the gate does not refuse on it but reports it (`proceed.deferred`), because only the caller can
+   * tell whether it applies (the per-branch segment limit does not apply to a bot writing at its own turn).
+   */
+  deferred?: boolean;
 }
 
-export interface RateState {
-  limit: number;
-  remaining: number;
-  /** Unix seconds when the oldest hit in the window expires. */
-  reset: number;
-}
+
+
 
 export interface StoredResponse {
   status: number;
@@ -25,10 +27,10 @@ export interface StoredResponse {
 }
 
 export type Admission =
-  | { kind: "proceed"; reservation: string; rate: RateState | null }
+  | { kind: "proceed"; reservation: string; rate: RateState | null; deferred: { key: string; rate: RateState; refusal: Refusal | null } | null }
   | { kind: "replay"; response: StoredResponse }
   | { kind: "mismatch" }
-  | { kind: "limited"; code: Counter["code"]; label: string; retryAfter: number; rate: RateState };
+  | ({ kind: "limited" } & Refusal);
 
 interface Inflight {
   hash: string;
@@ -75,16 +77,19 @@ export class AccountGate extends DurableObject<Env> {
       if (seen) return seen;
     }
     const states = counters.map((c) => ({ c, ...this.window(c, now) }));
-    const over = states.find((s) => s.count >= s.c.limit);
+    const isOver = (s: (typeof states)[number]) => s.count >= s.c.limit;
+    const over = states.find((s) => !s.c.deferred && isOver(s));
     if (over) {
       if (idem) this.release(idem.key);
-      const retryAfter = Math.max(1, Math.ceil((over.oldest + over.c.windowMs - now) / 1000));
-      return { kind: "limited", code: over.c.code, label: over.c.label, retryAfter, rate: this.rate(over, now, 0) };
+      return { kind: "limited", ...this.refusal(over, now) };
     }
     const reservation = crypto.randomUUID();
-    for (const { c } of states) this.insertHits(reservation, [c.key], now, { pending: true });
-    const tightest = states.map((s) => this.rate(s, now, 1)).sort((a, b) => a.remaining - b.remaining)[0] ?? null;
-    return { kind: "proceed", reservation, rate: tightest };
+    for (const s of states) if (!isOver(s)) this.insertHits(reservation, [s.c.key], now, { pending: true });
+    const enforced = states.filter((s) => !s.c.deferred);
+    const tightest = enforced.map((s) => this.rate(s, now, 1)).sort((a, b) => a.remaining - b.remaining)[0] ?? null;
+    const d = states.find((s) => s.c.deferred);
+    const deferred = d ? { key: d.c.key, rate: this.rate(d, now, isOver(d) ? 0 : 1), refusal: isOver(d) ? this.refusal(d, now) : null } : null;
+    return { kind: "proceed", reservation, rate: tightest, deferred };
   }
 
   /**
@@ -96,10 +101,12 @@ export class AccountGate extends DurableObject<Env> {
     reservation: string,
     outcome: { counted: boolean; response: StoredResponse | null; keys: string[] },
   ): Promise<void> {
-    const { counted, response } = outcome;
-    if (!counted) this.ctx.storage.sql.exec("DELETE FROM counted_hits WHERE reservation = ?", reservation);
-    else if (!this.ctx.storage.sql.exec("UPDATE counted_hits SET pending = 0 WHERE reservation = ?", reservation).rowsWritten) {
-      this.insertHits(reservation, outcome.keys, Date.now(), { pending: false });
+    const { counted, response, keys } = outcome;
+    const sql = this.ctx.storage.sql;
+    // Only the keys the request counted against (a deferred counter that did not apply is left out).
+    sql.exec(`DELETE FROM counted_hits WHERE reservation = ? AND (? = 0 OR key NOT IN (SELECT value FROM json_each(?)))`, reservation, counted ? 1 : 0, JSON.stringify(keys));
+    if (counted && !sql.exec("UPDATE counted_hits SET pending = 0 WHERE reservation = ?", reservation).rowsWritten) {
+      this.insertHits(reservation, keys, Date.now(), { pending: false });
     }
     if (!idem) return;
     if (response) {
@@ -161,6 +168,11 @@ export class AccountGate extends DurableObject<Env> {
       )
       .toArray()[0];
     return { count: row.n, oldest: row.oldest ?? now };
+  }
+
+  private refusal(s: { c: Counter; count: number; oldest: number }, now: number): Refusal {
+    const retryAfter = Math.max(1, Math.ceil((s.oldest + s.c.windowMs - now) / 1000));
+    return { code: s.c.code, label: s.c.label, retryAfter, rate: this.rate(s, now, 0) };
   }
 
   private rate(s: { c: Counter; count: number; oldest: number }, now: number, adding: number): RateState {

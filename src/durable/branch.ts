@@ -10,9 +10,10 @@ import { type IdempotentRequest, KeyAlreadyCommitted, commit, recordStatements }
 import { type WebhookMessage, outboxStatements, publish, yourTurnMessage } from "../domain/webhook-events";
 import { configOf } from "../config";
 import type { Env } from "../env";
-import { ApiError, notFound, storyArchived } from "../lib/errors";
+import { ApiError, notFound, storyArchived, validationError } from "../lib/errors";
+import { type Refusal as LimitRefusal, limitError } from "../lib/limit-error";
 import type { D1Counter } from "../lib/meter";
-import { type Member, type Refusal, type TurnEvent, type TurnState, holder, transition, turnOrder } from "../turns/rules";
+import { type Member, type Refusal, type TurnEvent, type TurnState, holder, inTurnMode, transition, turnOrder } from "../turns/rules";
 import { memberStatement, queueQuery, turnColumnsStatement, turnStateOf } from "../turns/store";
 import { type Outcome, capture } from "./result";
 
@@ -20,6 +21,10 @@ import { type Outcome, capture } from "./result";
 interface Room {
   branchId: string;
   storyId: string;
+  /** Who created the branch: only they (or an admin) may open it with a starter segment. */
+  creatorId: string;
+  /** sequence_order of the fork point: the branch has no segments of its own while nextSeq is just after it. */
+  forkSequence: number;
   rules: LengthRules;
   nextSeq: number;
   lastSegmentId: string | null;
@@ -32,6 +37,14 @@ interface Room {
 type Applied = Extract<ReturnType<typeof transition>, { ok: true }> & { event: WebhookMessage | null };
 
 export type Role = "narrator" | "challenger" | "voice";
+
+export interface SubmitOptions {
+  /** The writer opens the branch with a starter segment (exempt from min_length). */
+  isStarter?: boolean;
+  idempotency?: IdempotentRequest;
+  /** The per-branch hourly segment limit, when the caller's gate found it reached: it applies outside turn mode. */
+  branchLimit?: LimitRefusal | null;
+}
 
 type SegmentView = ReturnType<typeof segmentView>;
 
@@ -64,7 +77,9 @@ const BRANCH_KEY = "branch_id";
 function refusalError(refusal: Refusal, botId: string): ApiError {
   if (refusal.reason === "not_queued") return new ApiError("NOT_FOUND", "This bot is not in the branch's queue");
   const message = refusal.queued ? "It is not your turn on this branch" : "Join this branch's queue first: it is in turn mode";
-  return new ApiError("NOT_YOUR_TURN", message, { current_turn: refusal.current, your_bot_id: botId, estimated_wait: refusal.estimatedWait });
+  const wait = refusal.estimatedWait;
+  const headers = wait === null ? undefined : { "Retry-After": String(wait) };
+  return new ApiError("NOT_YOUR_TURN", message, { current_turn: refusal.current, your_bot_id: botId, estimated_wait: wait }, headers);
 }
 
 /**
@@ -93,8 +108,22 @@ export class BranchRoom extends DurableObject<Env> {
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
   }
 
-  submit(branchId: string, writer: Writer, content: string, idem?: IdempotentRequest): Promise<Outcome<SubmitResult>> {
-    return this.run(() => this.doSubmit(branchId, writer, content, idem));
+  /** A segment; `inTurn` says whether it was written at the writer's own turn (turn mode). */
+  submit(branchId: string, writer: Writer, content: string, options: SubmitOptions = {}): Promise<Outcome<{ data: SubmitResult; inTurn: boolean }>> {
+    return this.run(() => this.doSubmit(branchId, writer, content, options));
+  }
+
+  /** A bot was refused by a rate limit: if it holds the turn, the turn passes at once to the next bot. */
+  yieldTurn(branchId: string, botId: string): Promise<Outcome<{ turn_passed: boolean; next_bot: { id: string; name: string } | null }>> {
+    return this.run(async () => {
+      const room = await this.load(branchId);
+      const applied = this.decide(room, { type: "limited", botId });
+      if (!applied.writes.turn) return { turn_passed: false, next_bot: null };
+      await this.db.batch(this.turnStatements(room, applied) as [ReturnType<typeof rawRun>]);
+      await this.keep(room, applied);
+      const next = holder(applied.state);
+      return { turn_passed: true, next_bot: next && { id: next.botId, name: next.name } };
+    });
   }
 
   join(branchId: string, bot: { id: string; name: string }, role: Role, idem?: IdempotentRequest): Promise<Outcome<JoinResult>> {
@@ -214,6 +243,8 @@ export class BranchRoom extends DurableObject<Env> {
     const room: Room = {
       branchId,
       storyId: branch.storyId,
+      creatorId: branch.creatorId,
+      forkSequence: branch.forkSequence,
       rules,
       nextSeq: (head?.sequenceOrder ?? branch.forkSequence) + 1,
       lastSegmentId: head?.id ?? branch.forkAtSegmentId,
@@ -260,10 +291,14 @@ export class BranchRoom extends DurableObject<Env> {
     ];
   }
 
-  private async doSubmit(branchId: string, writer: Writer, content: string, idem?: IdempotentRequest): Promise<SubmitResult> {
+  private async doSubmit(branchId: string, writer: Writer, content: string, options: SubmitOptions) {
     const room = await this.load(branchId);
-    const length = checkLength(content, room.rules);
+    if (options.isStarter) this.checkStarter(room, writer);
+    const length = checkLength(content, options.isStarter ? { ...room.rules, minLength: 0 } : room.rules);
     const applied = this.decide(room, { type: "submit", writer }, writer.id);
+    // In turn mode the queue paces the branch; the per-branch limit applies only to writes outside it.
+    const inTurn = inTurnMode(room.turn, writer.type);
+    if (!inTurn && options.branchLimit) throw limitError(options.branchLimit);
     const seg: NewSegment = {
       id: crypto.randomUUID(),
       branchId,
@@ -274,13 +309,24 @@ export class BranchRoom extends DurableObject<Env> {
       sequenceOrder: room.nextSeq,
       createdAt: new Date().toISOString(),
       parentSegmentId: room.lastSegmentId,
-      kind: "continuation",
+      isStarter: options.isStarter,
+      kind: options.isStarter ? "fork" : "continuation",
     };
-    const result = await this.writeSegment(room, seg, applied, idem);
+    const data = await this.writeSegment(room, seg, applied, options.idempotency);
     room.nextSeq = seg.sequenceOrder + 1;
     room.lastSegmentId = seg.id;
     await this.keep(room, applied);
-    return result;
+    return { data, inTurn };
+  }
+
+  /** A starter opens a branch: only while it has no segments of its own, and only by its creator or an admin. */
+  private checkStarter(room: Room, writer: Writer) {
+    if (room.nextSeq !== room.forkSequence + 1) {
+      throw validationError([{ field: "is_starter", issue: "the branch already has segments of its own; only its first segment can be a starter" }]);
+    }
+    if (writer.type !== "admin" && writer.id !== room.creatorId) {
+      throw validationError([{ field: "is_starter", issue: "only the branch's creator (or an admin) may open it with a starter" }]);
+    }
   }
 
   private submitResult(seg: NewSegment, applied: Applied): SubmitResult {

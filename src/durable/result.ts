@@ -9,7 +9,7 @@ import type { ObjectD1 } from "../lib/meter";
  */
 export type Outcome<T> = (
   | { ok: true; value: T }
-  | { ok: false; error: { code: ErrorCode; message: string; details?: Record<string, unknown> } }
+  | { ok: false; error: { code: ErrorCode; message: string; details?: Record<string, unknown>; headers?: Record<string, string> } }
   | { ok: false; keyCommitted: true }
 ) & { d1?: ObjectD1 };
 
@@ -19,7 +19,7 @@ export async function capture<T>(fn: () => Promise<T>): Promise<Outcome<T>> {
   } catch (err) {
     if (err instanceof KeyAlreadyCommitted) return { ok: false, keyCommitted: true };
     if (!(err instanceof ApiError)) throw err;
-    return { ok: false, error: { code: err.code, message: err.message, details: err.details } };
+    return { ok: false, error: { code: err.code, message: err.message, details: err.details, headers: err.headers } };
   }
 }
 
@@ -27,5 +27,5 @@ export async function capture<T>(fn: () => Promise<T>): Promise<Outcome<T>> {
 export function unwrap<T>(outcome: Outcome<T>): T {
   if (outcome.ok) return outcome.value;
   if ("keyCommitted" in outcome) throw new KeyAlreadyCommitted();
-  throw new ApiError(outcome.error.code, outcome.error.message, outcome.error.details);
+  throw new ApiError(outcome.error.code, outcome.error.message, outcome.error.details, outcome.error.headers);
 }

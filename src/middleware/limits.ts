@@ -2,10 +2,11 @@ import { z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import type { Config } from "../config";
 import type { AppEnv } from "../context";
-import type { AccountGate, Admission, Counter, RateState } from "../durable/account";
+import type { AccountGate, Admission, Counter } from "../durable/account";
 import { KeyAlreadyCommitted, committedAnswer } from "../domain/idempotency";
 import { sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
+import { type RateState, limitError, rateHeaders } from "../lib/limit-error";
 import { actorOf } from "./auth";
 import { renderError } from "./render-error";
 
@@ -45,7 +46,8 @@ function countersFor(action: LimitedAction, limits: Config["limits"], branchId: 
     case "segment":
       return [
         hourly("segment", limits.segmentsPerHour),
-        hourly(`segment:${branchId?.toLowerCase()}`, limits.segmentsPerBranchPerHour),
+        // Deferred: it does not apply to a bot writing at its own turn, which only the branch's room knows.
+        { ...hourly(`segment:${branchId?.toLowerCase()}`, limits.segmentsPerBranchPerHour), deferred: true },
         { key: "segment:day", limit: limits.segmentsPerDay, windowMs: DAY, label: `${limits.segmentsPerDay} per day`, code: "DAILY_QUOTA_EXCEEDED" },
       ];
     default:
@@ -56,9 +58,20 @@ function countersFor(action: LimitedAction, limits: Config["limits"], branchId: 
 /** Which successful responses count against the limit: a join that finds the bot already queued (200) does not. */
 const counts = (action: LimitedAction, status: number) => status < 300 && (action !== "join" || status === 201);
 
-function rateHeaders(rate: RateState): Record<string, string> {
-  return { "X-RateLimit-Limit": String(rate.limit), "X-RateLimit-Remaining": String(rate.remaining), "X-RateLimit-Reset": String(rate.reset) };
-}
+/**
+ * What a refusal adds for an action: a bot refused at its own turn loses the turn at once, so the branch is
+ * not held up for the turn timeout (`turn_passed`, `next_bot` in the 429's details).
+ */
+const onLimited: Partial<Record<LimitedAction, (c: Context<AppEnv>) => Promise<Record<string, unknown>>>> = {
+  segment: async (c) => {
+    const actor = actorOf(c);
+    if (actor.type !== "bot") return {};
+    const { turn_passed, next_bot } = await c.var.rooms.yieldTurn(c.req.param("branch_id")!.toLowerCase(), actor.id);
+    return turn_passed ? { turn_passed, next_bot } : {};
+  },
+};
+
+const tighter = (a: RateState | null, b: RateState | null) => (!a ? b : !b ? a : b.remaining < a.remaining ? b : a);
 
 async function idempotencyOf(c: Context<AppEnv>) {
   const key = c.req.header("Idempotency-Key");
@@ -92,26 +105,23 @@ export function limitsAndIdempotency(action: LimitedAction): MiddlewareHandler<A
     if (admission.kind === "mismatch") {
       throw new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used with a different request");
     }
-    if (admission.kind === "limited") {
-      const { code, label, retryAfter, rate } = admission;
-      const resetTime = new Date(rate.reset * 1000).toISOString();
-      throw new ApiError(code, `Limit reached: ${label}. Retry in ${retryAfter} s`, { limit: label, retry_after: retryAfter, reset_time: resetTime }, {
-        "Retry-After": String(retryAfter),
-        ...rateHeaders(rate),
-      });
-    }
+    if (admission.kind === "limited") throw limitError(admission, await onLimited[action]?.(c));
     if (idem) c.set("idempotency", { actorId: actor.id, ...idem });
+    if (admission.deferred) c.set("deferredLimit", { ...admission.deferred, applies: true });
     await next();
     // The key was committed by an attempt whose answer was lost (a crash): replay what D1 recorded with it.
     const replayed = c.error instanceof KeyAlreadyCommitted && idem ? await replayCommitted(c, { actorId: actor.id, ...idem }) : false;
     const { status, headers } = c.res;
     const counted = !replayed && counts(action, status);
     const response = status < 300 && idem ? { status, body: await c.res.clone().text(), contentType: headers.get("content-type") ?? "application/json" } : null;
-    const settled = timeGate(() => gate.settle(idem, admission.reservation, { counted, response, keys: counters.map((k) => k.key) }));
+    const deferred = c.var.deferredLimit;
+    const keys = counters.map((k) => k.key).filter((k) => deferred?.applies !== false || k !== deferred.key);
+    const settled = timeGate(() => gate.settle(idem, admission.reservation, { counted, response, keys }));
     // With a key the answer must be stored before we answer; a counted request without one need not wait.
     if (idem || !counted) await settled;
     else c.executionCtx.waitUntil(settled);
-    if (counted && admission.rate) for (const [k, v] of Object.entries(rateHeaders(admission.rate))) headers.set(k, v);
+    const rate = tighter(admission.rate, deferred?.applies ? deferred.rate : null);
+    if (counted && rate) for (const [k, v] of Object.entries(rateHeaders(rate))) headers.set(k, v);
   };
 }
 

@@ -3,7 +3,6 @@ import { listSegments } from "../domain/segments";
 import { actorOf, auth } from "../middleware/auth";
 import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
-import { validationError } from "../lib/errors";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { pageQuery, paginationSchema } from "../lib/pagination";
@@ -57,7 +56,10 @@ export const segmentRoutes = createRouter()
   .openapi(submitRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
     const { content, is_starter } = c.req.valid("json");
-    if (is_starter) throw validationError([{ field: "is_starter", issue: "a story's starter is written when the story is created" }]);
     const { id: actorId, type, name } = actorOf(c);
-    return ok(c, await c.var.rooms.submit(id, { id: actorId, type, name }, content, c.var.idempotency), 201);
+    const limit = c.var.deferredLimit;
+    const options = { isStarter: is_starter, idempotency: c.var.idempotency, branchLimit: limit?.refusal ?? null };
+    const { data, inTurn } = await c.var.rooms.submit(id, { id: actorId, type, name }, content, options);
+    if (limit) limit.applies = !inTurn;
+    return ok(c, data, 201);
   });

@@ -25,7 +25,9 @@ export type TurnEvent =
   | { type: "join"; member: Member }
   | { type: "leave"; botId: string }
   /** The current turn's deadline has passed. */
-  | { type: "timeout" };
+  | { type: "timeout" }
+  /** A bot was refused by a rate limit: if it holds the turn, the turn passes at once. */
+  | { type: "limited"; botId: string };
 
 export type Refusal =
   /** A bot in turn mode writing out of turn (or without having joined: `estimatedWait` null). */
@@ -110,6 +112,10 @@ export function transition(state: TurnState, event: TurnEvent, now: number, time
     case "timeout": {
       if (!state.current || !members.length) return unchanged(state);
       return passTo(members, nextAfter(members, state.current), now, timeoutMs, null);
+    }
+    case "limited": {
+      if (state.current !== event.botId) return unchanged(state);
+      return passTo(members, nextAfter(members, event.botId), now, timeoutMs, null);
     }
   }
 }
