@@ -14,7 +14,7 @@ const room = (branchId: string) => env.BRANCH_ROOM.get(env.BRANCH_ROOM.idFromNam
 const gate = (actorId: string) => env.ACCOUNT_GATE.get(env.ACCOUNT_GATE.idFromName(actorId)) as DurableObjectStub<AccountGate>;
 const withKey = (key: string, token: string, path: string, body: unknown) => call(path, { token, body, headers: { "Idempotency-Key": key } });
 /** What a crash between D1's commit and the gate's bookkeeping leaves: D1 has the write, the gate knows nothing. */
-const forgetAnswers = (actorId: string) => runInDurableObject(gate(actorId), (_i, state) => void state.storage.sql.exec("DELETE FROM idempotency"));
+const forgetAnswers = (actorId: string) => runInDurableObject(gate(actorId), (_i, state) => void state.storage.sql.exec("DELETE FROM stored_answers"));
 
 afterEach(() => vi.restoreAllMocks());
 

@@ -24,11 +24,13 @@ export interface StoredResponse {
   status: number;
   body: string;
   contentType: string;
+  /** The D1 bookmark the first answer carried, so a replay still lets the client read its write. */
+  bookmark: string | null;
 }
 
 export type Admission =
   | { kind: "proceed"; reservation: string; rate: RateState | null; deferred: { key: string; rate: RateState; refusal: Refusal | null } | null }
-  | { kind: "replay"; response: StoredResponse }
+  | { kind: "replay"; response: StoredResponse; rate: RateState | null }
   | { kind: "mismatch" }
   | ({ kind: "limited" } & Refusal);
 
@@ -65,18 +67,24 @@ export class AccountGate extends DurableObject<Env> {
       CREATE INDEX IF NOT EXISTS counted_hits_key_at ON counted_hits (key, at);
       CREATE INDEX IF NOT EXISTS counted_hits_reservation ON counted_hits (reservation);
       DELETE FROM counted_hits WHERE pending = 1;
-      CREATE TABLE IF NOT EXISTS idempotency (key TEXT PRIMARY KEY, hash TEXT NOT NULL, status INTEGER NOT NULL,
-        body TEXT NOT NULL, content_type TEXT NOT NULL, created_at INTEGER NOT NULL);`);
+      CREATE TABLE IF NOT EXISTS stored_answers (key TEXT PRIMARY KEY, hash TEXT NOT NULL, status INTEGER NOT NULL,
+        body TEXT NOT NULL, content_type TEXT NOT NULL, bookmark TEXT, created_at INTEGER NOT NULL);`);
   }
 
   async admit(idem: { key: string; hash: string } | null, counters: Counter[]): Promise<Admission> {
     const now = Date.now();
     this.prune(now);
+    const states = () => counters.map((c) => ({ c, ...this.window(c, now) }));
     if (idem) {
       const seen = await this.previous(idem);
+      // A replay counts nothing but still says where the caller stands.
+      if (seen?.kind === "replay") return { ...seen, rate: this.tightest(states().filter((s) => !s.c.deferred), now, 0) };
       if (seen) return seen;
     }
-    const states = counters.map((c) => ({ c, ...this.window(c, now) }));
+    return this.admitNew(idem, states(), now);
+  }
+
+  private admitNew(idem: { key: string; hash: string } | null, states: { c: Counter; count: number; oldest: number }[], now: number): Admission {
     const isOver = (s: (typeof states)[number]) => s.count >= s.c.limit;
     const over = states.find((s) => !s.c.deferred && isOver(s));
     if (over) {
@@ -85,8 +93,7 @@ export class AccountGate extends DurableObject<Env> {
     }
     const reservation = crypto.randomUUID();
     for (const s of states) if (!isOver(s)) this.insertHits(reservation, [s.c.key], now, { pending: true });
-    const enforced = states.filter((s) => !s.c.deferred);
-    const tightest = enforced.map((s) => this.rate(s, now, 1)).sort((a, b) => a.remaining - b.remaining)[0] ?? null;
+    const tightest = this.tightest(states.filter((s) => !s.c.deferred), now, 1);
     const d = states.find((s) => s.c.deferred);
     const deferred = d ? { key: d.c.key, rate: this.rate(d, now, isOver(d) ? 0 : 1), refusal: isOver(d) ? this.refusal(d, now) : null } : null;
     return { kind: "proceed", reservation, rate: tightest, deferred };
@@ -111,8 +118,8 @@ export class AccountGate extends DurableObject<Env> {
     if (!idem) return;
     if (response) {
       this.ctx.storage.sql.exec(
-        "INSERT OR REPLACE INTO idempotency (key, hash, status, body, content_type, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-        idem.key, idem.hash, response.status, response.body, response.contentType, Date.now(),
+        "INSERT OR REPLACE INTO stored_answers (key, hash, status, body, content_type, bookmark, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        idem.key, idem.hash, response.status, response.body, response.contentType, response.bookmark, Date.now(),
       );
     }
     this.release(idem.key);
@@ -125,11 +132,14 @@ export class AccountGate extends DurableObject<Env> {
   private async previous(idem: { key: string; hash: string }): Promise<Admission | null> {
     for (;;) {
       const row = this.ctx.storage.sql
-        .exec<{ hash: string; status: number; body: string; content_type: string }>("SELECT hash, status, body, content_type FROM idempotency WHERE key = ?", idem.key)
+        .exec<{ hash: string; status: number; body: string; content_type: string; bookmark: string | null }>(
+          "SELECT hash, status, body, content_type, bookmark FROM stored_answers WHERE key = ?",
+          idem.key,
+        )
         .toArray()[0];
       if (row) {
         if (row.hash !== idem.hash) return { kind: "mismatch" };
-        return { kind: "replay", response: { status: row.status, body: row.body, contentType: row.content_type } };
+        return { kind: "replay", response: { status: row.status, body: row.body, contentType: row.content_type, bookmark: row.bookmark }, rate: null };
       }
       const pending = this.inflight.get(idem.key);
       if (!pending) {
@@ -170,6 +180,11 @@ export class AccountGate extends DurableObject<Env> {
     return { count: row.n, oldest: row.oldest ?? now };
   }
 
+  /** The counter closest to its limit, `adding` this request. */
+  private tightest(states: { c: Counter; count: number; oldest: number }[], now: number, adding: number): RateState | null {
+    return states.map((s) => this.rate(s, now, adding)).sort((a, b) => a.remaining - b.remaining)[0] ?? null;
+  }
+
   private refusal(s: { c: Counter; count: number; oldest: number }, now: number): Refusal {
     const retryAfter = Math.max(1, Math.ceil((s.oldest + s.c.windowMs - now) / 1000));
     return { code: s.c.code, label: s.c.label, retryAfter, rate: this.rate(s, now, 0) };
@@ -183,6 +198,6 @@ export class AccountGate extends DurableObject<Env> {
 
   private prune(now: number) {
     this.ctx.storage.sql.exec("DELETE FROM counted_hits WHERE at <= ? OR (pending = 1 AND at <= ?)", now - MAX_WINDOW_MS, now - RESERVATION_LEASE_MS);
-    this.ctx.storage.sql.exec("DELETE FROM idempotency WHERE created_at <= ?", now - IDEMPOTENCY_TTL_MS);
+    this.ctx.storage.sql.exec("DELETE FROM stored_answers WHERE created_at <= ?", now - IDEMPOTENCY_TTL_MS);
   }
 }

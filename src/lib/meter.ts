@@ -19,6 +19,13 @@ export class RequestMeter implements D1Counter {
   objectBookmark: string | null = null;
   private readonly objects: { name: string; ms: number }[] = [];
 
+  constructor(private readonly sessionBookmark: () => string | null = () => null) {}
+
+  /** The newest bookmark this request's writes reached: a Durable Object's, or the request's own session's. */
+  bookmark(): string | null {
+    return this.objectBookmark ?? this.sessionBookmark();
+  }
+
   /** Times a Durable Object call and adds the D1 work it reports (`result.d1`) to this request's figures. */
   async timeObject<T>(name: string, call: () => Promise<T>): Promise<T> {
     const started = performance.now();

@@ -99,8 +99,10 @@ export function limitsAndIdempotency(action: LimitedAction): MiddlewareHandler<A
     const timeGate = <T>(call: () => Promise<T>) => c.var.meter.timeObject("AccountGate", call);
     const admission = await timeGate(async (): Promise<Admission> => await gate.admit(idem, counters));
     if (admission.kind === "replay") {
-      const { status, body, contentType } = admission.response;
-      return new Response(body, { status, headers: { "content-type": contentType, "Idempotent-Replayed": "true" } });
+      const { status, body, contentType, bookmark } = admission.response;
+      const headers: Record<string, string> = { "content-type": contentType, "Idempotent-Replayed": "true", ...(admission.rate ? rateHeaders(admission.rate) : {}) };
+      if (bookmark) headers["x-d1-bookmark"] = bookmark;
+      return new Response(body, { status, headers });
     }
     if (admission.kind === "mismatch") {
       throw new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used with a different request");
@@ -113,7 +115,10 @@ export function limitsAndIdempotency(action: LimitedAction): MiddlewareHandler<A
     const replayed = c.error instanceof KeyAlreadyCommitted && idem ? await replayCommitted(c, { actorId: actor.id, ...idem }) : false;
     const { status, headers } = c.res;
     const counted = !replayed && counts(action, status);
-    const response = status < 300 && idem ? { status, body: await c.res.clone().text(), contentType: headers.get("content-type") ?? "application/json" } : null;
+    const response =
+      status < 300 && idem
+        ? { status, body: await c.res.clone().text(), contentType: headers.get("content-type") ?? "application/json", bookmark: c.var.meter.bookmark() }
+        : null;
     const deferred = c.var.deferredLimit;
     const keys = counters.map((k) => k.key).filter((k) => deferred?.applies !== false || k !== deferred.key);
     const settled = timeGate(() => gate.settle(idem, admission.reservation, { counted, response, keys }));
@@ -121,7 +126,9 @@ export function limitsAndIdempotency(action: LimitedAction): MiddlewareHandler<A
     if (idem || !counted) await settled;
     else c.executionCtx.waitUntil(settled);
     const rate = tighter(admission.rate, deferred?.applies ? deferred.rate : null);
-    if (counted && rate) for (const [k, v] of Object.entries(rateHeaders(rate))) headers.set(k, v);
+    // A replay counted nothing: it shows the counter as it stands.
+    const shown = replayed && rate ? { ...rate, remaining: Math.min(rate.limit, rate.remaining + 1) } : rate;
+    if ((counted || replayed) && shown) for (const [k, v] of Object.entries(rateHeaders(shown))) headers.set(k, v);
   };
 }
 

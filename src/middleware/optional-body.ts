@@ -7,8 +7,7 @@ import type { MiddlewareHandler } from "hono";
  */
 export const optionalBody: MiddlewareHandler = async (c, next) => {
   const raw = c.req.raw;
-  if (raw.body === null) return next();
-  const text = await raw.clone().text();
+  const text = raw.body === null ? "" : await raw.clone().text();
   const headers = new Headers(raw.headers);
   const empty = text.trim() === "";
   if (empty) headers.delete("content-type");

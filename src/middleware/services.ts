@@ -27,15 +27,15 @@ function openSession(db: D1Database, bookmark: string | undefined, { write }: { 
  * services on `c.var` (config, db, rooms, meter); afterwards writes `Server-Timing` and the newest bookmark.
  */
 export const servicesAndServerTiming: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const meter = new RequestMeter();
   const write = !["GET", "HEAD", "OPTIONS"].includes(c.req.method);
   const session = openSession(c.env.DB, c.req.header(BOOKMARK_HEADER), { write });
+  const meter = new RequestMeter(() => session.getBookmark());
   c.set("config", configOf(c.env));
   c.set("meter", meter);
   c.set("db", getDb(meteredD1(session, meter)));
   c.set("rooms", new BranchRooms(c.env.BRANCH_ROOM, meter));
   await next();
   c.res.headers.set("Server-Timing", meter.serverTiming());
-  const bookmark = meter.objectBookmark ?? session.getBookmark();
+  const bookmark = meter.bookmark();
   if (bookmark) c.res.headers.set(BOOKMARK_HEADER, bookmark);
 };
