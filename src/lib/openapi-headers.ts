@@ -49,7 +49,7 @@ function describeOperation(method: string, op: Json): void {
   for (const [status, response] of Object.entries<Json>(op.responses)) {
     const headers: Json = { ...response.headers, ...always };
     if (method === "get" && (status === "200" || status === "304")) headers.ETag = ref("headers", "ETag");
-    if (status === "429") headers["Retry-After"] = ref("headers", "Retry-After");
+    if (status === "429" || (status === "403" && /NOT_YOUR_TURN/.test(response.description))) headers["Retry-After"] = ref("headers", "Retry-After");
     if (guarded && (status.startsWith("2") || status === "429")) Object.assign(headers, rateHeaders);
     response.headers = headers;
   }
