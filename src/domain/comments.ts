@@ -1,5 +1,5 @@
 import { asc, count, eq, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { type Db, rawRun } from "../db/client";
 import { nowIso } from "../db/client";
 import { branches, comments, stories, type CommentRow } from "../db/schema";
 import { type Actor, requireOwnerOrAdmin, writerType } from "./actor";
@@ -55,8 +55,20 @@ export async function addComment(db: Db, actor: Actor, branchId: string, input: 
   const view = commentView(row);
   // Nested again as `comment`, as older clients read it (the way a segment is nested as `segment`).
   const created = { ...view, comment: view };
-  await commit(() => db.batch([db.insert(comments).values(row), ...recordStatements(db, idem, { status: 201, data: created })]));
+  const inserted = sql`AND EXISTS (SELECT 1 FROM comments WHERE id = ${row.id})`;
+  const [written] = await commit(() => db.batch([insertComment(db, row), ...recordStatements(db, idem, { status: 201, data: created }, inserted)]));
+  // The parent was deleted between our read and the insert: a reply never outlives its parent.
+  if (written.meta.changes !== 1) throw validationError([{ field: "parent_comment_id", issue: "is not a comment on this branch" }]);
   return created;
+}
+
+/** Inserts a comment; a reply only while its parent exists on the same branch (one atomic condition). */
+function insertComment(db: Db, c: CommentRow) {
+  const parentExists = c.parentCommentId
+    ? sql`WHERE EXISTS (SELECT 1 FROM comments WHERE id = ${c.parentCommentId} AND branch_id = ${c.branchId})`
+    : sql``;
+  return rawRun(db, sql`INSERT INTO comments (id, branch_id, author_id, author_type, author_name, content, parent_comment_id, created_at)
+    SELECT ${c.id}, ${c.branchId}, ${c.authorId}, ${c.authorType}, ${c.authorName}, ${c.content}, ${c.parentCommentId}, ${c.createdAt} ${parentExists}`);
 }
 
 /** The author or an admin deletes a comment; its replies go with it. */

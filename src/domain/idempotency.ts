@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import { type Db, rawRun, uniqueViolation } from "../db/client";
 import { idempotencyKeys } from "../db/schema";
 
@@ -28,18 +28,16 @@ export class KeyAlreadyCommitted extends Error {
   }
 }
 
-/** The statement recording the key with its answer, for the write's own batch; none without a key. */
-export function recordStatements(db: Db, request: IdempotentRequest | null | undefined, answer: Answer) {
+/**
+ * The statement recording the key with its answer, for the write's own batch; none without a key.
+ * `condition` (`AND …`) records it only if the batch's write happened (a conditional insert may write nothing).
+ */
+export function recordStatements(db: Db, request: IdempotentRequest | null | undefined, answer: Answer, condition: SQL = sql``) {
   if (!request) return [];
   return [
-    db.insert(idempotencyKeys).values({
-      actorId: request.actorId,
-      key: request.key,
-      hash: request.hash,
-      status: answer.status,
-      body: answerBody(answer.data),
-      createdAt: new Date().toISOString(),
-    }),
+    rawRun(db, sql`INSERT INTO idempotency_keys (actor_id, key, hash, status, body, created_at)
+      SELECT ${request.actorId}, ${request.key}, ${request.hash}, ${answer.status}, ${answerBody(answer.data)}, ${new Date().toISOString()}
+      WHERE 1 ${condition}`),
   ];
 }
 

@@ -90,7 +90,8 @@ function refusalError(refusal: Refusal, botId: string): ApiError {
  * D1 is the one source of truth. The room's memory is a cache of what D1 holds, filled from D1 whenever the
  * object starts cold (after a crash, an eviction, a deploy) and changed only after D1 has committed, so no
  * crash between two awaits can leave the room believing anything D1 does not hold. Its own storage keeps only
- * its branch id (for the alarm) and the alarm itself, which is re-armed from D1's deadline on every cold start.
+ * its branch id (for the alarm) and the alarm itself, which is re-armed from D1's deadline on every cold start;
+ * it writes nothing before D1 has shown that the branch exists.
  */
 export class BranchRoom extends DurableObject<Env> {
   /**
@@ -102,11 +103,6 @@ export class BranchRoom extends DurableObject<Env> {
   private room: Room | null = null;
   /** The database of the call being served (calls are serialized, so there is at most one). */
   private callDb: Db | null = null;
-
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
-    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
-  }
 
   /** A segment; `inTurn` says whether it was written at the writer's own turn (turn mode). */
   submit(branchId: string, writer: Writer, content: string, options: SubmitOptions = {}): Promise<Outcome<{ data: SubmitResult; inTurn: boolean }>> {
@@ -159,7 +155,7 @@ export class BranchRoom extends DurableObject<Env> {
    */
   override async alarm(): Promise<void> {
     await this.serialized(async () => {
-      const branchId = this.storedBranchId();
+      const branchId = await this.ctx.storage.get<string>(BRANCH_KEY);
       if (!branchId) return;
       const cold = !this.room;
       const room = await this.guarded(() => this.load(branchId));
@@ -216,11 +212,6 @@ export class BranchRoom extends DurableObject<Env> {
     return { ...result, event: result.announce ? yourTurnMessage(result.announce.botId, room.branchId) : null };
   }
 
-  private storedBranchId(): string | null {
-    const row = this.ctx.storage.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", BRANCH_KEY).toArray()[0];
-    return row?.value ?? null;
-  }
-
   /**
    * Cold start: read the branch, its story's rules, its head and its queue from D1 in one round trip, and re-arm
    * the alarm for the deadline D1 holds (at once if it has passed). Runs inside the room's lock, which plays the
@@ -251,7 +242,8 @@ export class BranchRoom extends DurableObject<Env> {
       joinSeq: queued.at(-1)?.joinSeq ?? 0,
       turn: turnStateOf(branch, queued),
     };
-    this.ctx.storage.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", BRANCH_KEY, branchId);
+    // Stored only once D1 has shown the branch exists: a request for an unknown branch leaves no object behind.
+    await this.ctx.storage.put(BRANCH_KEY, branchId);
     await this.armAlarm(room.turn.deadline);
     this.room = room;
     return room;
@@ -349,7 +341,7 @@ export class BranchRoom extends DurableObject<Env> {
             ...segmentStatements(this.db, seg, { onlyIfStoryActive: true }),
             rawRun(this.db, sql`UPDATE branches SET segments_count = segments_count + 1, updated_at = ${seg.createdAt} WHERE id = ${seg.branchId} ${written}`),
             ...this.turnStatements(room, applied, written),
-            ...recordStatements(this.db, idem, { status: 201, data: result }),
+            ...recordStatements(this.db, idem, { status: 201, data: result }, written),
           ]),
         );
         if (inserted.meta.changes !== 1) throw storyArchived();
@@ -378,7 +370,7 @@ export class BranchRoom extends DurableObject<Env> {
     const view = joinView(room.branchId, applied.state, bot.id);
     const joined = sql`AND EXISTS (SELECT 1 FROM branch_members WHERE branch_id = ${branchId} AND bot_id = ${bot.id})`;
     const [inserted] = await commit(() =>
-      this.db.batch([...this.turnStatements(room, applied, joined), ...recordStatements(this.db, idem, { status: 201, data: view })] as [ReturnType<typeof rawRun>]),
+      this.db.batch([...this.turnStatements(room, applied, joined), ...recordStatements(this.db, idem, { status: 201, data: view }, joined)] as [ReturnType<typeof rawRun>]),
     );
     if (inserted.meta.changes !== 1) throw storyArchived();
     room.joinSeq = member.joinSeq;
