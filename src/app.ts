@@ -7,7 +7,7 @@ import { ApiError } from "./lib/errors";
 import { renderError } from "./middleware/render-error";
 import { createRouter } from "./lib/openapi";
 import { describeMiddlewareHeaders } from "./lib/openapi-headers";
-import { readCache } from "./middleware/read-cache";
+import { emptyReadCacheAfterWrites } from "./middleware/read-cache";
 import { anonymousReadLimit } from "./middleware/read-limit";
 import { servicesAndServerTiming } from "./middleware/services";
 import { authRoutes } from "./routes/auth";
@@ -55,7 +55,7 @@ function buildApi() {
   // Strong ETags from the body's digest: they change exactly when the content does; If-None-Match gets 304.
   api.use("*", etag({ retainedHeaders: [...RETAINED_304_HEADERS, "access-control-allow-origin", "access-control-expose-headers"] }));
   api.use("*", anonymousReadLimit);
-  api.use("*", readCache);
+  api.use("*", emptyReadCacheAfterWrites);
   const resources = [healthRoutes, authRoutes, storyRoutes, branchRoutes, segmentRoutes, voteRoutes, commentRoutes, rewriteRoutes, pinRoutes, summaryRoutes, botRoutes, logRoutes, dashboardRoutes, webhookRoutes];
   for (const routes of resources) api.route("/", routes);
 

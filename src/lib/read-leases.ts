@@ -26,10 +26,15 @@ export class ReadLeases {
     return true;
   }
 
-  /** Records a lease the binding granted, the current read already taken from it. */
+  /**
+   * Records a lease the binding granted, the current read already taken from it. Reads left on a live lease
+   * are kept (added to, never overwritten), so concurrent purchases lose nothing.
+   */
   grant(key: string, now: number): void {
     if (this.#leases.size >= MAX_TRACKED_ADDRESSES) this.#prune(now);
-    this.#leases.set(key, { left: READS_PER_LEASE - 1, expires: now + WINDOW_SECONDS * 1000 });
+    const live = this.#leases.get(key);
+    const left = live && live.expires > now ? live.left : 0;
+    this.#leases.set(key, { left: left + READS_PER_LEASE - 1, expires: now + WINDOW_SECONDS * 1000 });
   }
 
   get size(): number {

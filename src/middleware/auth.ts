@@ -34,6 +34,22 @@ interface AuthOptions {
   optional?: boolean;
 }
 
+/**
+ * The caller if the request carries a credential that verifies, else null (no credential, or one that does
+ * not verify: the read limit treats both as anonymous). Remembered on `c.var.actor` for `auth()`.
+ */
+export async function verifiedActor(c: Context<AppEnv>): Promise<Actor | null> {
+  if (c.var.actor) return c.var.actor;
+  try {
+    const credential = readCredential(c);
+    if (!credential) return null;
+    c.set("actor", await resolveActor(c.var.db, c.var.config, credential));
+    return c.var.actor ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /** Authenticates the caller (any of the four credential kinds) and checks its kind; sets `c.var.actor`. */
 export function auth(options: AuthOptions = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -42,7 +58,8 @@ export function auth(options: AuthOptions = {}): MiddlewareHandler<AppEnv> {
       if (options.optional) return next();
       throw new ApiError("UNAUTHORIZED", "Authentication required: send Authorization: Bearer <credential>");
     }
-    const actor = await resolveActor(c.var.db, c.var.config, credential);
+    // Already verified by the read limit on this request, or verified now (a bad credential throws its 401).
+    const actor = c.var.actor ?? (await resolveActor(c.var.db, c.var.config, credential));
     if (options.types && !options.types.includes(actor.type)) {
       throw new ApiError("FORBIDDEN", `This endpoint is for ${options.types.join(" or ")} accounts`);
     }

@@ -1,26 +1,51 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context";
 import { ApiError } from "../lib/errors";
 import { ReadLeases, WINDOW_SECONDS } from "../lib/read-leases";
+import { verifiedActor } from "./auth";
 
 const leases = new ReadLeases();
+/** One purchase in flight per address: concurrent reads that find no lease wait for it instead of each buying. */
+const purchases = new Map<string, Promise<boolean>>();
 
-/** Anonymous reads: 600 per minute per client address, through Cloudflare's rate-limiting binding. */
+/** Takes a read from the address's lease, buying one from the binding when none is left; false when refused. */
+async function admitRead(limiter: RateLimit, key: string): Promise<boolean> {
+  for (;;) {
+    if (leases.take(key, Date.now())) return true;
+    const pending = purchases.get(key);
+    if (pending) {
+      if (!(await pending)) return false;
+      continue;
+    }
+    const purchase = limiter
+      .limit({ key })
+      .then(({ success }) => {
+        if (success) leases.grant(key, Date.now());
+        return success;
+      })
+      .finally(() => purchases.delete(key));
+    purchases.set(key, purchase);
+    // The buyer's read is the first of its lease (grant takes it); waiters loop back to take theirs.
+    return purchase;
+  }
+}
+
+const isRead = (c: Context<AppEnv>) => c.req.method === "GET" || c.req.method === "HEAD";
+
+/**
+ * Anonymous reads: 600 per minute per client address, through Cloudflare's rate-limiting binding. A request
+ * counts as authenticated only when its credential verifies (it is then on `c.var.actor` for `auth()`); a
+ * garbage or expired credential is limited like no credential at all.
+ */
 export const anonymousReadLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
   const limiter = c.env.READ_LIMITER;
-  const anonymous = !c.req.header("authorization") && !c.req.header("x-api-key");
-  if (!limiter || !anonymous || (c.req.method !== "GET" && c.req.method !== "HEAD")) return next();
+  if (!limiter || !isRead(c) || (await verifiedActor(c))) return next();
   const key = `read:${c.req.header("cf-connecting-ip") ?? "unknown"}`;
-  if (leases.take(key, Date.now())) return next();
-  const { success } = await limiter.limit({ key });
-  if (!success) {
-    throw new ApiError(
-      "RATE_LIMIT_EXCEEDED",
-      `Too many anonymous reads from this address; retry in ${WINDOW_SECONDS} s or authenticate`,
-      { limit: "600 per minute", retry_after: WINDOW_SECONDS, reset_time: new Date(Date.now() + WINDOW_SECONDS * 1000).toISOString() },
-      { "Retry-After": String(WINDOW_SECONDS) },
-    );
-  }
-  leases.grant(key, Date.now());
-  return next();
+  if (await admitRead(limiter, key)) return next();
+  throw new ApiError(
+    "RATE_LIMIT_EXCEEDED",
+    `Too many anonymous reads from this address; retry in ${WINDOW_SECONDS} s or authenticate`,
+    { limit: "600 per minute", retry_after: WINDOW_SECONDS, reset_time: new Date(Date.now() + WINDOW_SECONDS * 1000).toISOString() },
+    { "Retry-After": String(WINDOW_SECONDS) },
+  );
 };

@@ -4,9 +4,11 @@ import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { createRouter, errorResponses, jsonContent } from "../lib/openapi";
 import { idParam } from "./schemas";
+import { publicReadCache } from "../middleware/read-cache";
 
 const reputationRoute = createRoute({
   method: "get",
+  middleware: [publicReadCache()] as const,
   path: "/bots/{bot_id}/reputation",
   tags: ["Bots"],
   summary: "A bot's reputation: the weighted vote total on its segments and rewrites",

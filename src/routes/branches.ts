@@ -10,10 +10,12 @@ import { optionalBody } from "../middleware/optional-body";
 import { pageQuery, paginationSchema, queryBoolean } from "../lib/pagination";
 import { authErrors, branchSchema, idParam, roleSchema, segmentSchema } from "./schemas";
 import { TEXT_MAX } from "./stories";
+import { publicReadCache } from "../middleware/read-cache";
 
 
 const listRoute = createRoute({
   method: "get",
+  middleware: [publicReadCache()] as const,
   path: "/stories/{story_id}/branches",
   tags: ["Branches"],
   summary: "List a story's branches, the main line first",
@@ -72,6 +74,7 @@ const treeNodeSchema = z
 
 const treeRoute = createRoute({
   method: "get",
+  middleware: [publicReadCache()] as const,
   path: "/stories/{story_id}/branches/tree",
   tags: ["Branches"],
   summary: "The branch tree, rooted at the main line",
@@ -90,6 +93,7 @@ const queueSchema = z.object({
 
 const getRoute = createRoute({
   method: "get",
+  middleware: [publicReadCache()] as const,
   path: "/branches/{branch_id}",
   tags: ["Branches"],
   summary: "A branch with its first 50 segments and its turn queue",

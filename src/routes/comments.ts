@@ -7,6 +7,7 @@ import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { pageQuery, paginationSchema } from "../lib/pagination";
 import { authErrors, idParam } from "./schemas";
+import { publicReadCache } from "../middleware/read-cache";
 
 const commentSchema = z
   .object({
@@ -23,6 +24,7 @@ const commentSchema = z
 
 const listRoute = createRoute({
   method: "get",
+  middleware: [publicReadCache()] as const,
   path: "/branches/{branch_id}/comments",
   tags: ["Comments"],
   summary: "A branch's comments, flat and oldest first",

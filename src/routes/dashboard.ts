@@ -2,12 +2,14 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { dashboardStats } from "../domain/dashboard";
 import { ok, successSchema } from "../lib/envelope";
 import { createRouter, jsonContent } from "../lib/openapi";
+import { publicReadCache } from "../middleware/read-cache";
 
 const storyRef = z.object({ id: z.string(), title: z.string() }).nullable();
 
 const author = z.object({ id: z.string(), name: z.string().nullable(), type: z.string() });
 const dashboardRoute = createRoute({
   method: "get",
+  middleware: [publicReadCache()] as const,
   path: "/dashboard/stats",
   tags: ["Dashboard"],
   summary: "Platform statistics",

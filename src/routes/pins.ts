@@ -7,6 +7,7 @@ import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { queryBoolean } from "../lib/pagination";
 import { authErrors, idParam, pinSchema } from "./schemas";
+import { publicReadCache } from "../middleware/read-cache";
 
 const pinType = z.enum(["announcement", "rule", "context"]);
 const pinFields = { title: z.string().trim().min(1).max(200), content: z.string().min(1).max(5000) };
@@ -31,6 +32,7 @@ const createRouteDef = createRoute({
 
 const listRoute = createRoute({
   method: "get",
+  middleware: [publicReadCache()] as const,
   path: "/stories/{story_id}/pins",
   tags: ["Pins"],
   summary: "A story's active pins (all with include_inactive=true)",

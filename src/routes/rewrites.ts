@@ -8,6 +8,7 @@ import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } f
 import { pageQuery, paginationSchema } from "../lib/pagination";
 import { authErrors, idParam, voteSummarySchema } from "./schemas";
 import { TEXT_MAX } from "./stories";
+import { publicReadCache } from "../middleware/read-cache";
 
 const rewriteSchema = z
   .object({
@@ -42,6 +43,7 @@ const addRoute = createRoute({
 
 const listRoute = createRoute({
   method: "get",
+  middleware: [publicReadCache()] as const,
   path: "/segments/{segment_id}/rewrites",
   tags: ["Rewrites"],
   summary: "A segment's rewrites with their vote summaries, highest score first",

@@ -8,9 +8,11 @@ import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } f
 import { pageQuery, paginationSchema } from "../lib/pagination";
 import { idParam, segmentSchema } from "./schemas";
 import { TEXT_MAX } from "./stories";
+import { publicReadCache } from "../middleware/read-cache";
 
 const listRoute = createRoute({
   method: "get",
+  middleware: [publicReadCache()] as const,
   path: "/branches/{branch_id}/segments",
   tags: ["Segments"],
   summary: "A branch's own segments in sequence order",

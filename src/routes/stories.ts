@@ -7,6 +7,7 @@ import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { pageQuery, paginationSchema } from "../lib/pagination";
 import { idParam, languageSchema, storyListItemSchema, storySchema } from "./schemas";
+import { publicReadCache } from "../middleware/read-cache";
 
 export const TEXT_MAX = 100_000;
 const segmentText = z.string().min(1).max(TEXT_MAX);
@@ -70,6 +71,7 @@ const createRouteDef = createRoute({
 
 const listRoute = createRoute({
   method: "get",
+  middleware: [publicReadCache()] as const,
   path: "/stories",
   tags: ["Stories"],
   summary: "List stories, newest first",
@@ -89,6 +91,7 @@ const listRoute = createRoute({
 
 const getRoute = createRoute({
   method: "get",
+  middleware: [publicReadCache()] as const,
   path: "/stories/{story_id}",
   tags: ["Stories"],
   summary: "A story",

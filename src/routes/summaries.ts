@@ -7,6 +7,7 @@ import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonContent } from "../lib/openapi";
 import { queryBoolean } from "../lib/pagination";
 import { authErrors, idParam } from "./schemas";
+import { publicReadCache } from "../middleware/read-cache";
 
 const summarySchema = z
   .object({
@@ -23,7 +24,8 @@ const getSummaryRoute = createRoute({
   path: "/branches/{branch_id}/summary",
   tags: ["Summaries"],
   summary: "A branch's stored summary; force_refresh=true (with a credential) regenerates it",
-  middleware: [auth({ optional: true })] as const,
+  // force_refresh regenerates (a write): it never comes from the cache.
+  middleware: [publicReadCache({ unless: (c) => /^(true|1)$/i.test(c.req.query("force_refresh") ?? "") }), auth({ optional: true })] as const,
   request: {
     params: idParam("branch_id"),
     query: z.object({ force_refresh: queryBoolean.default(false).openapi({ param: { name: "force_refresh", in: "query" } }) }),

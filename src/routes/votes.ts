@@ -6,6 +6,7 @@ import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { authErrors, idParam, voteSummarySchema } from "./schemas";
+import { publicReadCache } from "../middleware/read-cache";
 
 const voteSchema = z
   .object({
@@ -49,6 +50,7 @@ const castRoute = createRoute({
 const summaryRoute = (target: "branch" | "segment") =>
   createRoute({
     method: "get",
+    middleware: [publicReadCache()] as const,
     path: `/${target === "branch" ? "branches" : "segments"}/{${target}_id}/votes/summary`,
     tags: ["Votes"],
     summary: `Vote summary of a ${target}`,
