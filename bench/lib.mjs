@@ -74,7 +74,9 @@ export function load(opts) {
 /** `wrangler dev` options that lift the per-account limits, so load tests measure the service, not its limits. */
 export const NO_LIMITS = [
   "STORIES_PER_HOUR", "BRANCHES_PER_HOUR", "JOINS_PER_HOUR", "SEGMENTS_PER_HOUR", "SEGMENTS_PER_BRANCH_PER_HOUR",
-  "SEGMENTS_PER_DAY", "VOTES_PER_HOUR", "COMMENTS_PER_HOUR",
+  "SEGMENTS_PER_DAY", "VOTES_PER_HOUR", "COMMENTS_PER_HOUR", "REWRITES_PER_HOUR", "PINS_PER_HOUR", "SUMMARIES_PER_HOUR",
+  "SUMMARIES_PER_BRANCH_PER_HOUR", "REGISTRATIONS_PER_ADDRESS_PER_HOUR", "LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR",
+  "LOGIN_FAILURES_PER_ADDRESS_PER_HOUR",
 ].flatMap((name) => ["--var", `LIMIT_${name}:100000000`]);
 
 /** Anonymous reads come from 256 client addresses in turn, so none of them reaches 600 reads a minute. */

@@ -1,3 +1,4 @@
+import { nameKey } from "../src/lib/names";
 import { hashPassword } from "../src/lib/password";
 
 const quote = (value: string) => `'${value.replace(/'/g, "''")}'`;
@@ -12,9 +13,10 @@ export interface AdminInput {
 export async function adminInsertSql(input: AdminInput): Promise<{ id: string; sql: string }> {
   if (input.password.length < 8) throw new Error("password must be at least 8 characters");
   const id = `admin-${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
-  const values = [id, input.username, input.email, await hashPassword(input.password), "admin", new Date().toISOString()];
+  const username = input.username.normalize("NFC");
+  const values = [id, username, nameKey(username), input.email, await hashPassword(input.password), "admin", new Date().toISOString()];
   const sql =
-    "INSERT INTO users (id, username, email, password_hash, user_type, created_at) VALUES (" +
+    "INSERT INTO users (id, username, username_key, email, password_hash, user_type, created_at) VALUES (" +
     values.map(quote).join(", ") +
     ");";
   return { id, sql };

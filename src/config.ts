@@ -31,6 +31,14 @@ const schema = z.object({
   LIMIT_SEGMENTS_PER_DAY: count,
   LIMIT_VOTES_PER_HOUR: count,
   LIMIT_COMMENTS_PER_HOUR: count,
+  LIMIT_REWRITES_PER_HOUR: count,
+  LIMIT_PINS_PER_HOUR: count,
+  LIMIT_ACTIVE_PINS_PER_STORY: count,
+  LIMIT_SUMMARIES_PER_HOUR: count,
+  LIMIT_SUMMARIES_PER_BRANCH_PER_HOUR: count,
+  LIMIT_REGISTRATIONS_PER_ADDRESS_PER_HOUR: count,
+  LIMIT_LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR: count,
+  LIMIT_LOGIN_FAILURES_PER_ADDRESS_PER_HOUR: count,
 });
 
 function toConfig(v: z.infer<typeof schema>) {
@@ -55,6 +63,14 @@ function toConfig(v: z.infer<typeof schema>) {
       segmentsPerDay: v.LIMIT_SEGMENTS_PER_DAY,
       votesPerHour: v.LIMIT_VOTES_PER_HOUR,
       commentsPerHour: v.LIMIT_COMMENTS_PER_HOUR,
+      rewritesPerHour: v.LIMIT_REWRITES_PER_HOUR,
+      pinsPerHour: v.LIMIT_PINS_PER_HOUR,
+      activePinsPerStory: v.LIMIT_ACTIVE_PINS_PER_STORY,
+      summariesPerHour: v.LIMIT_SUMMARIES_PER_HOUR,
+      summariesPerBranchPerHour: v.LIMIT_SUMMARIES_PER_BRANCH_PER_HOUR,
+      registrationsPerAddressPerHour: v.LIMIT_REGISTRATIONS_PER_ADDRESS_PER_HOUR,
+      loginFailuresPerAccountPerHour: v.LIMIT_LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR,
+      loginFailuresPerAddressPerHour: v.LIMIT_LOGIN_FAILURES_PER_ADDRESS_PER_HOUR,
     },
   };
 }

@@ -8,13 +8,15 @@ export const users = sqliteTable(
   {
     id: text("id").primaryKey(),
     username: text("username").notNull(),
+    /** The username's uniqueness key (src/lib/names.ts): NFKC with full case folding. */
+    usernameKey: text("username_key"),
     email: text("email").notNull(),
     passwordHash: text("password_hash").notNull(),
     userType: text("user_type", { enum: ["human", "admin"] }).notNull().default("human"),
     createdAt: text("created_at").notNull(),
   },
   (t) => [
-    uniqueIndex("users_username_lower_unique").on(sql`lower(${t.username})`),
+    uniqueIndex("users_username_key_unique").on(t.usernameKey),
     uniqueIndex("users_email_lower_unique").on(sql`lower(${t.email})`),
   ],
 );
@@ -24,6 +26,8 @@ export const bots = sqliteTable(
   {
     id: text("id").primaryKey(),
     name: text("name").notNull(),
+    /** The name's uniqueness key (src/lib/names.ts): NFKC with full case folding. */
+    nameKey: text("name_key"),
     model: text("model").notNull(),
     status: text("status").notNull().default("active"),
     role: text("role", { enum: ["narrator", "challenger", "voice"] }),
@@ -35,7 +39,7 @@ export const bots = sqliteTable(
     updatedAt: text("updated_at").notNull(),
   },
   (t) => [
-    uniqueIndex("bots_name_lower_unique").on(sql`lower(${t.name})`),
+    uniqueIndex("bots_name_key_unique").on(t.nameKey),
     uniqueIndex("bots_api_key_hash_unique").on(t.apiKeyHash),
   ],
 );
@@ -298,7 +302,7 @@ export const webhookDeliveries = sqliteTable(
     updatedAt: text("updated_at").notNull(),
     deliveredAt: text("delivered_at"),
   },
-  (t) => [index("webhook_deliveries_bot_created_idx").on(t.botId, t.createdAt)],
+  (t) => [index("webhook_deliveries_bot_created_idx").on(t.botId, t.createdAt), index("webhook_deliveries_created_idx").on(t.createdAt)],
 );
 
 export const webhookAttempts = sqliteTable(

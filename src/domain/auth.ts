@@ -5,6 +5,7 @@ import { apiTokens, bots, users, type BotRow, type UserRow } from "../db/schema"
 import type { Actor } from "./actor";
 import { ApiError } from "../lib/errors";
 import { randomSecret, sha256Hex } from "../lib/crypto";
+import { nameKey } from "../lib/names";
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from "../lib/password";
 
 export const BOT_KEY_PREFIX = "slk_";
@@ -24,6 +25,7 @@ export async function registerUser(db: Db, input: { username: string; email: str
   const row: UserRow = {
     id: crypto.randomUUID(),
     username: input.username,
+    usernameKey: nameKey(input.username),
     email: input.email,
     passwordHash: await hashPassword(input.password),
     userType: "human",
@@ -55,6 +57,7 @@ export async function registerBot(db: Db, input: NewBot) {
   const row: BotRow = {
     id: crypto.randomUUID(),
     name: input.name,
+    nameKey: nameKey(input.name),
     model: input.model,
     status: "active",
     role: input.role ?? null,
@@ -74,7 +77,7 @@ export async function findBotByApiKey(db: Db, apiKey: string): Promise<BotRow | 
 }
 
 export async function findBotByName(db: Db, name: string): Promise<BotRow | undefined> {
-  return db.query.bots.findFirst({ where: sql`lower(${bots.name}) = lower(${name})` });
+  return db.query.bots.findFirst({ where: eq(bots.nameKey, nameKey(name)) });
 }
 
 /** Resolves a human API token to its owner; one indexed lookup by the token's hash. */

@@ -1,9 +1,9 @@
 import { and, asc, eq, sql, type SQL } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { type Db, rawRun } from "../db/client";
 import { nowIso } from "../db/client";
 import { pins, stories, type PinRow } from "../db/schema";
 import { type Actor, requireOwnerOrAdmin } from "./actor";
-import { notFound, storyArchived } from "../lib/errors";
+import { notFound, storyArchived, validationError } from "../lib/errors";
 import { type IdempotentRequest, commit, recordStatements } from "./idempotency";
 
 export type PinType = "announcement" | "rule" | "context";
@@ -37,7 +37,19 @@ async function ownedStory(db: Db, actor: Actor, storyId: string) {
   return story;
 }
 
-export async function createPin(db: Db, actor: Actor, storyId: string, input: { title: string; content: string; type: PinType; is_active: boolean }, idem?: IdempotentRequest) {
+/** Fewer than `cap` active pins on the story: the condition of every write that makes a pin active. */
+const belowCap = (storyId: string, cap: number) =>
+  sql`(SELECT count(*) FROM pins WHERE story_id = ${storyId} AND is_active = 1) < ${cap}`;
+
+const capReached = (cap: number) => validationError([{ field: "is_active", issue: `a story has at most ${cap} active pins; deactivate one first` }]);
+
+export async function createPin(
+  db: Db,
+  actor: Actor,
+  storyId: string,
+  input: { title: string; content: string; type: PinType; is_active: boolean },
+  { activePinCap, idempotency }: { activePinCap: number; idempotency?: IdempotentRequest },
+) {
   const story = await ownedStory(db, actor, storyId);
   if (story.status !== "active") throw storyArchived();
   const now = nowIso();
@@ -53,7 +65,16 @@ export async function createPin(db: Db, actor: Actor, storyId: string, input: { 
     updatedAt: now,
   };
   const created = pinView(row);
-  await commit(() => db.batch([db.insert(pins).values(row), ...recordStatements(db, idem, { status: 201, data: created })]));
+  const inserted = sql`AND EXISTS (SELECT 1 FROM pins WHERE id = ${row.id})`;
+  const [written] = await commit(() =>
+    db.batch([
+      rawRun(db, sql`INSERT INTO pins (id, story_id, title, content, type, is_active, created_by, created_at, updated_at)
+        SELECT ${row.id}, ${storyId}, ${row.title}, ${row.content}, ${row.type}, ${row.isActive ? 1 : 0}, ${row.createdBy}, ${now}, ${now}
+        WHERE ${row.isActive ? belowCap(storyId, activePinCap) : sql`1`}`),
+      ...recordStatements(db, idempotency, { status: 201, data: created }, inserted),
+    ]),
+  );
+  if (written.meta.changes !== 1) throw capReached(activePinCap);
   return created;
 }
 
@@ -74,13 +95,17 @@ export async function updatePin(
   storyId: string,
   pinId: string,
   patch: Partial<{ title: string; content: string; type: PinType; is_active: boolean }>,
+  { activePinCap }: { activePinCap: number },
 ) {
   await ownedStory(db, actor, storyId);
+  // Making a pin active (again) must leave the story within its cap; an active pin stays active freely.
+  const activating = patch.is_active ? sql`(is_active = 1 OR ${belowCap(storyId, activePinCap)})` : undefined;
   const [row] = await db
     .update(pins)
     .set({ title: patch.title, content: patch.content, type: patch.type, isActive: patch.is_active, updatedAt: nowIso() })
-    .where(and(eq(pins.id, pinId), eq(pins.storyId, storyId)))
+    .where(and(eq(pins.id, pinId), eq(pins.storyId, storyId), activating))
     .returning();
-  if (!row) throw notFound("Pin");
-  return pinView(row);
+  if (row) return pinView(row);
+  const [exists] = await db.select({ id: pins.id }).from(pins).where(and(eq(pins.id, pinId), eq(pins.storyId, storyId))).limit(1);
+  throw exists ? capReached(activePinCap) : notFound("Pin");
 }

@@ -8,6 +8,7 @@ import { sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { type RateState, limitError, rateHeaders } from "../lib/limit-error";
 import { actorOf } from "./auth";
+import { inBackground } from "./background";
 import { renderError } from "./render-error";
 
 export type LimitedAction = "story" | "branch" | "join" | "segment" | "vote" | "comment" | "rewrite" | "pin";
@@ -43,6 +44,10 @@ function countersFor(action: LimitedAction, limits: Config["limits"], branchId: 
       return [hourly("vote", limits.votesPerHour)];
     case "comment":
       return [hourly("comment", limits.commentsPerHour)];
+    case "rewrite":
+      return [hourly("rewrite", limits.rewritesPerHour)];
+    case "pin":
+      return [hourly("pin", limits.pinsPerHour)];
     case "segment":
       return [
         hourly("segment", limits.segmentsPerHour),
@@ -124,7 +129,7 @@ export function limitsAndIdempotency(action: LimitedAction): MiddlewareHandler<A
     const settled = timeGate(() => gate.settle(idem, admission.reservation, { counted, response, keys }));
     // With a key the answer must be stored before we answer; a counted request without one need not wait.
     if (idem || !counted) await settled;
-    else c.executionCtx.waitUntil(settled);
+    else await inBackground(c, settled);
     const rate = tighter(admission.rate, deferred?.applies ? deferred.rate : null);
     // A replay counted nothing: it shows the counter as it stands.
     const shown = replayed && rate ? { ...rate, remaining: Math.min(rate.limit, rate.remaining + 1) } : rate;

@@ -1,6 +1,6 @@
 import { and, asc, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { configOf } from "../config";
-import { getDb } from "../db/client";
+import { getDb, rawRun } from "../db/client";
 import { branches, idempotencyKeys, outbox } from "../db/schema";
 import { messageOf } from "../domain/webhook-events";
 import type { BranchRoom } from "../durable/branch";
@@ -8,6 +8,9 @@ import type { Env } from "../env";
 
 const SWEEP_LIMIT = 100;
 const DAY_MS = 86_400_000;
+/** Webhook deliveries and their attempts are kept this long (GET /bots/{id}/webhook/deliveries shows them). */
+export const DELIVERY_RETENTION_DAYS = 7;
+const PRUNE_LIMIT = 1000;
 
 /**
  * The scheduled sweeper (a Cron Trigger, every minute), the safety net under crash-safe writes:
@@ -15,17 +18,21 @@ const DAY_MS = 86_400_000;
  *   OUTBOX_RESEND_AFTER_SECONDS (the send after the commit was lost in a crash, or failed);
  * - wakes the rooms of branches whose turn deadline passed that long ago unnoticed (a crash came between
  *   D1's commit of a deadline and the room's alarm): a room that starts cold re-arms its alarm from D1;
- * - prunes idempotency records older than a day and outbox rows picked up more than a day ago.
+ * - prunes idempotency records older than a day, outbox rows picked up more than a day ago, and webhook
+ *   deliveries with their attempts older than DELIVERY_RETENTION_DAYS (at most PRUNE_LIMIT a minute).
  */
 export async function sweep(env: Env, now = Date.now()) {
   const db = getDb(env.DB);
   const cutoff = new Date(now - configOf(env).outboxResendAfterMs).toISOString();
   const dayAgo = new Date(now - DAY_MS).toISOString();
+  const expired = sql`SELECT id FROM webhook_deliveries WHERE created_at < ${new Date(now - DELIVERY_RETENTION_DAYS * DAY_MS).toISOString()} LIMIT ${PRUNE_LIMIT}`;
   const [unpicked, stuck] = await db.batch([
     db.select().from(outbox).where(and(isNull(outbox.pickedAt), lt(outbox.createdAt, cutoff))).orderBy(asc(outbox.createdAt)).limit(SWEEP_LIMIT),
     db.select({ id: branches.id }).from(branches).where(lt(branches.turnDeadline, cutoff)).limit(SWEEP_LIMIT),
     db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, dayAgo)),
     db.delete(outbox).where(and(isNotNull(outbox.pickedAt), lt(outbox.createdAt, dayAgo))),
+    rawRun(db, sql`DELETE FROM webhook_attempts WHERE delivery_id IN (${expired})`),
+    rawRun(db, sql`DELETE FROM webhook_deliveries WHERE id IN (${expired})`),
   ]);
   if (unpicked.length) {
     const ids = unpicked.map((r) => r.id);

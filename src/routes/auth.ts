@@ -7,6 +7,8 @@ import { successSchema } from "../lib/envelope";
 import { ApiError } from "../lib/errors";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { checkWebhookUrl } from "../lib/webhook-url";
+import { nameSchema } from "../lib/names";
+import { failedLoginLimit, registrationLimit } from "../middleware/subject-limits";
 import { languageSchema, roleSchema } from "./schemas";
 
 
@@ -22,17 +24,18 @@ const registerRoute = createRoute({
   path: "/auth/register",
   tags: ["Authentication"],
   summary: "Register a human account",
+  middleware: [registrationLimit] as const,
   request: {
     body: jsonBody(
       z.object({
-        username: z.string().trim().min(1).max(50),
+        username: nameSchema(50),
         email: z.email().max(254),
         password: z.string().min(8).max(256),
         user_type: z.literal("human"),
       }),
     ),
   },
-  responses: { 201: jsonContent(userAuthSchema, "Registered"), ...errorResponses("CONFLICT") },
+  responses: { 201: jsonContent(userAuthSchema, "Registered"), ...errorResponses("CONFLICT", "RATE_LIMIT_EXCEEDED") },
 });
 
 const loginRoute = createRoute({
@@ -40,8 +43,9 @@ const loginRoute = createRoute({
   path: "/auth/login",
   tags: ["Authentication"],
   summary: "Log in as a human",
+  middleware: [failedLoginLimit("email")] as const,
   request: { body: jsonBody(z.object({ email: z.string().min(1).max(254), password: z.string().min(1).max(256) })) },
-  responses: { 200: jsonContent(userAuthSchema, "Logged in"), ...errorResponses("UNAUTHORIZED") },
+  responses: { 200: jsonContent(userAuthSchema, "Logged in"), ...errorResponses("UNAUTHORIZED", "RATE_LIMIT_EXCEEDED") },
 });
 
 const botRegisterRoute = createRoute({
@@ -49,10 +53,11 @@ const botRegisterRoute = createRoute({
   path: "/auth/bot/register",
   tags: ["Authentication"],
   summary: "Register a bot; its api_key and webhook_secret are shown only here",
+  middleware: [registrationLimit] as const,
   request: {
     body: jsonBody(
       z.object({
-        name: z.string().trim().min(1).max(50),
+        name: nameSchema(50),
         model: z.string().trim().min(1).max(100),
         webhook_url: z.string().max(2048).nullish(),
         language: languageSchema.optional(),
@@ -77,7 +82,7 @@ const botRegisterRoute = createRoute({
       ),
       "Registered",
     ),
-    ...errorResponses("CONFLICT"),
+    ...errorResponses("CONFLICT", "RATE_LIMIT_EXCEEDED"),
   },
 });
 
@@ -86,8 +91,9 @@ const botLoginRoute = createRoute({
   path: "/auth/bot/login",
   tags: ["Authentication"],
   summary: "Exchange a bot API key for a JWT",
+  middleware: [failedLoginLimit()] as const,
   request: { body: jsonBody(z.object({ api_key: z.string().min(1).max(200) })) },
-  responses: { 200: jsonContent(botAuthSchema, "Logged in"), ...errorResponses("UNAUTHORIZED") },
+  responses: { 200: jsonContent(botAuthSchema, "Logged in"), ...errorResponses("UNAUTHORIZED", "RATE_LIMIT_EXCEEDED") },
 });
 
 const botLoginByNameRoute = createRoute({
@@ -95,10 +101,11 @@ const botLoginByNameRoute = createRoute({
   path: "/auth/bot/login-by-name",
   tags: ["Authentication"],
   summary: "Recovery login for a bot with the operator's master key",
+  middleware: [failedLoginLimit("bot_name")] as const,
   request: { body: jsonBody(z.object({ bot_name: z.string().min(1).max(50), master_key: z.string().min(1).max(500) })) },
   responses: {
     200: jsonContent(botAuthSchema, "Logged in"),
-    ...errorResponses("UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"),
+    ...errorResponses("UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "RATE_LIMIT_EXCEEDED"),
   },
 });
 

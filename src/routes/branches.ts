@@ -6,6 +6,7 @@ import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middle
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent, optionalJsonBody } from "../lib/openapi";
+import { inBackground } from "../middleware/background";
 import { optionalBody } from "../middleware/optional-body";
 import { pageQuery, paginationSchema, queryBoolean } from "../lib/pagination";
 import { authErrors, branchSchema, idParam, roleSchema, segmentSchema } from "./schemas";
@@ -156,7 +157,7 @@ export const branchRoutes = createRouter()
   .openapi(createRouteDef, async (c) => {
     const storyId = pathId(c.req.valid("param").story_id, "Story");
     const { branch, announcements } = await domain.createBranch(c.var.db, actorOf(c), storyId, c.req.valid("json"), c.var.idempotency);
-    c.executionCtx.waitUntil(publish(c.env.WEBHOOKS, c.var.db, announcements));
+    await inBackground(c, publish(c.env.WEBHOOKS, c.var.db, announcements));
     return ok(c, branch, 201);
   })
   .openapi(treeRoute, async (c) => {

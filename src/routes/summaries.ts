@@ -8,6 +8,7 @@ import { bearerSecurity, createRouter, errorResponses, jsonContent } from "../li
 import { queryBoolean } from "../lib/pagination";
 import { authErrors, idParam } from "./schemas";
 import { publicReadCache } from "../middleware/read-cache";
+import { summaryLimit } from "../middleware/subject-limits";
 
 const summarySchema = z
   .object({
@@ -25,12 +26,12 @@ const getSummaryRoute = createRoute({
   tags: ["Summaries"],
   summary: "A branch's stored summary; force_refresh=true (with a credential) regenerates it",
   // force_refresh regenerates (a write): it never comes from the cache.
-  middleware: [publicReadCache({ unless: (c) => /^(true|1)$/i.test(c.req.query("force_refresh") ?? "") }), auth({ optional: true })] as const,
+  middleware: [publicReadCache({ unless: (c) => /^(true|1)$/i.test(c.req.query("force_refresh") ?? "") }), auth({ optional: true }), summaryLimit] as const,
   request: {
     params: idParam("branch_id"),
     query: z.object({ force_refresh: queryBoolean.default(false).openapi({ param: { name: "force_refresh", in: "query" } }) }),
   },
-  responses: { 200: jsonContent(successSchema(summarySchema), "The summary"), ...errorResponses(...authErrors, "NOT_FOUND") },
+  responses: { 200: jsonContent(successSchema(summarySchema), "The summary"), ...errorResponses(...authErrors, "NOT_FOUND", "RATE_LIMIT_EXCEEDED") },
 });
 
 const postSummaryRoute = createRoute({
@@ -39,9 +40,9 @@ const postSummaryRoute = createRoute({
   tags: ["Summaries"],
   summary: "Regenerate a branch's summary (language model when configured, else extractive)",
   security: bearerSecurity,
-  middleware: [auth()] as const,
+  middleware: [auth(), summaryLimit] as const,
   request: { params: idParam("branch_id") },
-  responses: { 200: jsonContent(successSchema(summarySchema), "The new summary"), ...errorResponses(...authErrors, "NOT_FOUND") },
+  responses: { 200: jsonContent(successSchema(summarySchema), "The new summary"), ...errorResponses(...authErrors, "NOT_FOUND", "RATE_LIMIT_EXCEEDED") },
 });
 
 export const summaryRoutes = createRouter()

@@ -1,0 +1,1 @@
+CREATE INDEX `webhook_deliveries_created_idx` ON `webhook_deliveries` (`created_at`);

@@ -1,0 +1,83 @@
+import type { Context, MiddlewareHandler } from "hono";
+import type { Config } from "../config";
+import type { AppEnv } from "../context";
+import type { AccountGate, Admission, Counter } from "../durable/account";
+import { limitError } from "../lib/limit-error";
+import { nameKey } from "../lib/names";
+import { inBackground } from "./background";
+
+/**
+ * Limits on something other than the caller's account, each counted in the gate object named by its subject
+ * (a client address, the account a login names, a branch): registrations per address, failed logins per
+ * account and per address, summary regenerations per branch. A subject of null skips its limit.
+ */
+export interface SubjectLimit {
+  subject: (c: Context<AppEnv>) => Promise<string | null> | string | null;
+  counter: (limits: Config["limits"]) => Counter;
+}
+
+const HOUR = 3600_000;
+const hourly = (key: string, limit: number): Counter => ({ key, limit, windowMs: HOUR, label: `${limit} per hour`, code: "RATE_LIMIT_EXCEEDED" });
+
+/** Counts requests whose answer `counts` accepts; refuses with 429 and Retry-After once a subject is at its limit. */
+export function limitBySubject(limits: SubjectLimit[], counts: (status: number) => boolean): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const admitted: { gate: DurableObjectStub<AccountGate>; reservation: string; keys: string[] }[] = [];
+    const release = () => Promise.all(admitted.map((a) => a.gate.settle(null, a.reservation, { counted: false, response: null, keys: [] })));
+    for (const limit of limits) {
+      const subject = await limit.subject(c);
+      if (!subject) continue;
+      const counter = limit.counter(c.var.config.limits);
+      const gate = c.env.ACCOUNT_GATE.get(c.env.ACCOUNT_GATE.idFromName(subject)) as DurableObjectStub<AccountGate>;
+      const admission = await c.var.meter.timeObject("AccountGate", async (): Promise<Admission> => await gate.admit(null, [counter]));
+      if (admission.kind === "limited") {
+        await release();
+        throw limitError(admission);
+      }
+      if (admission.kind === "proceed") admitted.push({ gate, reservation: admission.reservation, keys: [counter.key] });
+    }
+    await next();
+    const counted = counts(c.res.status);
+    const settled = Promise.all(admitted.map((a) => a.gate.settle(null, a.reservation, { counted, response: null, keys: a.keys })));
+    await inBackground(c, settled);
+  };
+}
+
+const address = (c: Context<AppEnv>) => `address:${c.req.header("cf-connecting-ip") ?? "unknown"}`;
+
+/** The login name a request body tries (an email or a bot name), as its uniqueness key; null when absent. */
+const loginName = (field: string) => async (c: Context<AppEnv>) => {
+  const body = await c.req.json().catch(() => null);
+  const value = body && typeof body === "object" ? (body as Record<string, unknown>)[field] : undefined;
+  return typeof value === "string" && value ? `login:${field}:${nameKey(value)}` : null;
+};
+
+const regenerates = (c: Context<AppEnv>) => c.req.method === "POST" || /^(true|1)$/i.test(c.req.query("force_refresh") ?? "");
+
+/**
+ * Summary regenerations (each may be a paid provider call): per account (admins exempt) and per branch.
+ * Runs after `auth()`; a GET without force_refresh regenerates nothing and is not limited.
+ */
+export const summaryLimit = limitBySubject(
+  [
+    { subject: (c) => (regenerates(c) && c.var.actor && c.var.actor.type !== "admin" ? c.var.actor.id : null), counter: (l) => hourly("summary", l.summariesPerHour) },
+    { subject: (c) => (regenerates(c) ? `branch:${c.req.param("branch_id")?.toLowerCase()}` : null), counter: (l) => hourly("summary", l.summariesPerBranchPerHour) },
+  ],
+  (status) => status < 300,
+);
+
+/** Registrations (humans and bots) per client address. */
+export const registrationLimit = limitBySubject(
+  [{ subject: address, counter: (l) => hourly("register", l.registrationsPerAddressPerHour) }],
+  (status) => status < 300,
+);
+
+/** Failed logins (a 401: wrong password, API key or master key) per client address and, where the body names one, per account. */
+export const failedLoginLimit = (accountField?: string) =>
+  limitBySubject(
+    [
+      { subject: address, counter: (l) => hourly("login-failure", l.loginFailuresPerAddressPerHour) },
+      ...(accountField ? [{ subject: loginName(accountField), counter: (l: Config["limits"]) => hourly("login-failure", l.loginFailuresPerAccountPerHour) }] : []),
+    ],
+    (status) => status === 401,
+  );
