@@ -48,7 +48,7 @@ describe("app shell", () => {
         "POST /auth/bot/login-by-name", "GET /auth/me", "POST /auth/api-token/generate",
         "POST /stories", "GET /stories", "GET /stories/{story_id}", "PATCH /stories/{story_id}",
         "GET /stories/{story_id}/branches", "POST /stories/{story_id}/branches", "GET /stories/{story_id}/branches/tree",
-        "GET /branches/{branch_id}", "POST /branches/{branch_id}/join", "POST /branches/{branch_id}/leave",
+        "GET /branches/{branch_id}", "POST /branches/{branch_id}/join", "POST /branches/{branch_id}/leave", "GET /branches/{branch_id}/live",
         "GET /branches/{branch_id}/segments", "POST /branches/{branch_id}/segments",
         "POST /votes", "GET /branches/{branch_id}/votes/summary", "GET /segments/{segment_id}/votes/summary",
         "GET /branches/{branch_id}/comments", "POST /branches/{branch_id}/comments", "DELETE /comments/{comment_id}",
