@@ -292,12 +292,14 @@ async function attempt(r, phase) {
   const e = res.json?.error;
   const a = {
     status: res.status,
+    at: Date.now(),
     code: e?.code ?? null,
     replayed: res.replayed,
     cycle,
     phase,
     segId: r.kind === "segment" && res.status === 201 ? (d?.id ?? null) : null,
     joinedAt: r.kind === "join" && res.status < 300 ? (d?.joined_at ?? null) : null,
+    roomWait: e?.details?.estimated_wait, // null: the room does not have this bot in its queue (DECISIONS: join first)
     roomTurn: e?.details?.current_turn !== undefined ? e.details.current_turn : r.kind === "leave" ? (d?.current_turn ?? null) : undefined,
     nextBot: d?.next_bot?.id ?? null,
   };
@@ -598,18 +600,21 @@ const iso = (ms) => (Number.isFinite(ms) ? new Date(ms).toISOString().slice(11, 
  */
 function turnModel(b, segs, memberIds) {
   const jat = (id) => (b.joinedAt.has(id) ? b.joinedAt.get(id) : -Infinity);
-  const queueAt = (t, inclusive) => memberIds.filter((id) => (inclusive ? jat(id) <= t : jat(id) < t));
+  // Who was queued at t: a join in the same millisecond may count or not (inclusive), and a member whose join was
+  // never answered (no joined_at) may have joined at any time (withUnknown): every such reading is accepted.
+  const queueAt = (t, inclusive, withUnknown = true) =>
+    memberIds.filter((id) => (b.joinedAt.has(id) ? (inclusive ? jat(id) <= t : jat(id) < t) : withUnknown));
   const botSegs = segs.filter((s) => s.author_type === "bot").sort(bySeq);
   const begun = new Map();
   const why = new Map();
-  const add = (id, reason, at) => {
+  const add = (id, reason, at, cause) => {
     begun.set(id, (begun.get(id) ?? 0) + 1);
     if (!why.has(id)) why.set(id, []);
-    why.get(id).push({ reason, at });
+    why.get(id).push({ reason, at, ...cause });
   };
   const violations = [];
   let transitions = 0;
-  if (memberIds.length) add(memberIds[0], "join", jat(memberIds[0]));
+  if (memberIds.length) add(memberIds[0], "join", jat(memberIds[0]), { joinOf: memberIds[0] });
   const unknown = memberIds.filter((id) => !b.joinedAt.has(id));
   const note = unknown.length ? ` (no join answer for ${names(unknown)})` : "";
   if (botSegs.length && memberIds.length && botSegs[0].bot_id !== memberIds[0]) {
@@ -620,13 +625,14 @@ function turnModel(b, segs, memberIds) {
     const t = Date.parse(s.created_at);
     const next = botSegs[i + 1];
     // A join in the same millisecond as the segment may have come before or after it: both successors are fine.
-    const candidates = [...new Set([succ(queueAt(t, false), s.bot_id), succ(queueAt(t, true), s.bot_id)].filter(Boolean))];
+    const readings = [queueAt(t, false, false), queueAt(t, true, false), queueAt(t, false), queueAt(t, true)];
+    const candidates = [...new Set(readings.map((q) => succ(q, s.bot_id)).filter(Boolean))];
     if (!candidates.length) {
       violations.push(`${b.short}: #${seqOf(s)} by ${name(s.bot_id)} at ${iso(t)}, when that bot was not in the queue ${names(queueAt(t, true))} (D1 order, joins by their joined_at)${note}`);
       continue;
     }
     const to = next && candidates.includes(next.bot_id) ? next.bot_id : candidates.at(-1);
-    add(to, `#${seqOf(s)}`, t);
+    add(to, `#${seqOf(s)}`, t, { segId: s.id });
     if (!next) continue;
     transitions++;
     if (!candidates.includes(next.bot_id)) {
@@ -777,6 +783,16 @@ function checkYourTurn(label, check, views, models, leaveBegun) {
   let expected = 0;
   let pairs = 0;
   let missing = 0;
+  // When the client first held each turn-beginning answer: the room queues your_turn before it answers.
+  const acked = new Map();
+  const first = (k, at) => acked.set(k, Math.min(at, acked.get(k) ?? Infinity));
+  for (const r of requests) {
+    for (const a of r.answers) {
+      if (r.kind === "segment" && a.segId) first(a.segId, a.at);
+      if (r.kind === "join" && a.status < 300) first(`${r.branch.id}|${r.actor.id}`, a.at);
+    }
+  }
+  const lostTally = { all: 0, acked: 0 };
   for (const v of views) {
     const m = models.get(v.b);
     const begun = new Map(m.begun);
@@ -792,11 +808,12 @@ function checkYourTurn(label, check, views, models, leaveBegun) {
       const got = yourTurn.get(`${v.b.id}|${id}`) ?? new Map();
       if (got.size < n) {
         missing += n - got.size;
-        problems.push(`${v.b.short}/${name(id)}: ${n} turns begun, ${got.size} distinct your_turn deliveries received; ${undelivered(why.get(id), got)}`);
+        problems.push(`${v.b.short}/${name(id)}: ${n} turns begun, ${got.size} distinct your_turn deliveries received; ${undelivered(v.b, why.get(id), got, acked, lostTally)}`);
       }
     }
   }
-  report(label, check, { checked: expected, problems, summary: `${expected} turns begun over ${pairs} (branch, bot) pairs, ${missing} deliveries missing; ${deliveriesSeen} deliveries received in all` });
+  const lost = missing ? `; of ${lostTally.all} turns paired with no delivery, ${lostTally.acked} had been answered before the SIGKILL (so already handed to the queue)` : "";
+  report(label, check, { checked: expected, problems, summary: `${expected} turns begun over ${pairs} (branch, bot) pairs, ${missing} deliveries missing; ${deliveriesSeen} deliveries received in all${lost}` });
 }
 
 /**
@@ -804,8 +821,8 @@ function checkYourTurn(label, check, views, models, leaveBegun) {
  * latest turn begun at or before its body's created_at (both from the server's clock), and when each such turn
  * began relative to the SIGKILLs.
  */
-function undelivered(events, deliveries) {
-  const sorted = [...events].sort((a, b) => a.at - b.at);
+function undelivered(b, events, deliveries, acked, lostTally) {
+  const sorted = [...events].sort((x, y) => x.at - y.at);
   const hit = new Set();
   for (const created of deliveries.values()) {
     let k = -1;
@@ -814,7 +831,12 @@ function undelivered(events, deliveries) {
   }
   const lost = sorted.filter((_, i) => !hit.has(i)).map((e) => {
     const k = kills.findIndex((t) => t >= e.at);
-    return `${e.reason} (${k < 0 ? "after the last restart" : `${kills[k] - e.at} ms before the SIGKILL of c${k + 1}`})`;
+    const ackAt = e.segId ? acked.get(e.segId) : e.joinOf ? acked.get(`${b.id}|${e.joinOf}`) : e.reason === "leave" ? e.at : undefined;
+    const answered = ackAt !== undefined && (k < 0 || ackAt < kills[k]);
+    lostTally.all++;
+    if (answered) lostTally.acked++;
+    const when = k < 0 ? "after the last restart" : `${kills[k] - e.at} ms before the SIGKILL of c${k + 1}`;
+    return `${e.reason} (${when}${answered ? ", answered before it" : ", not answered before it"})`;
   });
   return `by created_at, turns without a delivery: ${lost.length > 6 ? [...lost.slice(0, 6), `… ${lost.length - 6} more`].join(", ") : lost.join(", ") || "none (deliveries and turns do not pair up)"}`;
 }
@@ -857,6 +879,8 @@ async function probeTurns(label, views) {
           problems.push(`${b.short}: ${name(id)} (not its turn per D1) got ${a.status} ${a.code ?? ""} instead of 403 NOT_YOUR_TURN`);
         } else if (d1Turn && a.roomTurn !== d1Turn) {
           problems.push(`${b.short}: D1 says it is ${name(d1Turn)}'s turn; the room refused ${name(id)} naming current_turn ${name(a.roomTurn)}; ${queue}`);
+        } else if (a.roomWait === null) {
+          problems.push(`${b.short}: D1 lists ${name(id)} in the queue, but the room refused it as not queued (estimated_wait null: "join first"); ${queue}`);
         }
       }
     },
