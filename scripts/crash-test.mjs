@@ -24,7 +24,7 @@
 // the interleaving with the server's timing is not.
 import { spawn } from "node:child_process";
 import { randomInt } from "node:crypto";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
@@ -56,8 +56,10 @@ const PORT = int("port", opt.port, 1024, 65535);
 const BRANCHES = int("branches", opt.branches, 1, 200);
 const VERBOSE = opt.verbose;
 
-// Miniflare would fetch https://workers.cloudflare.com/cf.json for request.cf: keep wrangler on this machine.
+// Keep wrangler on this machine: no https://workers.cloudflare.com/cf.json for request.cf, no banner (whose npm
+// update check is a registry request); WRANGLER_SEND_METRICS=false comes from startServer.
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
+process.env.WRANGLER_HIDE_BANNER = "true";
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const WRANGLER = join(ROOT, "node_modules", ".bin", "wrangler");
 const WRANGLER_TMP = join(ROOT, ".wrangler", "tmp"); // a SIGKILLed wrangler leaves its dev-*/bundle-* here
@@ -128,22 +130,49 @@ function killServer() {
   removeOurTmp();
 }
 
-function removeOurTmp() {
-  if (!tmpBefore) return;
-  for (const e of tmpEntries()) if (/^(dev|bundle)-/.test(e) && !tmpBefore.has(e)) rmSync(join(WRANGLER_TMP, e), { recursive: true, force: true });
-}
-
-/** Our own children's process groups (a wrangler still starting has no `server` yet); Linux /proc. */
-function killChildGroups() {
+/** Processes from /proc (Linux): pid, parent, process group, working directory, command line. */
+function processes() {
   let pids = [];
   try {
     pids = readdirSync("/proc").filter((d) => /^\d+$/.test(d));
   } catch {}
-  for (const pid of pids) {
+  return pids.flatMap((pid) => {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const [ppid, pgid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ").slice(1, 3).map(Number);
-      if (ppid === process.pid && pgid === Number(pid)) process.kill(-pgid, "SIGKILL"); // detached by startServer
+      let cwd = null;
+      let cmd = "";
+      try {
+        cwd = readlinkSync(`/proc/${pid}/cwd`);
+        cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+      } catch {}
+      return [{ pid: Number(pid), ppid, pgid, cwd, cmd }];
+    } catch {
+      return [];
+    }
+  });
+}
+const ourGroups = new Set(); // process groups this script started (each is detached: group id = its pid)
+
+/**
+ * The dev-/bundle- directories a SIGKILLed wrangler leaves in .wrangler/tmp (~2 MB each; wrangler sweeps them after
+ * 24 h). Nothing tells whose they are, so they go only when no other wrangler or workerd runs in this checkout:
+ * deleting a live one's bundle breaks it.
+ */
+function removeOurTmp() {
+  if (!tmpBefore) return;
+  const others = processes().filter((p) => p.cwd === ROOT && /wrangler|workerd/.test(p.cmd) && !ourGroups.has(p.pgid));
+  if (others.length) return;
+  for (const e of tmpEntries()) if (/^(dev|bundle)-/.test(e) && !tmpBefore.has(e)) rmSync(join(WRANGLER_TMP, e), { recursive: true, force: true });
+}
+
+/** Our own children's process groups (a wrangler still starting has no `server` yet). */
+function killChildGroups() {
+  for (const p of processes()) {
+    if (p.ppid !== process.pid || p.pgid !== p.pid) continue; // detached by startServer or migrate()
+    ourGroups.add(p.pgid);
+    try {
+      process.kill(-p.pgid, "SIGKILL");
     } catch {}
   }
 }
@@ -372,6 +401,7 @@ function migrate() {
       stdio: ["ignore", "pipe", "pipe"],
       detached: true, // its own group, so cleanup() can end it
     });
+    ourGroups.add(child.pid);
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
@@ -390,6 +420,7 @@ async function start() {
   const t0 = Date.now();
   tmpBefore = tmpEntries();
   server = await startServer(WRANGLER, ["dev", "--ip", "127.0.0.1", "--port", String(PORT), "--persist-to", STATE, "--test-scheduled", ...VARS], `${BASE}/health`, { cwd: ROOT });
+  ourGroups.add(server.child.pid);
   return Date.now() - t0;
 }
 
@@ -648,7 +679,7 @@ function answersOf(r) {
 }
 const reqLabel = (r) => `u-request #${r.n} (${r.actor.short} on ${r.branch.short}, sent c${r.cycle})`;
 
-function checkAll(label, views) {
+async function checkAll(label, views) {
   const segById = new Map();
   const byContent = new Map();
   let stored = 0;
@@ -774,11 +805,25 @@ function checkAll(label, views) {
   }
 
   // your-turn
-  checkYourTurn(label, "your-turn", views, models, new Map());
+  await checkYourTurn(label, "your-turn", views, models, new Map());
 }
 
 /** Turns begun (the read-back model, plus leaves at a bot's turn) against distinct your_turn deliveries. */
-function checkYourTurn(label, check, views, models, leaveBegun) {
+/** The service's own delivery log (GET /bots/{id}/webhook/deliveries, as each bot): every delivery its consumer saw. */
+async function serviceDeliveries() {
+  const all = await mapLimit(bots, 6, async (bot) => {
+    const rows = [];
+    for (let offset = 0, pages = 0; pages < 1000; offset += 100, pages++) {
+      const page = (await must("GET", `/bots/${bot.id}/webhook/deliveries?limit=100&offset=${offset}`, { token: bot.token })).data;
+      rows.push(...page.deliveries);
+      if (!page.pagination.has_more) break;
+    }
+    return rows.filter((d) => d.event === "your_turn");
+  });
+  return all.flat();
+}
+
+async function checkYourTurn(label, check, views, models, leaveBegun) {
   const problems = [];
   let expected = 0;
   let pairs = 0;
@@ -813,7 +858,13 @@ function checkYourTurn(label, check, views, models, leaveBegun) {
     }
   }
   const lost = missing ? `; of ${lostTally.all} turns paired with no delivery, ${lostTally.acked} had been answered before the SIGKILL (so already handed to the queue)` : "";
-  report(label, check, { checked: expected, problems, summary: `${expected} turns begun over ${pairs} (branch, bot) pairs, ${missing} deliveries missing; ${deliveriesSeen} deliveries received in all${lost}` });
+  // Cross-check the receiver against the service's log: what the service saw delivered must be here.
+  const received = new Set([...yourTurn.values()].flatMap((m) => [...m.keys()]));
+  const log = await serviceDeliveries();
+  const notHere = log.filter((d) => d.status === "delivered" && !received.has(d.id));
+  if (notHere.length) problems.push(`the service logged ${notHere.length} your_turn deliveries as delivered that the receiver never recorded (e.g. ${notHere[0].id}): the receiver, not the service, is at fault`);
+  const logged = `; the service's log holds ${log.length} your_turn deliveries (${tally(log.map((d) => d.status))}), the receiver ${received.size}`;
+  report(label, check, { checked: expected, problems, summary: `${expected} turns begun over ${pairs} (branch, bot) pairs, ${missing} deliveries missing${lost}${logged}` });
 }
 
 /**
@@ -924,7 +975,7 @@ async function leaveAll(label) {
   report(label, "leave", { checked: leaves, problems, summary: `${leaves} queued bots asked to leave ${before.filter((v) => v.members.length).length} branches` });
   // The turns begun, with the queue order as it was before the leaves.
   const models = new Map(after.map((v) => [v.b, turnModel(v.b, v.segs, v.b.lastMembers)]));
-  checkYourTurn(label, "your-turn", after, models, leaveBegun);
+  await checkYourTurn(label, "your-turn", after, models, leaveBegun);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -955,7 +1006,7 @@ async function main() {
     if (lat.length) console.log(`      your_turn deliveries before this SIGKILL: ${lat.length}, created_at → received p50 ${q(0.5)} ms, p95 ${q(0.95)} ms, max ${lat.at(-1)} ms`);
     indexContents();
     const views = await readAll();
-    checkAll(label, views);
+    await checkAll(label, views);
     await probeTurns(label, views);
     indexContents();
   }
