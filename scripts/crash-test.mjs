@@ -14,14 +14,21 @@
 //                  to its writer with its id (after the retries);
 //   counters       segments_count and active_bots_count equal the rows;
 //   your-turn      every turn begun (join into an empty queue, the previous bot's accepted segment, the current
-//                  bot leaving) has at least that many distinct your_turn deliveries at the script's receiver;
+//                  bot leaving) has at least that many distinct your_turn deliveries at the script's receiver,
+//                  which is cross-checked against the service's own delivery log;
 //   turn-probe     the turn D1 reports is the one the branch's Durable Object enforces (real writes: every other
-//                  queued bot gets 403 NOT_YOUR_TURN, then the reported bot gets 201);
+//                  queued bot gets 403 NOT_YOUR_TURN as a queued bot, then the reported bot gets 201);
 //   leave          (after the last cycle) every queued bot can leave, and the queues end empty.
 // One line per check per cycle, evidence under each failure, and `N passed, M failed` as the last line; the exit
-// status is non-zero on any failure. Only 127.0.0.1 is contacted; wrangler and the temporary state directory are
-// removed on exit, Ctrl-C or error. --seed makes the script's choices (plans, kill instants, actions) repeatable;
-// the interleaving with the server's timing is not.
+// status is non-zero on any failure. A check that had nothing to check fails.
+//
+// Only 127.0.0.1 is contacted. Wrangler and the temporary state directory are removed on exit, Ctrl-C or error; the
+// .wrangler/tmp directories each SIGKILLed wrangler leaves are removed too unless another wrangler runs in this
+// checkout (then wrangler's own 24 h sweep takes them). --seed makes the script's choices (plans, kill instants,
+// actions) repeatable; the interleaving with the server's timing is not.
+//
+// Note for your-turn: miniflare's local queue keeps messages in memory, so a message handed to the queue but not yet
+// consumed dies with the SIGKILL. Locally, only an outbox that resends until the consumer has the message passes.
 import { spawn } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from "node:fs";
