@@ -2,7 +2,6 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { adminInsertSql } from "../scripts/admin-sql";
 import type { Env } from "../src/env";
-import { READS_PER_LEASE, ReadLeases } from "../src/lib/read-limit";
 import { type CallResult, call, createBranch, createStory, expectError, registerBot, registerHuman, storyInput, unique, words } from "./helpers";
 
 /** The spec's limits, as wrangler.toml sets them (the test config raises them for every other test). */
@@ -170,26 +169,5 @@ describe("counting under concurrency, and who is exempt", () => {
     const blocked = { "CF-Connecting-IP": "203.0.113.23" };
     for (let i = 0; i < 3; i++) expectError(await call("/health", { headers: blocked, env: { READ_LIMITER: refusing } }), 429, "RATE_LIMIT_EXCEEDED");
     expect(calls.filter((c) => c === "refused")).toHaveLength(3);
-  });
-
-  it("a read lease holds ten reads for one address and lapses with its minute", () => {
-    const leases = new ReadLeases();
-    const t0 = 1_000_000;
-    expect(leases.take("a", t0)).toBe(false);
-    leases.grant("a", t0);
-    for (let i = 1; i < READS_PER_LEASE; i++) expect(leases.take("a", t0 + i)).toBe(true);
-    expect(leases.take("a", t0 + 10)).toBe(false);
-    expect(leases.take("b", t0)).toBe(false);
-    leases.grant("a", t0 + 100);
-    expect(leases.take("a", t0 + 100 + 59_999)).toBe(true);
-    expect(leases.take("a", t0 + 100 + 60_000)).toBe(false);
-  });
-
-  it("read leases stay bounded: expired and spent ones are dropped first when the table is full", () => {
-    const leases = new ReadLeases();
-    for (let i = 0; i < 10_000; i++) leases.grant(`old${i}`, 0);
-    leases.grant("new", 60_000);
-    expect(leases.size).toBe(1);
-    expect(leases.take("new", 60_001)).toBe(true);
   });
 });

@@ -151,3 +151,18 @@ describe("the turn queue", () => {
     expect(res.body.data.next_bot.id).toBe(bots[1].id);
   });
 });
+
+describe("many writers at once on one branch", () => {
+  it("concurrent joins give distinct, contiguous turn orders", async () => {
+    const owner = await registerHuman();
+    const story = await createStory(owner.token);
+    const bots = await Promise.all(Array.from({ length: 8 }, () => registerBot()));
+    const results = await Promise.all([...bots, ...bots].map((b) => join(b.token, story.main_branch_id)));
+    expect(results.filter((r) => r.status >= 500)).toEqual([]);
+    expect(results.filter((r) => r.status === 201)).toHaveLength(8);
+    const orders = results.filter((r) => r.status === 201).map((r) => r.body.data.your_turn_order).sort((a, b) => a - b);
+    expect(orders).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    const detail = (await call(`/branches/${story.main_branch_id}`)).body.data;
+    expect(detail.active_bots_count).toBe(8);
+  });
+});
