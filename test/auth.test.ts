@@ -200,13 +200,6 @@ describe("GET /auth/me and the four credential kinds", () => {
     expect((await call("/auth/me", { headers: { "X-API-Key": apiToken } })).body.id).toBe(human.id);
   });
 
-  it("answers 401 UNAUTHORIZED without a credential or with a bad header", async () => {
-    expectError(await call("/auth/me"), 401, "UNAUTHORIZED");
-    expectError(await call("/auth/me", { headers: { Authorization: "Basic abc" } }), 401, "UNAUTHORIZED");
-    expectError(await call("/auth/me", { token: "slk_unknownkey" }), 401, "UNAUTHORIZED");
-    expectError(await call("/auth/me", { token: "slt_unknowntoken" }), 401, "UNAUTHORIZED");
-  });
-
   it("refuses tampered, foreign, alg:none and other-algorithm JWTs with AUTH_INVALID_TOKEN", async () => {
     const human = await registerHuman();
     const claims = { sub: human.id, typ: "human", name: "x", iat: now(), exp: now() + 600, jti: "j" };
@@ -252,16 +245,6 @@ describe("POST /auth/api-token/generate", () => {
     expect(second.body.token).not.toBe(first.body.token);
     expectError(await call("/auth/me", { token: first.body.token }), 401, "UNAUTHORIZED");
     expect((await call("/auth/me", { token: second.body.token })).status).toBe(200);
-  });
-
-  it("is for human JWTs only: bots and API tokens get 403 FORBIDDEN", async () => {
-    const bot = await registerBot();
-    expectError(await call("/auth/api-token/generate", { method: "POST", token: bot.token }), 403, "FORBIDDEN");
-    expectError(await call("/auth/api-token/generate", { method: "POST", token: bot.apiKey }), 403, "FORBIDDEN");
-    const human = await registerHuman();
-    const token = (await call("/auth/api-token/generate", { method: "POST", token: human.token })).body.token;
-    expectError(await call("/auth/api-token/generate", { method: "POST", token }), 403, "FORBIDDEN");
-    expectError(await call("/auth/api-token/generate", { method: "POST" }), 401, "UNAUTHORIZED");
   });
 
   it("refuses an expired API token with AUTH_EXPIRED_TOKEN", async () => {
