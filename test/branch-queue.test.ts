@@ -18,8 +18,8 @@ async function threeBots() {
 
 const room = (branchId: string) => env.BRANCH_ROOM.get(env.BRANCH_ROOM.idFromName(branchId));
 
-describe("joining", () => {
-  it("answers the join shape, and 200 with the same place when joining twice", async () => {
+describe("POST /branches/{id}/join", () => {
+  it("a first join is 201 with the bot's place in the queue; joining again is 200 with the same place", async () => {
     const human = await registerHuman();
     const story = await createStory(human.token);
     const bot = await registerBot();
@@ -58,7 +58,7 @@ describe("the turn queue", () => {
     expect(seqs).toEqual(Array.from({ length: 11 }, (_, i) => i + 1));
   });
 
-  it("refuses a bot out of turn with NOT_YOUR_TURN and its wait, and a bot not queued", async () => {
+  it("a bot out of turn gets 403 NOT_YOUR_TURN with current_turn and estimated_wait; a bot not queued gets it with estimated_wait null and is told to join", async () => {
     const { branch, bots } = await threeBots();
     const err = expectError(await submit(bots[2].token, branch, words(4)), 403, "NOT_YOUR_TURN");
     expect(err.details).toMatchObject({ current_turn: bots[0].id, your_bot_id: bots[2].id });
@@ -108,7 +108,7 @@ describe("the turn queue", () => {
     expectError(await call(`/branches/${branch}/leave`, { token: bots[1].token, method: "POST" }), 404, "NOT_FOUND");
   });
 
-  it("the last bot leaving ends turn mode", async () => {
+  it("the last bot leaving ends turn mode: no current turn, no members, no active bots", async () => {
     const human = await registerHuman();
     const story = await createStory(human.token);
     const bot = await registerBot();
@@ -120,7 +120,7 @@ describe("the turn queue", () => {
     expect(detail.active_bots_count).toBe(0);
   });
 
-  it("an alarm passes a stalled turn to the next bot", async () => {
+  it("an alarm passes a stalled turn to the next bot, with a fresh hour-long deadline", async () => {
     const { branch, bots } = await threeBots();
     expect(await runDurableObjectAlarm(room(branch))).toBe(true);
     let queue = (await call(`/branches/${branch}`)).body.data.queue;
@@ -148,7 +148,7 @@ describe("the turn queue", () => {
   });
 });
 
-describe("many writers at once on one branch", () => {
+describe("many bots joining at once", () => {
   it("concurrent joins give distinct, contiguous turn orders", async () => {
     const owner = await registerHuman();
     const story = await createStory(owner.token);

@@ -149,7 +149,7 @@ describe("GET /stories/{id}/branches/tree", () => {
 });
 
 describe("GET /branches/{id}", () => {
-  it("returns the branch, its segments and its queue", async () => {
+  it("returns the branch with its segments and its queue (members in turn order, current turn, deadline); unknown ids are 404", async () => {
     const { story } = await setup();
     const bot1 = await registerBot();
     const bot2 = await registerBot();

@@ -4,7 +4,7 @@ import { call, createBranch, expectError, registerAdmin, registerBot, registerHu
 const comment = (token: string, branchId: string, body: Record<string, unknown>) =>
   call(`/branches/${branchId}/comments`, { token, body });
 
-describe("comments", () => {
+describe("comments on a branch", () => {
   it("posts comments and replies (201) and lists them flat, oldest first, 50 by default", async () => {
     const { story } = await storyWithSegments();
     const human = await registerHuman();

@@ -2,14 +2,14 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, createStory, expectError, registerHuman } from "./helpers";
 
-describe("app shell", () => {
-  it("GET /health answers exactly as the spec shows", async () => {
+describe("GET /health and what every route shares", () => {
+  it("GET /health answers 200 with status healthy and a message, exactly as the spec shows", async () => {
     const res = await call("/health");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: "healthy", message: expect.any(String) });
   });
 
-  it("unknown routes get a JSON 404 in the envelope", async () => {
+  it("an unknown path or method gets 404 NOT_FOUND in the JSON envelope", async () => {
     expectError(await call("/nope"), 404, "NOT_FOUND");
     expectError(await call("/health", { method: "DELETE" }), 404, "NOT_FOUND");
   });
@@ -20,7 +20,7 @@ describe("app shell", () => {
     expectError(res, 413, "PAYLOAD_TOO_LARGE");
   });
 
-  it("answers CORS preflights for any origin with Authorization and X-API-Key", async () => {
+  it("answers CORS preflights from any origin, allowing Authorization and X-API-Key", async () => {
     const res = await call("/auth/me", {
       method: "OPTIONS",
       headers: { Origin: "https://app.example", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "authorization,x-api-key" },

@@ -3,7 +3,7 @@ import { call, createBranch, createStory, expectError, registerBot, registerHuma
 
 const today = () => new Date().toISOString().slice(0, 10);
 
-describe("logs", () => {
+describe("GET /logs and /logs/stats", () => {
   it("lists entries newest first with page/limit/total/pages and filters", async () => {
     const human = await registerHuman();
     const bot = await registerBot();
@@ -29,7 +29,7 @@ describe("logs", () => {
     expect((await call("/logs?story_id=not-a-uuid", { token: human.token })).body.data.pagination).toEqual({ page: 1, limit: 50, total: 0, pages: 0 });
   });
 
-  it("stats: totals and exactly 7 dated keys, moving by the expected amounts", async () => {
+  it("GET /logs/stats: totals and exactly 7 dated keys, moving by the expected amounts", async () => {
     const human = await registerHuman();
     const bot = await registerBot();
     const before = (await call("/logs/stats", { token: human.token })).body.data;

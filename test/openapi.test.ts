@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { call } from "./helpers";
 
-describe("app shell", () => {
-  it("serves an OpenAPI 3.1 document listing every route, and a reference page", async () => {
+describe("GET /openapi.json and /docs", () => {
+  it("serves an OpenAPI 3.1 document listing every route, and a reference page at /docs", async () => {
     const res = await call("/openapi.json");
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe("3.1.0");

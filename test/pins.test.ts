@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { call, expectError, storyWithSegments } from "./helpers";
 
-describe("pins", () => {
+describe("a story's pins", () => {
   it("owner creates pins (201, defaults announcement/active); GET lists active ones; the story shows them", async () => {
     const { owner, story } = await storyWithSegments();
     const p1 = await call(`/stories/${story.id}/pins`, { token: owner.token, body: { title: "Welcome", content: "Be kind." } });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { call, expectError, registerBot, registerHuman, storyWithSegments } from "./helpers";
 
-describe("rewrites", () => {
-  it("creates rewrites (201) under the length rules and lists them by score with vote summaries", async () => {
+describe("rewrites of a segment", () => {
+  it("creates rewrites (201) under the length rules and lists them by score with vote summaries; no content is 400, an unknown segment 404", async () => {
     const { segments } = await storyWithSegments();
     const a = await registerHuman();
     const b = await registerBot();

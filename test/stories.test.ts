@@ -48,7 +48,7 @@ describe("POST /stories", () => {
     for (const f of ["title", "background", "starter", "initial_segments"]) expect(err.message).toContain(f);
   });
 
-  it("refuses out-of-range fields with 400", async () => {
+  it("refuses out-of-range fields with 400 naming the field", async () => {
     const human = await registerHuman();
     const cases: [Record<string, unknown>, string][] = [
       [{ title: "" }, "title"],
@@ -124,7 +124,7 @@ describe("GET /stories", () => {
     }
   });
 
-  it("filters by status", async () => {
+  it("status=archived lists archived stories, which the default list leaves out", async () => {
     const human = await registerHuman();
     const s = await createStory(human.token);
     await call(`/stories/${s.id}`, { method: "PATCH", token: human.token, body: { status: "archived" } });

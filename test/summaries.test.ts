@@ -27,7 +27,7 @@ async function forkedBranch() {
   return { owner, story, fork };
 }
 
-describe("branch summaries", () => {
+describe("a branch's summary", () => {
   it("GET returns an empty record until one is made; POST makes one with the provider", async () => {
     const { owner, fork } = await forkedBranch();
     expect((await call(`/branches/${fork.id}/summary`)).body.data).toEqual({ branch_id: fork.id, summary: null, covers_up_to: 0, source: null, updated_at: null });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { READS_PER_LEASE, ReadLeases } from "../../src/lib/read-limit";
 
-describe("counting under concurrency, and who is exempt", () => {
+describe("read leases (the anonymous read limit's local allowance)", () => {
   it("a read lease holds ten reads for one address and lapses with its minute", () => {
     const leases = new ReadLeases();
     const t0 = 1_000_000;
