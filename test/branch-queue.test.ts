@@ -1,7 +1,8 @@
-import { runDurableObjectAlarm } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { call, createStory, expectError, join, registerBot, registerHuman, submit, words } from "./helpers";
+import type { BranchRoom } from "../src/durable/branch";
+import { branchRoom, call, createStory, expectError, join, leave, registerBot, registerHuman, submit, words } from "./helpers";
 
 async function threeBots() {
   const human = await registerHuman();
@@ -15,8 +16,6 @@ async function threeBots() {
   }
   return { human, story, branch, bots };
 }
-
-const room = (branchId: string) => env.BRANCH_ROOM.get(env.BRANCH_ROOM.idFromName(branchId));
 
 describe("POST /branches/{id}/join", () => {
   it("a first join is 201 with the bot's place in the queue; joining again is 200 with the same place", async () => {
@@ -122,13 +121,13 @@ describe("the turn queue", () => {
 
   it("an alarm passes a stalled turn to the next bot, with a fresh hour-long deadline", async () => {
     const { branch, bots } = await threeBots();
-    expect(await runDurableObjectAlarm(room(branch))).toBe(true);
+    expect(await runDurableObjectAlarm(branchRoom(branch))).toBe(true);
     let queue = (await call(`/branches/${branch}`)).body.data.queue;
     expect(queue.current_turn.bot_id).toBe(bots[1].id);
     expectError(await submit(bots[0].token, branch, words(4)), 403, "NOT_YOUR_TURN");
     expect((await submit(bots[1].token, branch, words(4))).status).toBe(201);
-    await runDurableObjectAlarm(room(branch));
-    await runDurableObjectAlarm(room(branch));
+    await runDurableObjectAlarm(branchRoom(branch));
+    await runDurableObjectAlarm(branchRoom(branch));
     queue = (await call(`/branches/${branch}`)).body.data.queue;
     expect(queue.current_turn.bot_id).toBe(bots[1].id);
     expect(Date.parse(queue.current_turn.deadline) - Date.now()).toBeGreaterThan(3500_000);
@@ -160,5 +159,108 @@ describe("many bots joining at once", () => {
     expect(orders).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     const detail = (await call(`/branches/${story.main_branch_id}`)).body.data;
     expect(detail.active_bots_count).toBe(8);
+  });
+});
+
+interface TurnState {
+  members: string[];
+  currentTurn: string | null;
+  deadline: number | null;
+}
+
+/** What the room holds: its members' bot ids in turn order, the current turn and its deadline (epoch ms); null before it loads. */
+const roomTurn = (branchId: string) =>
+  runInDurableObject(branchRoom(branchId), (room: BranchRoom) => (room as BranchRoom & { turnSnapshot(): TurnState | null }).turnSnapshot());
+
+/** What D1 holds: the queue mirror in join order, and the branch's current turn and deadline. */
+async function d1Turn(branchId: string): Promise<TurnState> {
+  const { results } = await env.DB.prepare("SELECT bot_id FROM branch_members WHERE branch_id = ? ORDER BY join_seq").bind(branchId).all<{ bot_id: string }>();
+  const branch = await env.DB.prepare("SELECT current_turn_bot_id, turn_deadline FROM branches WHERE id = ?")
+    .bind(branchId)
+    .first<{ current_turn_bot_id: string | null; turn_deadline: string | null }>();
+  return {
+    members: results.map((r) => r.bot_id),
+    currentTurn: branch!.current_turn_bot_id,
+    deadline: branch!.turn_deadline === null ? null : Date.parse(branch!.turn_deadline),
+  };
+}
+
+/** The room and D1 hold the same queue, turn and deadline, and it is the one expected; returns the deadline. */
+async function expectRoomAgreesWithD1(branchId: string, expected: { members: string[]; currentTurn: string | null }) {
+  const room = await roomTurn(branchId);
+  const d1 = await d1Turn(branchId);
+  expect(room).toEqual(d1);
+  expect({ members: d1.members, currentTurn: d1.currentTurn }).toEqual(expected);
+  return d1.deadline;
+}
+
+const HOUR = 3600_000;
+/** A turn that began between `before` and now ends an hour after it began (TURN_TIMEOUT_SECONDS is 3600 here). */
+function expectFreshDeadline(deadline: number | null, before: number) {
+  expect(deadline! - before).toBeGreaterThanOrEqual(HOUR);
+  expect(deadline! - Date.now()).toBeLessThanOrEqual(HOUR);
+}
+
+describe("the branch room agrees with D1", () => {
+  it("a room that has never loaded has no snapshot", async () => {
+    const story = await createStory((await registerHuman()).token);
+    expect(await roomTurn(story.main_branch_id)).toBeNull();
+  });
+
+  it("after each join: the members in join order, the first joiner's turn, and its deadline an hour away", async () => {
+    const story = await createStory((await registerHuman()).token);
+    const branch = story.main_branch_id;
+    const bots = [await registerBot(), await registerBot(), await registerBot()];
+    const before = Date.now();
+    await join(bots[0].token, branch);
+    const deadline = await expectRoomAgreesWithD1(branch, { members: [bots[0].id], currentTurn: bots[0].id });
+    expectFreshDeadline(deadline, before);
+    await join(bots[1].token, branch);
+    expect(await expectRoomAgreesWithD1(branch, { members: [bots[0].id, bots[1].id], currentTurn: bots[0].id })).toBe(deadline);
+    await join(bots[2].token, branch);
+    await join(bots[1].token, branch); // joining again changes nothing
+    expect(await expectRoomAgreesWithD1(branch, { members: bots.map((b) => b.id), currentTurn: bots[0].id })).toBe(deadline);
+  });
+
+  it("after each submission: a bot's segment passes the turn with a fresh deadline, a human's moves nothing", async () => {
+    const { human, branch, bots } = await threeBots();
+    const ids = bots.map((b) => b.id);
+    await expectRoomAgreesWithD1(branch, { members: ids, currentTurn: ids[0] });
+    const before = Date.now();
+    expect((await submit(bots[0].token, branch, words(4))).status).toBe(201);
+    const deadline = await expectRoomAgreesWithD1(branch, { members: ids, currentTurn: ids[1] });
+    expectFreshDeadline(deadline, before);
+    expect((await submit(human.token, branch, words(4))).status).toBe(201);
+    expect(await expectRoomAgreesWithD1(branch, { members: ids, currentTurn: ids[1] })).toBe(deadline);
+    expectError(await submit(bots[0].token, branch, words(4)), 403, "NOT_YOUR_TURN");
+    expect(await expectRoomAgreesWithD1(branch, { members: ids, currentTurn: ids[1] })).toBe(deadline);
+    for (const i of [1, 2]) expect((await submit(bots[i].token, branch, words(4))).status).toBe(201);
+    await expectRoomAgreesWithD1(branch, { members: ids, currentTurn: ids[0] });
+  });
+
+  it("after each leave: the leaver gone, the turn passed on only when it held it, no turn once the last one leaves", async () => {
+    const { branch, bots } = await threeBots();
+    const ids = bots.map((b) => b.id);
+    const deadline = await expectRoomAgreesWithD1(branch, { members: ids, currentTurn: ids[0] });
+    expect((await leave(bots[1].token, branch)).status).toBe(200);
+    expect(await expectRoomAgreesWithD1(branch, { members: [ids[0], ids[2]], currentTurn: ids[0] })).toBe(deadline);
+    const before = Date.now();
+    expect((await leave(bots[0].token, branch)).status).toBe(200);
+    expectFreshDeadline(await expectRoomAgreesWithD1(branch, { members: [ids[2]], currentTurn: ids[2] }), before);
+    expect((await join(bots[0].token, branch)).status).toBe(201);
+    await expectRoomAgreesWithD1(branch, { members: [ids[2], ids[0]], currentTurn: ids[2] });
+    for (const bot of [bots[2], bots[0]]) expect((await leave(bot.token, branch)).status).toBe(200);
+    expect(await expectRoomAgreesWithD1(branch, { members: [], currentTurn: null })).toBeNull();
+  });
+
+  it("after each alarm: the stalled turn passed to the next bot, wrapping around, with a fresh deadline", async () => {
+    const { branch, bots } = await threeBots();
+    const ids = bots.map((b) => b.id);
+    await expectRoomAgreesWithD1(branch, { members: ids, currentTurn: ids[0] });
+    for (const i of [1, 2, 0]) {
+      const before = Date.now();
+      expect(await runDurableObjectAlarm(branchRoom(branch))).toBe(true);
+      expectFreshDeadline(await expectRoomAgreesWithD1(branch, { members: ids, currentTurn: ids[i] }), before);
+    }
   });
 });
