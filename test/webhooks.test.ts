@@ -1,7 +1,7 @@
 import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { WebhookMessage } from "../src/domain/webhooks";
+import type { WebhookMessage } from "../src/domain/webhook-events";
 import worker from "../src/index";
 import { hmacSha256Hex } from "../src/lib/crypto";
 import { call, createBranch, createStory, expectError, join, registerBot, registerHuman, submit, words } from "./helpers";

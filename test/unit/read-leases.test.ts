@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { READS_PER_LEASE, ReadLeases } from "../../src/lib/read-limit";
+import { READS_PER_LEASE, ReadLeases } from "../../src/lib/read-leases";
 
 describe("read leases (the anonymous read limit's local allowance)", () => {
   it("a read lease holds ten reads for one address and lapses with its minute", () => {
