@@ -15,6 +15,8 @@ export default defineConfig(async () => {
             JWT_SECRET: "test-jwt-secret",
             MASTER_KEY: "test-master-key",
             ALLOW_PRIVATE_WEBHOOKS: "false",
+            // Tests read responses, not access logs (test/health.test.ts turns them on where it checks them).
+            LOG_REQUESTS: "false",
             WEBHOOK_TIMEOUT_MS: "300",
             TURN_TIMEOUT_SECONDS: "3600",
             // Tests read their own writes at once; test/edge.test.ts turns the micro-cache on per request.
