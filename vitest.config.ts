@@ -9,6 +9,9 @@ export default defineConfig(async () => {
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
+          // The outside world, for fetches no test intercepts itself: every host answers 200 here, so no test
+          // ever resolves a real host name (webhook receivers of bots a test registered, summary providers).
+          outboundService: (request: Request) => new Response(`outside world: ${new URL(request.url).host}`, { status: 200 }),
           // Test-only values; they override anything a developer has in .dev.vars.
           bindings: {
             TEST_MIGRATIONS: migrations,
