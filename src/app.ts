@@ -3,7 +3,6 @@ import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { etag, RETAINED_304_HEADERS } from "hono/etag";
 import { requestId } from "hono/request-id";
-import type { AppEnv } from "./context";
 import { ApiError } from "./lib/errors";
 import { accessLog } from "./middleware/access-log";
 import { renderError } from "./middleware/render-error";

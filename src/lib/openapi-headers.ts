@@ -3,6 +3,7 @@
  * than on each route: Server-Timing and x-d1-bookmark everywhere, ETag / If-None-Match / 304 and the anonymous
  * read limit on GETs, rate-limit headers where a route declares an Idempotency-Key (the routes behind `guard()`).
  */
+// biome-ignore lint/suspicious/noExplicitAny: the generated OpenAPI document is walked as plain JSON.
 type Json = Record<string, any>;
 
 const str = { type: "string" };
@@ -48,8 +49,7 @@ function operationId(method: string, path: string): string {
   const words = path
     .split("/")
     .filter(Boolean)
-    .map((part) => (part.startsWith("{") ? `by_${part.slice(1, -1)}` : part).split(/[_-]/))
-    .flat();
+    .flatMap((part) => (part.startsWith("{") ? `by_${part.slice(1, -1)}` : part).split(/[_-]/));
   return method + words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("");
 }
 
