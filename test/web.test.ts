@@ -206,8 +206,10 @@ describe("the web reader", () => {
     expect([...path].sort((a, b) => a - b)).toEqual(path);
     expect(text).not.toContain(w.segments[3].content);
     expect(text).not.toContain("Later on the main line only.");
-    // Authors: the human as text, the bot linked to its reputation.
-    expect(res.text).toContain(`href="/api/v1/bots/${w.bot.id}/reputation"`);
+    expect(text).toMatch(/#3 · \S+ human · score 0 · 0 rewrites · from main line ·/);
+    expect(res.text).toContain(`from <a href="/branches/${w.story.main_branch_id}">main line</a>`);
+    // Authors: the human as text, the bot linked to its page.
+    expect(res.text).toContain(`href="/bots/${w.bot.id}"`);
     expect(text).toContain(`${w.bot.input.name} bot`);
     expect(text).toContain(`${w.owner.input.username} human`);
     // Scores and rewrites per segment.
@@ -232,6 +234,24 @@ describe("the web reader", () => {
     expect(res.text).toContain(`href="/stories/${w.story.id}"`);
   });
 
+  it("a bot: its name, model, reputation as the API computes it, and its latest segments; one round trip", async () => {
+    const res = await page(`/bots/${w.bot.id}`);
+    expectPage(res, 200);
+    expect(trips(res)).toBe(1);
+    expect(canonicalOf(res)).toBe(`${ORIGIN}/bots/${w.bot.id}`);
+    const api = (await call(`/bots/${w.bot.id}/reputation`)).body.data;
+    expect(api).toMatchObject({ reputation: 1, total_segments: 1, avg_score: 1 });
+    const text = visible(res.text);
+    expect(text).toContain(`${w.bot.input.name} bot`);
+    expect(text).toContain("model test-model");
+    expect(text).toMatch(/Reputation \+1 Segments written 1 Average score \+1/);
+    expect(text).toContain(`${XSS} the bot wrote`);
+    expect(res.text).not.toContain(XSS);
+    expect(res.text).toContain(`href="/branches/${w.branch.id}#s-${w.botSegId}"`);
+    expect(res.text).toContain(`href="/api/v1/bots/${w.bot.id}/reputation"`);
+    expect(res.text).not.toMatch(/slk_|webhook/i);
+  });
+
   it("a branch nobody queued on says anyone may write; the main line's page shows its own segments", async () => {
     const res = await page(`/branches/${w.story.main_branch_id}`);
     expectPage(res, 200);
@@ -243,7 +263,7 @@ describe("the web reader", () => {
   });
 
   it("user text is escaped everywhere: a segment containing a script tag shows as text", async () => {
-    for (const path of ["/", `/stories/${w.story.id}`, `/branches/${w.branch.id}`]) {
+    for (const path of ["/", `/stories/${w.story.id}`, `/branches/${w.branch.id}`, `/bots/${w.bot.id}`]) {
       const res = await page(path);
       expect(res.status).toBe(200);
       expect(res.text, path).not.toContain(XSS);
@@ -255,7 +275,7 @@ describe("the web reader", () => {
   });
 
   it("every page has a strong ETag, and If-None-Match answers 304 with no body", async () => {
-    for (const path of ["/", "/?sort=active", `/stories/${w.story.id}`, `/branches/${w.branch.id}`, "/assets/reader.css"]) {
+    for (const path of ["/", "/?sort=active", `/stories/${w.story.id}`, `/branches/${w.branch.id}`, `/bots/${w.bot.id}`, "/assets/reader.css"]) {
       const first = await page(path);
       const tag = first.headers.get("etag");
       expect(tag, path).toMatch(/^"[0-9a-f]+"$/);
@@ -263,6 +283,9 @@ describe("the web reader", () => {
       expect(again.status, path).toBe(304);
       expect(again.text).toBe("");
       expect(again.headers.get("etag")).toBe(tag);
+      const cacheControl = path === "/assets/reader.css" ? "public, max-age=3600" : "no-cache";
+      expect(first.headers.get("cache-control"), path).toBe(cacheControl);
+      expect(again.headers.get("cache-control"), path).toBe(cacheControl);
       if (path !== "/assets/reader.css") expect(trips(again), path).toBe(1);
     }
     // The tag follows the content: a new comment changes the branch page's.
@@ -285,7 +308,14 @@ describe("the web reader", () => {
   });
 
   it("unknown ids and paths are HTML 404 pages; the API's unknown paths stay JSON", async () => {
-    for (const path of [`/stories/${crypto.randomUUID()}`, `/branches/${crypto.randomUUID()}`, "/stories/not-an-id", "/branches/%3Cscript%3E", "/nowhere"]) {
+    for (const path of [
+      `/stories/${crypto.randomUUID()}`,
+      `/branches/${crypto.randomUUID()}`,
+      "/stories/not-an-id",
+      `/bots/${crypto.randomUUID()}`,
+      "/branches/%3Cscript%3E",
+      "/nowhere",
+    ]) {
       const res = await page(path);
       expectPage(res, 404);
       expect(visible(res.text), path).toMatch(/Not found/);
@@ -323,10 +353,47 @@ describe("the web reader", () => {
     expect(visible(text)).toContain("Too many requests");
   });
 
+  it("the public read micro-cache serves a repeat page from memory, and a write through this isolate empties it", async () => {
+    const cached = async (path: string, headers: Record<string, string> = {}) => {
+      const ctx = createExecutionContext();
+      const res = await app.request(`${ORIGIN}${path}`, { headers }, { ...env, READ_CACHE_MS: "60000" }, ctx);
+      await waitOnExecutionContext(ctx);
+      return { status: res.status, headers: res.headers, text: await res.text() };
+    };
+    const path = `/branches/${w.branch.id}`;
+    const first = await cached(path);
+    expect(first.headers.get("x-read-cache")).toBeNull();
+    expect(trips(first)).toBe(1);
+    const hit = await cached(path);
+    expect(hit.headers.get("x-read-cache")).toBe("hit");
+    expect(trips(hit)).toBe(0);
+    expect(hit.text).toBe(first.text);
+    expect(hit.headers.get("etag")).toBe(first.headers.get("etag"));
+    expect(hit.headers.get("cache-control")).toBe("no-cache");
+    const notModified = await cached(path, { "If-None-Match": first.headers.get("etag")! });
+    expect(notModified.status).toBe(304);
+    expect(notModified.headers.get("cache-control")).toBe("no-cache");
+    // The API's and the pages' entries never alias: the API's story read is still JSON.
+    expect((await call(`/stories/${w.story.id}`, { env: { READ_CACHE_MS: "60000" } })).body.status).toBe("success");
+    expect(
+      (await call(`/branches/${w.branch.id}/comments`, { token: w.reader.token, body: { content: "Fresh ink" }, env: { READ_CACHE_MS: "60000" } })).status,
+    ).toBe(201);
+    const after = await cached(path);
+    expect(after.headers.get("x-read-cache")).toBeNull();
+    expect(visible(after.text)).toContain("Fresh ink");
+  });
+
   it("EXPLAIN QUERY PLAN: the pages' queries scan no growing table", async () => {
     const seen = new Set<string>();
     const DB = recordingD1(env.DB, (q) => seen.add(q));
-    for (const path of ["/", "/?sort=active&page=2", `/stories/${w.story.id}`, `/branches/${w.branch.id}`, `/branches/${w.grandchild.id}`]) {
+    for (const path of [
+      "/",
+      "/?sort=active&page=2",
+      `/stories/${w.story.id}`,
+      `/branches/${w.branch.id}`,
+      `/branches/${w.grandchild.id}`,
+      `/bots/${w.bot.id}`,
+    ]) {
       const ctx = createExecutionContext();
       const res = await app.request(`${ORIGIN}${path}`, {}, { ...env, DB }, ctx);
       await waitOnExecutionContext(ctx);

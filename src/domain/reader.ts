@@ -1,6 +1,6 @@
 import { asc, count, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { branches, comments, stories } from "../db/schema";
+import { bots, branches, comments, segments, stories } from "../db/schema";
 import { notFound } from "../lib/errors";
 import { pagination } from "../lib/pagination";
 import { queueView } from "../turns/rules";
@@ -10,6 +10,7 @@ import { commentView } from "./comments";
 import { activePinsQuery, pinView } from "./pins";
 import { readingPathQuery, scoredReadingPathQuery } from "./reading-path";
 import { storyView } from "./stories";
+import { reputationOf, reputationView } from "./votes";
 
 /**
  * What the web reader's pages show (src/web/), each page one round trip: the same queries and views as the
@@ -94,12 +95,15 @@ export type ReaderComment = ReturnType<typeof commentView> & { replies: ReaderCo
  * comments threaded, and its turn queue as D1 holds it: one round trip.
  */
 export async function readerBranch(db: Db, id: string) {
-  const [[branch], [story], path, commentRows, members] = await db.batch([
+  const storyOf = sql`(SELECT b.story_id FROM branches b WHERE b.id = ${id})`;
+  const [[branch], [story], path, commentRows, members, titles] = await db.batch([
     db.select().from(branches).where(eq(branches.id, id)).limit(1),
     db.select().from(stories).where(sql`${stories.id} = (SELECT b.story_id FROM branches b WHERE b.id = ${id})`).limit(1),
     scoredReadingPathQuery(db, id),
     db.select().from(comments).where(eq(comments.branchId, id)).orderBy(asc(comments.createdAt), asc(comments.id)),
     queueQuery(db, id),
+    // The story's branch titles, to name where each inherited segment of the path comes from.
+    db.select({ id: branches.id, title: branches.title }).from(branches).where(sql`${branches.storyId} = ${storyOf}`),
   ]);
   if (!branch || !story) throw notFound("Branch");
   const threads: ReaderComment[] = [];
@@ -112,8 +116,40 @@ export async function readerBranch(db: Db, id: string) {
     branch: branchView(branch),
     story: storyView(story),
     path,
+    branch_titles: Object.fromEntries(titles.map((t) => [t.id, t.title])) as Record<string, string>,
     comments: threads,
     comments_count: commentRows.length,
     queue: queueView(turnStateOf(branch, members)),
   };
+}
+
+export const BOT_PAGE_SEGMENTS = 20;
+
+/**
+ * A bot as readers see it: name, model, reputation (as `GET /bots/{id}/reputation` computes it) and its
+ * latest segments with their stories: one round trip. No credential or webhook column is read.
+ */
+export async function readerBot(db: Db, id: string) {
+  const [[bot], [{ total }], [{ n }], latest] = await db.batch([
+    db.select({ id: bots.id, name: bots.name, model: bots.model, status: bots.status, created_at: bots.createdAt }).from(bots).where(eq(bots.id, id)).limit(1),
+    reputationOf(db, id),
+    db.select({ n: count() }).from(segments).where(eq(segments.authorId, id)),
+    db
+      .select({
+        id: segments.id,
+        branch_id: segments.branchId,
+        content: segments.content,
+        created_at: segments.createdAt,
+        story_id: segments.storyId,
+        story_title: stories.title,
+        language: stories.language,
+      })
+      .from(segments)
+      .innerJoin(stories, eq(stories.id, segments.storyId))
+      .where(eq(segments.authorId, id))
+      .orderBy(desc(segments.createdAt), desc(segments.id))
+      .limit(BOT_PAGE_SEGMENTS),
+  ]);
+  if (!bot) throw notFound("Bot");
+  return { bot, reputation: reputationView(id, total, n), latest };
 }

@@ -54,11 +54,11 @@ export function Layout({ title, canonical, description, children }: LayoutProps)
   );
 }
 
-/** "Written by …": a human's name as text, a bot's linked to its reputation, with a badge saying which. */
+/** "Written by …": a human's name as text, a bot's linked to its page (with its reputation), with a badge saying which. */
 export function Author({ id, name, type }: { id: string; name: string; type: string }) {
   return type === "bot" ? (
     <span class="author">
-      <a href={`/api/v1/bots/${encodeURIComponent(id)}/reputation`} title="This bot's reputation (JSON)">
+      <a href={`/bots/${encodeURIComponent(id)}`} title="This bot and its reputation">
         {name}
       </a>{" "}
       <span class="badge">bot</span>

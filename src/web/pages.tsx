@@ -1,9 +1,10 @@
-import type { readerBranch, readerStories, readerStory, ReaderBranchNode, ReaderComment } from "../domain/reader";
+import type { readerBot, readerBranch, readerStories, readerStory, ReaderBranchNode, ReaderComment } from "../domain/reader";
 import { Author, Layout, plural, score, When } from "./layout";
 
 type Stories = Awaited<ReturnType<typeof readerStories>>;
 type Story = Awaited<ReturnType<typeof readerStory>>;
 type Branch = Awaited<ReturnType<typeof readerBranch>>;
+type Bot = Awaited<ReturnType<typeof readerBot>>;
 
 const storyHref = (id: string) => `/stories/${id}`;
 const branchHref = (id: string) => `/branches/${id}`;
@@ -233,7 +234,7 @@ export function BranchPage({ data, canonical, reload }: { data: Branch; canonica
                   {s.branch_id === branch.id ? null : (
                     <>
                       {" "}
-                      · from <a href={branchHref(s.branch_id)}>an earlier branch</a>
+                      · from <a href={branchHref(s.branch_id)}>{data.branch_titles[s.branch_id] ?? "an earlier branch"}</a>
                     </>
                   )}{" "}
                   · <When iso={s.created_at} />
@@ -296,6 +297,56 @@ export function BranchPage({ data, canonical, reload }: { data: Branch; canonica
         </a>{" "}
         for the newest segments, turns and comments.
       </p>
+    </Layout>
+  );
+}
+
+export function BotPage({ data, canonical }: { data: Bot; canonical: string }) {
+  const { bot, reputation, latest } = data;
+  return (
+    <Layout title={`${bot.name} (bot)`} canonical={canonical} description={`${bot.name}, a bot writing on Storyloom`}>
+      <header>
+        <h1>
+          {bot.name} <span class="badge">bot</span>
+        </h1>
+        <p class="meta">
+          model {bot.model} · {bot.status} · joined <When iso={bot.created_at} />
+        </p>
+      </header>
+      <section aria-labelledby="reputation">
+        <h2 id="reputation">Reputation</h2>
+        <dl class="figures">
+          <dt>Reputation</dt>
+          <dd>{score(reputation.reputation)}</dd>
+          <dt>Segments written</dt>
+          <dd>{reputation.total_segments}</dd>
+          <dt>Average score</dt>
+          <dd>{score(reputation.avg_score)}</dd>
+        </dl>
+        <p class="meta">
+          The weighted votes on its segments and rewrites. As JSON: <a href={`/api/v1/bots/${bot.id}/reputation`}>its reputation</a>.
+        </p>
+      </section>
+      <section aria-labelledby="latest">
+        <h2 id="latest">Latest segments</h2>
+        {latest.length ? (
+          <ol class="segments">
+            {latest.map((s) => (
+              <li>
+                <article class="segment" lang={s.language}>
+                  <p class="text">{s.content}</p>
+                  <footer lang="en">
+                    in <a href={storyHref(s.story_id)}>{s.story_title}</a>, on <a href={`${branchHref(s.branch_id)}#s-${s.id}`}>its branch</a> ·{" "}
+                    <When iso={s.created_at} />
+                  </footer>
+                </article>
+              </li>
+            ))}
+          </ol>
+        ) : (
+          <p>No segments yet.</p>
+        )}
+      </section>
     </Layout>
   );
 }

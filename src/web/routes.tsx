@@ -1,11 +1,12 @@
 import { type Context, Hono } from "hono";
 import { etag } from "hono/etag";
 import type { AppEnv } from "../context";
-import { readerBranch, readerStories, readerStory, type StorySort } from "../domain/reader";
+import { readerBot, readerBranch, readerStories, readerStory, type StorySort } from "../domain/reader";
 import { ApiError, type ErrorStatus } from "../lib/errors";
 import { pathId } from "../lib/ids";
+import { publicReadCache } from "../middleware/read-cache";
 import { anonymousReadLimit } from "../middleware/read-limit";
-import { BranchPage, ErrorPage, HomePage, StoryPage } from "./pages";
+import { BotPage, BranchPage, ErrorPage, HomePage, StoryPage } from "./pages";
 import { STYLESHEET, STYLESHEET_PATH } from "./style";
 
 /** The API's prefix (src/app.ts): its paths, unknown ones included, are left to it. */
@@ -19,11 +20,8 @@ const MAX_PAGE = 1000;
 /** The absolute address of `path` on the host the request came to. */
 const absolute = (c: Context<AppEnv>, path: string) => new URL(path, c.req.url).href;
 
-/** A page: HTML, revalidated by the browser on every view (the strong ETag makes that a 304 when unchanged). */
-function page(c: Context<AppEnv>, html: Parameters<Context<AppEnv>["html"]>[0], status: ErrorStatus | 200 = 200) {
-  c.header("Cache-Control", "no-cache");
-  return c.html(html, status);
-}
+/** A page as HTML (its Cache-Control is set by the pages' middleware). */
+const page = (c: Context<AppEnv>, html: Parameters<Context<AppEnv>["html"]>[0], status: ErrorStatus | 200 = 200) => c.html(html, status);
 
 const errorTitles: Partial<Record<ErrorStatus, string>> = { 404: "Not found", 429: "Too many requests", 500: "Server error" };
 
@@ -62,16 +60,23 @@ webRoutes.use("*", async (c, next) => {
 });
 
 const strongEtag = etag();
-const pageMiddleware = async (c: Context<AppEnv>, next: () => Promise<void>) => strongEtag(c, () => anonymousReadLimit(c, next) as Promise<void>);
+/**
+ * ETag (outermost, so a micro-cache hit is answered 304 too), then the anonymous read limit. Pages are
+ * revalidated by the browser on every view (`no-cache`): an unchanged page costs a 304, a changed one is seen at once.
+ */
+async function pageMiddleware(c: Context<AppEnv>, next: () => Promise<void>) {
+  await strongEtag(c, () => anonymousReadLimit(c, next) as Promise<void>);
+  // Set here, not by the handlers: a 304 (or a micro-cache hit) is a new response that must carry it too.
+  c.res.headers.set("Cache-Control", c.req.path === STYLESHEET_PATH ? "public, max-age=3600" : "no-cache");
+}
 
 webRoutes.onError((err, c) => renderPageError(c, err));
 
 webRoutes.get(STYLESHEET_PATH, (c) => {
-  c.header("Cache-Control", "public, max-age=3600");
   return c.body(STYLESHEET, 200, { "Content-Type": "text/css; charset=utf-8" });
 });
 
-webRoutes.get("/", async (c) => {
+webRoutes.get("/", publicReadCache(), async (c) => {
   const sort: StorySort = c.req.query("sort") === "active" ? "active" : "newest";
   const pageNo = positiveInt(c.req.query("page"), MAX_PAGE);
   const data = await readerStories(c.var.db, { sort, limit: STORIES_PER_PAGE, offset: (pageNo - 1) * STORIES_PER_PAGE });
@@ -85,17 +90,23 @@ webRoutes.get("/", async (c) => {
   return page(c, <HomePage data={data} sort={sort} page={pageNo} canonical={absolute(c, hrefOf(pageNo))} pageHref={hrefOf} />);
 });
 
-webRoutes.get("/stories/:id", async (c) => {
+webRoutes.get("/stories/:id", publicReadCache(), async (c) => {
   const id = pathId(c.req.param("id"), "Story");
   const data = await readerStory(c.var.db, id);
   return page(c, <StoryPage data={data} canonical={absolute(c, `/stories/${id}`)} />);
 });
 
-webRoutes.get("/branches/:id", async (c) => {
+webRoutes.get("/branches/:id", publicReadCache(), async (c) => {
   const id = pathId(c.req.param("id"), "Branch");
   const data = await readerBranch(c.var.db, id);
   const href = `/branches/${id}`;
   return page(c, <BranchPage data={data} canonical={absolute(c, href)} reload={href} />);
+});
+
+webRoutes.get("/bots/:id", publicReadCache(), async (c) => {
+  const id = pathId(c.req.param("id"), "Bot");
+  const data = await readerBot(c.var.db, id);
+  return page(c, <BotPage data={data} canonical={absolute(c, `/bots/${id}`)} />);
 });
 
 // Any other path outside the API: an HTML 404.

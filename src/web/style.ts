@@ -52,6 +52,9 @@ h3 { font-size: 1.05rem; margin: 1rem 0 .25rem; }
 .pager { display: flex; justify-content: space-between; gap: 1rem; margin: 1.5rem 0; }
 .pager ul { list-style: none; display: flex; gap: 1rem; padding: 0; margin: 0; }
 .current-turn { font-weight: 600; }
+.figures { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: .5rem 0; }
+.figures dt { color: var(--muted); }
+.figures dd { margin: 0; font-variant-numeric: tabular-nums; }
 @media (min-width: 60rem) { body { font-size: 1.0625rem; } }
 @media print { .site-header nav, .pager, .reload { display: none; } }
 `;
