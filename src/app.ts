@@ -26,6 +26,7 @@ import { webhookRoutes } from "./routes/webhooks";
 import { segmentRoutes } from "./routes/segments";
 import { storyRoutes } from "./routes/stories";
 import { summaryRoutes } from "./routes/summaries";
+import { webRoutes } from "./web/routes";
 
 export const API_PREFIX = "/api/v1";
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -108,6 +109,7 @@ export function createApp() {
   app.use("*", accessLog);
   app.use("*", servicesAndServerTiming);
   app.route(API_PREFIX, buildApi());
+  app.route("/", webRoutes); // the web reader's pages (src/web/), after the API so its paths stay its own
   app.notFound((c) => renderError(c, new ApiError("NOT_FOUND", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)));
   app.onError((err, c) => renderError(c, err));
   return app;

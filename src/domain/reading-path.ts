@@ -1,5 +1,6 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { type Db, rawAll } from "../db/client";
+import { weightedTotal } from "./scores";
 
 export interface PathSegment {
   id: string;
@@ -12,22 +13,49 @@ export interface PathSegment {
   created_at: string;
 }
 
+/** A reading-path segment with its weighted vote score and how many rewrites it has. */
+export interface ScoredPathSegment extends PathSegment {
+  vote_score: number;
+  rewrites_count: number;
+}
+
 /**
- * A branch's reading path in one query: each ancestor's segments up to the fork point below it, then the
- * branch's own. With `last`, only the last N segments of that path, newest first (see `inReadingOrder`).
- * Usable inside `db.batch()`.
+ * The branch and its ancestors, each with the cap below which its segments are on the reading path (the
+ * lowest fork point under it). `branchId` may be a SQL expression that selects the branch.
  */
-export function readingPathQuery(db: Db, branchId: string, last?: number) {
-  return rawAll<PathSegment>(db, sql`
+const chain = (branchId: string | SQL) => sql`
     WITH RECURSIVE chain(id, parent, fork, cap) AS (
       SELECT id, parent_branch_id, fork_sequence, 9007199254740991 FROM branches WHERE id = ${branchId}
       UNION ALL
       SELECT b.id, b.parent_branch_id, b.fork_sequence, min(c.cap, c.fork)
       FROM branches b JOIN chain c ON b.id = c.parent
-    )
-    SELECT s.id, s.branch_id, s.author_id AS bot_id, s.author_type, s.author_name, s.content, s.sequence_order, s.created_at
+    )`;
+
+const pathColumns = sql`s.id, s.branch_id, s.author_id AS bot_id, s.author_type, s.author_name, s.content, s.sequence_order, s.created_at`;
+
+/**
+ * A branch's reading path in one query: each ancestor's segments up to the fork point below it, then the
+ * branch's own. With `last`, only the last N segments of that path, newest first (see `inReadingOrder`).
+ * `branchId` may be a SQL expression that selects the branch. Usable inside `db.batch()`.
+ */
+export function readingPathQuery(db: Db, branchId: string | SQL, last?: number) {
+  return rawAll<PathSegment>(db, sql`${chain(branchId)}
+    SELECT ${pathColumns}
     FROM segments s JOIN chain c ON s.branch_id = c.id AND s.sequence_order <= c.cap
     ORDER BY s.sequence_order ${last ? sql`DESC LIMIT ${last}` : sql`ASC`}`);
+}
+
+/**
+ * The whole reading path in reading order, each segment with its weighted vote score and its rewrites count
+ * (both by index, per segment). Usable inside `db.batch()`.
+ */
+export function scoredReadingPathQuery(db: Db, branchId: string | SQL) {
+  return rawAll<ScoredPathSegment>(db, sql`${chain(branchId)}
+    SELECT ${pathColumns},
+      (SELECT ${weightedTotal("v")} FROM votes v WHERE v.target_type = 'segment' AND v.target_id = s.id) AS vote_score,
+      (SELECT count(*) FROM rewrites r WHERE r.segment_id = s.id) AS rewrites_count
+    FROM segments s JOIN chain c ON s.branch_id = c.id AND s.sequence_order <= c.cap
+    ORDER BY s.sequence_order ASC`);
 }
 
 /** Rows of a `readingPathQuery` in reading order. */

@@ -19,7 +19,7 @@ export function voteWeight(voterType: "human" | "bot", reputation: number): numb
 }
 
 /** Weighted vote total received on an author's segments and rewrites. */
-const reputationOf = (db: Db, authorId: string) =>
+export const reputationOf = (db: Db, authorId: string) =>
   db.select({ total: weightedTotal() }).from(votes).where(and(eq(votes.targetAuthorId, authorId), inArray(votes.targetType, ["segment", "rewrite"])));
 
 function targetQuery(db: Db, type: TargetType, id: string) {
@@ -124,6 +124,11 @@ export async function botReputation(db: Db, botId: string) {
     db.select({ n: count() }).from(segments).where(eq(segments.authorId, botId)),
   ]);
   if (!bot.length) throw notFound("Bot");
+  return reputationView(botId, total, n);
+}
+
+/** A bot's reputation from its weighted vote total and its segment count (see `botReputation`). */
+export function reputationView(botId: string, total: number, segments: number) {
   const reputation = round3(total);
-  return { bot_id: botId, reputation, total_segments: n, avg_score: n ? round3(reputation / n) : 0 };
+  return { bot_id: botId, reputation, total_segments: segments, avg_score: segments ? round3(reputation / segments) : 0 };
 }

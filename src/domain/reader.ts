@@ -1,0 +1,155 @@
+import { asc, count, desc, eq, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { bots, branches, comments, segments, stories } from "../db/schema";
+import { notFound } from "../lib/errors";
+import { pagination } from "../lib/pagination";
+import { queueView } from "../turns/rules";
+import { queueQuery, turnStateOf } from "../turns/store";
+import { branchView } from "./branches";
+import { commentView } from "./comments";
+import { activePinsQuery, pinView } from "./pins";
+import { readingPathQuery, scoredReadingPathQuery } from "./reading-path";
+import { storyView } from "./stories";
+import { reputationOf, reputationView } from "./votes";
+
+/**
+ * What the web reader's pages show (src/web/), each page one round trip: the same queries and views as the
+ * API's domain functions, batched per page.
+ */
+
+const WEEK_MS = 7 * 86_400_000;
+
+export type StorySort = "newest" | "active";
+
+/**
+ * Active stories, newest first, or most active first (most segments written in the last 7 days, as the
+ * dashboard's `most_active`; then newest); each with its branch and segment counts. Page and total: one round trip.
+ */
+export async function readerStories(db: Db, opts: { sort: StorySort; limit: number; offset: number; now?: number }) {
+  const since = new Date((opts.now ?? Date.now()) - WEEK_MS).toISOString();
+  // Qualified by hand: drizzle renders ${stories.id} unqualified here, which the subqueries would rebind.
+  const recent = sql<number>`(SELECT count(*) FROM logs l WHERE l.story_id = "stories"."id" AND l.created_at >= ${since})`;
+  const order = opts.sort === "active" ? [desc(recent), desc(stories.createdAt), desc(stories.id)] : [desc(stories.createdAt), desc(stories.id)];
+  const [rows, [{ total }]] = await db.batch([
+    db
+      .select({
+        id: stories.id,
+        title: stories.title,
+        language: stories.language,
+        owner_type: stories.ownerType,
+        created_at: stories.createdAt,
+        branches_count: sql<number>`(SELECT count(*) FROM branches b WHERE b.story_id = "stories"."id")`,
+        segments_count: sql<number>`(SELECT coalesce(sum(b.segments_count), 0) FROM branches b WHERE b.story_id = "stories"."id")`,
+        recent_segments: recent,
+      })
+      .from(stories)
+      .where(eq(stories.status, "active"))
+      .orderBy(...order)
+      .limit(opts.limit)
+      .offset(opts.offset),
+    db.select({ total: count() }).from(stories).where(eq(stories.status, "active")),
+  ]);
+  return { stories: rows, pagination: pagination(opts.limit, opts.offset, total) };
+}
+
+export interface ReaderBranchNode {
+  id: string;
+  title: string;
+  is_main: boolean;
+  status: string;
+  vote_score: number;
+  segments_count: number;
+  children: ReaderBranchNode[];
+}
+
+/** The story, its active pins, its main line in reading order and its branch tree: one round trip. */
+export async function readerStory(db: Db, id: string) {
+  const mainOf = sql`(SELECT b.id FROM branches b WHERE b.story_id = ${id} AND b.is_main = 1)`;
+  const [[story], activePins, rows, mainLine] = await db.batch([
+    db.select().from(stories).where(eq(stories.id, id)).limit(1),
+    activePinsQuery(db, id),
+    db.select().from(branches).where(eq(branches.storyId, id)).orderBy(desc(branches.isMain), asc(branches.createdAt), asc(branches.id)),
+    readingPathQuery(db, mainOf),
+  ]);
+  if (!story) throw notFound("Story");
+  const views = rows.map(branchView);
+  const nodes = new Map<string, ReaderBranchNode>(
+    views.map((b) => [
+      b.id,
+      { id: b.id, title: b.title, is_main: b.is_main, status: b.status, vote_score: b.vote_score, segments_count: b.segments_count, children: [] },
+    ]),
+  );
+  const tree: ReaderBranchNode[] = [];
+  for (const b of views) {
+    const parent = b.parent_branch_id ? nodes.get(b.parent_branch_id) : undefined;
+    (parent ? parent.children : tree).push(nodes.get(b.id)!);
+  }
+  const main = views.find((b) => b.is_main) ?? null;
+  return { story: storyView(story), pins: activePins.map(pinView), main_branch: main, main_line: mainLine, tree, branches_count: views.length };
+}
+
+export type ReaderComment = ReturnType<typeof commentView> & { replies: ReaderComment[] };
+
+/**
+ * The branch with its story, its reading path (each segment with its vote score and rewrites count), its
+ * comments threaded, and its turn queue as D1 holds it: one round trip.
+ */
+export async function readerBranch(db: Db, id: string) {
+  const storyOf = sql`(SELECT b.story_id FROM branches b WHERE b.id = ${id})`;
+  const [[branch], [story], path, commentRows, members, titles] = await db.batch([
+    db.select().from(branches).where(eq(branches.id, id)).limit(1),
+    db.select().from(stories).where(sql`${stories.id} = (SELECT b.story_id FROM branches b WHERE b.id = ${id})`).limit(1),
+    scoredReadingPathQuery(db, id),
+    db.select().from(comments).where(eq(comments.branchId, id)).orderBy(asc(comments.createdAt), asc(comments.id)),
+    queueQuery(db, id),
+    // The story's branch titles, to name where each inherited segment of the path comes from.
+    db.select({ id: branches.id, title: branches.title }).from(branches).where(sql`${branches.storyId} = ${storyOf}`),
+  ]);
+  if (!branch || !story) throw notFound("Branch");
+  const threads: ReaderComment[] = [];
+  const byId = new Map<string, ReaderComment>(commentRows.map((r) => [r.id, { ...commentView(r), replies: [] }]));
+  for (const c of byId.values()) {
+    const parent = c.parent_comment_id ? byId.get(c.parent_comment_id) : undefined;
+    (parent ? parent.replies : threads).push(c);
+  }
+  return {
+    branch: branchView(branch),
+    story: storyView(story),
+    path,
+    branch_titles: Object.fromEntries(titles.map((t) => [t.id, t.title])) as Record<string, string>,
+    comments: threads,
+    comments_count: commentRows.length,
+    queue: queueView(turnStateOf(branch, members)),
+  };
+}
+
+export const BOT_PAGE_SEGMENTS = 20;
+
+/**
+ * A bot as readers see it: name, model, reputation (as `GET /bots/{id}/reputation` computes it) and its
+ * latest segments with their stories: one round trip. No credential or webhook column is read.
+ */
+export async function readerBot(db: Db, id: string) {
+  const [[bot], [{ total }], [{ n }], latest] = await db.batch([
+    db.select({ id: bots.id, name: bots.name, model: bots.model, status: bots.status, created_at: bots.createdAt }).from(bots).where(eq(bots.id, id)).limit(1),
+    reputationOf(db, id),
+    db.select({ n: count() }).from(segments).where(eq(segments.authorId, id)),
+    db
+      .select({
+        id: segments.id,
+        branch_id: segments.branchId,
+        content: segments.content,
+        created_at: segments.createdAt,
+        story_id: segments.storyId,
+        story_title: stories.title,
+        language: stories.language,
+      })
+      .from(segments)
+      .innerJoin(stories, eq(stories.id, segments.storyId))
+      .where(eq(segments.authorId, id))
+      .orderBy(desc(segments.createdAt), desc(segments.id))
+      .limit(BOT_PAGE_SEGMENTS),
+  ]);
+  if (!bot) throw notFound("Bot");
+  return { bot, reputation: reputationView(id, total, n), latest };
+}

@@ -1,0 +1,116 @@
+import { type Context, Hono } from "hono";
+import { etag } from "hono/etag";
+import type { AppEnv } from "../context";
+import { readerBot, readerBranch, readerStories, readerStory, type StorySort } from "../domain/reader";
+import { ApiError, type ErrorStatus } from "../lib/errors";
+import { pathId } from "../lib/ids";
+import { publicReadCache } from "../middleware/read-cache";
+import { anonymousReadLimit } from "../middleware/read-limit";
+import { BotPage, BranchPage, ErrorPage, HomePage, StoryPage } from "./pages";
+import { STYLESHEET, STYLESHEET_PATH } from "./style";
+
+/** The API's prefix (src/app.ts): its paths, unknown ones included, are left to it. */
+const API_PREFIX = "/api/v1";
+
+/** Stories per page of the home page. */
+export const STORIES_PER_PAGE = 20;
+/** Pages past this one are not served (an offset is a scan). */
+const MAX_PAGE = 1000;
+
+/** The absolute address of `path` on the host the request came to. */
+const absolute = (c: Context<AppEnv>, path: string) => new URL(path, c.req.url).href;
+
+/** A page as HTML (its Cache-Control is set by the pages' middleware). */
+const page = (c: Context<AppEnv>, html: Parameters<Context<AppEnv>["html"]>[0], status: ErrorStatus | 200 = 200) => c.html(html, status);
+
+const errorTitles: Partial<Record<ErrorStatus, string>> = { 404: "Not found", 429: "Too many requests", 500: "Server error" };
+
+/** An error the pages did not expect: logged (as the API's renderer does), and shown without its details. */
+function unexpected(c: Context<AppEnv>, err: unknown): ApiError {
+  console.error(JSON.stringify({ at: new Date().toISOString(), request_id: c.get("requestId") ?? null, event: "unhandled error" }), err);
+  return new ApiError("INTERNAL_ERROR", "Something went wrong on our side.");
+}
+
+/** Errors as HTML pages (the API keeps its JSON envelope): 404 for unknown ids and paths, 429, 500. */
+function renderPageError(c: Context<AppEnv>, err: unknown) {
+  const e = err instanceof ApiError ? err : unexpected(c, err);
+  c.set("errorCode", e.code);
+  for (const [name, value] of Object.entries(e.headers ?? {})) c.header(name, value);
+  const title = errorTitles[e.status] ?? "Error";
+  const message = e.status === 404 ? `${e.message}: there is nothing at this address.` : e.message;
+  const canonical = absolute(c, new URL(c.req.url).pathname);
+  return page(c, <ErrorPage status={e.status} title={title} message={message} canonical={canonical} />, e.status);
+}
+
+function positiveInt(value: string | undefined, max: number): number {
+  const n = Number(value);
+  return Number.isInteger(n) && n >= 1 ? Math.min(n, max) : 1;
+}
+
+/**
+ * The web reader: read-only HTML pages beside the API, mounted at `/` after it. Each page reads through one
+ * batched domain function (src/domain/reader.ts): one D1 round trip. Strong ETags answer repeat views with 304.
+ */
+export const webRoutes = new Hono<AppEnv>();
+
+webRoutes.use("*", async (c, next) => {
+  // Paths under the API are the API's, its JSON 404s included: the pages leave them alone.
+  if (c.req.path === API_PREFIX || c.req.path.startsWith(`${API_PREFIX}/`)) return next();
+  return pageMiddleware(c, next);
+});
+
+const strongEtag = etag();
+/**
+ * ETag (outermost, so a micro-cache hit is answered 304 too), then the anonymous read limit. Pages are
+ * revalidated by the browser on every view (`no-cache`): an unchanged page costs a 304, a changed one is seen at once.
+ */
+async function pageMiddleware(c: Context<AppEnv>, next: () => Promise<void>) {
+  await strongEtag(c, () => anonymousReadLimit(c, next) as Promise<void>);
+  // Set here, not by the handlers: a 304 (or a micro-cache hit) is a new response that must carry it too.
+  c.res.headers.set("Cache-Control", c.req.path === STYLESHEET_PATH ? "public, max-age=3600" : "no-cache");
+}
+
+webRoutes.onError((err, c) => renderPageError(c, err));
+
+webRoutes.get(STYLESHEET_PATH, (c) => {
+  return c.body(STYLESHEET, 200, { "Content-Type": "text/css; charset=utf-8" });
+});
+
+webRoutes.get("/", publicReadCache(), async (c) => {
+  const sort: StorySort = c.req.query("sort") === "active" ? "active" : "newest";
+  const pageNo = positiveInt(c.req.query("page"), MAX_PAGE);
+  const data = await readerStories(c.var.db, { sort, limit: STORIES_PER_PAGE, offset: (pageNo - 1) * STORIES_PER_PAGE });
+  const hrefOf = (n: number) => {
+    const q = new URLSearchParams();
+    if (sort === "active") q.set("sort", "active");
+    if (n > 1) q.set("page", String(n));
+    const s = q.toString();
+    return s ? `/?${s}` : "/";
+  };
+  return page(c, <HomePage data={data} sort={sort} page={pageNo} canonical={absolute(c, hrefOf(pageNo))} pageHref={hrefOf} />);
+});
+
+webRoutes.get("/stories/:id", publicReadCache(), async (c) => {
+  const id = pathId(c.req.param("id"), "Story");
+  const data = await readerStory(c.var.db, id);
+  return page(c, <StoryPage data={data} canonical={absolute(c, `/stories/${id}`)} />);
+});
+
+webRoutes.get("/branches/:id", publicReadCache(), async (c) => {
+  const id = pathId(c.req.param("id"), "Branch");
+  const data = await readerBranch(c.var.db, id);
+  const href = `/branches/${id}`;
+  return page(c, <BranchPage data={data} canonical={absolute(c, href)} reload={href} />);
+});
+
+webRoutes.get("/bots/:id", publicReadCache(), async (c) => {
+  const id = pathId(c.req.param("id"), "Bot");
+  const data = await readerBot(c.var.db, id);
+  return page(c, <BotPage data={data} canonical={absolute(c, `/bots/${id}`)} />);
+});
+
+// Any other path outside the API: an HTML 404.
+webRoutes.get("*", (c, next) => {
+  if (c.req.path === API_PREFIX || c.req.path.startsWith(`${API_PREFIX}/`)) return next();
+  throw new ApiError("NOT_FOUND", "Page not found");
+});

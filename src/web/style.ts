@@ -1,0 +1,60 @@
+/**
+ * The reader's one stylesheet, served at STYLESHEET_PATH: one column, readable line lengths, system fonts only
+ * (no CDN, no web fonts), with the system CJK fonts in each stack so Chinese and Japanese text renders well.
+ */
+export const STYLESHEET_PATH = "/assets/reader.css";
+
+const sans = `system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans",
+  "PingFang SC", "Hiragino Sans", "Hiragino Sans GB", "Microsoft YaHei", "Noto Sans CJK SC", "Source Han Sans SC",
+  "Yu Gothic", "Malgun Gothic", sans-serif`;
+const serif = `Charter, "Iowan Old Style", Georgia, Cambria, "Noto Serif", "Songti SC", "STSong", "SimSun",
+  "Noto Serif CJK SC", "Source Han Serif SC", "Hiragino Mincho ProN", serif`;
+
+export const STYLESHEET = `
+*, *::before, *::after { box-sizing: border-box; }
+:root { color-scheme: light dark; --fg: #1d1d1f; --muted: #5f6368; --bg: #fdfcf9; --line: #dedbd2; --accent: #1a5fb4; --soft: #f3f1ea; }
+@media (prefers-color-scheme: dark) {
+  :root { --fg: #e8e6e1; --muted: #a8a49c; --bg: #16161a; --line: #34343a; --accent: #8cb4ff; --soft: #202026; }
+}
+html { -webkit-text-size-adjust: 100%; text-size-adjust: 100%; }
+body { margin: 0; background: var(--bg); color: var(--fg); font: 1rem/1.6 ${sans}; overflow-wrap: anywhere; }
+a { color: var(--accent); }
+a:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+.site-header, main, .site-footer { max-width: 44rem; margin: 0 auto; padding: 0 1rem; }
+.site-header { display: flex; flex-wrap: wrap; align-items: baseline; justify-content: space-between; gap: .5rem; padding-top: 1rem; padding-bottom: .5rem; border-bottom: 1px solid var(--line); }
+.site-header .brand { font-weight: 700; font-size: 1.15rem; text-decoration: none; color: var(--fg); }
+.site-header nav ul { list-style: none; display: flex; gap: 1rem; margin: 0; padding: 0; }
+.site-footer { color: var(--muted); font-size: .85rem; padding-top: 2rem; padding-bottom: 2rem; }
+h1 { font-size: 1.75rem; line-height: 1.25; margin: 1.25rem 0 .5rem; }
+h2 { font-size: 1.25rem; margin: 2rem 0 .5rem; border-bottom: 1px solid var(--line); padding-bottom: .25rem; }
+h3 { font-size: 1.05rem; margin: 1rem 0 .25rem; }
+.meta, .breadcrumbs { color: var(--muted); font-size: .9rem; }
+.breadcrumbs ol { list-style: none; display: flex; flex-wrap: wrap; gap: .25rem; margin: 1rem 0 0; padding: 0; }
+.breadcrumbs li + li::before { content: "›"; margin-right: .25rem; }
+.story-list, .tree, .segments, .comments, .queue, .pins { padding-left: 0; list-style: none; }
+.story-list > li { padding: .75rem 0; border-bottom: 1px solid var(--line); }
+.story-list h2 { border: 0; margin: 0; padding: 0; font-size: 1.15rem; }
+.prose, .segment .text { font-family: ${serif}; font-size: 1.1rem; line-height: 1.8; }
+.prose p { margin: 0 0 1em; }
+.prose:lang(zh), .prose:lang(ja), .segment:lang(zh) .text, .segment:lang(ja) .text { line-height: 1.9; }
+.background, .style-rules, .pin { background: var(--soft); border-left: 3px solid var(--line); padding: .5rem .75rem; margin: .5rem 0; white-space: pre-wrap; }
+.pin h3 { margin-top: 0; }
+.tree ul { list-style: none; padding-left: 1.25rem; border-left: 1px dashed var(--line); margin-left: .35rem; }
+.tree li { margin: .35rem 0; }
+.segment { padding: .75rem 0; border-bottom: 1px solid var(--line); }
+.segment .text { white-space: pre-wrap; margin: .25rem 0; }
+.segment.inherited .text { color: var(--muted); }
+.segment footer, .comment footer { color: var(--muted); font-size: .85rem; }
+.badge { display: inline-block; font-size: .75rem; border: 1px solid var(--line); border-radius: .25rem; padding: 0 .3rem; color: var(--muted); }
+.comments ul { list-style: none; padding-left: 1rem; border-left: 2px solid var(--line); margin-left: .25rem; }
+.comment { margin: .5rem 0; }
+.comment p { margin: .15rem 0; white-space: pre-wrap; }
+.pager { display: flex; justify-content: space-between; gap: 1rem; margin: 1.5rem 0; }
+.pager ul { list-style: none; display: flex; gap: 1rem; padding: 0; margin: 0; }
+.current-turn { font-weight: 600; }
+.figures { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: .5rem 0; }
+.figures dt { color: var(--muted); }
+.figures dd { margin: 0; font-variant-numeric: tabular-nums; }
+@media (min-width: 60rem) { body { font-size: 1.0625rem; } }
+@media print { .site-header nav, .pager, .reload { display: none; } }
+`;
