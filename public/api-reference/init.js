@@ -7,11 +7,13 @@
     url: mount.getAttribute("data-url"),
     _integration: "html",
     // Nothing may leave the service's origin: no web fonts from fonts.scalar.com, no request proxy
-    // (proxy.scalar.com; "Try it" calls this same origin directly), no telemetry, no AI agent.
+    // (proxy.scalar.com; "Test Request" calls this same origin directly), no telemetry, no AI agent, and none of
+    // the buttons that lead to Scalar's hosted services (MCP generation, the developer toolbar's Share/Deploy).
     withDefaultFonts: false,
     proxyUrl: "",
     telemetry: false,
     agent: { disabled: true },
-    hideClientButton: false,
+    mcp: { disabled: true },
+    showDeveloperTools: "never",
   });
 })();

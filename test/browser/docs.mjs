@@ -2,7 +2,8 @@
 // Starts its own `wrangler dev` (own port and state directory) and a headless Debian Chromium (test/browser/harness.mjs),
 // then checks: the page answers under its Content-Security-Policy; the reference renders the operation list (every
 // tag of the OpenAPI document in the sidebar); clicking one operation (POST /auth/register) shows its request body
-// schema and, once its 201 response is opened, the response schema; no request of the page leaves 127.0.0.1; no
+// schema and, once its 201 response is opened, the response schema; its "Test Request" client sends GET /health to
+// this origin itself and shows the answer; no request of the page leaves 127.0.0.1; no
 // CSP violation but zod's known eval probe; no uncaught page error. Screenshots go to test/browser/screenshots/.
 // Prints `N passed, M failed` last and exits non-zero on any failure.
 import { parseArgs } from "node:util";
@@ -89,6 +90,19 @@ try {
     );
     await screenshot(page, "docs-operation-response");
     return `fields ${Object.keys(schema.properties).join(", ")}`;
+  });
+
+  await t.check('"Test Request" on GET /health calls this origin directly (no proxy) and shows 200', async () => {
+    const health = page.locator('section[id$="/tag/health/GET/health"]').first();
+    await health.scrollIntoViewIfNeeded({ timeout: TIMEOUT });
+    await health.getByRole("button", { name: /Test Request/ }).first().click({ timeout: TIMEOUT });
+    const sent = page.waitForRequest((r) => r.url() === `${worker.origin}/api/v1/health`, { timeout: TIMEOUT });
+    await page.getByRole("button", { name: /^Send/ }).first().click({ timeout: TIMEOUT });
+    await sent;
+    await page.getByText("200 OK").first().waitFor({ timeout: TIMEOUT });
+    await page.getByText('"Storyloom API is running"').first().waitFor({ timeout: TIMEOUT });
+    await screenshot(page, "docs-test-request");
+    await page.keyboard.press("Escape");
   });
 
   await t.check("no request leaves 127.0.0.1", async () => {
