@@ -57,7 +57,9 @@ try {
     gzipped += gzipSync(bytes).length;
     console.log(`  ${relative(out, file)}: ${kib(bytes.length)}, gzip ${kib(gzipSync(bytes).length)}`);
   }
-  console.log(`Worker bundle: ${kib(raw)}, gzip ${kib(gzipped)} (wrangler says ${reported ? `${reported[1]} KiB / gzip ${reported[2]} KiB` : "?"}); built in ${Date.now() - started} ms`);
+  console.log(
+    `Worker bundle: ${kib(raw)}, gzip ${kib(gzipped)} (wrangler says ${reported ? `${reported[1]} KiB / gzip ${reported[2]} KiB` : "?"}); built in ${Date.now() - started} ms`,
+  );
   console.log(`Budget: ${kib(BUDGET)} gzipped (${((gzipped / BUDGET) * 100).toFixed(0)} % used); Workers Free plan limit ${kib(FREE_PLAN)}`);
   if (gzipped > BUDGET) failures.push(`the Worker bundle is ${kib(gzipped)} gzipped, over the ${kib(BUDGET)} budget`);
 

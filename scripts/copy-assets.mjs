@@ -17,10 +17,7 @@ export function copyAssets({ quiet = false } = {}) {
   const { version } = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8"));
   if (version !== pinned) throw new Error(`@scalar/api-reference ${version} is installed but package.json pins ${pinned}: run npm install`);
   mkdirSync(path.dirname(BUNDLE_TARGET), { recursive: true });
-  const same =
-    existsSync(BUNDLE_TARGET) &&
-    statSync(BUNDLE_TARGET).size === statSync(source).size &&
-    readFileSync(BUNDLE_TARGET).equals(readFileSync(source));
+  const same = existsSync(BUNDLE_TARGET) && statSync(BUNDLE_TARGET).size === statSync(source).size && readFileSync(BUNDLE_TARGET).equals(readFileSync(source));
   if (!same) copyFileSync(source, BUNDLE_TARGET);
   if (!quiet) console.log(`${same ? "up to date" : "copied"}: @scalar/api-reference@${version} standalone bundle → public/api-reference/standalone.js`);
   return { version };

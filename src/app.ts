@@ -1,8 +1,9 @@
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { etag, RETAINED_304_HEADERS } from "hono/etag";
-import type { AppEnv } from "./context";
+import { requestId } from "hono/request-id";
 import { ApiError } from "./lib/errors";
+import { accessLog } from "./middleware/access-log";
 import { renderError } from "./middleware/render-error";
 import { createRouter } from "./lib/openapi";
 import { describeMiddlewareHeaders } from "./lib/openapi-headers";
@@ -28,6 +29,13 @@ import { summaryRoutes } from "./routes/summaries";
 
 export const API_PREFIX = "/api/v1";
 const MAX_BODY_BYTES = 1024 * 1024;
+
+let documentOf: () => unknown = () => {
+  throw new Error("the API is not built yet");
+};
+
+/** The OpenAPI 3.1 document, as `GET /api/v1/openapi.json` serves it (scripts read it without a server). */
+export const openApiDocument = () => documentOf();
 
 function buildApi() {
   const api = createRouter();
@@ -71,18 +79,22 @@ function buildApi() {
     in: "header",
     name: "X-API-Key",
   });
-  let openApiDocument: unknown; // built once, on first request, after every route is registered
-  api.get("/openapi.json", (c) =>
-    c.json(
-      (openApiDocument ??= describeMiddlewareHeaders(
-        api.getOpenAPI31Document({
-          openapi: "3.1.0",
-          info: { title: "Storyloom API", version: "1.1.1", description: "Humans and bots writing stories together." },
-          servers: [{ url: API_PREFIX }],
-        }),
-      )),
-    ),
-  );
+  let document: unknown; // built once, on first use, after every route is registered
+  documentOf = () =>
+    (document ??= describeMiddlewareHeaders(
+      api.getOpenAPI31Document({
+        openapi: "3.1.0",
+        info: {
+          title: "Storyloom API",
+          version: "1.1.1",
+          description: "Humans and bots writing stories together.",
+          // `identifier` (SPDX) is OpenAPI 3.1; the generator's typings know only 3.0's license object.
+          license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" } as { name: string },
+        },
+        servers: [{ url: API_PREFIX }],
+      }),
+    ));
+  api.get("/openapi.json", (c) => c.json(documentOf()));
   // The reference page: same-origin scripts only (static assets), under a strict CSP (src/routes/docs.ts).
   api.route("/docs", docsRoutes(`${API_PREFIX}/openapi.json`, "Storyloom API reference"));
   return api;
@@ -91,8 +103,10 @@ function buildApi() {
 export function createApp() {
   const app = createRouter();
   // Outermost, so every response (CORS preflights and unknown paths included) carries Server-Timing.
+  app.use("*", requestId({ generator: (c) => c.req.header("cf-ray") ?? crypto.randomUUID() }));
   // The live stream first: its 101 answer must reach the client untouched by the middleware below.
   app.get(`${API_PREFIX}/branches/:branch_id/live`, openLiveStream);
+  app.use("*", accessLog);
   app.use("*", servicesAndServerTiming);
   app.route(API_PREFIX, buildApi());
   app.notFound((c) => renderError(c, new ApiError("NOT_FOUND", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)));

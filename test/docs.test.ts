@@ -10,7 +10,10 @@ describe("GET /docs (the API reference, offline)", () => {
     expect(res.headers.get("content-type")).toContain("text/html");
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
     const csp = Object.fromEntries(
-      (res.headers.get("content-security-policy") ?? "").split(";").map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]),
+      (res.headers.get("content-security-policy") ?? "")
+        .split(";")
+        .map((d) => d.trim().split(/\s+/))
+        .map(([k, ...v]) => [k, v]),
     );
     expect(csp["default-src"]).toEqual(["'self'"]);
     expect(csp["script-src"]).toEqual(["'self'"]); // no inline script, no hash, no other host

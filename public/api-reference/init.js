@@ -1,7 +1,7 @@
 // Starts the API reference on /api/v1/docs. A file of its own (not an inline script) so the page's
 // Content-Security-Policy can say `script-src 'self'` with no hash, nonce or 'unsafe-inline'.
 // The document's address comes from the page (data-url), so the Worker stays the one place that knows it.
-(function () {
+(() => {
   var mount = document.getElementById("app");
   Scalar.createApiReference(mount, {
     url: mount.getAttribute("data-url"),

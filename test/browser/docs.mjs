@@ -42,6 +42,7 @@ try {
     await page.getByText("Liveness check").first().waitFor({ timeout: TIMEOUT });
     const sidebar = page.locator("aside").first();
     await sidebar.waitFor({ timeout: TIMEOUT });
+    // biome-ignore lint/performance/useDomNodeTextContent: the rendered text, one line per element, is what is checked
     const text = await sidebar.innerText();
     const tags = [...new Set(Object.values(doc.paths).flatMap((ops) => Object.values(ops).flatMap((op) => op.tags ?? [])))];
     const missing = tags.filter((tag) => !text.includes(tag));
@@ -55,16 +56,21 @@ try {
   const OP_ID = "/tag/authentication/POST/auth/register";
   const section = page.locator(`section[id$="${OP_ID}"]`).first();
   await t.check("clicking POST /auth/register shows its request body schema", async () => {
-    await page.getByRole("button", { name: /Authentication/ }).first().click({ timeout: TIMEOUT });
+    await page
+      .getByRole("button", { name: /Authentication/ })
+      .first()
+      .click({ timeout: TIMEOUT });
     await page.locator("aside").getByText(op.summary, { exact: true }).first().click({ timeout: TIMEOUT });
     await page.waitForURL(/#tag\/authentication\/POST\/auth\/register$/, { timeout: TIMEOUT });
     const schema = op.requestBody.content["application/json"].schema;
     const fields = Object.keys(schema.properties);
     await section.locator(`[id$="${OP_ID}.body.${fields[0]}"]`).waitFor({ timeout: TIMEOUT });
+    // biome-ignore lint/performance/useDomNodeTextContent: the rendered text, one line per element, is what is checked
     const text = await section.innerText();
     const missing = [];
     for (const name of fields) {
       const field = section.locator(`[id$="${OP_ID}.body.${name}"]`);
+      // biome-ignore lint/performance/useDomNodeTextContent: the rendered text, one line per element, is what is checked
       if (!(await field.count()) || !(await field.first().innerText()).includes(name)) missing.push(name);
     }
     assert(missing.length === 0, `request fields not shown: ${missing.join(", ")}`);
@@ -82,6 +88,7 @@ try {
       ([suffix, names]) => {
         const button = [...document.querySelectorAll("button[id]")].find((b) => b.id.endsWith(suffix));
         if (button?.getAttribute("aria-expanded") !== "true") return false;
+        // biome-ignore lint/performance/useDomNodeTextContent: the rendered text, one line per element, is what is checked
         const panel = button.parentElement?.innerText ?? "";
         return names.every((n) => new RegExp(`^${n}$`, "m").test(panel));
       },
@@ -95,7 +102,10 @@ try {
   await t.check('"Test Request" on GET /health calls this origin directly (no proxy) and shows 200', async () => {
     const health = page.locator('section[id$="/tag/health/GET/health"]').first();
     await health.scrollIntoViewIfNeeded({ timeout: TIMEOUT });
-    await health.getByRole("button", { name: /Test Request/ }).first().click({ timeout: TIMEOUT });
+    await health
+      .getByRole("button", { name: /Test Request/ })
+      .first()
+      .click({ timeout: TIMEOUT });
     const sent = page.waitForRequest((r) => r.url() === `${worker.origin}/api/v1/health`, { timeout: TIMEOUT });
     await page.getByRole("button", { name: /^Send/ }).first().click({ timeout: TIMEOUT });
     await sent;

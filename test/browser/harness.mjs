@@ -22,8 +22,13 @@ export const SCREENSHOTS = join(ROOT, "test", "browser", "screenshots");
 const WRANGLER = join(ROOT, "node_modules", ".bin", "wrangler");
 export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 export const CHROMIUM_ARGS = [
-  "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-  "--disable-component-update", "--disable-sync",
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
 ];
 const LOCAL_HOSTS = new Set(["127.0.0.1"]);
 
