@@ -1,4 +1,3 @@
-import { Scalar } from "@scalar/hono-api-reference";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { etag, RETAINED_304_HEADERS } from "hono/etag";
@@ -16,6 +15,7 @@ import { botRoutes } from "./routes/bots";
 import { branchRoutes } from "./routes/branches";
 import { commentRoutes } from "./routes/comments";
 import { dashboardRoutes } from "./routes/dashboard";
+import { docsRoutes } from "./routes/docs";
 import { healthRoutes } from "./routes/health";
 import { liveRoute, openLiveStream } from "./routes/live";
 import { logRoutes } from "./routes/logs";
@@ -96,7 +96,8 @@ function buildApi() {
       }),
     ));
   api.get("/openapi.json", (c) => c.json(documentOf()));
-  api.get("/docs", Scalar({ url: `${API_PREFIX}/openapi.json`, pageTitle: "Storyloom API reference" }));
+  // The reference page: same-origin scripts only (static assets), under a strict CSP (src/routes/docs.ts).
+  api.route("/docs", docsRoutes(`${API_PREFIX}/openapi.json`, "Storyloom API reference"));
   return api;
 }
 

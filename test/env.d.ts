@@ -5,6 +5,8 @@ declare global {
   namespace Cloudflare {
     interface Env extends AppBindings {
       TEST_MIGRATIONS: D1Migration[];
+      /** The static assets (wrangler.toml [assets]); the Worker itself never reads them. */
+      ASSETS: Fetcher;
     }
     interface GlobalProps {
       mainModule: typeof import("../src/index");
