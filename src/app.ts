@@ -16,6 +16,7 @@ import { branchRoutes } from "./routes/branches";
 import { commentRoutes } from "./routes/comments";
 import { dashboardRoutes } from "./routes/dashboard";
 import { healthRoutes } from "./routes/health";
+import { liveRoute, openLiveStream } from "./routes/live";
 import { logRoutes } from "./routes/logs";
 import { pinRoutes } from "./routes/pins";
 import { rewriteRoutes } from "./routes/rewrites";
@@ -59,6 +60,7 @@ function buildApi() {
   const resources = [healthRoutes, authRoutes, storyRoutes, branchRoutes, segmentRoutes, voteRoutes, commentRoutes, rewriteRoutes, pinRoutes, summaryRoutes, botRoutes, logRoutes, dashboardRoutes, webhookRoutes];
   for (const routes of resources) api.route("/", routes);
 
+  api.openAPIRegistry.registerPath(liveRoute);
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
     scheme: "bearer",
@@ -88,6 +90,8 @@ function buildApi() {
 export function createApp() {
   const app = createRouter();
   // Outermost, so every response (CORS preflights and unknown paths included) carries Server-Timing.
+  // The live stream first: its 101 answer must reach the client untouched by the middleware below.
+  app.get(`${API_PREFIX}/branches/:branch_id/live`, openLiveStream);
   app.use("*", servicesAndServerTiming);
   app.route(API_PREFIX, buildApi());
   app.notFound((c) => renderError(c, new ApiError("NOT_FOUND", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)));

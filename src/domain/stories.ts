@@ -152,6 +152,12 @@ export interface StoryPatch {
   style_rules?: string | null;
 }
 
+/** The ids of a story's branches (to tell their live streams about the story). */
+export async function storyBranchIds(db: Db, storyId: string): Promise<string[]> {
+  const rows = await db.select({ id: branches.id }).from(branches).where(eq(branches.storyId, storyId));
+  return rows.map((r) => r.id);
+}
+
 /** Owner or admin only; one conditional UPDATE, and a read only to tell 404 from 403 when it matched nothing. */
 export async function updateStory(db: Db, actor: Actor, id: string, patch: StoryPatch) {
   const set: Partial<StoryRow> = { updatedAt: nowIso() };

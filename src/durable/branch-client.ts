@@ -30,6 +30,11 @@ export class BranchRooms {
     return this.call(branchId, (room) => room.leave(branchId, botId));
   }
 
+  /** Tells a branch's live stream that its story was archived. */
+  archived(branchId: string): Promise<{ sockets: number }> {
+    return this.call(branchId, (room) => room.archived(branchId));
+  }
+
   private async call<T>(branchId: string, fn: (room: DurableObjectStub<BranchRoom>) => Promise<unknown>): Promise<T> {
     const room = this.namespace.get(this.namespace.idFromName(branchId)) as DurableObjectStub<BranchRoom>;
     return unwrap((await this.meter.timeObject("BranchRoom", () => fn(room))) as Outcome<T>);

@@ -15,6 +15,8 @@ import { type Refusal as LimitRefusal, limitError } from "../lib/limit-error";
 import type { D1Counter } from "../lib/meter";
 import { type Member, type Refusal, type TurnEvent, type TurnState, holder, inTurnMode, transition, turnOrder } from "../turns/rules";
 import { memberStatement, queueQuery, turnColumnsStatement, turnStateOf } from "../turns/store";
+import type { LiveEvent, TurnReason } from "../domain/live-events";
+import { LiveSockets, liveQueue, liveSegment, liveTurn } from "./live";
 import { type Outcome, capture } from "./result";
 
 /** What the room keeps about its branch: where the next segment goes, the story's length rules, the turn. */
@@ -103,6 +105,40 @@ export class BranchRoom extends DurableObject<Env> {
   private room: Room | null = null;
   /** The database of the call being served (calls are serialized, so there is at most one). */
   private callDb: Db | null = null;
+  /** The branch's live stream: hibernatable WebSockets this object accepted. */
+  private readonly live: LiveSockets;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.live = new LiveSockets(ctx);
+  }
+
+  /**
+   * `GET /branches/{id}/live` (the Worker checked the upgrade and that the branch exists): accept the socket,
+   * send `hello` and the segments after `?after=`, inside the lock, so no live event can slip between them.
+   */
+  override async fetch(request: Request): Promise<Response> {
+    const branchId = new URL(request.url).searchParams.get("branch_id") ?? "";
+    return this.serialized(async () => {
+      const room = await this.guarded(() => this.load(branchId)).catch(() => null);
+      if (!room) return new Response(null, { status: 404 });
+      return this.live.accept(request, room.branchId, { turn: room.turn, lastSequence: room.nextSeq - 1, db: this.db });
+    });
+  }
+
+  /** Only `ping` is read (answered `pong` without waking the object); anything else gets an error frame. */
+  override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    this.live.refuse(ws, message);
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
+    this.live.closed(ws, code, reason);
+  }
+
+  /** The story was archived: tell the live stream (no load, no storage: a room nobody watches stays empty). */
+  archived(branchId: string): Promise<Outcome<{ sockets: number }>> {
+    return this.serialized(async () => ({ ok: true, value: { sockets: this.live.broadcast({ type: "archived", branch_id: branchId, at: new Date().toISOString() }) } }));
+  }
 
   /** A segment; `inTurn` says whether it was written at the writer's own turn (turn mode). */
   submit(branchId: string, writer: Writer, content: string, options: SubmitOptions = {}): Promise<Outcome<{ data: SubmitResult; inTurn: boolean }>> {
@@ -116,7 +152,7 @@ export class BranchRoom extends DurableObject<Env> {
       const applied = this.decide(room, { type: "limited", botId });
       if (!applied.writes.turn) return { turn_passed: false, next_bot: null };
       await this.db.batch(this.turnStatements(room, applied) as [ReturnType<typeof rawRun>]);
-      await this.keep(room, applied);
+      await this.keep(room, applied, { reason: "limited" });
       const next = holder(applied.state);
       return { turn_passed: true, next_bot: next && { id: next.botId, name: next.name } };
     });
@@ -163,7 +199,7 @@ export class BranchRoom extends DurableObject<Env> {
       const applied = this.decide(room, { type: "timeout" });
       if (!applied.writes.turn) return;
       await this.guarded(() => this.db.batch([...this.turnStatements(room, applied)] as [ReturnType<typeof rawRun>]));
-      await this.keep(room, applied);
+      await this.keep(room, applied, { reason: "timeout" });
     });
   }
 
@@ -254,10 +290,16 @@ export class BranchRoom extends DurableObject<Env> {
     else await this.ctx.storage.setAlarm(deadline);
   }
 
-  /** D1 has committed the transition: keep it, re-arm the alarm for the new deadline, announce whose turn began. */
-  private async keep(room: Room, applied: Applied): Promise<void> {
+  /**
+   * D1 has committed the transition: keep it, tell the live stream (the change's own events, then the turn that
+   * began), re-arm the alarm for the new deadline and hand the `your_turn` to the queue. Called once per commit,
+   * inside the room's lock, so live events go out in commit order.
+   */
+  private async keep(room: Room, applied: Applied, { reason, events = [] }: { reason: TurnReason; events?: LiveEvent[] }): Promise<void> {
     room.turn = applied.state;
+    for (const event of events) this.live.broadcast(event);
     if (!applied.writes.turn) return;
+    this.live.broadcast(liveTurn(room.branchId, applied.state, reason));
     await this.armAlarm(applied.state.deadline);
     if (applied.event) await this.announceTurn(applied.event);
   }
@@ -307,7 +349,7 @@ export class BranchRoom extends DurableObject<Env> {
     const data = await this.writeSegment(room, seg, applied, options.idempotency);
     room.nextSeq = seg.sequenceOrder + 1;
     room.lastSegmentId = seg.id;
-    await this.keep(room, applied);
+    await this.keep(room, applied, { reason: "submitted", events: [liveSegment(branchId, data.segment, data.next_bot)] });
     return { data, inTurn };
   }
 
@@ -374,15 +416,16 @@ export class BranchRoom extends DurableObject<Env> {
     );
     if (inserted.meta.changes !== 1) throw storyArchived();
     room.joinSeq = member.joinSeq;
-    await this.keep(room, applied);
+    await this.keep(room, applied, { reason: "joined", events: [liveQueue(branchId, "joined", member, applied.state)] });
     return { created: true, ...view };
   }
 
   private async doLeave(branchId: string, botId: string): Promise<LeaveResult> {
     const room = await this.load(branchId);
     const applied = this.decide(room, { type: "leave", botId });
+    const leaving = room.turn.members.find((m) => m.botId === botId)!;
     await this.db.batch(this.turnStatements(room, applied) as [ReturnType<typeof rawRun>]);
-    await this.keep(room, applied);
+    await this.keep(room, applied, { reason: "left", events: [liveQueue(branchId, "left", leaving, applied.state)] });
     return { branch_id: branchId, bot_id: botId, left: true, queue_length: room.turn.members.length, current_turn: room.turn.current };
   }
 }

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import * as domain from "../domain/stories";
 import { actorOf, auth } from "../middleware/auth";
+import { inBackground } from "../middleware/background";
 import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
@@ -146,5 +147,11 @@ export const storyRoutes = createRouter()
   })
   .openapi(patchRoute, async (c) => {
     const id = pathId(c.req.valid("param").story_id, "Story");
-    return ok(c, await domain.updateStory(c.var.db, actorOf(c), id, c.req.valid("json")));
+    const patch = c.req.valid("json");
+    const story = await domain.updateStory(c.var.db, actorOf(c), id, patch);
+    if (patch.status === "archived") {
+      const tell = domain.storyBranchIds(c.var.db, id).then((ids) => Promise.all(ids.map((branchId) => c.var.rooms.archived(branchId))));
+      await inBackground(c, tell);
+    }
+    return ok(c, story);
   });
