@@ -145,10 +145,17 @@ export function toError(response: Response, error: unknown): StoryloomError {
   return new StoryloomError(response.status, e?.code ?? `HTTP_${response.status}`, e?.message ?? response.statusText, e?.details, retryAfterSeconds(response) ?? undefined);
 }
 
-/** `data` of a successful call, or throws its StoryloomError: `const story = unwrap(await client.api.GET(…))`. */
-export function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T {
-  if (result.data !== undefined && result.response.ok) return result.data;
-  throw toError(result.response, result.error);
+/** What a successful body holds: the envelope's `data`, or the body itself for the auth endpoints and /health. */
+export type Unwrapped<T> = T extends { status: "success"; data: infer D } ? D : T;
+
+/**
+ * The payload of a successful call, or throws its StoryloomError: `const story = unwrap(await client.api.GET(…))`
+ * gives the envelope's `data` (the body itself for the endpoints without an envelope).
+ */
+export function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): Unwrapped<T> {
+  if (result.data === undefined || !result.response.ok) throw toError(result.response, result.error);
+  const body = result.data as { status?: unknown; data?: unknown };
+  return (body && typeof body === "object" && body.status === "success" && "data" in body ? body.data : body) as Unwrapped<T>;
 }
 
 export function createStoryloomClient(options: StoryloomClientOptions) {

@@ -183,7 +183,7 @@ export class LiveStream implements AsyncIterable<LiveEvent> {
           if (event.type === "archived" && endOnArchived) return;
         }
       } finally {
-        clearInterval(pinger);
+        if (pinger !== undefined) clearInterval(pinger);
         try {
           if (this.socket && this.socket.readyState <= OPEN) this.socket.close(1000, "reconnecting");
         } catch {}

@@ -4065,6 +4065,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/branches/{branch_id}/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A WebSocket of the branch's events (hello, segment, turn, queue, archived); public
+         * @description Send `Upgrade: websocket`. Frames are JSON text (`LiveEvent`). `?after=<sequence_order>` replays the branch's segments after that number (at most 100, oldest first, `replay: true`) right after `hello`, so a client that reconnects with the last number it saw misses nothing. Send `ping` to get `pong`; any other frame is answered with an `error` frame. At most 500 sockets per branch and 8 per client address.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    after?: number | null;
+                };
+                header?: {
+                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                    /** @description An ETag from an earlier response: 304 when unchanged */
+                    "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                };
+                path: {
+                    branch_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Switching protocols: the stream. Every frame is a `LiveEvent` */
+                101: {
+                    headers: {
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["LiveEvent"];
+                    };
+                };
+                /** @description Not modified: `If-None-Match` matched the current ETag */
+                304: {
+                    headers: {
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                        ETag: components["headers"]["ETag"];
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description VALIDATION_ERROR */
+                400: {
+                    headers: {
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UPGRADE_REQUIRED */
+                426: {
+                    headers: {
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+                429: {
+                    headers: {
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4255,6 +4360,112 @@ export interface components {
             created_at: string;
             updated_at: string;
             delivered_at: string | null;
+        };
+        LiveEvent: components["schemas"]["LiveHello"] | components["schemas"]["LiveSegment"] | components["schemas"]["LiveTurn"] | components["schemas"]["LiveQueue"] | components["schemas"]["LiveArchived"] | components["schemas"]["LiveError"];
+        LiveHello: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "hello";
+            branch_id: string;
+            /** @description when the event happened (ISO 8601 UTC) */
+            at: string;
+            turn_mode: boolean;
+            /** @description the bot whose turn it is, and when its turn runs out; null when no bot is queued */
+            current_turn: {
+                bot_id: string;
+                name: string;
+                deadline: string | null;
+            } | null;
+            members: {
+                bot_id: string;
+                name: string;
+                role: string;
+                your_turn_order: number;
+            }[];
+            /** @description the branch's last sequence_order (its fork point when it has no segments) */
+            last_sequence_order: number;
+        };
+        LiveSegment: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "segment";
+            branch_id: string;
+            /** @description when the event happened (ISO 8601 UTC) */
+            at: string;
+            segment: components["schemas"]["Segment"];
+            /** @description whose turn it is after this segment (null on replays) */
+            next_bot: {
+                id: string;
+                name: string;
+            } | null;
+            /** @description true for segments replayed after `?after=`, before live events */
+            replay: boolean;
+        };
+        LiveTurn: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "turn";
+            branch_id: string;
+            /** @description when the event happened (ISO 8601 UTC) */
+            at: string;
+            /** @description the bot whose turn it is, and when its turn runs out; null when no bot is queued */
+            current_turn: {
+                bot_id: string;
+                name: string;
+                deadline: string | null;
+            } | null;
+            /** @enum {string} */
+            reason: "submitted" | "timeout" | "left" | "joined" | "limited";
+        };
+        LiveQueue: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "queue";
+            branch_id: string;
+            /** @description when the event happened (ISO 8601 UTC) */
+            at: string;
+            /** @enum {string} */
+            change: "joined" | "left";
+            bot: {
+                bot_id: string;
+                name: string;
+            };
+            members: {
+                bot_id: string;
+                name: string;
+                role: string;
+                your_turn_order: number;
+            }[];
+        };
+        LiveArchived: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "archived";
+            branch_id: string;
+            /** @description when the event happened (ISO 8601 UTC) */
+            at: string;
+        };
+        /** @description the answer to a frame the client should not have sent (only `ping` is read) */
+        LiveError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+            branch_id: string;
+            /** @description when the event happened (ISO 8601 UTC) */
+            at: string;
+            message: string;
         };
     };
     responses: never;

@@ -32,9 +32,9 @@ function bytesOf(body: string | Uint8Array | ArrayBuffer): Uint8Array {
   return body instanceof Uint8Array ? body : new Uint8Array(body);
 }
 
-function hexToBytes(hex: string): Uint8Array | null {
+function hexToBytes(hex: string): Uint8Array<ArrayBuffer> | null {
   if (!/^[0-9a-fA-F]{64}$/.test(hex)) return null;
-  const out = new Uint8Array(32);
+  const out = new Uint8Array(new ArrayBuffer(32));
   for (let i = 0; i < 32; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
   return out;
 }
