@@ -1,18 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { adminInsertSql } from "../scripts/admin-sql";
-import { env } from "cloudflare:workers";
-import { call, createBranch, expectError, registerBot, registerHuman, storyWithSegments, unique } from "./helpers";
+import { call, createBranch, expectError, registerAdmin, registerBot, registerHuman, storyWithSegments } from "./helpers";
 
 const comment = (token: string, branchId: string, body: Record<string, unknown>) =>
   call(`/branches/${branchId}/comments`, { token, body });
 
-async function adminToken() {
-  const email = `${unique("admin")}@example.com`;
-  await env.DB.exec((await adminInsertSql({ username: unique("admin"), email, password: "admin password" })).sql);
-  return (await call("/auth/login", { body: { email, password: "admin password" } })).body.access_token as string;
-}
-
-describe("comments", () => {
+describe("comments on a branch", () => {
   it("posts comments and replies (201) and lists them flat, oldest first, 50 by default", async () => {
     const { story } = await storyWithSegments();
     const human = await registerHuman();
@@ -50,60 +42,27 @@ describe("comments", () => {
     expectError(await comment(owner.token, b, { content: "reply", parent_comment_id: crypto.randomUUID() }), 400, "VALIDATION_ERROR");
   });
 
-  it("answers 401, 404 and, on an archived story, 403 FORBIDDEN", async () => {
+  it("answers 404 for an unknown branch and 403 FORBIDDEN on an archived story", async () => {
     const { owner, story } = await storyWithSegments();
-    expectError(await call(`/branches/${story.main_branch_id}/comments`, { body: { content: "hi" } }), 401, "UNAUTHORIZED");
     expectError(await comment(owner.token, crypto.randomUUID(), { content: "hi" }), 404, "NOT_FOUND");
     expectError(await call(`/branches/${crypto.randomUUID()}/comments`), 404, "NOT_FOUND");
     await call(`/stories/${story.id}`, { method: "PATCH", token: owner.token, body: { status: "archived" } });
     expectError(await comment(owner.token, story.main_branch_id, { content: "hi" }), 403, "FORBIDDEN");
   });
 
-  it("lets the author or an admin delete a comment with its replies; others get 403 PERMISSION_DENIED", async () => {
+  it("the author or an admin deletes a comment, its replies going with it; deleting it again is 404", async () => {
     const { story } = await storyWithSegments();
     const author = await registerHuman();
     const other = await registerHuman();
     const b = story.main_branch_id;
     const c1 = (await comment(author.token, b, { content: "one" })).body.data;
     await comment(other.token, b, { content: "reply", parent_comment_id: c1.id });
-    expectError(await call(`/comments/${c1.id}`, { method: "DELETE", token: other.token }), 403, "PERMISSION_DENIED");
-    expectError(await call(`/comments/${c1.id}`, { method: "DELETE" }), 401, "UNAUTHORIZED");
     const del = await call(`/comments/${c1.id}`, { method: "DELETE", token: author.token });
     expect(del.status).toBe(200);
     expect(del.body.data).toEqual({ id: c1.id, deleted: true });
     expect((await call(`/branches/${b}/comments`)).body.data.comments).toEqual([]);
     expectError(await call(`/comments/${c1.id}`, { method: "DELETE", token: author.token }), 404, "NOT_FOUND");
     const c2 = (await comment(author.token, b, { content: "two" })).body.data;
-    expect((await call(`/comments/${c2.id}`, { method: "DELETE", token: await adminToken() })).status).toBe(200);
-  });
-});
-
-describe("rewrites", () => {
-  it("creates rewrites (201) under the length rules and lists them by score with vote summaries", async () => {
-    const { segments } = await storyWithSegments();
-    const a = await registerHuman();
-    const b = await registerBot();
-    const voter = await registerHuman();
-    const seg = segments[2].id;
-    const r1 = await call(`/segments/${seg}/rewrites`, { token: a.token, body: { content: "one two three", reason: "tighter" } });
-    expect(r1.status).toBe(201);
-    expect(r1.body.data).toEqual({
-      id: expect.any(String), segment_id: seg, author_id: a.id, author_type: "human", author_name: a.user.username,
-      content: "one two three", reason: "tighter", created_at: expect.any(String),
-    });
-    const r2 = (await call(`/segments/${seg}/rewrites`, { token: b.token, body: { content: "four five six" } })).body.data;
-    expect(r2.reason).toBeNull();
-    await call("/votes", { token: voter.token, body: { target_type: "rewrite", target_id: r2.id, vote: 1 } });
-    const list = (await call(`/segments/${seg}/rewrites`)).body.data;
-    expect(list.rewrites.map((r: any) => r.id)).toEqual([r2.id, r1.body.data.id]);
-    expect(list.rewrites[0].votes).toEqual({ total_score: 1, score: 1, upvotes: 1, downvotes: 0, human_votes: 1, bot_votes: 0 });
-    expect(list.pagination).toEqual({ limit: 20, offset: 0, total: 2, has_more: false });
-    expect((await call(`/segments/${seg}/rewrites?limit=1&offset=1`)).body.data.rewrites.map((r: any) => r.id)).toEqual([r1.body.data.id]);
-    expectError(await call(`/segments/${seg}/rewrites`, { token: a.token, body: { content: "two words" } }), 422, "SEGMENT_TOO_SHORT");
-    expectError(await call(`/segments/${seg}/rewrites`, { token: a.token, body: { content: "w ".repeat(51) } }), 422, "SEGMENT_TOO_LONG");
-    expectError(await call(`/segments/${seg}/rewrites`, { token: a.token, body: {} }), 400, "VALIDATION_ERROR");
-    expectError(await call(`/segments/${seg}/rewrites`, { body: { content: "one two three" } }), 401, "UNAUTHORIZED");
-    expectError(await call(`/segments/${crypto.randomUUID()}/rewrites`, { token: a.token, body: { content: "one two three" } }), 404, "NOT_FOUND");
-    expectError(await call(`/segments/${crypto.randomUUID()}/rewrites`), 404, "NOT_FOUND");
+    expect((await call(`/comments/${c2.id}`, { method: "DELETE", token: (await registerAdmin()).token })).status).toBe(200);
   });
 });

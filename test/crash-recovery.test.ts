@@ -77,6 +77,20 @@ describe("an Idempotency-Key retried after a crash never writes twice", () => {
     expectError(await withKey("seg-1", owner.token, path, { content: words(6) }), 422, "IDEMPOTENCY_KEY_REUSED");
   });
 
+  it("replays a bot's committed segment even though the turn has passed since (the rule would refuse the retry)", async () => {
+    const { story } = await storyWithSegments();
+    const [a, b] = [await registerBot(), await registerBot()];
+    await join(a.token, story.main_branch_id);
+    await join(b.token, story.main_branch_id);
+    const path = `/branches/${story.main_branch_id}/segments`;
+    const first = await withKey("turn-1", a.token, path, { content: words(5) });
+    expect(first.status).toBe(201);
+    await forgetAnswers(a.id);
+    const again = await withKey("turn-1", a.token, path, { content: words(5) });
+    expect([again.status, again.headers.get("idempotent-replayed"), again.headers.get("retry-after")]).toEqual([201, "true", null]);
+    expect(again.body).toEqual(first.body);
+  });
+
   it("replays a committed story, join and vote the same way", async () => {
     const human = await registerHuman();
     const story = await withKey("story-1", human.token, "/stories", { title: "Kept", background: "A background long enough.", starter: "s", initial_segments: ["a b c", "d e f", "g h i"], language: "en", min_length: 1, max_length: 50 });
@@ -139,7 +153,7 @@ describe("turn notifications are never lost", () => {
     expect(rows.results).toEqual([{ bot_id: bot.id, event: "your_turn", branch_id: story.main_branch_id }]);
   });
 
-  it("the scheduled sweeper re-queues an intent nobody picked up within a minute, and the consumer marks it", async () => {
+  it("the scheduled sweeper re-queues an intent overdue by a minute, and the consumer settles it", async () => {
     const { story } = await storyWithSegments();
     const bot = await registerBot({ webhook_url: "https://receiver.test/hook" });
     vi.spyOn(globalThis, "fetch").mockImplementation(async () => new Response("ok"));
@@ -150,11 +164,13 @@ describe("turn notifications are never lost", () => {
     const ctx = createExecutionContext();
     await worker.scheduled(createScheduledController(), env, ctx);
     await waitOnExecutionContext(ctx);
-    const row = (id: string) => env.DB.prepare("SELECT sends, picked_at FROM outbox WHERE id = ?").bind(id).first<{ sends: number; picked_at: string | null }>();
+    const row = (id: string) => env.DB.prepare("SELECT sends, settled_at FROM outbox WHERE id = ?").bind(id).first<{ sends: number; settled_at: string | null }>();
     expect((await row(old.deliveryId))!.sends).toBe(1);
-    expect(await row(fresh.deliveryId)).toEqual({ sends: 0, picked_at: null });
-    for (let i = 0; i < 100 && !(await row(old.deliveryId))!.picked_at; i++) await new Promise((r) => setTimeout(r, 50));
-    expect((await row(old.deliveryId))!.picked_at).not.toBeNull();
+    expect(await row(fresh.deliveryId)).toEqual({ sends: 0, settled_at: null });
+    for (let i = 0; i < 100 && !(await row(old.deliveryId))!.settled_at; i++) await new Promise((r) => setTimeout(r, 50));
+    expect((await row(old.deliveryId))!.settled_at).not.toBeNull();
+    const delivery = await env.DB.prepare("SELECT status FROM webhook_deliveries WHERE id = ?").bind(old.deliveryId).first();
+    expect(delivery).toEqual({ status: "delivered" });
   });
 
   it("records a failed hand-over to the queue on the intent instead of swallowing it", async () => {
@@ -166,7 +182,7 @@ describe("turn notifications are never lost", () => {
     vi.spyOn(console, "error").mockImplementation(() => undefined);
     const refusing = { sendBatch: async () => Promise.reject(new Error("queue unavailable")) } as unknown as Queue;
     await publish(refusing, db, [message]);
-    const row = await env.DB.prepare("SELECT last_error, picked_at FROM outbox WHERE id = ?").bind(message.deliveryId).first();
-    expect(row).toEqual({ last_error: "queue send failed: queue unavailable", picked_at: null });
+    const row = await env.DB.prepare("SELECT last_error, settled_at FROM outbox WHERE id = ?").bind(message.deliveryId).first();
+    expect(row).toEqual({ last_error: "queue send failed: queue unavailable", settled_at: null });
   });
 });

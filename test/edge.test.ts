@@ -1,6 +1,10 @@
+import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CallResult, call, createBranch, createStory, join, registerBot, registerHuman, storyWithSegments, submit, words } from "./helpers";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { BranchRoom } from "../src/durable/branch";
+import type { Env } from "../src/env";
+import { type CallResult, branchRoom, call, createBranch, createStory, join, registerBot, registerHuman, storyWithSegments, submit, withBindings, words } from "./helpers";
+import { recordingD1 } from "./recording-d1";
 
 const trips = (res: CallResult) => {
   const m = /d1;desc="(\d+) round trips?";dur=([\d.]+)/.exec(res.headers.get("server-timing") ?? "");
@@ -147,48 +151,43 @@ describe("conditional reads", () => {
 });
 
 describe("every list and filter query uses an index", () => {
-  const seen = new Set<string>();
-  // Every statement prepared on D1, by the Worker's sessions and by the Durable Objects: the binding's
-  // prepare and withSession are wrapped for the length of this test (all run in this isolate).
-  const d1 = Object.getPrototypeOf(env.DB) as D1Database;
-  const originals = { prepare: d1.prepare, withSession: d1.withSession };
-  beforeAll(() => {
-    d1.prepare = function (this: D1Database, query: string) {
-      seen.add(query);
-      return originals.prepare.call(this, query);
-    };
-    d1.withSession = function (this: D1Database, constraint?: string) {
-      const session = originals.withSession.call(this, constraint);
-      const prepare = session.prepare.bind(session);
-      session.prepare = (query: string) => (seen.add(query), prepare(query));
-      return session;
-    };
-  });
-  afterAll(() => Object.assign(d1, originals));
-
   it("EXPLAIN QUERY PLAN shows no full scan of a growing table", async () => {
-    const h = await registerHuman();
-    const b = await registerBot();
-    const s = await createStory(h.token);
-    const fork = await createBranch(b.token, s.id, { initial_segment: words(4) });
-    await join(b.token, s.main_branch_id);
-    await submit(b.token, s.main_branch_id, words(4));
-    const segs = (await call(`/branches/${s.main_branch_id}/segments`)).body.data.segments;
-    await call("/votes", { token: h.token, body: { target_type: "branch", target_id: fork.id, vote: 1 } });
-    await call(`/branches/${fork.id}/comments`, { token: h.token, body: { content: "hey" } });
-    await call(`/segments/${segs[1].id}/rewrites`, { token: b.token, body: { content: words(4) } });
-    await call(`/stories/${s.id}/pins`, { token: h.token, body: { title: "t", content: "c" } });
-    await call(`/branches/${fork.id}/summary`, { method: "POST", token: h.token });
-    const token = (await call("/auth/api-token/generate", { method: "POST", token: h.token })).body.token;
-    const gets = [
-      "/stories", "/stories?status=archived", `/stories/${s.id}`, `/stories/${s.id}/branches?sort=activity`, `/stories/${s.id}/branches?sort=created_at`,
-      `/stories/${s.id}/branches?sort=vote_score&include_all=true`, `/stories/${s.id}/branches/tree`, `/branches/${fork.id}`, `/branches/${fork.id}/segments`,
-      `/branches/${fork.id}/comments`, `/branches/${fork.id}/votes/summary`, `/segments/${segs[1].id}/votes/summary`, `/segments/${segs[1].id}/rewrites`,
-      `/stories/${s.id}/pins?include_inactive=true`, `/bots/${b.id}/reputation`, `/branches/${fork.id}/summary`, "/dashboard/stats",
-    ];
-    for (const path of gets) expect((await call(path)).status, path).toBe(200);
-    for (const path of ["/logs", `/logs?story_id=${s.id}&author_type=bot&days=30`, "/logs/stats", "/auth/me"]) expect((await call(path, { token })).status).toBe(200);
-    expect((await call(`/bots/${b.id}/webhook/deliveries`, { token: b.token })).status).toBe(200);
+    // Every statement prepared while the requests below are served: the app's, through a recording D1 given as
+    // each request's DB binding, and the branch room's, whose env gets the same recorder before its first call.
+    const seen = new Set<string>();
+    const DB = recordingD1(env.DB, (q) => seen.add(q));
+    const recordRoom = (branchId: string) =>
+      runInDurableObject(branchRoom(branchId), (room: BranchRoom) => {
+        const r = room as unknown as { env: Env };
+        r.env = { ...r.env, DB };
+      });
+    await withBindings({ DB }, async () => {
+      const h = await registerHuman();
+      const b = await registerBot();
+      const s = await createStory(h.token);
+      await recordRoom(s.main_branch_id);
+      const fork = await createBranch(b.token, s.id, { initial_segment: words(4) });
+      await join(b.token, s.main_branch_id);
+      await submit(b.token, s.main_branch_id, words(4));
+      const segs = (await call(`/branches/${s.main_branch_id}/segments`)).body.data.segments;
+      await call("/votes", { token: h.token, body: { target_type: "branch", target_id: fork.id, vote: 1 } });
+      await call(`/branches/${fork.id}/comments`, { token: h.token, body: { content: "hey" } });
+      await call(`/segments/${segs[1].id}/rewrites`, { token: b.token, body: { content: words(4) } });
+      await call(`/stories/${s.id}/pins`, { token: h.token, body: { title: "t", content: "c" } });
+      await call(`/branches/${fork.id}/summary`, { method: "POST", token: h.token });
+      const token = (await call("/auth/api-token/generate", { method: "POST", token: h.token })).body.token;
+      const gets = [
+        "/stories", "/stories?status=archived", `/stories/${s.id}`, `/stories/${s.id}/branches?sort=activity`, `/stories/${s.id}/branches?sort=created_at`,
+        `/stories/${s.id}/branches?sort=vote_score&include_all=true`, `/stories/${s.id}/branches/tree`, `/branches/${fork.id}`, `/branches/${fork.id}/segments`,
+        `/branches/${fork.id}/comments`, `/branches/${fork.id}/votes/summary`, `/segments/${segs[1].id}/votes/summary`, `/segments/${segs[1].id}/rewrites`,
+        `/stories/${s.id}/pins?include_inactive=true`, `/bots/${b.id}/reputation`, `/branches/${fork.id}/summary`, "/dashboard/stats",
+      ];
+      for (const path of gets) expect((await call(path)).status, path).toBe(200);
+      for (const path of ["/logs", `/logs?story_id=${s.id}&author_type=bot&days=30`, "/logs/stats", "/auth/me"]) expect((await call(path, { token })).status).toBe(200);
+      expect((await call(`/bots/${b.id}/webhook/deliveries`, { token: b.token })).status).toBe(200);
+    });
+    // The room's own statements (its queue mirror) are among them.
+    expect([...seen].some((q) => q.startsWith("INSERT INTO branch_members"))).toBe(true);
 
     const tables = ["users", "bots", "api_tokens", "stories", "branches", "segments", "logs", "branch_members", "votes", "comments", "rewrites", "pins", "branch_summaries", "webhook_deliveries", "webhook_attempts"];
     const scans: string[] = [];

@@ -1,6 +1,7 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
+import { adminInsertSql } from "../scripts/admin-sql";
 import { app } from "../src/app";
 import type { Env } from "../src/env";
 
@@ -23,6 +24,21 @@ export interface CallResult<T = any> {
   text: string;
 }
 
+let scopedBindings: Partial<Env> | undefined;
+
+/**
+ * Serves every call() made while `fn` runs with these bindings changed, as if each call passed
+ * `env: bindings` (a call's own `env` wins). Tests in a file run one at a time, so the scope is the test's own.
+ */
+export async function withBindings<T>(bindings: Partial<Env>, fn: () => Promise<T>): Promise<T> {
+  scopedBindings = bindings;
+  try {
+    return await fn();
+  } finally {
+    scopedBindings = undefined;
+  }
+}
+
 /** Calls the Worker's own fetch handler, as a client over HTTP would. */
 export async function call<T = any>(path: string, options: CallOptions = {}): Promise<CallResult<T>> {
   // A fresh client address per call keeps the anonymous read limit out of unrelated tests.
@@ -35,9 +51,10 @@ export async function call<T = any>(path: string, options: CallOptions = {}): Pr
   }
   const init = { method: options.method ?? (body === undefined ? "GET" : "POST"), headers, body };
   let res: Response;
-  if (options.env) {
+  const bindings = scopedBindings || options.env ? { ...scopedBindings, ...options.env } : undefined;
+  if (bindings) {
     const ctx = createExecutionContext();
-    res = await app.request(`${BASE}${path}`, init, { ...env, ...options.env }, ctx);
+    res = await app.request(`${BASE}${path}`, init, { ...env, ...bindings }, ctx);
     await waitOnExecutionContext(ctx);
   } else {
     res = await exports.default.fetch(`${BASE}${path}`, init);
@@ -82,6 +99,23 @@ export async function registerBot(overrides: Record<string, unknown> = {}) {
   return { ...data, input, id: data.bot_id as string, apiKey: data.api_key as string, token: login.body.access_token as string };
 }
 
+/** A fresh admin account, made with the operator script's SQL, logged in. */
+export async function registerAdmin() {
+  const email = `${unique("admin")}@example.com`;
+  const { id, sql } = await adminInsertSql({ username: unique("admin"), email, password: "admin password" });
+  await env.DB.exec(sql);
+  const res = await call("/auth/login", { body: { email, password: "admin password" } });
+  expect(res.status, res.text).toBe(200);
+  return { id, email, token: res.body.access_token as string };
+}
+
+/** A human's API token (slt_…); generating one revokes that human's previous one. */
+export async function apiTokenOf(human: { token: string }) {
+  const res = await call("/auth/api-token/generate", { method: "POST", token: human.token });
+  expect(res.status, res.text).toBe(200);
+  return res.body.token as string;
+}
+
 /** `n` white-space-separated words. */
 export const words = (n: number, word = "word") => Array.from({ length: n }, (_, i) => `${word}${i}`).join(" ");
 /** `n` Chinese characters (no white space). */
@@ -115,6 +149,11 @@ export const submit = (token: string, branchId: string, content: string) =>
 
 export const join = (token: string, branchId: string, role?: string) =>
   call(`/branches/${branchId}/join`, { token, body: role ? { role } : {} });
+
+export const leave = (token: string, branchId: string) => call(`/branches/${branchId}/leave`, { token, method: "POST" });
+
+/** The Durable Object that holds a branch's turn queue. */
+export const branchRoom = (branchId: string) => env.BRANCH_ROOM.get(env.BRANCH_ROOM.idFromName(branchId));
 
 export const vote = (token: string, target_type: string, target_id: string, v: number) =>
   call("/votes", { token, body: { target_type, target_id, vote: v } });

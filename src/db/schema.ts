@@ -340,8 +340,10 @@ export const idempotencyKeys = sqliteTable(
 );
 
 /**
- * Webhook events to hand to the queue, written in the same batch as the change that causes them. The queue
- * consumer marks a row `picked_at` when it first sees it; the scheduled sweeper re-queues rows nobody picked up.
+ * Webhook events to hand to the queue, written in the same batch as the change that causes them. A row is
+ * settled when its delivery ends (delivered, failed, or nothing to deliver); until then the consumer moves
+ * `due_at` to when it next expects to act (now, or the end of a retry's delay), and the scheduled sweeper
+ * hands the event over again when a row is overdue (its message was lost, or never sent).
  */
 export const outbox = sqliteTable(
   "outbox",
@@ -354,12 +356,13 @@ export const outbox = sqliteTable(
     /** The event's members when known where it happens (new_branch); your_turn's are built at delivery. */
     data: text("data", { mode: "json" }),
     createdAt: text("created_at").notNull(),
-    pickedAt: text("picked_at"),
-    /** How many times the row was handed to the queue, and the last failure to hand it over. */
+    dueAt: text("due_at").notNull(),
+    settledAt: text("settled_at"),
+    /** How many times the sweeper handed the row over again, and the last failure to hand it over. */
     sends: integer("sends").notNull().default(0),
     lastError: text("last_error"),
   },
-  (t) => [index("outbox_unpicked_idx").on(t.pickedAt, t.createdAt)],
+  (t) => [index("outbox_unsettled_idx").on(t.settledAt, t.dueAt)],
 );
 
 export type OutboxRow = typeof outbox.$inferSelect;

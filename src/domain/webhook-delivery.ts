@@ -1,7 +1,18 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nowIso } from "../db/client";
 import { bots, branches, outbox, stories, webhookDeliveries } from "../db/schema";
+
+/**
+ * The outbox row's part of a delivery's progress: settled when the delivery ended (nothing more will happen), or
+ * due again when the consumer next expects to act (now, or after a retry's delay). The sweeper hands over again
+ * only rows that are overdue: a message the queue lost.
+ */
+export const outboxProgress = (db: Db, deliveryId: string, progress: { settled: true } | { dueInSeconds: number }) =>
+  db
+    .update(outbox)
+    .set("settled" in progress ? { settledAt: nowIso() } : { dueAt: new Date(Date.now() + progress.dueInSeconds * 1000).toISOString() })
+    .where(eq(outbox.id, deliveryId));
 import { activePinsQuery, pinView } from "./pins";
 import { inReadingOrder, readingPathQuery } from "./reading-path";
 import type { WebhookMessage } from "./webhook-events";
@@ -50,8 +61,6 @@ export async function deliveryTarget(db: Db, m: WebhookMessage) {
   const [[bot], [stored]] = await db.batch([
     db.select({ url: bots.webhookUrl, secret: bots.webhookSecret }).from(bots).where(eq(bots.id, m.botId)).limit(1),
     db.select({ body: webhookDeliveries.body, status: webhookDeliveries.status }).from(webhookDeliveries).where(eq(webhookDeliveries.id, m.deliveryId)).limit(1),
-    // The event reached the consumer: the sweeper must not hand it over again.
-    db.update(outbox).set({ pickedAt: nowIso() }).where(and(eq(outbox.id, m.deliveryId), isNull(outbox.pickedAt))),
   ]);
   const finished = stored?.status === "delivered" || stored?.status === "failed";
   return { bot, storedBody: stored?.body ?? null, finished };

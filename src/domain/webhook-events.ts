@@ -6,7 +6,8 @@ import { type Actor, writerType } from "./actor";
 /**
  * Producing webhook events. An event is first an outbox row, written in the same D1 batch as the change that
  * causes it, so a committed change always has its event; then it is handed to the `webhooks` queue. If that
- * hand-over is lost (a crash) or fails (recorded on the row), the scheduled sweeper hands it over again.
+ * hand-over is lost (a crash, a queue that lost the message) or fails (recorded on the row), the scheduled
+ * sweeper hands it over again, until the delivery settles.
  */
 
 export type WebhookEvent = "your_turn" | "new_branch";
@@ -39,8 +40,8 @@ export const yourTurnMessage = (botId: string, branchId: string) => message("you
  */
 export const outboxStatements = (db: Db, messages: WebhookMessage[], condition: SQL = sql``) =>
   messages.map((m) =>
-    rawRun(db, sql`INSERT INTO outbox (id, event, bot_id, branch_id, data, created_at)
-      SELECT ${m.deliveryId}, ${m.event}, ${m.botId}, ${m.branchId}, ${m.data ? JSON.stringify(m.data) : null}, ${m.createdAt}
+    rawRun(db, sql`INSERT INTO outbox (id, event, bot_id, branch_id, data, created_at, due_at)
+      SELECT ${m.deliveryId}, ${m.event}, ${m.botId}, ${m.branchId}, ${m.data ? JSON.stringify(m.data) : null}, ${m.createdAt}, ${m.createdAt}
       WHERE EXISTS (SELECT 1 FROM bots WHERE id = ${m.botId} AND webhook_url IS NOT NULL) ${condition}`),
   );
 

@@ -116,8 +116,11 @@ export function limitsAndIdempotency(action: LimitedAction): MiddlewareHandler<A
     if (idem) c.set("idempotency", { actorId: actor.id, ...idem });
     if (admission.deferred) c.set("deferredLimit", { ...admission.deferred, applies: true });
     await next();
-    // The key was committed by an attempt whose answer was lost (a crash): replay what D1 recorded with it.
-    const replayed = c.error instanceof KeyAlreadyCommitted && idem ? await replayCommitted(c, { actorId: actor.id, ...idem }) : false;
+    // The key was committed by an attempt whose answer was lost (a crash): replay what D1 recorded with it. The
+    // write itself may find out (its batch fails on the key), or a rule may refuse the retry before it gets
+    // there (the turn has passed since): either way an error answer to a keyed request first asks D1.
+    const mayBeCommitted = c.error instanceof KeyAlreadyCommitted || c.res.status >= 400;
+    const replayed = idem && mayBeCommitted ? await replayCommitted(c, { actorId: actor.id, ...idem }) : false;
     const { status, headers } = c.res;
     const counted = !replayed && counts(action, status);
     const response =
@@ -142,6 +145,8 @@ async function replayCommitted(c: Context<AppEnv>, request: { actorId: string; k
   const stored = await committedAnswer(c.var.db, request);
   if (!stored) return false;
   c.error = undefined;
+  // Hono's setter copies the previous response's headers onto a new one; the error's (Retry-After …) must not stay.
+  c.res = undefined as unknown as Response;
   if (stored.hash !== request.hash) {
     c.res = renderError(c, new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used with a different request"));
     return true;

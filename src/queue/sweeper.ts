@@ -14,11 +14,13 @@ const PRUNE_LIMIT = 1000;
 
 /**
  * The scheduled sweeper (a Cron Trigger, every minute), the safety net under crash-safe writes:
- * - hands over again the webhook events whose change committed but that no consumer picked up within
- *   OUTBOX_RESEND_AFTER_SECONDS (the send after the commit was lost in a crash, or failed);
+ * - hands over again the webhook events whose delivery has not settled and is overdue by
+ *   OUTBOX_RESEND_AFTER_SECONDS (the send after the commit was lost in a crash or failed, or the queue lost the
+ *   message: the consumer moves a row's due time on with every attempt, so a retry waiting out its delay is
+ *   not overdue);
  * - wakes the rooms of branches whose turn deadline passed that long ago unnoticed (a crash came between
  *   D1's commit of a deadline and the room's alarm): a room that starts cold re-arms its alarm from D1;
- * - prunes idempotency records older than a day, outbox rows picked up more than a day ago, and webhook
+ * - prunes idempotency records older than a day, outbox rows settled more than a day ago, and webhook
  *   deliveries with their attempts older than DELIVERY_RETENTION_DAYS (at most PRUNE_LIMIT a minute).
  */
 export async function sweep(env: Env, now = Date.now()) {
@@ -27,10 +29,10 @@ export async function sweep(env: Env, now = Date.now()) {
   const dayAgo = new Date(now - DAY_MS).toISOString();
   const expired = sql`SELECT id FROM webhook_deliveries WHERE created_at < ${new Date(now - DELIVERY_RETENTION_DAYS * DAY_MS).toISOString()} LIMIT ${PRUNE_LIMIT}`;
   const [unpicked, stuck] = await db.batch([
-    db.select().from(outbox).where(and(isNull(outbox.pickedAt), lt(outbox.createdAt, cutoff))).orderBy(asc(outbox.createdAt)).limit(SWEEP_LIMIT),
+    db.select().from(outbox).where(and(isNull(outbox.settledAt), lt(outbox.dueAt, cutoff))).orderBy(asc(outbox.dueAt)).limit(SWEEP_LIMIT),
     db.select({ id: branches.id }).from(branches).where(lt(branches.turnDeadline, cutoff)).limit(SWEEP_LIMIT),
     db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, dayAgo)),
-    db.delete(outbox).where(and(isNotNull(outbox.pickedAt), lt(outbox.createdAt, dayAgo))),
+    db.delete(outbox).where(and(isNotNull(outbox.settledAt), lt(outbox.settledAt, dayAgo))),
     rawRun(db, sql`DELETE FROM webhook_attempts WHERE delivery_id IN (${expired})`),
     rawRun(db, sql`DELETE FROM webhook_deliveries WHERE id IN (${expired})`),
   ]);
@@ -38,7 +40,7 @@ export async function sweep(env: Env, now = Date.now()) {
     const ids = unpicked.map((r) => r.id);
     try {
       await env.WEBHOOKS.sendBatch(unpicked.map((row) => ({ body: messageOf(row), contentType: "json" as const })));
-      await db.update(outbox).set({ sends: sql`${outbox.sends} + 1`, lastError: null }).where(inArray(outbox.id, ids));
+      await db.update(outbox).set({ sends: sql`${outbox.sends} + 1`, lastError: null, dueAt: new Date(now).toISOString() }).where(inArray(outbox.id, ids));
     } catch (err) {
       console.error(`sweeper could not queue ${ids.length} webhook event(s)`, err);
       await db.update(outbox).set({ lastError: `queue send failed: ${(err as Error).message}`.slice(0, 500) }).where(inArray(outbox.id, ids));

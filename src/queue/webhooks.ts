@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { type Db, getDb, nowIso } from "../db/client";
 import { webhookAttempts, webhookDeliveries } from "../db/schema";
 import { configOf } from "../config";
-import { buildDeliveryBody, deliveryTarget } from "../domain/webhook-delivery";
+import { buildDeliveryBody, deliveryTarget, outboxProgress } from "../domain/webhook-delivery";
 import type { WebhookMessage } from "../domain/webhook-events";
 import type { Env } from "../env";
 import { hmacSha256Hex } from "../lib/crypto";
@@ -53,7 +53,10 @@ async function post(timeoutMs: number, url: string, secret: string, m: WebhookMe
   }
 }
 
-async function record(db: Db, m: WebhookMessage, attempt: number, r: AttemptResult) {
+type Progress = Parameters<typeof outboxProgress>[2];
+
+/** Stores an attempt and the delivery's state, and moves its outbox row on, in one round trip. */
+async function record(db: Db, m: WebhookMessage, attempt: number, r: AttemptResult, progress: Progress) {
   const now = nowIso();
   await db.batch([
     db.insert(webhookAttempts).values({
@@ -69,13 +72,14 @@ async function record(db: Db, m: WebhookMessage, attempt: number, r: AttemptResu
       .update(webhookDeliveries)
       .set({
         attempts: sql`max(${webhookDeliveries.attempts}, ${attempt})`,
-        status: r.ok ? "delivered" : "retrying",
+        status: r.ok ? "delivered" : "settled" in progress ? "failed" : "retrying",
         lastStatusCode: r.status,
         lastError: r.error,
         deliveredAt: r.ok ? now : null,
         updatedAt: now,
       })
       .where(eq(webhookDeliveries.id, m.deliveryId)),
+    outboxProgress(db, m.deliveryId, progress),
   ]);
 }
 
@@ -83,32 +87,38 @@ async function record(db: Db, m: WebhookMessage, attempt: number, r: AttemptResu
 async function deliver(env: Env, message: Message<WebhookMessage>) {
   const db = getDb(env.DB);
   const m = message.body;
+  const settle = async () => {
+    await outboxProgress(db, m.deliveryId, { settled: true });
+    message.ack();
+  };
   const { bot, storedBody, finished } = await deliveryTarget(db, m);
-  if (!bot?.url) return message.ack(); // the bot has no receiver (any more): nothing to deliver
-  if (finished) return message.ack(); // a second hand-over of a delivery that already ended (the sweeper's)
+  // No receiver (any more), or a second hand-over (the sweeper's) of a delivery that already ended.
+  if (!bot?.url || finished) return settle();
   const body = storedBody ?? (await buildDeliveryBody(db, m));
-  if (body === null) return message.ack(); // the branch is gone
+  if (body === null) return settle(); // the branch is gone
   const config = configOf(env);
   let url: string;
   try {
     url = checkWebhookUrl(bot.url, { allowPrivate: config.allowPrivateWebhooks });
   } catch {
-    await record(db, m, message.attempts, { ok: false, status: null, error: "webhook_url is not allowed", durationMs: 0 });
+    await record(db, m, message.attempts, { ok: false, status: null, error: "webhook_url is not allowed", durationMs: 0 }, { settled: true });
     return message.ack();
   }
   const result = await post(config.webhookTimeoutMs, url, bot.secret, m, body);
-  await record(db, m, message.attempts, result);
+  const delay = backoffSeconds(message.attempts);
+  await record(db, m, message.attempts, result, result.ok ? { settled: true } : { dueInSeconds: delay });
   if (result.ok) message.ack();
-  else message.retry({ delaySeconds: backoffSeconds(message.attempts) });
+  else message.retry({ delaySeconds: delay });
 }
 
 /** Dead letters: the delivery ran out of attempts. */
 async function markFailed(env: Env, message: Message<WebhookMessage>) {
+  const db = getDb(env.DB);
   const now = nowIso();
-  await getDb(env.DB)
-    .update(webhookDeliveries)
-    .set({ status: "failed", updatedAt: now })
-    .where(eq(webhookDeliveries.id, message.body.deliveryId));
+  await db.batch([
+    db.update(webhookDeliveries).set({ status: "failed", updatedAt: now }).where(eq(webhookDeliveries.id, message.body.deliveryId)),
+    outboxProgress(db, message.body.deliveryId, { settled: true }),
+  ]);
   message.ack();
 }
 

@@ -126,7 +126,7 @@ describe("hardening: no input makes the service fail", () => {
     for (const text of texts) for (const secret of secrets) expect(text.includes(secret)).toBe(false);
   });
 
-  it("extra fields are ignored, never fatal", async () => {
+  it("extra body fields are ignored, never fatal: a segment's sequence_order and bot_id cannot be forced", async () => {
     const { owner, story } = await storyWithSegments();
     const res = await call("/stories", { token: owner.token, body: { ...storyInput(), extra: { deep: [1, 2] }, __proto__: { admin: true } } });
     expect(res.status).toBe(201);
@@ -136,7 +136,7 @@ describe("hardening: no input makes the service fail", () => {
     expect(seg.body.data.bot_id).toBe(owner.id);
   });
 
-  it("text fields round-trip exactly", async () => {
+  it("SQL, HTML, emoji, right-to-left and control characters round-trip exactly through stories, segments and comments", async () => {
     const human = await registerHuman();
     const nasty = [
       "'; DROP TABLE stories; --",

@@ -1,1 +1,0 @@
-CREATE INDEX `webhook_deliveries_created_idx` ON `webhook_deliveries` (`created_at`);

@@ -1,0 +1,201 @@
+import { apiTokenOf, call, createStory, registerAdmin, registerBot, registerHuman, storyInput, words } from "./helpers";
+
+/**
+ * Who may call each protected route. test/auth-matrix.test.ts turns every row into the same checks: 401 without
+ * a credential or with one that is not a credential, 403 FORBIDDEN for the kinds the route refuses, 403
+ * PERMISSION_DENIED for someone else's thing on owner-only routes, and the allowed kinds getting through.
+ *
+ * The rows are the routes whose `middleware:` in src/routes/*.ts starts with `auth(`; the OpenAPI document marks
+ * each with `security` (checked by the test), except GET summary, where only `force_refresh=true` needs one.
+ */
+
+/** The credentials a caller can present (an admin has a JWT only; API tokens are for humans, API keys for bots). */
+export const KINDS = ["human JWT", "human API token", "admin JWT", "bot JWT", "bot API key"] as const;
+export type Kind = (typeof KINDS)[number];
+
+/** Which kinds of credential a route takes; every other kind gets 403 FORBIDDEN. */
+export const ACCESS = {
+  "any credential": KINDS,
+  "bot only": ["bot JWT", "bot API key"],
+  "human JWT only": ["human JWT", "admin JWT"], // admins are humans; an API token is refused
+} as const satisfies Record<string, readonly Kind[]>;
+export type Access = keyof typeof ACCESS;
+
+export interface World {
+  /** Owns `story`, its `pin` and `comment`; its JWT is the matrix's "human JWT". */
+  owner: Awaited<ReturnType<typeof registerHuman>>;
+  /** Owns the webhook; its JWT and API key are the matrix's bot credentials. */
+  bot: Awaited<ReturnType<typeof registerBot>>;
+  story: Awaited<ReturnType<typeof createStory>>;
+  segment: { id: string };
+  comment: { id: string };
+  pin: { id: string };
+  /** One credential of each kind. The API token is another human's, so that generating the owner's one revokes nothing here. */
+  credentials: Record<Kind, string>;
+  /** Credentials of accounts that own nothing in this world (admins may act on anything a human owns, so none here). */
+  someoneElse: Record<Exclude<Kind, "admin JWT">, string>;
+}
+
+export async function buildWorld(): Promise<World> {
+  const owner = await registerHuman();
+  const reader = await registerHuman();
+  const stranger = await registerHuman();
+  const admin = await registerAdmin();
+  const bot = await registerBot();
+  const strangerBot = await registerBot();
+  const story = await createStory(owner.token);
+  const segment = (await call(`/branches/${story.main_branch_id}/segments`)).body.data.segments[1];
+  const comment = (await call(`/branches/${story.main_branch_id}/comments`, { token: owner.token, body: { content: "mine" } })).body.data;
+  const pin = (await call(`/stories/${story.id}/pins`, { token: owner.token, body: { title: "T", content: "C" } })).body.data;
+  return {
+    owner,
+    bot,
+    story,
+    segment,
+    comment,
+    pin,
+    credentials: {
+      "human JWT": owner.token,
+      "human API token": await apiTokenOf(reader),
+      "admin JWT": admin.token,
+      "bot JWT": bot.token,
+      "bot API key": bot.apiKey,
+    },
+    someoneElse: {
+      "human JWT": stranger.token,
+      "human API token": await apiTokenOf(stranger),
+      "bot JWT": strangerBot.token,
+      "bot API key": strangerBot.apiKey,
+    },
+  };
+}
+
+export interface ProtectedRoute {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** The route as the OpenAPI document names it. */
+  route: string;
+  /** Part of the route here: the query that makes GET summary need a credential. */
+  query?: string;
+  /** The request in the shared world (a real target, and a body that passes validation); `query` is added to it. */
+  path: (w: World) => string;
+  body?: (w: World) => unknown;
+  access: Access;
+  /** Owner-only routes: who may act on the thing. Anyone else with an allowed credential gets 403 PERMISSION_DENIED. */
+  owner?: string;
+  /** The route takes no credential unless asked for more (GET summary without force_refresh). */
+  credentialOptional?: boolean;
+  /**
+   * A request every allowed credential may send, and what it answers: the check lies behind it, since
+   * authentication runs before validation (400) and before the target is looked up (404).
+   */
+  through: { status: number; because: string; path: (w: World) => string; body?: () => unknown };
+}
+
+const unknown = () => crypto.randomUUID();
+
+export const PROTECTED: ProtectedRoute[] = [
+  {
+    method: "GET", route: "/auth/me", path: () => "/auth/me", access: "any credential",
+    through: { status: 200, because: "the caller", path: () => "/auth/me" },
+  },
+  {
+    method: "POST", route: "/auth/api-token/generate", path: () => "/auth/api-token/generate", access: "human JWT only",
+    through: { status: 200, because: "a new API token", path: () => "/auth/api-token/generate" },
+  },
+  {
+    method: "POST", route: "/stories", path: () => "/stories", body: () => storyInput(), access: "any credential",
+    through: { status: 400, because: "an empty story", path: () => "/stories", body: () => ({}) },
+  },
+  {
+    method: "PATCH", route: "/stories/{story_id}", path: (w) => `/stories/${w.story.id}`, body: () => ({ status: "archived" }),
+    access: "any credential", owner: "the story's owner or an admin",
+    through: { status: 404, because: "an unknown story", path: () => `/stories/${unknown()}`, body: () => ({ status: "archived" }) },
+  },
+  {
+    method: "POST", route: "/stories/{story_id}/branches", path: (w) => `/stories/${w.story.id}/branches`, body: () => ({ title: "t" }),
+    access: "any credential",
+    through: { status: 404, because: "an unknown story", path: () => `/stories/${unknown()}/branches`, body: () => ({ title: "t" }) },
+  },
+  {
+    method: "POST", route: "/branches/{branch_id}/join", path: (w) => `/branches/${w.story.main_branch_id}/join`, body: () => ({}),
+    access: "bot only",
+    through: { status: 404, because: "an unknown branch", path: () => `/branches/${unknown()}/join`, body: () => ({}) },
+  },
+  {
+    method: "POST", route: "/branches/{branch_id}/leave", path: (w) => `/branches/${w.story.main_branch_id}/leave`, access: "bot only",
+    through: { status: 404, because: "an unknown branch", path: () => `/branches/${unknown()}/leave` },
+  },
+  {
+    method: "POST", route: "/branches/{branch_id}/segments", path: (w) => `/branches/${w.story.main_branch_id}/segments`,
+    body: () => ({ content: words(4) }), access: "any credential",
+    through: { status: 404, because: "an unknown branch", path: () => `/branches/${unknown()}/segments`, body: () => ({ content: words(4) }) },
+  },
+  {
+    method: "POST", route: "/votes", path: () => "/votes", body: (w) => ({ target_type: "branch", target_id: w.story.main_branch_id, vote: 1 }),
+    access: "any credential",
+    through: { status: 404, because: "an unknown branch", path: () => "/votes", body: () => ({ target_type: "branch", target_id: unknown(), vote: 1 }) },
+  },
+  {
+    method: "POST", route: "/branches/{branch_id}/comments", path: (w) => `/branches/${w.story.main_branch_id}/comments`,
+    body: () => ({ content: "hi" }), access: "any credential",
+    through: { status: 404, because: "an unknown branch", path: () => `/branches/${unknown()}/comments`, body: () => ({ content: "hi" }) },
+  },
+  {
+    method: "DELETE", route: "/comments/{comment_id}", path: (w) => `/comments/${w.comment.id}`, access: "any credential",
+    owner: "the comment's author or an admin",
+    through: { status: 404, because: "an unknown comment", path: () => `/comments/${unknown()}` },
+  },
+  {
+    method: "POST", route: "/segments/{segment_id}/rewrites", path: (w) => `/segments/${w.segment.id}/rewrites`,
+    body: () => ({ content: words(4) }), access: "any credential",
+    through: { status: 404, because: "an unknown segment", path: () => `/segments/${unknown()}/rewrites`, body: () => ({ content: words(4) }) },
+  },
+  {
+    method: "POST", route: "/stories/{story_id}/pins", path: (w) => `/stories/${w.story.id}/pins`, body: () => ({ title: "T", content: "C" }),
+    access: "any credential", owner: "the story's owner or an admin",
+    through: { status: 404, because: "an unknown story", path: () => `/stories/${unknown()}/pins`, body: () => ({ title: "T", content: "C" }) },
+  },
+  {
+    method: "PATCH", route: "/stories/{story_id}/pins/{pin_id}", path: (w) => `/stories/${w.story.id}/pins/${w.pin.id}`,
+    body: () => ({ is_active: true }), access: "any credential", owner: "the story's owner or an admin",
+    through: { status: 404, because: "an unknown story", path: (w) => `/stories/${unknown()}/pins/${w.pin.id}`, body: () => ({ is_active: true }) },
+  },
+  {
+    method: "GET", route: "/logs", path: () => "/logs", access: "any credential",
+    through: { status: 200, because: "the log", path: () => "/logs" },
+  },
+  {
+    method: "GET", route: "/logs/stats", path: () => "/logs/stats", access: "any credential",
+    through: { status: 200, because: "the statistics", path: () => "/logs/stats" },
+  },
+  {
+    method: "POST", route: "/branches/{branch_id}/summary", path: (w) => `/branches/${w.story.main_branch_id}/summary`, access: "any credential",
+    through: { status: 404, because: "an unknown branch", path: () => `/branches/${unknown()}/summary` },
+  },
+  {
+    method: "GET", route: "/branches/{branch_id}/summary", query: "?force_refresh=true",
+    path: (w) => `/branches/${w.story.main_branch_id}/summary`, access: "any credential", credentialOptional: true,
+    through: { status: 404, because: "an unknown branch", path: () => `/branches/${unknown()}/summary?force_refresh=true` },
+  },
+  {
+    method: "PUT", route: "/bots/{bot_id}/webhook", path: (w) => `/bots/${w.bot.id}/webhook`, body: () => ({ webhook_url: "https://a.example/x" }),
+    access: "bot only", owner: "the bot itself",
+    through: { status: 400, because: "a body without webhook_url", path: (w) => `/bots/${w.bot.id}/webhook`, body: () => ({}) },
+  },
+  {
+    method: "GET", route: "/bots/{bot_id}/webhook/deliveries", path: (w) => `/bots/${w.bot.id}/webhook/deliveries`,
+    access: "bot only", owner: "the bot itself",
+    through: { status: 200, because: "its deliveries", path: (w) => `/bots/${w.bot.id}/webhook/deliveries` },
+  },
+];
+
+/** Things sent as a credential that are none: each is 401, with the code the service gives it. */
+export const NOT_CREDENTIALS: { what: string; headers?: Record<string, string>; token?: string; code: string }[] = [
+  { what: "an Authorization header that is not Bearer", headers: { Authorization: "Basic abc" }, code: "UNAUTHORIZED" },
+  { what: "an unknown bot API key (slk_…)", token: "slk_unknownkey", code: "UNAUTHORIZED" },
+  { what: "an unknown API token (slt_…)", token: "slt_unknowntoken", code: "UNAUTHORIZED" },
+  { what: "a garbage bearer that is no JWT", token: "garbage", code: "AUTH_INVALID_TOKEN" },
+];
+
+/** "a, b and c" */
+export const listed = (items: readonly string[]) => (items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`);
