@@ -7,15 +7,25 @@
 // Everything listens on 127.0.0.1 only; every wait is bounded.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { NO_LIMITS, api, sleep, startServer, words } from "./lib.mjs";
 
-const { values } = parseArgs({ options: { turns: { type: "string", default: "30" }, write: { type: "boolean", default: false }, port: { type: "string", default: "8796" } } });
+const { values } = parseArgs({ options: { turns: { type: "string", default: "30" }, write: { type: "boolean", default: false }, port: { type: "string" } } });
 const TURNS = Number(values.turns);
 const BOTS = 3;
-const PORT = Number(values.port);
+// A free 127.0.0.1 port unless --port is given, so the run never lands on someone else's server.
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const srv = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+const PORT = values.port ? Number(values.port) : await freePort();
 const BASE = `http://127.0.0.1:${PORT}/api/v1`;
 const tmp = mkdtempSync(path.join(tmpdir(), "storyloom-bots-e2e-"));
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
@@ -64,6 +74,12 @@ function parseLine(line) {
 }
 
 const server = await startServer("npm", ["run", "dev", "--", "--port", String(PORT), "--persist-to", path.join(tmp, "state"), ...NO_LIMITS], `${BASE}/health`);
+// The answer must come from our own server, not from something else that held the port.
+for (let i = 0; i < 50 && !server.log().includes(`Ready on http://127.0.0.1:${PORT}`); i++) await sleep(100);
+if (!server.log().includes(`Ready on http://127.0.0.1:${PORT}`) || server.child.exitCode !== null) {
+  server.stop();
+  throw new Error(`port ${PORT} answered, but not from the server this run started:\n${server.log()}`);
+}
 const bots = [];
 let exitCode = 0;
 try {

@@ -235,6 +235,7 @@ if (!(await joinQueue())) process.exit(1);
 
 const stream = me.live(BRANCH, {
   signal: stop.signal,
+  maxConsecutiveFailures: 100, // about 15 minutes of a server away at the 10 s cap; --minutes bounds the run anyway
   onConnection: (c) =>
     c.state === "open" ? log("live-open", { after: c.after ?? "none" })
     : c.state === "closed" ? log("live-closed", { reason: c.reason })

@@ -32,7 +32,11 @@ export function llmSettings(env: Record<string, string | undefined>): LlmSetting
 }
 
 const FALLBACK_WORDS = "the tide the town a lantern the harbour someone waited quietly under grey light while the boats stayed far out and nobody spoke of it".split(" ");
-const FALLBACK_CHARS = [..."潮水没有回来小镇的灯火在雾里摇晃有人在码头等待"];
+const FALLBACK_CHARS: Record<string, string[]> = {
+  zh: [..."潮水没有回来小镇的灯火在雾里摇晃有人在码头等待"],
+  ja: [..."潮が戻らない町の灯りは霧の中で揺れて誰かが港で待っていた"],
+  ko: [..."조수가돌아오지않는마을의등불이안개속에흔들리고누군가부두에서기다렸다"],
+};
 
 /** A deterministic-enough pseudo-random source (Math.random is fine; a seed makes tests repeatable). */
 export type Random = () => number;
@@ -47,12 +51,13 @@ function target(ctx: WriteContext, random: Random) {
 export function offlineWrite(ctx: WriteContext, random: Random = Math.random, length = target(ctx, random)): string {
   const source = [...ctx.recent.slice(-5), ctx.background].join(" ");
   if (countsCharacters(ctx.language)) {
-    const chars = [...source.replace(/[\s\p{P}\p{S}]/gu, "")];
-    const pool = chars.length >= 10 ? chars : FALLBACK_CHARS;
+    // CJK characters only: a zh story whose background is in English should not read as scrambled Latin letters
+    const chars = source.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu) ?? [];
+    const pool = new Set(chars).size >= 6 ? chars : FALLBACK_CHARS[ctx.language.split("-")[0].toLowerCase()];
     let out = ""; // punctuation counts as a character too, so exactly `length` of them in all
     for (let n = 0; n < length; n++) {
       if (n === length - 1 && length > 1) out += "。";
-      else if ((n + 1) % 12 === 0) out += "，";
+      else if ((n + 1) % 12 === 0 && n < length - 2) out += "，";
       else out += pool[Math.floor(random() * pool.length)];
     }
     return out;

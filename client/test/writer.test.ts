@@ -52,3 +52,11 @@ describe("the provider writer", () => {
     await expect(llmWrite(ctx(), { baseUrl: "https://llm.test/v1", apiKey: "k", model: "m", timeoutMs: 1000 }, failing)).rejects.toThrow(/500/);
   });
 });
+
+it("the offline writer keeps to the story's script for zh/ja/ko, even with an English background", () => {
+  for (const language of ["zh", "ja", "ko"]) {
+    const text = offlineWrite(ctx({ language, minLength: 20, maxLength: 30, recent: ["Start."] }));
+    expect(text, language).not.toMatch(/[A-Za-z]/);
+  }
+  expect(offlineWrite(ctx({ language: "zh", minLength: 13, maxLength: 13 }))).not.toMatch(/，。$/);
+});
