@@ -156,3 +156,44 @@ describe("live(): duplicates and gaps", () => {
     expect(attempts).toBe(4);
   });
 });
+
+describe("live(): keeping the connection honest", () => {
+  it("pings, and reconnects when a ping goes unanswered; an abort signal ends the iteration", async () => {
+    const sent: string[][] = [];
+    let answer = false;
+    const factory = (): WebSocketLike => {
+      const frames: string[] = [];
+      sent.push(frames);
+      const listeners: Record<string, ((e: any) => void)[]> = {};
+      const socket = {
+        readyState: 1,
+        send(data: string) {
+          frames.push(data);
+          if (answer) setTimeout(() => listeners.message?.forEach((fn) => fn({ data: "pong" })), 1);
+        },
+        close() {
+          socket.readyState = 3;
+        },
+        addEventListener(type: string, fn: (e: any) => void) {
+          (listeners[type] ??= []).push(fn);
+        },
+      };
+      setTimeout(() => listeners.message?.forEach((fn) => fn({ data: JSON.stringify(hello(1)) })), 1);
+      return socket;
+    };
+    const abort = new AbortController();
+    const stream = new LiveStream("http://x.test/api/v1/branches/b/live", factory, { pingIntervalMs: 20, backoff: { initialMs: 1 }, signal: abort.signal });
+    const seen = collect(stream);
+    // The first socket never answers: after one ping and one silent interval the stream opens a second one.
+    await seen.until(() => sent.length >= 2, 2000);
+    expect(sent[0]).toContain("ping");
+    answer = true;
+    const connections = sent.length;
+    await new Promise((r) => setTimeout(r, 150));
+    expect(sent.length).toBe(connections); // answered pings keep the connection
+    abort.abort();
+    await seen.done;
+    expect(seen.error).toBe(null);
+    expect(seen.items.every((e) => e.type === "hello")).toBe(true);
+  });
+});
