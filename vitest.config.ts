@@ -9,12 +9,17 @@ export default defineConfig(async () => {
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
+          // The outside world, for fetches no test intercepts itself: every host answers 200 here, so no test
+          // ever resolves a real host name (webhook receivers of bots a test registered, summary providers).
+          outboundService: (request: Request) => new Response(`outside world: ${new URL(request.url).host}`, { status: 200 }),
           // Test-only values; they override anything a developer has in .dev.vars.
           bindings: {
             TEST_MIGRATIONS: migrations,
             JWT_SECRET: "test-jwt-secret",
             MASTER_KEY: "test-master-key",
             ALLOW_PRIVATE_WEBHOOKS: "false",
+            // Tests read responses, not access logs (test/health.test.ts turns them on where it checks them).
+            LOG_REQUESTS: "false",
             WEBHOOK_TIMEOUT_MS: "300",
             TURN_TIMEOUT_SECONDS: "3600",
             // Tests read their own writes at once; test/edge.test.ts turns the micro-cache on per request.

@@ -1,13 +1,14 @@
 // `npm run bench`: starts `npm run dev` on a fresh local state and a trivial Worker (the ceiling) under the
 // same `wrangler dev`, creates data through the API, drives load with autocannon from this process, and
-// writes bench/RESULTS.md. Options: --duration S (default 10), --connections N (default 10).
+// prints the results (bench/RESULTS.md only with --write). Options: --duration S (default 10), --connections N
+// (default 10), --write.
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
 import { NO_LIMITS, api, asClient, d1Trips, load, sleep, startServer, words, workerdCpuMs } from "./lib.mjs";
 
 const { values } = parseArgs({
-  options: { duration: { type: "string", default: "10" }, connections: { type: "string", default: "10" } },
+  options: { duration: { type: "string", default: "10" }, connections: { type: "string", default: "10" }, write: { type: "boolean", default: false } },
 });
 const duration = Number(values.duration);
 const connections = Number(values.connections);
@@ -204,11 +205,11 @@ try {
     "- Round-trip budget: reads 1 (0 on a micro-cache hit), writes ≤ 2 — asserted per endpoint by test/edge.test.ts; the figures above are samples.",
     `- Reads that must reach D1 (a bookmark bypasses the micro-cache): ${uncached.map((r) => r.rps.toFixed(0)).join(" and ")} req/s, ${uncached.map((r) => `${((r.rps / d1Ceiling.rps) * 100).toFixed(0)} %`).join(" and ")} of the trivial Worker making the same one D1 round trip (${d1Ceiling.rps.toFixed(0)} req/s).`,
     "- Anonymous reads pay for the 600/min read limit: locally each `limit()` of the rate-limiting binding is an HTTP call to a",
-    "  simulated Durable Object, so each call buys a lease of 10 reads (src/lib/read-limit.ts); the bot's credentialed read of",
+    "  simulated Durable Object, so each call buys a lease of 10 reads (src/lib/read-leases.ts); the bot's credentialed read of",
     "  the same page shows the service without the limit.",
     "",
   ].join("\n");
-  writeFileSync("bench/RESULTS.md", report);
+  if (values.write) writeFileSync("bench/RESULTS.md", report);
   console.log(report);
   if (fivexx || !order.contiguous || !order.rotating) process.exitCode = 1;
 } finally {

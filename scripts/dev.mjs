@@ -1,9 +1,13 @@
-// `npm run dev [-- --port N --ip ADDR]`: makes .dev.vars when missing, migrates local D1, then runs `wrangler dev`.
+// `npm run dev [-- --port N --ip ADDR --persist-to DIR]`: makes .dev.vars when missing, migrates local D1 (saying
+// so in one line), then runs `wrangler dev` and, once it is ready, says where to go.
 import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync } from "node:fs";
+import { createInterface } from "node:readline";
 
-const env = { ...process.env, WRANGLER_SEND_METRICS: "false" };
+// Offline and quiet: no request.cf look-up (it prints a stack trace without internet), no metrics.
+const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
 const args = process.argv.slice(2);
+const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
 
 if (!existsSync(".dev.vars")) {
   copyFileSync(".dev.vars.example", ".dev.vars");
@@ -14,16 +18,30 @@ if (!existsSync(".dev.vars")) {
 const persist = args.indexOf("--persist-to");
 const persistArgs = persist >= 0 ? args.slice(persist, persist + 2) : [];
 // stdin is closed so wrangler never stops to ask for confirmation.
-const migrate = spawnSync("wrangler", ["d1", "migrations", "apply", "DB", "--local", ...persistArgs], {
-  stdio: ["ignore", "inherit", "inherit"],
-  env,
-});
-if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+const migrate = spawnSync("wrangler", ["d1", "migrations", "apply", "DB", "--local", ...persistArgs], { env, encoding: "utf8" });
+if (migrate.status !== 0) {
+  process.stdout.write(migrate.stdout ?? "");
+  process.stderr.write(migrate.stderr ?? "");
+  process.exit(migrate.status ?? 1);
+}
+const applied = [...new Set([...(migrate.stdout ?? "").matchAll(/│\s*(\d{4}_[\w-]+\.sql)\s*│\s*✅/g)].map((m) => m[1]))];
+console.log(applied.length ? `local D1: applied ${applied.join(", ")}` : "local D1: migrations up to date");
 
+const ip = option("--ip", "127.0.0.1");
+const port = option("--port", "8787");
 const devArgs = ["dev", ...args];
-if (!args.includes("--ip")) devArgs.push("--ip", "127.0.0.1");
-if (!args.includes("--port")) devArgs.push("--port", "8787");
+if (!args.includes("--ip")) devArgs.push("--ip", ip);
+if (!args.includes("--port")) devArgs.push("--port", port);
 
-const child = spawn("wrangler", devArgs, { stdio: "inherit", env });
+const child = spawn("wrangler", devArgs, { stdio: ["inherit", "pipe", "inherit"], env });
+let told = false;
+createInterface({ input: child.stdout }).on("line", (line) => {
+  console.log(line);
+  if (!told && /Ready on/.test(line)) {
+    told = true;
+    const base = `http://${ip}:${port}/api/v1`;
+    console.log(`\n  API        ${base}\n  docs       ${base}/docs\n  master key MASTER_KEY in .dev.vars (local value: dev-master-key)\n`);
+  }
+});
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
 child.on("exit", (code) => process.exit(code ?? 0));

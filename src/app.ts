@@ -2,8 +2,10 @@ import { Scalar } from "@scalar/hono-api-reference";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { etag, RETAINED_304_HEADERS } from "hono/etag";
+import { requestId } from "hono/request-id";
 import type { AppEnv } from "./context";
 import { ApiError } from "./lib/errors";
+import { accessLog } from "./middleware/access-log";
 import { renderError } from "./middleware/render-error";
 import { createRouter } from "./lib/openapi";
 import { describeMiddlewareHeaders } from "./lib/openapi-headers";
@@ -90,8 +92,10 @@ function buildApi() {
 export function createApp() {
   const app = createRouter();
   // Outermost, so every response (CORS preflights and unknown paths included) carries Server-Timing.
+  app.use("*", requestId({ generator: (c) => c.req.header("cf-ray") ?? crypto.randomUUID() }));
   // The live stream first: its 101 answer must reach the client untouched by the middleware below.
   app.get(`${API_PREFIX}/branches/:branch_id/live`, openLiveStream);
+  app.use("*", accessLog);
   app.use("*", servicesAndServerTiming);
   app.route(API_PREFIX, buildApi());
   app.notFound((c) => renderError(c, new ApiError("NOT_FOUND", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)));

@@ -20,6 +20,10 @@ export interface Services {
 export interface AppEnv {
   Bindings: Env;
   Variables: Services & {
+    /** This request's id (the cf-ray when present), set by `requestId()`; on every response as X-Request-Id. */
+    requestId: string;
+    /** The error code the response carries, set by the one error renderer (for the access log). */
+    errorCode?: string;
     /** The authenticated caller, set by `auth()`. */
     actor?: Actor;
     /** The write's Idempotency-Key, set by `limitsAndIdempotency()`: domain writes record it in their batch. */

@@ -12,6 +12,7 @@ export interface Env {
   MASTER_KEY?: string;
   TURN_TIMEOUT_SECONDS: string;
   ALLOW_PRIVATE_WEBHOOKS: string;
+  LOG_REQUESTS: string;
   READ_CACHE_MS: string;
   WEBHOOK_TIMEOUT_MS: string;
   OUTBOX_RESEND_AFTER_SECONDS: string;

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { call, createStory, expectError, registerHuman } from "./helpers";
 
 describe("GET /health and what every route shares", () => {
@@ -40,9 +40,70 @@ describe("a server fault", () => {
     const story = await createStory((await registerHuman()).token);
     // A real fault, not a mock: the table the story page reads its pins from disappears.
     await env.DB.exec("DROP TABLE pins");
+    const logged: unknown[][] = [];
+    const spy = vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => void logged.push(args));
     const res = await call(`/stories/${story.id}`);
+    spy.mockRestore();
     const err = expectError(res, 500, "INTERNAL_ERROR");
     expect(err.message).toBe("Internal server error");
     expect(res.text).not.toMatch(/pins|sqlite|D1_ERROR/i);
+    // The fault is logged with the request id the client was given.
+    expect(JSON.parse(String(logged[0][0]))).toMatchObject({ event: "unhandled error", request_id: res.headers.get("x-request-id") });
+  });
+});
+
+describe("request ids and logs", () => {
+  it("every response carries X-Request-Id: the cf-ray when present, else a new id; error envelopes repeat it", async () => {
+    const ok = await call("/health");
+    expect(ok.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    const ray = await call("/health", { headers: { "cf-ray": "8d3a1f2b3c4d5e6f-AMS" } });
+    expect(ray.headers.get("x-request-id")).toBe("8d3a1f2b3c4d5e6f-AMS");
+    const missing = await call("/nope");
+    expect(missing.body.error.request_id).toBe(missing.headers.get("x-request-id"));
+    const refused = await call("/auth/me");
+    expect(refused.body.error.request_id).toBe(refused.headers.get("x-request-id"));
+  });
+
+  it("writes one JSON line per request: method, route, status, ms, D1 round trips, caller, request id, error code", async () => {
+    const human = await registerHuman();
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => void lines.push(String(line)));
+    const res = await call("/auth/me", { token: human.token, env: { LOG_REQUESTS: "true" } });
+    const bad = await call("/stories/not-a-story", { env: { LOG_REQUESTS: "true" } });
+    spy.mockRestore();
+    const [me, missing] = lines.map((l) => JSON.parse(l));
+    expect(me).toEqual({
+      at: expect.stringMatching(/Z$/), request_id: res.headers.get("x-request-id"), method: "GET", route: "/api/v1/auth/me",
+      status: 200, ms: expect.any(Number), d1_round_trips: 1, actor: "human", error: null,
+    });
+    expect(missing).toMatchObject({ route: "/api/v1/stories/:story_id", status: 404, actor: "anonymous", error: "NOT_FOUND", request_id: bad.headers.get("x-request-id") });
+    expect(lines.join("\n")).not.toContain(human.token);
+  });
+});
+
+describe("GET /health?deep=1", () => {
+  it("also checks D1 and reports the package version and the migration level", async () => {
+    const res = await call("/health?deep=1");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      status: "healthy", message: expect.any(String),
+      version: { package: expect.stringMatching(/^\d+\.\d+\.\d+/), migration: expect.stringMatching(/^0\d{3}_/) },
+      d1: { ok: true, ms: expect.any(Number) },
+    });
+    expect(res.headers.get("server-timing")).toMatch(/^d1;desc="1 round trip"/);
+  });
+
+  it("is 503 SERVICE_UNAVAILABLE in the envelope when D1 is unreachable", async () => {
+    // The platform's outage, simulated: a D1 binding whose every call fails as an unreachable database would.
+    const down = {
+      prepare: () => { throw new Error("D1_ERROR: Network connection lost."); },
+      batch: async () => { throw new Error("D1_ERROR: Network connection lost."); },
+      withSession: () => down,
+      getBookmark: () => null,
+    } as unknown as D1Database;
+    vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const res = await call("/health?deep=1", { env: { DB: down } });
+    expectError(res, 503, "SERVICE_UNAVAILABLE");
+    vi.restoreAllMocks();
   });
 });

@@ -13,6 +13,7 @@ export const errorSchema = z
       code: z.string().openapi({ example: "VALIDATION_ERROR" }),
       message: z.string(),
       details: z.record(z.string(), z.unknown()).optional(),
+      request_id: z.string().optional().openapi({ description: "this request's id, as in the X-Request-Id header" }),
     }),
   })
   .openapi("Error");

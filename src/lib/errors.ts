@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   RATE_LIMIT_EXCEEDED: 429,
   DAILY_QUOTA_EXCEEDED: 429,
   INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -1,10 +1,11 @@
 import type { Context } from "hono";
+import type { AppEnv } from "../context";
 import { HTTPException } from "hono/http-exception";
 import { KeyAlreadyCommitted } from "../domain/idempotency";
 import type { ErrorBody } from "../lib/envelope";
 import { ApiError, validationError } from "../lib/errors";
 
-function toApiError(err: unknown): ApiError {
+function toApiError(err: unknown, requestId: string | undefined): ApiError {
   if (err instanceof ApiError) return err;
   // Replaced by the stored answer in limitsAndIdempotency(); rendered here only so it is not logged as a fault.
   if (err instanceof KeyAlreadyCommitted) return new ApiError("CONFLICT", err.message);
@@ -13,14 +14,17 @@ function toApiError(err: unknown): ApiError {
     const issue = err.status === 415 ? "Content-Type must be application/json" : "malformed JSON";
     return validationError([{ field: "(body)", issue }]);
   }
-  console.error("unhandled error", err);
+  console.error(JSON.stringify({ at: new Date().toISOString(), request_id: requestId ?? null, event: "unhandled error" }), err);
   return new ApiError("INTERNAL_ERROR", "Internal server error");
 }
 
 /** The one rendering of every error: the envelope with the code's status and the error's own headers. */
-export function renderError(c: Context, err: unknown) {
-  const e = toApiError(err);
+export function renderError(c: Context<AppEnv>, err: unknown) {
+  const requestId = c.get("requestId");
+  const e = toApiError(err, requestId);
   const body: ErrorBody = { status: "error", error: { code: e.code, message: e.message } };
   if (e.details) body.error.details = e.details;
+  if (requestId) body.error.request_id = requestId;
+  c.set("errorCode", e.code);
   return c.json(body, e.status, e.headers);
 }
