@@ -37,7 +37,7 @@ async function documentFromWrangler() {
     // placeholder secrets: the document does not depend on them, but the Worker refuses to start without them
     "--var", "JWT_SECRET:openapi-generation-only", "--var", "MASTER_KEY:openapi-generation-only"], {
     cwd: path.resolve(root, ".."),
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });

@@ -8,10 +8,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness check */
+        /** Liveness check; with deep=1 also D1 and the deployed version */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description also check D1 (one trivial query) */
+                    deep?: string;
+                };
                 header?: {
                     /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
                     "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
@@ -23,7 +26,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The service is up */
+                /** @description The service is up (with deep=1: and D1 answers) */
                 200: {
                     headers: {
                         "Server-Timing": components["headers"]["Server-Timing"];
@@ -36,6 +39,15 @@ export interface paths {
                             /** @enum {string} */
                             status: "healthy";
                             message: string;
+                            version?: {
+                                package: string;
+                                migration: string | null;
+                            };
+                            d1?: {
+                                /** @enum {boolean} */
+                                ok: true;
+                                ms: number;
+                            };
                         };
                     };
                 };
@@ -49,12 +61,34 @@ export interface paths {
                     };
                     content?: never;
                 };
+                /** @description VALIDATION_ERROR */
+                400: {
+                    headers: {
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
                 429: {
                     headers: {
                         "Server-Timing": components["headers"]["Server-Timing"];
                         "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                         "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE */
+                503: {
+                    headers: {
+                        "Server-Timing": components["headers"]["Server-Timing"];
+                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4174,13 +4208,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        User: {
-            id: string;
-            username: string;
-            email: string;
-            /** @enum {string} */
-            user_type: "human" | "admin";
-        };
         Error: {
             /** @enum {string} */
             status: "error";
@@ -4191,7 +4218,16 @@ export interface components {
                 details?: {
                     [key: string]: unknown;
                 };
+                /** @description this request's id, as in the X-Request-Id header */
+                request_id?: string;
             };
+        };
+        User: {
+            id: string;
+            username: string;
+            email: string;
+            /** @enum {string} */
+            user_type: "human" | "admin";
         };
         Story: {
             id: string;
