@@ -61,3 +61,27 @@ describe("GET /openapi.json and /docs", () => {
     expect(doc.paths["/branches/{branch_id}/segments"].get.responses["200"].headers.ETag.$ref).toBe("#/components/headers/ETag");
   });
 });
+
+describe("the OpenAPI document stays valid", () => {
+  it("gives every operation an operationId and a security list (empty on public ones), documents 413 and the replay header", async () => {
+    const doc = (await call("/openapi.json")).body;
+    const ids = new Set<string>();
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        expect(op.operationId, `${method} ${path}`).toMatch(/^[a-z]+[A-Za-z]+$/);
+        expect(ids.has(op.operationId), op.operationId).toBe(false);
+        ids.add(op.operationId);
+        expect(Array.isArray(op.security), `${method} ${path} security`).toBe(true);
+        if (op.requestBody) expect(op.responses["413"], `${method} ${path} 413`).toBeDefined();
+        if (op.parameters?.some((p: any) => p.name === "idempotency-key")) {
+          const ok = Object.entries<any>(op.responses).find(([s]) => s.startsWith("2"))![1];
+          expect(ok.headers["Idempotent-Replayed"], `${method} ${path}`).toBeDefined();
+        }
+      }
+    }
+    expect(doc.paths["/stories"].get.security).toEqual([]);
+    expect(doc.paths["/stories"].post.security.length).toBeGreaterThan(0);
+    expect(doc.components.schemas.Error.properties.error.properties.code.enum).toEqual(expect.arrayContaining(["VALIDATION_ERROR", "NOT_YOUR_TURN", "UPGRADE_REQUIRED"]));
+    for (const name of ["LiveEvent", "LiveHello", "LiveSegment", "LiveTurn", "LiveQueue", "LiveArchived"]) expect(doc.components.schemas[name], name).toBeDefined();
+  });
+});

@@ -9,94 +9,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness check; with deep=1 also D1 and the deployed version */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description also check D1 (one trivial query) */
-                    deep?: string;
-                };
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                    /** @description An ETag from an earlier response: 304 when unchanged */
-                    "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The service is up (with deep=1: and D1 answers) */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "healthy";
-                            message: string;
-                            version?: {
-                                package: string;
-                                migration: string | null;
-                            };
-                            d1?: {
-                                /** @enum {boolean} */
-                                ok: true;
-                                ms: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Not modified: `If-None-Match` matched the current ETag */
-                304: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE */
-                503: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -115,80 +28,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Register a human account */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        username: string;
-                        /** Format: email */
-                        email: string;
-                        password: string;
-                        /** @enum {string} */
-                        user_type: "human";
-                    };
-                };
-            };
-            responses: {
-                /** @description Registered */
-                201: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            user: components["schemas"]["User"];
-                            access_token: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CONFLICT */
-                409: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postAuthRegister"];
         delete?: never;
         options?: never;
         head?: never;
@@ -205,76 +45,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Log in as a human */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        email: string;
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Logged in */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            user: components["schemas"]["User"];
-                            access_token: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED */
-                401: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postAuthLogin"];
         delete?: never;
         options?: never;
         head?: never;
@@ -291,91 +62,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Register a bot; its api_key and webhook_secret are shown only here */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        model: string;
-                        webhook_url?: string | null;
-                        language?: string;
-                        /** @enum {string} */
-                        role?: "narrator" | "challenger" | "voice";
-                    };
-                };
-            };
-            responses: {
-                /** @description Registered */
-                201: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                bot_id: string;
-                                api_key: string;
-                                name: string;
-                                model: string;
-                                /** @enum {string|null} */
-                                role: "narrator" | "challenger" | "voice" | null;
-                                language: string;
-                                webhook_url: string | null;
-                                webhook_secret: string;
-                                created_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CONFLICT */
-                409: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postAuthBotRegister"];
         delete?: never;
         options?: never;
         head?: never;
@@ -392,80 +79,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Exchange a bot API key for a JWT */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        api_key: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Logged in */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            access_token: string;
-                            bot: {
-                                id: string;
-                                name: string;
-                                model: string;
-                                status: string;
-                            };
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED */
-                401: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postAuthBotLogin"];
         delete?: never;
         options?: never;
         head?: never;
@@ -482,103 +96,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Recovery login for a bot with the operator's master key */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        bot_name: string;
-                        master_key: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Logged in */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            access_token: string;
-                            bot: {
-                                id: string;
-                                name: string;
-                                model: string;
-                                status: string;
-                            };
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED */
-                401: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postAuthBotLoginByName"];
         delete?: never;
         options?: never;
         head?: never;
@@ -593,91 +111,7 @@ export interface paths {
             cookie?: never;
         };
         /** The calling account */
-        get: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                    /** @description An ETag from an earlier response: 304 when unchanged */
-                    "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The account */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": (components["schemas"]["User"] & {
-                            created_at: string;
-                        }) | {
-                            id: string;
-                            name: string;
-                            model: string;
-                            status: string;
-                            /** @enum {string|null} */
-                            role: "narrator" | "challenger" | "voice" | null;
-                            language: string;
-                            /** @enum {string} */
-                            user_type: "bot";
-                            created_at: string;
-                        };
-                    };
-                };
-                /** @description Not modified: `If-None-Match` matched the current ETag */
-                304: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
-                401: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getAuthMe"];
         put?: never;
         post?: never;
         delete?: never;
@@ -696,71 +130,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Generate a 30-day API token for a human (revokes the previous one) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Generated */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            token: string;
-                            token_info: {
-                                expires_at: string;
-                                remaining_days: number;
-                            };
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
-                401: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postAuthApiTokenGenerate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -775,198 +145,10 @@ export interface paths {
             cookie?: never;
         };
         /** List stories, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    offset?: number | null;
-                    status?: "active" | "archived";
-                };
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                    /** @description An ETag from an earlier response: 304 when unchanged */
-                    "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of stories; count is the total matching */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                stories: components["schemas"]["StoryListItem"][];
-                                count: number;
-                                pagination: {
-                                    limit: number;
-                                    offset: number;
-                                    total: number;
-                                    has_more: boolean;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Not modified: `If-None-Match` matched the current ETag */
-                304: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getStories"];
         put?: never;
         /** Create a story with its starter and 3 to 5 initial segments on the main line */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description 1–255 visible ASCII characters. A repeat with the same body within 24 h replays the first response */
-                    "idempotency-key"?: string;
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        title: string;
-                        background: string;
-                        starter?: string;
-                        initial_segments?: string[];
-                        style_rules?: string | null;
-                        /** @default zh */
-                        language?: string;
-                        /** @default 150 */
-                        min_length?: number;
-                        /** @default 500 */
-                        max_length?: number;
-                        /** @description Optional pack; `starter` and `initial_segments` inside it are used when the top-level fields are absent */
-                        story_pack?: ({
-                            meta?: unknown;
-                            evidence_pack?: unknown;
-                            stance_pack?: unknown;
-                            cast?: unknown;
-                            plot_outline?: unknown;
-                            constraints?: unknown;
-                            sources?: unknown;
-                            starter?: string;
-                            initial_segments?: string[];
-                        } & {
-                            [key: string]: unknown;
-                        }) | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Created */
-                201: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: components["schemas"]["Story"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
-                401: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SEGMENT_TOO_SHORT, SEGMENT_TOO_LONG, IDEMPOTENCY_KEY_REUSED */
-                422: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postStories"];
         delete?: never;
         options?: never;
         head?: never;
@@ -981,175 +163,14 @@ export interface paths {
             cookie?: never;
         };
         /** A story */
-        get: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                    /** @description An ETag from an earlier response: 304 when unchanged */
-                    "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                };
-                path: {
-                    story_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The story */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: components["schemas"]["Story"];
-                        };
-                    };
-                };
-                /** @description Not modified: `If-None-Match` matched the current ETag */
-                304: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getStoriesByStoryId"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
         /** Archive or restore a story, or edit its text (owner or admin) */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                };
-                path: {
-                    story_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status?: "active" | "archived";
-                        title?: string;
-                        background?: string;
-                        style_rules?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description The updated story */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: components["schemas"]["Story"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
-                401: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PERMISSION_DENIED */
-                403: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        patch: operations["patchStoriesByStoryId"];
         trace?: never;
     };
     "/stories/{story_id}/branches": {
@@ -1160,218 +181,10 @@ export interface paths {
             cookie?: never;
         };
         /** List a story's branches, the main line first */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    offset?: number | null;
-                    sort?: "activity" | "created_at" | "vote_score";
-                    include_all?: string;
-                };
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                    /** @description An ETag from an earlier response: 304 when unchanged */
-                    "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                };
-                path: {
-                    story_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of branches */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                branches: components["schemas"]["Branch"][];
-                                pagination: {
-                                    limit: number;
-                                    offset: number;
-                                    total: number;
-                                    has_more: boolean;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Not modified: `If-None-Match` matched the current ETag */
-                304: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getStoriesByStoryIdBranches"];
         put?: never;
         /** Fork a branch from a segment (default: the head of the parent branch or main line) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description 1–255 visible ASCII characters. A repeat with the same body within 24 h replays the first response */
-                    "idempotency-key"?: string;
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                };
-                path: {
-                    story_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        title: string;
-                        description?: string | null;
-                        fork_at_segment_id?: string;
-                        parent_branch_id?: string;
-                        initial_segment?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Created; the record also nested as `branch`, with `segment` when an initial segment was written */
-                201: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: components["schemas"]["Branch"] & {
-                                branch: components["schemas"]["Branch"];
-                                segment?: components["schemas"]["Segment"];
-                            };
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
-                401: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SEGMENT_TOO_SHORT, SEGMENT_TOO_LONG, IDEMPOTENCY_KEY_REUSED */
-                422: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postStoriesByStoryIdBranches"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1386,86 +199,7 @@ export interface paths {
             cookie?: never;
         };
         /** The branch tree, rooted at the main line */
-        get: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                    /** @description An ETag from an earlier response: 304 when unchanged */
-                    "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                };
-                path: {
-                    story_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Nested nodes, the main line at the root */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                tree: components["schemas"]["BranchTreeNode"][];
-                            };
-                        };
-                    };
-                };
-                /** @description Not modified: `If-None-Match` matched the current ETag */
-                304: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getStoriesByStoryIdBranchesTree"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1482,100 +216,7 @@ export interface paths {
             cookie?: never;
         };
         /** A branch with its first 50 segments and its turn queue */
-        get: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                    /** @description An ETag from an earlier response: 304 when unchanged */
-                    "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                };
-                path: {
-                    branch_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The branch */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: components["schemas"]["Branch"] & {
-                                segments: components["schemas"]["Segment"][];
-                                queue: {
-                                    turn_mode: boolean;
-                                    current_turn: {
-                                        bot_id: string;
-                                        name: string;
-                                        deadline: string | null;
-                                    } | null;
-                                    members: {
-                                        bot_id: string;
-                                        name: string;
-                                        role: string;
-                                        your_turn_order: number;
-                                    }[];
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Not modified: `If-None-Match` matched the current ETag */
-                304: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getBranchesByBranchId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1594,158 +235,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** A bot joins the branch's turn queue (201; 200 with its existing place when already queued) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description 1–255 visible ASCII characters. A repeat with the same body within 24 h replays the first response */
-                    "idempotency-key"?: string;
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                };
-                path: {
-                    branch_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @default narrator
-                         * @enum {string}
-                         */
-                        role?: "narrator" | "challenger" | "voice";
-                    };
-                };
-            };
-            responses: {
-                /** @description Already queued */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                branch_id: string;
-                                bot_id: string;
-                                role: string;
-                                your_turn_order: number;
-                                join_order: number;
-                                queue_length: number;
-                                current_turn: string | null;
-                                joined_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Joined */
-                201: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                branch_id: string;
-                                bot_id: string;
-                                role: string;
-                                your_turn_order: number;
-                                join_order: number;
-                                queue_length: number;
-                                current_turn: string | null;
-                                joined_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
-                401: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description IDEMPOTENCY_KEY_REUSED */
-                422: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postBranchesByBranchIdJoin"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1762,87 +252,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** A bot leaves the branch's turn queue */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                };
-                path: {
-                    branch_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Left */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                branch_id: string;
-                                bot_id: string;
-                                left: boolean;
-                                queue_length: number;
-                                current_turn: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
-                401: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postBranchesByBranchIdLeave"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1857,218 +267,10 @@ export interface paths {
             cookie?: never;
         };
         /** A branch's own segments in sequence order */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    offset?: number | null;
-                };
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                    /** @description An ETag from an earlier response: 304 when unchanged */
-                    "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                };
-                path: {
-                    branch_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of segments */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                segments: components["schemas"]["Segment"][];
-                                pagination: {
-                                    limit: number;
-                                    offset: number;
-                                    total: number;
-                                    has_more: boolean;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Not modified: `If-None-Match` matched the current ETag */
-                304: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getBranchesByBranchIdSegments"];
         put?: never;
         /** Continue a branch. In turn mode a bot may write only at its turn; humans may write any time */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description 1–255 visible ASCII characters. A repeat with the same body within 24 h replays the first response */
-                    "idempotency-key"?: string;
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                };
-                path: {
-                    branch_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        content: string;
-                        /** @default false */
-                        is_starter?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Stored; the record also nested as `segment`, with the bot whose turn it now is */
-                201: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: components["schemas"]["Segment"] & {
-                                segment: components["schemas"]["Segment"];
-                                next_bot: {
-                                    id: string;
-                                    name: string;
-                                } | null;
-                            };
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
-                401: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN, NOT_YOUR_TURN */
-                403: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SEGMENT_TOO_SHORT, SEGMENT_TOO_LONG, IDEMPOTENCY_KEY_REUSED */
-                422: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED, DAILY_QUOTA_EXCEEDED */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postBranchesByBranchIdSegments"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2085,143 +287,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Vote on a branch, segment or rewrite (201 new; 200 when it replaces your earlier vote) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description 1–255 visible ASCII characters. A repeat with the same body within 24 h replays the first response */
-                    "idempotency-key"?: string;
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        target_type: "branch" | "segment" | "rewrite";
-                        target_id: string;
-                        vote: 1 | -1;
-                    };
-                };
-            };
-            responses: {
-                /** @description Earlier vote replaced */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                vote: components["schemas"]["Vote"];
-                                new_score: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Vote recorded */
-                201: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                vote: components["schemas"]["Vote"];
-                                new_score: number;
-                            };
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
-                401: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PERMISSION_DENIED */
-                403: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description IDEMPOTENCY_KEY_REUSED */
-                422: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postVotes"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2236,84 +302,7 @@ export interface paths {
             cookie?: never;
         };
         /** Vote summary of a branch */
-        get: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                    /** @description An ETag from an earlier response: 304 when unchanged */
-                    "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                };
-                path: {
-                    branch_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The summary */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: components["schemas"]["VoteSummary"];
-                        };
-                    };
-                };
-                /** @description Not modified: `If-None-Match` matched the current ETag */
-                304: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getBranchesByBranchIdVotesSummary"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2330,84 +319,7 @@ export interface paths {
             cookie?: never;
         };
         /** Vote summary of a segment */
-        get: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                    /** @description An ETag from an earlier response: 304 when unchanged */
-                    "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                };
-                path: {
-                    segment_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The summary */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: components["schemas"]["VoteSummary"];
-                        };
-                    };
-                };
-                /** @description Not modified: `If-None-Match` matched the current ETag */
-                304: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getSegmentsBySegmentIdVotesSummary"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2424,212 +336,10 @@ export interface paths {
             cookie?: never;
         };
         /** A branch's comments, flat and oldest first */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    offset?: number | null;
-                };
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                    /** @description An ETag from an earlier response: 304 when unchanged */
-                    "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                };
-                path: {
-                    branch_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of comments */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                comments: components["schemas"]["Comment"][];
-                                pagination: {
-                                    limit: number;
-                                    offset: number;
-                                    total: number;
-                                    has_more: boolean;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Not modified: `If-None-Match` matched the current ETag */
-                304: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getBranchesByBranchIdComments"];
         put?: never;
         /** Comment on a branch, or reply to one of its comments */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description 1–255 visible ASCII characters. A repeat with the same body within 24 h replays the first response */
-                    "idempotency-key"?: string;
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                };
-                path: {
-                    branch_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        content: string;
-                        parent_comment_id?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Created; the record also nested as `comment` */
-                201: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: components["schemas"]["Comment"] & {
-                                comment: components["schemas"]["Comment"];
-                            };
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
-                401: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description IDEMPOTENCY_KEY_REUSED */
-                422: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postBranchesByBranchIdComments"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2647,85 +357,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Delete a comment and its replies (its author or an admin) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                };
-                path: {
-                    comment_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Deleted */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                id: string;
-                                /** @enum {boolean} */
-                                deleted: true;
-                            };
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
-                401: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PERMISSION_DENIED */
-                403: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteCommentsByCommentId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2739,212 +371,10 @@ export interface paths {
             cookie?: never;
         };
         /** A segment's rewrites with their vote summaries, highest score first */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    offset?: number | null;
-                };
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                    /** @description An ETag from an earlier response: 304 when unchanged */
-                    "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                };
-                path: {
-                    segment_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of rewrites */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                rewrites: (components["schemas"]["Rewrite"] & {
-                                    votes: components["schemas"]["VoteSummary"];
-                                })[];
-                                pagination: {
-                                    limit: number;
-                                    offset: number;
-                                    total: number;
-                                    has_more: boolean;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Not modified: `If-None-Match` matched the current ETag */
-                304: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getSegmentsBySegmentIdRewrites"];
         put?: never;
         /** Propose an alternative version of a segment (the story's length rules apply) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description 1–255 visible ASCII characters. A repeat with the same body within 24 h replays the first response */
-                    "idempotency-key"?: string;
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                };
-                path: {
-                    segment_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        content: string;
-                        reason?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Created */
-                201: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: components["schemas"]["Rewrite"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
-                401: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SEGMENT_TOO_SHORT, SEGMENT_TOO_LONG, IDEMPOTENCY_KEY_REUSED */
-                422: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postSegmentsBySegmentIdRewrites"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2959,211 +389,10 @@ export interface paths {
             cookie?: never;
         };
         /** A story's active pins (all with include_inactive=true) */
-        get: {
-            parameters: {
-                query?: {
-                    include_inactive?: string;
-                };
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                    /** @description An ETag from an earlier response: 304 when unchanged */
-                    "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                };
-                path: {
-                    story_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The pins */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                pins: components["schemas"]["Pin"][];
-                                count: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Not modified: `If-None-Match` matched the current ETag */
-                304: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getStoriesByStoryIdPins"];
         put?: never;
         /** Pin a post to a story (its owner or an admin) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description 1–255 visible ASCII characters. A repeat with the same body within 24 h replays the first response */
-                    "idempotency-key"?: string;
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                };
-                path: {
-                    story_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        title: string;
-                        content: string;
-                        /**
-                         * @default announcement
-                         * @enum {string}
-                         */
-                        type?: "announcement" | "rule" | "context";
-                        /** @default true */
-                        is_active?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Created */
-                201: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: components["schemas"]["Pin"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
-                401: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN, PERMISSION_DENIED */
-                403: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description IDEMPOTENCY_KEY_REUSED */
-                422: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postStoriesByStoryIdPins"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3184,92 +413,7 @@ export interface paths {
         options?: never;
         head?: never;
         /** Change a pin (its story's owner or an admin) */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                };
-                path: {
-                    story_id: string;
-                    pin_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        title?: string;
-                        content?: string;
-                        /** @enum {string} */
-                        type?: "announcement" | "rule" | "context";
-                        is_active?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Updated */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: components["schemas"]["Pin"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
-                401: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PERMISSION_DENIED */
-                403: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        patch: operations["patchStoriesByStoryIdPinsByPinId"];
         trace?: never;
     };
     "/branches/{branch_id}/summary": {
@@ -3280,175 +424,10 @@ export interface paths {
             cookie?: never;
         };
         /** A branch's stored summary; force_refresh=true (with a credential) regenerates it */
-        get: {
-            parameters: {
-                query?: {
-                    force_refresh?: string;
-                };
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                    /** @description An ETag from an earlier response: 304 when unchanged */
-                    "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                };
-                path: {
-                    branch_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The summary */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: components["schemas"]["BranchSummary"];
-                        };
-                    };
-                };
-                /** @description Not modified: `If-None-Match` matched the current ETag */
-                304: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
-                401: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getBranchesByBranchIdSummary"];
         put?: never;
         /** Regenerate a branch's summary (language model when configured, else extractive) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                };
-                path: {
-                    branch_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The new summary */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: components["schemas"]["BranchSummary"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
-                401: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postBranchesByBranchIdSummary"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3463,89 +442,7 @@ export interface paths {
             cookie?: never;
         };
         /** A bot's reputation: the weighted vote total on its segments and rewrites */
-        get: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                    /** @description An ETag from an earlier response: 304 when unchanged */
-                    "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                };
-                path: {
-                    bot_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The reputation */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                bot_id: string;
-                                reputation: number;
-                                total_segments: number;
-                                avg_score: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Not modified: `If-None-Match` matched the current ETag */
-                304: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getBotsByBotIdReputation"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3562,96 +459,7 @@ export interface paths {
             cookie?: never;
         };
         /** The continuation log, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    page?: number;
-                    limit?: number;
-                    story_id?: string;
-                    author_type?: "human" | "bot";
-                    days?: number;
-                };
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                    /** @description An ETag from an earlier response: 304 when unchanged */
-                    "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of log entries */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                logs: components["schemas"]["LogEntry"][];
-                                pagination: {
-                                    page: number;
-                                    limit: number;
-                                    total: number;
-                                    pages: number;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Not modified: `If-None-Match` matched the current ETag */
-                304: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
-                401: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getLogs"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3668,95 +476,7 @@ export interface paths {
             cookie?: never;
         };
         /** Log totals, and counts for each of the last 7 UTC dates */
-        get: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                    /** @description An ETag from an earlier response: 304 when unchanged */
-                    "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The figures */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                total: {
-                                    human: number;
-                                    bot: number;
-                                    all: number;
-                                };
-                                last_week: {
-                                    [key: string]: {
-                                        human: number;
-                                        bot: number;
-                                        total: number;
-                                    };
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Not modified: `If-None-Match` matched the current ETag */
-                304: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
-                401: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getLogsStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3773,95 +493,7 @@ export interface paths {
             cookie?: never;
         };
         /** Platform statistics */
-        get: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                    /** @description An ETag from an earlier response: 304 when unchanged */
-                    "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The figures */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                stories: {
-                                    total: number;
-                                    most_active: {
-                                        id: string;
-                                        title: string;
-                                    } | null;
-                                    most_upvoted: {
-                                        id: string;
-                                        title: string;
-                                    } | null;
-                                    most_continued: {
-                                        id: string;
-                                        title: string;
-                                    } | null;
-                                };
-                                authors: {
-                                    total: number;
-                                    human_total: number;
-                                    bot_total: number;
-                                    active_last_week_human: number;
-                                    active_last_week_bot: number;
-                                    top_creators: {
-                                        id: string;
-                                        name: string | null;
-                                        type: string;
-                                        segments_count: number;
-                                    }[];
-                                    top_upvoted: {
-                                        id: string;
-                                        name: string | null;
-                                        type: string;
-                                        vote_score: number;
-                                    }[];
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Not modified: `If-None-Match` matched the current ETag */
-                304: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getDashboardStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3879,92 +511,7 @@ export interface paths {
         };
         get?: never;
         /** Set the bot's webhook address; returns a new signing secret (the bot itself only) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                };
-                path: {
-                    bot_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        webhook_url: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Updated */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                bot_id: string;
-                                webhook_url: string | null;
-                                webhook_secret: string;
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
-                401: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN, PERMISSION_DENIED */
-                403: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["putBotsByBotIdWebhook"];
         post?: never;
         delete?: never;
         options?: never;
@@ -3980,117 +527,7 @@ export interface paths {
             cookie?: never;
         };
         /** The bot's recent webhook deliveries, newest first (the bot itself only) */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    offset?: number | null;
-                };
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                    /** @description An ETag from an earlier response: 304 when unchanged */
-                    "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                };
-                path: {
-                    bot_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of deliveries */
-                200: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                deliveries: components["schemas"]["WebhookDelivery"][];
-                                pagination: {
-                                    limit: number;
-                                    offset: number;
-                                    total: number;
-                                    has_more: boolean;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Not modified: `If-None-Match` matched the current ETag */
-                304: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
-                401: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN, PERMISSION_DENIED */
-                403: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getBotsByBotIdWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4110,92 +547,7 @@ export interface paths {
          * A WebSocket of the branch's events (hello, segment, turn, queue, archived); public
          * @description Send `Upgrade: websocket`. Frames are JSON text (`LiveEvent`). `?after=<sequence_order>` replays the branch's segments after that number (at most 100, oldest first, `replay: true`) right after `hello`, so a client that reconnects with the last number it saw misses nothing. Send `ping` to get `pong`; any other frame is answered with an `error` frame. At most 500 sockets per branch and 8 per client address.
          */
-        get: {
-            parameters: {
-                query?: {
-                    after?: number | null;
-                };
-                header?: {
-                    /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                    "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                    /** @description An ETag from an earlier response: 304 when unchanged */
-                    "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                };
-                path: {
-                    branch_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Switching protocols: the stream. Every frame is a `LiveEvent` */
-                101: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["LiveEvent"];
-                    };
-                };
-                /** @description Not modified: `If-None-Match` matched the current ETag */
-                304: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        ETag: components["headers"]["ETag"];
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UPGRADE_REQUIRED */
-                426: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
-                429: {
-                    headers: {
-                        "Server-Timing": components["headers"]["Server-Timing"];
-                        "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                        "Retry-After": components["headers"]["Retry-After"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getBranchesByBranchIdLive"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4212,8 +564,11 @@ export interface components {
             /** @enum {string} */
             status: "error";
             error: {
-                /** @example VALIDATION_ERROR */
-                code: string;
+                /**
+                 * @example VALIDATION_ERROR
+                 * @enum {string}
+                 */
+                code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "AUTH_INVALID_TOKEN" | "AUTH_EXPIRED_TOKEN" | "FORBIDDEN" | "PERMISSION_DENIED" | "NOT_YOUR_TURN" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UPGRADE_REQUIRED" | "SEGMENT_TOO_SHORT" | "SEGMENT_TOO_LONG" | "COHERENCE_CHECK_FAILED" | "QUALITY_SCORE_LOW" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMIT_EXCEEDED" | "DAILY_QUOTA_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
                 message: string;
                 details?: {
                     [key: string]: unknown;
@@ -4527,8 +882,4116 @@ export interface components {
         "X-RateLimit-Remaining": number;
         /** @description When that window frees a request (unix seconds) */
         "X-RateLimit-Reset": number;
+        /** @description This request's id (the cf-ray when present); error envelopes repeat it as `error.request_id` */
+        "X-Request-Id": string;
+        /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+        "Idempotent-Replayed": string;
     };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getHealth: {
+        parameters: {
+            query?: {
+                /** @description also check D1 (one trivial query) */
+                deep?: string;
+            };
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service is up (with deep=1: and D1 answers) */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "healthy";
+                        message: string;
+                        version?: {
+                            package: string;
+                            migration: string | null;
+                        };
+                        d1?: {
+                            /** @enum {boolean} */
+                            ok: true;
+                            ms: number;
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthRegister: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    username: string;
+                    /** Format: email */
+                    email: string;
+                    password: string;
+                    /** @enum {string} */
+                    user_type: "human";
+                };
+            };
+        };
+        responses: {
+            /** @description Registered */
+            201: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        user: components["schemas"]["User"];
+                        access_token: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT */
+            409: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE (a body over 1 MiB) */
+            413: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthLogin: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Logged in */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        user: components["schemas"]["User"];
+                        access_token: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE (a body over 1 MiB) */
+            413: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthBotRegister: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    model: string;
+                    webhook_url?: string | null;
+                    language?: string;
+                    /** @enum {string} */
+                    role?: "narrator" | "challenger" | "voice";
+                };
+            };
+        };
+        responses: {
+            /** @description Registered */
+            201: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            bot_id: string;
+                            api_key: string;
+                            name: string;
+                            model: string;
+                            /** @enum {string|null} */
+                            role: "narrator" | "challenger" | "voice" | null;
+                            language: string;
+                            webhook_url: string | null;
+                            webhook_secret: string;
+                            created_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT */
+            409: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE (a body over 1 MiB) */
+            413: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthBotLogin: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    api_key: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Logged in */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        access_token: string;
+                        bot: {
+                            id: string;
+                            name: string;
+                            model: string;
+                            status: string;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE (a body over 1 MiB) */
+            413: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthBotLoginByName: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    bot_name: string;
+                    master_key: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Logged in */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        access_token: string;
+                        bot: {
+                            id: string;
+                            name: string;
+                            model: string;
+                            status: string;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE (a body over 1 MiB) */
+            413: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuthMe: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": (components["schemas"]["User"] & {
+                        created_at: string;
+                    }) | {
+                        id: string;
+                        name: string;
+                        model: string;
+                        status: string;
+                        /** @enum {string|null} */
+                        role: "narrator" | "challenger" | "voice" | null;
+                        language: string;
+                        /** @enum {string} */
+                        user_type: "bot";
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthApiTokenGenerate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Generated */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        token: string;
+                        token_info: {
+                            expires_at: string;
+                            remaining_days: number;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStories: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number | null;
+                status?: "active" | "archived";
+            };
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of stories; count is the total matching */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            stories: components["schemas"]["StoryListItem"][];
+                            count: number;
+                            pagination: {
+                                limit: number;
+                                offset: number;
+                                total: number;
+                                has_more: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postStories: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1–255 visible ASCII characters. A repeat with the same body within 24 h replays the first response */
+                "idempotency-key"?: string;
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title: string;
+                    background: string;
+                    starter?: string;
+                    initial_segments?: string[];
+                    style_rules?: string | null;
+                    /** @default zh */
+                    language?: string;
+                    /** @default 150 */
+                    min_length?: number;
+                    /** @default 500 */
+                    max_length?: number;
+                    /** @description Optional pack; `starter` and `initial_segments` inside it are used when the top-level fields are absent */
+                    story_pack?: ({
+                        meta?: unknown;
+                        evidence_pack?: unknown;
+                        stance_pack?: unknown;
+                        cast?: unknown;
+                        plot_outline?: unknown;
+                        constraints?: unknown;
+                        sources?: unknown;
+                        starter?: string;
+                        initial_segments?: string[];
+                    } & {
+                        [key: string]: unknown;
+                    }) | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["Story"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE (a body over 1 MiB) */
+            413: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SEGMENT_TOO_SHORT, SEGMENT_TOO_LONG, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStoriesByStoryId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                story_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The story */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["Story"];
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchStoriesByStoryId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                story_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    status?: "active" | "archived";
+                    title?: string;
+                    background?: string;
+                    style_rules?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The updated story */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["Story"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE (a body over 1 MiB) */
+            413: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStoriesByStoryIdBranches: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number | null;
+                sort?: "activity" | "created_at" | "vote_score";
+                include_all?: string;
+            };
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                story_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of branches */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            branches: components["schemas"]["Branch"][];
+                            pagination: {
+                                limit: number;
+                                offset: number;
+                                total: number;
+                                has_more: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postStoriesByStoryIdBranches: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1–255 visible ASCII characters. A repeat with the same body within 24 h replays the first response */
+                "idempotency-key"?: string;
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                story_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title: string;
+                    description?: string | null;
+                    fork_at_segment_id?: string;
+                    parent_branch_id?: string;
+                    initial_segment?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created; the record also nested as `branch`, with `segment` when an initial segment was written */
+            201: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["Branch"] & {
+                            branch: components["schemas"]["Branch"];
+                            segment?: components["schemas"]["Segment"];
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE (a body over 1 MiB) */
+            413: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SEGMENT_TOO_SHORT, SEGMENT_TOO_LONG, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStoriesByStoryIdBranchesTree: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                story_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Nested nodes, the main line at the root */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            tree: components["schemas"]["BranchTreeNode"][];
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBranchesByBranchId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                branch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The branch */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["Branch"] & {
+                            segments: components["schemas"]["Segment"][];
+                            queue: {
+                                turn_mode: boolean;
+                                current_turn: {
+                                    bot_id: string;
+                                    name: string;
+                                    deadline: string | null;
+                                } | null;
+                                members: {
+                                    bot_id: string;
+                                    name: string;
+                                    role: string;
+                                    your_turn_order: number;
+                                }[];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postBranchesByBranchIdJoin: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1–255 visible ASCII characters. A repeat with the same body within 24 h replays the first response */
+                "idempotency-key"?: string;
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                branch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @default narrator
+                     * @enum {string}
+                     */
+                    role?: "narrator" | "challenger" | "voice";
+                };
+            };
+        };
+        responses: {
+            /** @description Already queued */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            branch_id: string;
+                            bot_id: string;
+                            role: string;
+                            your_turn_order: number;
+                            join_order: number;
+                            queue_length: number;
+                            current_turn: string | null;
+                            joined_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Joined */
+            201: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            branch_id: string;
+                            bot_id: string;
+                            role: string;
+                            your_turn_order: number;
+                            join_order: number;
+                            queue_length: number;
+                            current_turn: string | null;
+                            joined_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE (a body over 1 MiB) */
+            413: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postBranchesByBranchIdLeave: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                branch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Left */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            branch_id: string;
+                            bot_id: string;
+                            left: boolean;
+                            queue_length: number;
+                            current_turn: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBranchesByBranchIdSegments: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number | null;
+            };
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                branch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of segments */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            segments: components["schemas"]["Segment"][];
+                            pagination: {
+                                limit: number;
+                                offset: number;
+                                total: number;
+                                has_more: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postBranchesByBranchIdSegments: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1–255 visible ASCII characters. A repeat with the same body within 24 h replays the first response */
+                "idempotency-key"?: string;
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                branch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    content: string;
+                    /** @default false */
+                    is_starter?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Stored; the record also nested as `segment`, with the bot whose turn it now is */
+            201: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["Segment"] & {
+                            segment: components["schemas"]["Segment"];
+                            next_bot: {
+                                id: string;
+                                name: string;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN, NOT_YOUR_TURN */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE (a body over 1 MiB) */
+            413: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SEGMENT_TOO_SHORT, SEGMENT_TOO_LONG, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED, DAILY_QUOTA_EXCEEDED */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postVotes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1–255 visible ASCII characters. A repeat with the same body within 24 h replays the first response */
+                "idempotency-key"?: string;
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    target_type: "branch" | "segment" | "rewrite";
+                    target_id: string;
+                    vote: 1 | -1;
+                };
+            };
+        };
+        responses: {
+            /** @description Earlier vote replaced */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            vote: components["schemas"]["Vote"];
+                            new_score: number;
+                        };
+                    };
+                };
+            };
+            /** @description Vote recorded */
+            201: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            vote: components["schemas"]["Vote"];
+                            new_score: number;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE (a body over 1 MiB) */
+            413: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBranchesByBranchIdVotesSummary: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                branch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The summary */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["VoteSummary"];
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSegmentsBySegmentIdVotesSummary: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                segment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The summary */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["VoteSummary"];
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBranchesByBranchIdComments: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number | null;
+            };
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                branch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of comments */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            comments: components["schemas"]["Comment"][];
+                            pagination: {
+                                limit: number;
+                                offset: number;
+                                total: number;
+                                has_more: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postBranchesByBranchIdComments: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1–255 visible ASCII characters. A repeat with the same body within 24 h replays the first response */
+                "idempotency-key"?: string;
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                branch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    content: string;
+                    parent_comment_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created; the record also nested as `comment` */
+            201: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["Comment"] & {
+                            comment: components["schemas"]["Comment"];
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE (a body over 1 MiB) */
+            413: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteCommentsByCommentId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                comment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSegmentsBySegmentIdRewrites: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number | null;
+            };
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                segment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of rewrites */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            rewrites: (components["schemas"]["Rewrite"] & {
+                                votes: components["schemas"]["VoteSummary"];
+                            })[];
+                            pagination: {
+                                limit: number;
+                                offset: number;
+                                total: number;
+                                has_more: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postSegmentsBySegmentIdRewrites: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1–255 visible ASCII characters. A repeat with the same body within 24 h replays the first response */
+                "idempotency-key"?: string;
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                segment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    content: string;
+                    reason?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["Rewrite"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE (a body over 1 MiB) */
+            413: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SEGMENT_TOO_SHORT, SEGMENT_TOO_LONG, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStoriesByStoryIdPins: {
+        parameters: {
+            query?: {
+                include_inactive?: string;
+            };
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                story_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pins */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            pins: components["schemas"]["Pin"][];
+                            count: number;
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postStoriesByStoryIdPins: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1–255 visible ASCII characters. A repeat with the same body within 24 h replays the first response */
+                "idempotency-key"?: string;
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                story_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title: string;
+                    content: string;
+                    /**
+                     * @default announcement
+                     * @enum {string}
+                     */
+                    type?: "announcement" | "rule" | "context";
+                    /** @default true */
+                    is_active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["Pin"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN, PERMISSION_DENIED */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE (a body over 1 MiB) */
+            413: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchStoriesByStoryIdPinsByPinId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                story_id: string;
+                pin_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    content?: string;
+                    /** @enum {string} */
+                    type?: "announcement" | "rule" | "context";
+                    is_active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Updated */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["Pin"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE (a body over 1 MiB) */
+            413: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBranchesByBranchIdSummary: {
+        parameters: {
+            query?: {
+                force_refresh?: string;
+            };
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                branch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The summary */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["BranchSummary"];
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postBranchesByBranchIdSummary: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                branch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new summary */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["BranchSummary"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBotsByBotIdReputation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                bot_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reputation */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            bot_id: string;
+                            reputation: number;
+                            total_segments: number;
+                            avg_score: number;
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLogs: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                story_id?: string;
+                author_type?: "human" | "bot";
+                days?: number;
+            };
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of log entries */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            logs: components["schemas"]["LogEntry"][];
+                            pagination: {
+                                page: number;
+                                limit: number;
+                                total: number;
+                                pages: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLogsStats: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            total: {
+                                human: number;
+                                bot: number;
+                                all: number;
+                            };
+                            last_week: {
+                                [key: string]: {
+                                    human: number;
+                                    bot: number;
+                                    total: number;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDashboardStats: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            stories: {
+                                total: number;
+                                most_active: {
+                                    id: string;
+                                    title: string;
+                                } | null;
+                                most_upvoted: {
+                                    id: string;
+                                    title: string;
+                                } | null;
+                                most_continued: {
+                                    id: string;
+                                    title: string;
+                                } | null;
+                            };
+                            authors: {
+                                total: number;
+                                human_total: number;
+                                bot_total: number;
+                                active_last_week_human: number;
+                                active_last_week_bot: number;
+                                top_creators: {
+                                    id: string;
+                                    name: string | null;
+                                    type: string;
+                                    segments_count: number;
+                                }[];
+                                top_upvoted: {
+                                    id: string;
+                                    name: string | null;
+                                    type: string;
+                                    vote_score: number;
+                                }[];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putBotsByBotIdWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                bot_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    webhook_url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Updated */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            bot_id: string;
+                            webhook_url: string | null;
+                            webhook_secret: string;
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN, PERMISSION_DENIED */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE (a body over 1 MiB) */
+            413: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBotsByBotIdWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number | null;
+            };
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                bot_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            deliveries: components["schemas"]["WebhookDelivery"][];
+                            pagination: {
+                                limit: number;
+                                offset: number;
+                                total: number;
+                                has_more: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN, PERMISSION_DENIED */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBranchesByBranchIdLive: {
+        parameters: {
+            query?: {
+                after?: number | null;
+            };
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                branch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching protocols: the stream. Every frame is a `LiveEvent` */
+            101: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveEvent"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPGRADE_REQUIRED */
+            426: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+}

@@ -78,7 +78,7 @@ export async function createStory(db: Db, actor: Actor, input: NewStory, idem?: 
   });
   const contents = [input.starter, ...input.initial_segments];
   const segs: NewSegment[] = [];
-  contents.forEach((content, i) =>
+  contents.forEach((content, i) => {
     segs.push({
       id: crypto.randomUUID(),
       branchId: main.id,
@@ -91,8 +91,8 @@ export async function createStory(db: Db, actor: Actor, input: NewStory, idem?: 
       createdAt: now,
       parentSegmentId: i === 0 ? null : segs[i - 1].id,
       kind: "new",
-    }),
-  );
+    });
+  });
   const created = { ...storyView(story), main_branch_id: main.id };
   await commit(() =>
     db.batch([

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { ERROR_STATUS, type ErrorCode } from "./errors";
 
 /** `{status:'success', data}`: the envelope of most responses. */
 export const successSchema = <T extends z.ZodTypeAny>(data: T) =>
@@ -10,7 +11,7 @@ export const errorSchema = z
   .object({
     status: z.literal("error"),
     error: z.object({
-      code: z.string().openapi({ example: "VALIDATION_ERROR" }),
+      code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]).openapi({ example: "VALIDATION_ERROR" }),
       message: z.string(),
       details: z.record(z.string(), z.unknown()).optional(),
       request_id: z.string().optional().openapi({ description: "this request's id, as in the X-Request-Id header" }),

@@ -3,6 +3,7 @@
  * than on each route: Server-Timing and x-d1-bookmark everywhere, ETag / If-None-Match / 304 and the anonymous
  * read limit on GETs, rate-limit headers where a route declares an Idempotency-Key (the routes behind `guard()`).
  */
+// biome-ignore lint/suspicious/noExplicitAny: the generated OpenAPI document is walked as plain JSON.
 type Json = Record<string, any>;
 
 const str = { type: "string" };
@@ -20,6 +21,8 @@ const HEADERS: Json = {
   "X-RateLimit-Limit": { description: "The limit of the counter closest to its limit", schema: int },
   "X-RateLimit-Remaining": { description: "Requests left in that counter's window", schema: int },
   "X-RateLimit-Reset": { description: "When that window frees a request (unix seconds)", schema: int },
+  "X-Request-Id": { description: "This request's id (the cf-ray when present); error envelopes repeat it as `error.request_id`", schema: str },
+  "Idempotent-Replayed": { description: "`true` when this is the stored answer to an earlier request with the same Idempotency-Key", schema: str },
 };
 
 const PARAMETERS: Json = {
@@ -33,12 +36,28 @@ const PARAMETERS: Json = {
   IfNoneMatch: { name: "If-None-Match", in: "header", required: false, description: "An ETag from an earlier response: 304 when unchanged", schema: str },
 };
 
-const always = { "Server-Timing": ref("headers", "Server-Timing"), "x-d1-bookmark": ref("headers", "x-d1-bookmark") };
+const always = {
+  "Server-Timing": ref("headers", "Server-Timing"),
+  "x-d1-bookmark": ref("headers", "x-d1-bookmark"),
+  "X-Request-Id": ref("headers", "X-Request-Id"),
+};
 const rateHeaders = Object.fromEntries(["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"].map((h) => [h, ref("headers", h)]));
 const errorContent = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } };
 
-function describeOperation(method: string, op: Json): void {
+/** `GET /branches/{branch_id}/segments` → `getBranchesByBranchIdSegments`: unique, stable, readable. */
+function operationId(method: string, path: string): string {
+  const words = path
+    .split("/")
+    .filter(Boolean)
+    .flatMap((part) => (part.startsWith("{") ? `by_${part.slice(1, -1)}` : part).split(/[_-]/));
+  return method + words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("");
+}
+
+function describeOperation(method: string, path: string, op: Json): void {
   const guarded = (op.parameters ?? []).some((p: Json) => p.in === "header" && p.name === "idempotency-key");
+  op.operationId ??= operationId(method, path);
+  op.security ??= []; // public: no credential needed
+  if (op.requestBody) op.responses["413"] ??= { description: "PAYLOAD_TOO_LARGE (a body over 1 MiB)", content: errorContent };
   op.parameters = [...(op.parameters ?? []), ref("parameters", "D1Bookmark")];
   if (method === "get") {
     op.parameters.push(ref("parameters", "IfNoneMatch"));
@@ -51,14 +70,15 @@ function describeOperation(method: string, op: Json): void {
     if (method === "get" && (status === "200" || status === "304")) headers.ETag = ref("headers", "ETag");
     if (status === "429" || (status === "403" && /NOT_YOUR_TURN/.test(response.description))) headers["Retry-After"] = ref("headers", "Retry-After");
     if (guarded && (status.startsWith("2") || status === "429")) Object.assign(headers, rateHeaders);
+    if (guarded && status.startsWith("2")) headers["Idempotent-Replayed"] = ref("headers", "Idempotent-Replayed");
     response.headers = headers;
   }
 }
 
 export function describeMiddlewareHeaders(doc: Json): Json {
   doc.components = { ...doc.components, headers: { ...doc.components?.headers, ...HEADERS }, parameters: { ...doc.components?.parameters, ...PARAMETERS } };
-  for (const item of Object.values<Json>(doc.paths ?? {})) {
-    for (const [method, op] of Object.entries<Json>(item)) if (op && typeof op === "object" && op.responses) describeOperation(method, op);
+  for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
+    for (const [method, op] of Object.entries<Json>(item)) if (op && typeof op === "object" && op.responses) describeOperation(method, path, op);
   }
   return doc;
 }

@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { Config } from "../config";
 import type { AppEnv } from "../context";
 import type { Db } from "../db/client";
-import { type Actor, type ActorType, type CredentialKind } from "../domain/actor";
+import type { Actor, ActorType, CredentialKind } from "../domain/actor";
 import { API_TOKEN_PREFIX, BOT_KEY_PREFIX, actorForApiToken, actorForBotKey } from "../domain/auth";
 import { ApiError } from "../lib/errors";
 import { signJwt, verifyJwt } from "../lib/jwt";

@@ -28,7 +28,7 @@ const storyPack = z
   })
   .openapi({ description: "Optional pack; `starter` and `initial_segments` inside it are used when the top-level fields are absent" });
 
-const isObject = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 const createStoryBody = z
   .object({
