@@ -33,8 +33,23 @@ const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Mat
 function startBot(name, branch) {
   const child = spawn(
     "tsx",
-    ["client/bot/bot.ts", "--base", BASE, "--branch", branch, "--name", name, "--keys-dir", path.join(tmp, "keys"),
-      "--turns", String(Math.ceil(TURNS / BOTS)), "--min-members", String(BOTS), "--minutes", "5"],
+    [
+      "client/bot/bot.ts",
+      "--base",
+      BASE,
+      "--branch",
+      branch,
+      "--name",
+      name,
+      "--keys-dir",
+      path.join(tmp, "keys"),
+      "--turns",
+      String(Math.ceil(TURNS / BOTS)),
+      "--min-members",
+      String(BOTS),
+      "--minutes",
+      "5",
+    ],
     { stdio: ["ignore", "pipe", "pipe"], detached: true, env: { ...process.env, LLM_BASE_URL: "", LLM_API_KEY: "", LLM_MODEL: "" } },
   );
   const lines = [];
@@ -85,7 +100,9 @@ let exitCode = 0;
 try {
   const call = api(BASE);
   const stamp = Date.now();
-  const human = (await call("/auth/register", { body: { username: `e2ebots${stamp}`, email: `e2ebots${stamp}@example.com`, password: "e2e password", user_type: "human" } })).access_token;
+  const human = (
+    await call("/auth/register", { body: { username: `e2ebots${stamp}`, email: `e2ebots${stamp}@example.com`, password: "e2e password", user_type: "human" } })
+  ).access_token;
   const story = (
     await call("/stories", {
       token: human,
@@ -94,7 +111,9 @@ try {
         background: "Three writers who cannot be reached by webhook take turns by listening to the live stream of the branch.",
         starter: "The lighthouse keeper found a radio that only received.",
         initial_segments: [words(8, "static"), words(8, "signal"), words(8, "harbour")],
-        language: "en", min_length: 8, max_length: 40,
+        language: "en",
+        min_length: 8,
+        max_length: 40,
       },
     })
   ).data;
@@ -113,7 +132,8 @@ try {
   }
   const elapsed = Date.now() - started;
   await Promise.all(bots.map(stopBot));
-  if (written < TURNS) throw new Error(`only ${written} of ${TURNS} segments written\n${bots.map((b) => `${b.lines.slice(-15).join("\n")}\n${b.stderr()}`).join("\n")}`);
+  if (written < TURNS)
+    throw new Error(`only ${written} of ${TURNS} segments written\n${bots.map((b) => `${b.lines.slice(-15).join("\n")}\n${b.stderr()}`).join("\n")}`);
 
   // Read back.
   const segments = (await call(`/branches/${branch}/segments?limit=100`)).data.segments;
@@ -143,7 +163,10 @@ try {
   for (let i = 1; i < botSegments.length; i++) {
     const accepted = Date.parse(botSegments[i].created_at);
     const me = ids[botSegments[i].bot_id];
-    const turnLine = me?.lines.map(parseLine).filter((l) => l.event === "turn" && l.fields.mine === "true" && l.at <= accepted + 2).at(-1);
+    const turnLine = me?.lines
+      .map(parseLine)
+      .filter((l) => l.event === "turn" && l.fields.mine === "true" && l.at <= accepted + 2)
+      .at(-1);
     if (turnLine) writeTimes.push(accepted - turnLine.at);
   }
   const counts = Object.fromEntries(bots.map((b) => [b.name, b.lines.filter((l) => l.includes(" wrote ")).length]));

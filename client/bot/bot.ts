@@ -28,8 +28,10 @@ const { values: args } = parseArgs({
   },
 });
 if (!args.base || !args.branch) {
-  console.error("usage: npm run bot -- --base <api base ending in /api/v1> --branch <branch id> [--name <bot name>] [--role narrator|challenger|voice]\n" +
-    "       [--turns 50] [--minutes 60] [--min-members 1] [--keys-dir .bots]");
+  console.error(
+    "usage: npm run bot -- --base <api base ending in /api/v1> --branch <branch id> [--name <bot name>] [--role narrator|challenger|voice]\n" +
+      "       [--turns 50] [--minutes 60] [--min-members 1] [--keys-dir .bots]",
+  );
   process.exit(2);
 }
 const BASE = args.base.replace(/\/+$/, "");
@@ -49,10 +51,11 @@ function log(event: string, fields: Record<string, unknown> = {}) {
 }
 
 const stop = new AbortController();
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => {
-  log("stopping", { signal });
-  stop.abort();
-});
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.on(signal, () => {
+    log("stopping", { signal });
+    stop.abort();
+  });
 const deadlineTimer = setTimeout(() => {
   log("stopping", { reason: `--minutes ${args.minutes} reached` });
   stop.abort();
@@ -61,7 +64,14 @@ const deadlineTimer = setTimeout(() => {
 const sleep = (ms: number) =>
   new Promise<void>((resolve) => {
     const t = setTimeout(resolve, Math.max(0, Math.min(ms, DEADLINE - Date.now())));
-    stop.signal.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
+    stop.signal.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
   });
 
 // ---- the bot's key ---------------------------------------------------------------------------------------------
@@ -119,14 +129,25 @@ const branchPath = { params: { path: { branch_id: BRANCH } } };
 const branch = unwrap(await client.api.GET("/branches/{branch_id}", branchPath));
 const story = unwrap(await client.api.GET("/stories/{story_id}", { params: { path: { story_id: branch.story_id } } }));
 const unit = countsCharacters(story.language) ? "characters" : "words";
-log("story", { title: story.title, language: story.language, min: story.min_length, max: story.max_length, unit, writer: LLM ? `llm:${LLM.model}` : "offline" });
+log("story", {
+  title: story.title,
+  language: story.language,
+  min: story.min_length,
+  max: story.max_length,
+  unit,
+  writer: LLM ? `llm:${LLM.model}` : "offline",
+});
 
 /** The latest segments of the branch, oldest first (kept up to date from the live stream). */
 const recent: string[] = [];
 {
-  const total = unwrap(await client.api.GET("/branches/{branch_id}/segments", { ...branchPath, params: { ...branchPath.params, query: { limit: 1 } } })).pagination.total;
+  const total = unwrap(await client.api.GET("/branches/{branch_id}/segments", { ...branchPath, params: { ...branchPath.params, query: { limit: 1 } } }))
+    .pagination.total;
   const page = unwrap(
-    await client.api.GET("/branches/{branch_id}/segments", { ...branchPath, params: { ...branchPath.params, query: { limit: 5, offset: Math.max(0, total - 5) } } }),
+    await client.api.GET("/branches/{branch_id}/segments", {
+      ...branchPath,
+      params: { ...branchPath.params, query: { limit: 5, offset: Math.max(0, total - 5) } },
+    }),
   );
   recent.push(...page.segments.map((s) => s.content));
   if (!recent.length) recent.push(story.starter);
@@ -155,8 +176,14 @@ async function joinQueue() {
 
 // ---- writing a turn ------------------------------------------------------------------------------------------
 const ctx = (): WriteContext => ({
-  botName: NAME, title: story.title, background: story.background, styleRules: story.style_rules, language: story.language,
-  minLength: story.min_length, maxLength: story.max_length, recent,
+  botName: NAME,
+  title: story.title,
+  background: story.background,
+  styleRules: story.style_rules,
+  language: story.language,
+  minLength: story.min_length,
+  maxLength: story.max_length,
+  recent,
 });
 
 async function compose(): Promise<{ text: string; source: string }> {
@@ -177,17 +204,24 @@ async function takeTurn(): Promise<TurnOutcome> {
   const key = crypto.randomUUID(); // the same key on every retry of this turn: a lost answer never writes twice
   let { text, source } = await compose();
   for (let attempt = 1; attempt <= 4 && !stop.signal.aborted; attempt++) {
-    let res;
-    try {
-      res = await me.api.POST("/branches/{branch_id}/segments", { ...branchPath, body: { content: text }, headers: { "Idempotency-Key": key } });
-    } catch (e) {
-      log("write-error", { error: (e as Error).message, attempt });
+    const res = await me.api
+      .POST("/branches/{branch_id}/segments", { ...branchPath, body: { content: text }, headers: { "Idempotency-Key": key } })
+      .catch((e: Error) => e);
+    if (res instanceof Error) {
+      log("write-error", { error: res.message, attempt });
       await sleep(500 * attempt);
       continue;
     }
     if (res.response.ok) {
       const s = unwrap(res);
-      log("wrote", { seq: s.sequence_order, length: contentLength(text, story.language), unit, source, next: s.next_bot?.name ?? "none", created_at: s.created_at });
+      log("wrote", {
+        seq: s.sequence_order,
+        length: contentLength(text, story.language),
+        unit,
+        source,
+        next: s.next_bot?.name ?? "none",
+        created_at: s.created_at,
+      });
       return "wrote";
     }
     const err = toError(res.response, res.error);
@@ -237,15 +271,22 @@ const stream = me.live(BRANCH, {
   signal: stop.signal,
   maxConsecutiveFailures: 100, // about 15 minutes of a server away at the 10 s cap; --minutes bounds the run anyway
   onConnection: (c) =>
-    c.state === "open" ? log("live-open", { after: c.after ?? "none" })
-    : c.state === "closed" ? log("live-closed", { reason: c.reason })
-    : log("live-retry", { in_ms: c.delayMs, failures: c.failures }),
+    c.state === "open"
+      ? log("live-open", { after: c.after ?? "none" })
+      : c.state === "closed"
+        ? log("live-closed", { reason: c.reason })
+        : log("live-retry", { in_ms: c.delayMs, failures: c.failures }),
 });
 
 function describe(e: LiveEvent) {
   switch (e.type) {
     case "hello":
-      return log("hello", { turn: e.current_turn?.name ?? "none", mine: e.current_turn?.bot_id === botId, members: e.members.length, last_seq: e.last_sequence_order });
+      return log("hello", {
+        turn: e.current_turn?.name ?? "none",
+        mine: e.current_turn?.bot_id === botId,
+        members: e.members.length,
+        last_seq: e.last_sequence_order,
+      });
     case "turn":
       return log("turn", { turn: e.current_turn?.name ?? "none", mine: e.current_turn?.bot_id === botId, reason: e.reason });
     case "segment":

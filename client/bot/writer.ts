@@ -31,7 +31,8 @@ export function llmSettings(env: Record<string, string | undefined>): LlmSetting
   return { baseUrl: LLM_BASE_URL.replace(/\/+$/, ""), apiKey: LLM_API_KEY, model: LLM_MODEL, timeoutMs: Number(env.LLM_TIMEOUT_MS ?? 30_000) };
 }
 
-const FALLBACK_WORDS = "the tide the town a lantern the harbour someone waited quietly under grey light while the boats stayed far out and nobody spoke of it".split(" ");
+const FALLBACK_WORDS =
+  "the tide the town a lantern the harbour someone waited quietly under grey light while the boats stayed far out and nobody spoke of it".split(" ");
 const FALLBACK_CHARS: Record<string, string[]> = {
   zh: [..."潮水没有回来小镇的灯火在雾里摇晃有人在码头等待"],
   ja: [..."潮が戻らない町の灯りは霧の中で揺れて誰かが港で待っていた"],

@@ -23,13 +23,35 @@ export interface StoryloomClientOptions {
   onToken?: (token: string) => void;
 }
 
+/** `error.details` of an error envelope: the members the service documents, and whatever else it adds. */
+export interface ErrorDetails {
+  /** NOT_YOUR_TURN: whose turn it is, the caller, the seconds to wait (null when not queued). */
+  current_turn?: string | null;
+  your_bot_id?: string;
+  estimated_wait?: number | null;
+  /** 429: the limit, and when to come back; `turn_passed` and `next_bot` when the refusal cost the caller its turn. */
+  limit?: string;
+  retry_after?: number;
+  reset_time?: string;
+  turn_passed?: boolean;
+  next_bot?: { id: string; name: string } | null;
+  /** SEGMENT_TOO_SHORT / SEGMENT_TOO_LONG. */
+  current_length?: number;
+  min_length?: number;
+  max_length?: number;
+  suggestion?: string;
+  /** VALIDATION_ERROR. */
+  fields?: { field: string; issue: string }[];
+  [key: string]: unknown;
+}
+
 /** The body of an error envelope, with the response's status and `Retry-After` (seconds) when it had one. */
 export class StoryloomError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
-    readonly details?: any,
+    readonly details?: ErrorDetails,
     readonly retryAfter?: number,
   ) {
     super(`${status} ${code}: ${message}`);
@@ -110,7 +132,10 @@ export class StoryloomClient {
         const code = await res
           .clone()
           .json()
-          .then((b: any) => b?.error?.code ?? b?.code, () => null);
+          .then(
+            (b: unknown) => (b as { error?: { code?: string }; code?: string } | null)?.error?.code ?? (b as { code?: string } | null)?.code,
+            () => null,
+          );
         if (code === "AUTH_EXPIRED_TOKEN") {
           refreshed = true;
           this.options.onRetry?.({ reason: "token_expired", url: req.url, waitMs: 0 });
@@ -141,8 +166,14 @@ export class StoryloomClient {
 
 /** Turns an openapi-fetch error result into a StoryloomError. */
 export function toError(response: Response, error: unknown): StoryloomError {
-  const e = (error as { error?: { code?: string; message?: string; details?: unknown } } | undefined)?.error;
-  return new StoryloomError(response.status, e?.code ?? `HTTP_${response.status}`, e?.message ?? response.statusText, e?.details, retryAfterSeconds(response) ?? undefined);
+  const e = (error as { error?: { code?: string; message?: string; details?: ErrorDetails } } | undefined)?.error;
+  return new StoryloomError(
+    response.status,
+    e?.code ?? `HTTP_${response.status}`,
+    e?.message ?? response.statusText,
+    e?.details,
+    retryAfterSeconds(response) ?? undefined,
+  );
 }
 
 /** What a successful body holds: the envelope's `data`, or the body itself for the auth endpoints and /health. */

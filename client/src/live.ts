@@ -13,6 +13,7 @@ export interface WebSocketLike {
   readonly readyState: number;
   send(data: string): void;
   close(code?: number, reason?: string): void;
+  // biome-ignore lint/suspicious/noExplicitAny: each WebSocket implementation types its events its own way
   addEventListener(type: "open" | "message" | "close" | "error", listener: (event: any) => void): void;
 }
 
@@ -21,7 +22,10 @@ export type WebSocketFactory = (url: string) => WebSocketLike | Promise<WebSocke
 
 /** A refused connection. A 4xx other than 408/429 (an unknown branch is 404) ends the stream instead of retrying. */
 export class LiveConnectError extends Error {
-  constructor(message: string, readonly status?: number) {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
     super(message);
     this.name = "LiveConnectError";
   }
@@ -140,7 +144,9 @@ export class LiveStream implements AsyncIterable<LiveEvent> {
               push({ kind: "event", event: JSON.parse(ev.data) as LiveEvent });
             } catch {}
           });
-          socket.addEventListener("close", (ev: { code?: number; reason?: string }) => push({ kind: "closed", reason: `closed ${ev.code ?? ""} ${ev.reason ?? ""}`.trim() }));
+          socket.addEventListener("close", (ev: { code?: number; reason?: string }) =>
+            push({ kind: "closed", reason: `closed ${ev.code ?? ""} ${ev.reason ?? ""}`.trim() }),
+          );
           socket.addEventListener("error", () => push({ kind: "closed", reason: "socket error" }));
           if (socket.readyState === OPEN) onConnection?.({ state: "open", url, after: this.lastSequence });
           else socket.addEventListener("open", () => onConnection?.({ state: "open", url, after: this.lastSequence }));

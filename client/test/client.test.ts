@@ -46,7 +46,15 @@ describe("credentials", () => {
 });
 
 describe("429 and Retry-After", () => {
-  const storyBody = () => ({ title: `S ${crypto.randomUUID().slice(0, 8)}`, background: "A town by the sea.", starter: "Go.", initial_segments: [words(3), words(3), words(3)], language: "en", min_length: 1, max_length: 50 });
+  const storyBody = () => ({
+    title: `S ${crypto.randomUUID().slice(0, 8)}`,
+    background: "A town by the sea.",
+    starter: "Go.",
+    initial_segments: [words(3), words(3), words(3)],
+    language: "en",
+    min_length: 1,
+    max_length: 50,
+  });
 
   it("waits Retry-After and sends again when the wait is short", async () => {
     const human = await registerHuman();
@@ -55,7 +63,11 @@ describe("429 and Retry-After", () => {
     // The outside world answers the first attempt 429 (as a proxy or a busy instance may); then the Worker does.
     const fetch = async (req: Request) => {
       calls.push(Date.now());
-      if (refused++ === 0) return new Response(JSON.stringify({ status: "error", error: { code: "RATE_LIMIT_EXCEEDED", message: "slow down" } }), { status: 429, headers: { "Retry-After": "1" } });
+      if (refused++ === 0)
+        return new Response(JSON.stringify({ status: "error", error: { code: "RATE_LIMIT_EXCEEDED", message: "slow down" } }), {
+          status: 429,
+          headers: { "Retry-After": "1" },
+        });
       return workerFetch(req);
     };
     const retries: number[] = [];
@@ -80,7 +92,12 @@ describe("429 and Retry-After", () => {
   it("returns the service's own 429 at once when its Retry-After is longer than maxWaitSeconds", async () => {
     const human = await registerHuman();
     const retries: unknown[] = [];
-    const client = createStoryloomClient({ baseUrl: BASE, fetch: workerFetchWith({ LIMIT_STORIES_PER_HOUR: "1" }), token: human.token, onRetry: (r) => retries.push(r) });
+    const client = createStoryloomClient({
+      baseUrl: BASE,
+      fetch: workerFetchWith({ LIMIT_STORIES_PER_HOUR: "1" }),
+      token: human.token,
+      onRetry: (r) => retries.push(r),
+    });
     expect((await client.api.POST("/stories", { body: storyBody() })).response.status).toBe(201);
     const started = Date.now();
     const refused = await client.api.POST("/stories", { body: storyBody() });
@@ -117,8 +134,14 @@ describe("429 and Retry-After", () => {
 
 it("contentLength counts as the service does", () => {
   const samples: [string, string][] = [
-    ["one two  three\nfour\tfive", "en"], ["  leading and trailing  ", "fr"], ["故事 的 开始。", "zh"], ["物語の\n始まり", "ja-JP"],
-    ["이야기 시작", "ko"], ["emoji 🧵 count", "en"], ["🧵🧵 故事", "zh-Hant"], ["", "en"],
+    ["one two  three\nfour\tfive", "en"],
+    ["  leading and trailing  ", "fr"],
+    ["故事 的 开始。", "zh"],
+    ["物語の\n始まり", "ja-JP"],
+    ["이야기 시작", "ko"],
+    ["emoji 🧵 count", "en"],
+    ["🧵🧵 故事", "zh-Hant"],
+    ["", "en"],
   ];
   for (const [text, lang] of samples) expect(contentLength(text, lang), `${lang}: ${text}`).toBe(serverLength(text, lang));
 });

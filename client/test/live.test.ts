@@ -29,10 +29,13 @@ describe("live(): the branch's events through the real Worker", () => {
 
     const events = await seen.until((e) => e.filter((x) => x.type === "turn").length >= 3);
     const shape = events.map((e) =>
-      e.type === "turn" ? `turn:${e.current_turn?.bot_id === a.id ? "a" : "b"}:${e.reason}`
-      : e.type === "segment" ? `segment:${e.segment.sequence_order}`
-      : e.type === "queue" ? `queue:${e.change}:${e.bot.bot_id === a.id ? "a" : "b"}`
-      : e.type,
+      e.type === "turn"
+        ? `turn:${e.current_turn?.bot_id === a.id ? "a" : "b"}:${e.reason}`
+        : e.type === "segment"
+          ? `segment:${e.segment.sequence_order}`
+          : e.type === "queue"
+            ? `queue:${e.change}:${e.bot.bot_id === a.id ? "a" : "b"}`
+            : e.type,
     );
     expect(shape).toEqual(["hello", "queue:joined:a", "turn:a:joined", "queue:joined:b", "segment:5", "turn:b:submitted", "segment:6", "turn:a:submitted"]);
     const seg = events.find((e) => e.type === "segment");
@@ -114,7 +117,8 @@ function scripted(connections: { frames: object[]; close?: boolean }[]) {
         socket.readyState = 3;
       },
       addEventListener(type: string, fn: (e: any) => void) {
-        (listeners[type] ??= []).push(fn);
+        listeners[type] ??= [];
+        listeners[type].push(fn);
       },
     };
     setTimeout(() => {
@@ -146,10 +150,14 @@ describe("live(): duplicates and gaps", () => {
 
   it("gives up after maxConsecutiveFailures connections fail in a row", async () => {
     let attempts = 0;
-    const stream = new LiveStream("http://x.test/api/v1/branches/b/live", () => {
-      attempts++;
-      throw new LiveConnectError("down", 503);
-    }, { backoff: { initialMs: 1, maxMs: 2 }, maxConsecutiveFailures: 3 });
+    const stream = new LiveStream(
+      "http://x.test/api/v1/branches/b/live",
+      () => {
+        attempts++;
+        throw new LiveConnectError("down", 503);
+      },
+      { backoff: { initialMs: 1, maxMs: 2 }, maxConsecutiveFailures: 3 },
+    );
     const seen = collect(stream);
     await seen.done;
     expect(String(seen.error)).toMatch(/3 connections failed/);
@@ -165,20 +173,24 @@ describe("live(): keeping the connection honest", () => {
       const frames: string[] = [];
       sent.push(frames);
       const listeners: Record<string, ((e: any) => void)[]> = {};
+      const emit = (type: string, event: object) => {
+        for (const fn of listeners[type] ?? []) fn(event);
+      };
       const socket = {
         readyState: 1,
         send(data: string) {
           frames.push(data);
-          if (answer) setTimeout(() => listeners.message?.forEach((fn) => fn({ data: "pong" })), 1);
+          if (answer) setTimeout(() => emit("message", { data: "pong" }), 1);
         },
         close() {
           socket.readyState = 3;
         },
         addEventListener(type: string, fn: (e: any) => void) {
-          (listeners[type] ??= []).push(fn);
+          listeners[type] ??= [];
+          listeners[type].push(fn);
         },
       };
-      setTimeout(() => listeners.message?.forEach((fn) => fn({ data: JSON.stringify(hello(1)) })), 1);
+      setTimeout(() => emit("message", { data: JSON.stringify(hello(1)) }), 1);
       return socket;
     };
     const abort = new AbortController();

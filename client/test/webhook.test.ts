@@ -49,8 +49,12 @@ describe("verifyWebhook against the queue consumer's real deliveries", () => {
     const bot = await hookedBot();
     const story = await createStory((await registerHuman()).token);
     const message: WebhookMessage = {
-      deliveryId: crypto.randomUUID(), event: "new_branch", botId: bot.id, branchId: story.main_branch_id,
-      createdAt: new Date().toISOString(), data: { branch_id: story.main_branch_id, story_id: story.id },
+      deliveryId: crypto.randomUUID(),
+      event: "new_branch",
+      botId: bot.id,
+      branchId: story.main_branch_id,
+      createdAt: new Date().toISOString(),
+      data: { branch_id: story.main_branch_id, story_id: story.id },
     };
     expect((await consume(message)).explicitAcks).toEqual(["m0"]);
     const [d] = captured;

@@ -3,21 +3,33 @@ import { checkLength } from "../../src/domain/length";
 import { type WriteContext, fitLength, llmSettings, llmWrite, offlineWrite } from "../bot/writer";
 
 const ctx = (over: Partial<WriteContext> = {}): WriteContext => ({
-  botName: "b", title: "T", background: "A harbour town where the tide never comes back, and the lanterns stay lit.", styleRules: null,
-  language: "en", minLength: 150, maxLength: 500, recent: ["The keeper climbed the stairs again, counting every step aloud."], ...over,
+  botName: "b",
+  title: "T",
+  background: "A harbour town where the tide never comes back, and the lanterns stay lit.",
+  styleRules: null,
+  language: "en",
+  minLength: 150,
+  maxLength: 500,
+  recent: ["The keeper climbed the stairs again, counting every step aloud."],
+  ...over,
 });
 
 describe("the reference bot's writers meet the story's length rule (as the service checks it)", () => {
   const cases: Partial<WriteContext>[] = [
-    { language: "en", minLength: 150, maxLength: 500 }, { language: "en", minLength: 8, maxLength: 8 }, { language: "fr", minLength: 1, maxLength: 3 },
-    { language: "zh", minLength: 150, maxLength: 500, recent: ["潮水退去以后，小镇再也没有等到它回来。"] }, { language: "ja", minLength: 12, maxLength: 12 },
-    { language: "ko", minLength: 30, maxLength: 40, background: "바다 마을 이야기" }, { language: "en", minLength: 20, maxLength: 25, recent: [], background: "Short." },
+    { language: "en", minLength: 150, maxLength: 500 },
+    { language: "en", minLength: 8, maxLength: 8 },
+    { language: "fr", minLength: 1, maxLength: 3 },
+    { language: "zh", minLength: 150, maxLength: 500, recent: ["潮水退去以后，小镇再也没有等到它回来。"] },
+    { language: "ja", minLength: 12, maxLength: 12 },
+    { language: "ko", minLength: 30, maxLength: 40, background: "바다 마을 이야기" },
+    { language: "en", minLength: 20, maxLength: 25, recent: [], background: "Short." },
   ];
   it("offline", () => {
-    for (const c of cases) for (let i = 0; i < 20; i++) {
-      const text = offlineWrite(ctx(c));
-      expect(() => checkLength(text, { language: c.language!, minLength: c.minLength!, maxLength: c.maxLength! }), `${c.language}: ${text}`).not.toThrow();
-    }
+    for (const c of cases)
+      for (let i = 0; i < 20; i++) {
+        const text = offlineWrite(ctx(c));
+        expect(() => checkLength(text, { language: c.language!, minLength: c.minLength!, maxLength: c.maxLength! }), `${c.language}: ${text}`).not.toThrow();
+      }
   });
   it("fitLength cuts long provider text and pads short text", () => {
     for (const c of cases) {
@@ -33,7 +45,10 @@ describe("the reference bot's writers meet the story's length rule (as the servi
 describe("the provider writer", () => {
   it("is used only with all three LLM_ variables", () => {
     expect(llmSettings({ LLM_BASE_URL: "https://llm.test/v1", LLM_API_KEY: "k" })).toBe(null);
-    expect(llmSettings({ LLM_BASE_URL: "https://llm.test/v1/", LLM_API_KEY: "k", LLM_MODEL: "m" })).toMatchObject({ baseUrl: "https://llm.test/v1", model: "m" });
+    expect(llmSettings({ LLM_BASE_URL: "https://llm.test/v1/", LLM_API_KEY: "k", LLM_MODEL: "m" })).toMatchObject({
+      baseUrl: "https://llm.test/v1",
+      model: "m",
+    });
   });
   it("POSTs {base}/chat/completions and returns the message (a stub stands in for the provider)", async () => {
     const seen: { url: string; init: RequestInit }[] = [];
