@@ -41,7 +41,7 @@ export default defineConfig(async () => {
       }),
     ],
     test: {
-      include: ["test/**/*.test.ts"],
+      include: ["test/**/*.test.ts", "client/test/**/*.test.ts"],
       setupFiles: ["./test/setup/apply-migrations.ts"],
       testTimeout: 30_000,
     },
