@@ -33,8 +33,15 @@ export default defineConfig(async () => {
             ),
             LIMIT_SEGMENTS_PER_DAY: "100000",
             ...Object.fromEntries(
-              ["REWRITES_PER_HOUR", "PINS_PER_HOUR", "SUMMARIES_PER_HOUR", "SUMMARIES_PER_BRANCH_PER_HOUR", "REGISTRATIONS_PER_ADDRESS_PER_HOUR",
-                "LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR", "LOGIN_FAILURES_PER_ADDRESS_PER_HOUR"].map((n) => [`LIMIT_${n}`, "100000"]),
+              [
+                "REWRITES_PER_HOUR",
+                "PINS_PER_HOUR",
+                "SUMMARIES_PER_HOUR",
+                "SUMMARIES_PER_BRANCH_PER_HOUR",
+                "REGISTRATIONS_PER_ADDRESS_PER_HOUR",
+                "LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR",
+                "LOGIN_FAILURES_PER_ADDRESS_PER_HOUR",
+              ].map((n) => [`LIMIT_${n}`, "100000"]),
             ),
           },
         },

@@ -24,7 +24,7 @@ mkdirSync(STATE, { recursive: true });
 const app = await startServer("npm", ["run", "dev", "--", "--port", String(PORT), "--persist-to", STATE, ...NO_LIMITS], `${BASE}/health`);
 const ceiling = await startServer(
   "wrangler",
-  ["dev", "--config", "bench/ceiling/wrangler.toml", "--port", String(CEILING_PORT), "--ip", "127.0.0.1", "--persist-to", STATE + "-ceiling"],
+  ["dev", "--config", "bench/ceiling/wrangler.toml", "--port", String(CEILING_PORT), "--ip", "127.0.0.1", "--persist-to", `${STATE}-ceiling`],
   `http://127.0.0.1:${CEILING_PORT}/`,
 );
 
@@ -42,14 +42,20 @@ async function seed() {
   const writers = [];
   for (let i = 0; i < 10; i++) writers.push(await register(i));
   const story = (i) => ({
-    title: `Bench story ${i}`, background: "A benchmark story that never ends.", starter: "It begins.",
-    initial_segments: [words(10), words(10), words(10)], language: "en", min_length: 5, max_length: 200,
+    title: `Bench story ${i}`,
+    background: "A benchmark story that never ends.",
+    starter: "It begins.",
+    initial_segments: [words(10), words(10), words(10)],
+    language: "en",
+    min_length: 5,
+    max_length: 200,
   });
   const stories = [];
   for (let i = 0; i < 40; i++) stories.push((await call("/stories", { token: writers[i % 10], body: story(i) })).data);
   const hot = stories[0];
   const hotSegments = [];
-  for (let i = 0; i < 100; i++) hotSegments.push((await call(`/branches/${hot.main_branch_id}/segments`, { token: writers[i % 10], body: { content: words(20) } })).data);
+  for (let i = 0; i < 100; i++)
+    hotSegments.push((await call(`/branches/${hot.main_branch_id}/segments`, { token: writers[i % 10], body: { content: words(20) } })).data);
   const segment = hotSegments[0].id;
   for (let i = 1; i < 6; i++) await call(`/segments/${segment}/rewrites`, { token: writers[i], body: { content: words(20), reason: "tighter" } });
   for (let i = 1; i < 6; i++) await call("/votes", { token: writers[i], body: { target_type: "segment", target_id: segment, vote: 1 } });
@@ -93,7 +99,14 @@ async function fourBots(branch, bots) {
   );
   latencies.sort((a, b) => a - b);
   const total = Object.values(statuses).reduce((a, b) => a + b, 0);
-  return { rps: latencies.length / duration, p50: Math.round(latencies[latencies.length >> 1]), p99: Math.round(latencies[Math.floor(latencies.length * 0.99)]), total, statuses, trips };
+  return {
+    rps: latencies.length / duration,
+    p50: Math.round(latencies[latencies.length >> 1]),
+    p99: Math.round(latencies[Math.floor(latencies.length * 0.99)]),
+    total,
+    statuses,
+    trips,
+  };
 }
 
 /** Reads the branch back and checks sequence_order is contiguous and the bots wrote in strict rotation. */
@@ -120,18 +133,25 @@ async function sampleTrips(path, headers = {}) {
 try {
   const { writers, stories, hot, segment, turns, bots } = await seed();
   const write = await fetch(`${BASE}/branches/${stories[1].main_branch_id}/segments`, {
-    method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${writers[1]}` }, body: JSON.stringify({ content: words(20) }),
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${writers[1]}` },
+    body: JSON.stringify({ content: words(20) }),
   });
   const bookmark = write.headers.get("x-d1-bookmark");
   const etag = (await fetch(`${BASE}/branches/${hot.main_branch_id}/segments`)).headers.get("etag");
 
   let n = 0;
   const spread = (req) => ({
-    ...req, method: "POST", path: `/api/v1/branches/${stories[n % stories.length].main_branch_id}/segments`,
+    ...req,
+    method: "POST",
+    path: `/api/v1/branches/${stories[n % stories.length].main_branch_id}/segments`,
     headers: { ...req.headers, "content-type": "application/json", authorization: `Bearer ${writers[n++ % writers.length]}` },
     body: JSON.stringify({ content: words(20) }),
   });
-  const read = (path, headers = {}) => ({ url: ORIGIN + path, requests: [{ setupRequest: (req) => asClient({ ...req, headers: { ...req.headers, ...headers } }) }] });
+  const read = (path, headers = {}) => ({
+    url: ORIGIN + path,
+    requests: [{ setupRequest: (req) => asClient({ ...req, headers: { ...req.headers, ...headers } }) }],
+  });
   const cases = [
     ["ceiling: trivial Worker GET /", { url: `http://127.0.0.1:${CEILING_PORT}/` }, "ceiling"],
     ["GET /stories", read("/api/v1/stories"), "read"],
@@ -149,7 +169,11 @@ try {
     ["GET /bots/{id}/reputation", read(`/api/v1/bots/${bots[0].id}/reputation`), "read"],
     ["GET /dashboard/stats", read("/api/v1/dashboard/stats"), "read"],
     ["GET segments, If-None-Match (304)", read(`/api/v1/branches/${hot.main_branch_id}/segments`, { "if-none-match": etag }), "read"],
-    ["GET segments as a bot (JWT: no anonymous limit)", read(`/api/v1/branches/${hot.main_branch_id}/segments`, { authorization: `Bearer ${bots[0].token}` }), "read"],
+    [
+      "GET segments as a bot (JWT: no anonymous limit)",
+      read(`/api/v1/branches/${hot.main_branch_id}/segments`, { authorization: `Bearer ${bots[0].token}` }),
+      "read",
+    ],
     ["ceiling again, after the reads", { url: `http://127.0.0.1:${CEILING_PORT}/` }, "ceiling"],
     ["ceiling with one D1 round trip: trivial Worker GET /d1", { url: `http://127.0.0.1:${CEILING_PORT}/d1` }, "ceiling-d1"],
     ["GET /stories with x-d1-bookmark (uncached, D1)", read("/api/v1/stories", { "x-d1-bookmark": bookmark }), "uncached"],
@@ -167,13 +191,29 @@ try {
     const r = await load({ duration, connections, ...opts });
     const cpu = (workerdCpuMs(pgid) - cpuBefore) / r.total;
     const path = opts.url === ORIGIN ? null : new URL(opts.url).pathname;
-    const trips = kind === "ceiling-d1" ? 1 : isCeiling || !path ? (kind === "write" ? "1–2" : "–") : await sampleTrips(path, kind === "uncached" ? { "x-d1-bookmark": bookmark } : {});
+    const trips =
+      kind === "ceiling-d1"
+        ? 1
+        : isCeiling || !path
+          ? kind === "write"
+            ? "1–2"
+            : "–"
+          : await sampleTrips(path, kind === "uncached" ? { "x-d1-bookmark": bookmark } : {});
     rows.push({ name, kind, ...r, cpu, trips });
   }
   console.log("load: four bots taking turns on one branch");
   const cpuBefore = workerdCpuMs(app.child.pid);
-  const t = await fourBots(turns, bots.map((b) => b.token));
-  rows.push({ name: "POST segments, one branch, 4 bots taking turns (accepted)", kind: "turns", ...t, cpu: (workerdCpuMs(app.child.pid) - cpuBefore) / t.total, non2xx: t.total - (t.statuses[201] ?? 0) });
+  const t = await fourBots(
+    turns,
+    bots.map((b) => b.token),
+  );
+  rows.push({
+    name: "POST segments, one branch, 4 bots taking turns (accepted)",
+    kind: "turns",
+    ...t,
+    cpu: (workerdCpuMs(app.child.pid) - cpuBefore) / t.total,
+    non2xx: t.total - (t.statuses[201] ?? 0),
+  });
   const order = await checkOrder(turns);
 
   // The ceiling is measured before and after the reads; ratios use the mean of the two.
@@ -183,7 +223,14 @@ try {
   const reads = rows.filter((r) => r.kind === "read" && !r.name.includes("as a bot"));
   const d1Ceiling = rows.find((r) => r.kind === "ceiling-d1");
   const uncached = rows.filter((r) => r.kind === "uncached");
-  const fivexx = rows.reduce((sum, r) => sum + Object.entries(r.statuses).filter(([s]) => Number(s) >= 500).reduce((a, [, v]) => a + v, 0), 0);
+  const fivexx = rows.reduce(
+    (sum, r) =>
+      sum +
+      Object.entries(r.statuses)
+        .filter(([s]) => Number(s) >= 500)
+        .reduce((a, [, v]) => a + v, 0),
+    0,
+  );
   const report = [
     "# Benchmark results",
     "",
@@ -195,12 +242,19 @@ try {
     "",
     "| case | req/s | p50 ms | p99 ms | of ceiling | D1 round trips | CPU ms/req | statuses |",
     "|---|---|---|---|---|---|---|---|",
-    ...rows.map((r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${pct(r)} | ${r.trips} | ${r.cpu.toFixed(2)} | ${JSON.stringify(r.statuses)} |`),
+    ...rows.map(
+      (r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${pct(r)} | ${r.trips} | ${r.cpu.toFixed(2)} | ${JSON.stringify(r.statuses)} |`,
+    ),
     "",
     "## Targets",
     "",
     `- Ceiling: ${ceilings.map((r) => r.rps.toFixed(0)).join(" and ")} req/s, mean ${ceilingRps.toFixed(0)}; ratios above are to the mean.`,
-    `- Anonymous read endpoints at ≥ 70 % of the ceiling: ${reads.filter((r) => r.rps >= 0.7 * ceilingRps).length} of ${reads.length} (lowest ${Math.min(...reads.map((r) => (r.rps / ceilingRps) * 100)).toFixed(0)} %, median ${[...reads].map((r) => (r.rps / ceilingRps) * 100).sort((a, b) => a - b)[reads.length >> 1].toFixed(0)} %).`,
+    `- Anonymous read endpoints at ≥ 70 % of the ceiling: ${reads.filter((r) => r.rps >= 0.7 * ceilingRps).length} of ${reads.length} (lowest ${Math.min(...reads.map((r) => (r.rps / ceilingRps) * 100)).toFixed(0)} %, median ${[
+      ...reads,
+    ]
+      .map((r) => (r.rps / ceilingRps) * 100)
+      .sort((a, b) => a - b)
+      [reads.length >> 1].toFixed(0)} %).`,
     `- One contended branch, four bots: ${t.statuses[201] ?? 0} segments accepted, ${t.statuses[403] ?? 0} NOT_YOUR_TURN refusals, ${fivexx} responses ≥ 500 in the whole run; read back: ${order.segments} segments, sequence_order contiguous: ${order.contiguous}, bots in strict rotation: ${order.rotating}.`,
     "- Round-trip budget: reads 1 (0 on a micro-cache hit), writes ≤ 2 — asserted per endpoint by test/edge.test.ts; the figures above are samples.",
     `- Reads that must reach D1 (a bookmark bypasses the micro-cache): ${uncached.map((r) => r.rps.toFixed(0)).join(" and ")} req/s, ${uncached.map((r) => `${((r.rps / d1Ceiling.rps) * 100).toFixed(0)} %`).join(" and ")} of the trivial Worker making the same one D1 round trip (${d1Ceiling.rps.toFixed(0)} req/s).`,

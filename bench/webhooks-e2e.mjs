@@ -25,7 +25,14 @@ function startReceiver() {
       const who = req.url.slice(1);
       const ts = req.headers["x-service-timestamp"];
       const expected = `sha256=${createHmac("sha256", secrets[who]).update(`${ts}.${body}`).digest("hex")}`;
-      arrivals.push({ who, at: Date.now(), event: req.headers["x-service-event"], delivery: req.headers["x-service-delivery"], valid: expected === req.headers["x-service-signature"], json: JSON.parse(body) });
+      arrivals.push({
+        who,
+        at: Date.now(),
+        event: req.headers["x-service-event"],
+        delivery: req.headers["x-service-delivery"],
+        valid: expected === req.headers["x-service-signature"],
+        json: JSON.parse(body),
+      });
       res.writeHead(200).end("ok");
     });
   });
@@ -51,14 +58,33 @@ const app = await startServer(
 );
 try {
   const call = api(BASE);
-  const human = (await call("/auth/register", { body: { username: `e2e${Date.now()}`, email: `e2e${Date.now()}@example.com`, password: "e2e password", user_type: "human" } })).access_token;
+  const human = (
+    await call("/auth/register", {
+      body: { username: `e2e${Date.now()}`, email: `e2e${Date.now()}@example.com`, password: "e2e password", user_type: "human" },
+    })
+  ).access_token;
   const bots = {};
   for (const who of ["a", "b"]) {
-    const reg = (await call("/auth/bot/register", { body: { name: `e2e-${who}-${Date.now()}`, model: "e2e", webhook_url: `http://127.0.0.1:${RECEIVER_PORT}/${who}` } })).data;
+    const reg = (
+      await call("/auth/bot/register", { body: { name: `e2e-${who}-${Date.now()}`, model: "e2e", webhook_url: `http://127.0.0.1:${RECEIVER_PORT}/${who}` } })
+    ).data;
     secrets[who] = reg.webhook_secret;
     bots[who] = (await call("/auth/bot/login", { body: { api_key: reg.api_key } })).access_token;
   }
-  const story = (await call("/stories", { token: human, body: { title: "E2E", background: "Webhooks end to end.", starter: "Go.", initial_segments: [words(5), words(5), words(5)], language: "en", min_length: 3, max_length: 50 } })).data;
+  const story = (
+    await call("/stories", {
+      token: human,
+      body: {
+        title: "E2E",
+        background: "Webhooks end to end.",
+        starter: "Go.",
+        initial_segments: [words(5), words(5), words(5)],
+        language: "en",
+        min_length: 3,
+        max_length: 50,
+      },
+    })
+  ).data;
   const branch = story.main_branch_id;
   const joinedAt = Date.now();
   await call(`/branches/${branch}/join`, { token: bots.a, body: {} });

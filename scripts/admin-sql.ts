@@ -15,9 +15,6 @@ export async function adminInsertSql(input: AdminInput): Promise<{ id: string; s
   const id = `admin-${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
   const username = input.username.normalize("NFC");
   const values = [id, username, nameKey(username), input.email, await hashPassword(input.password), "admin", new Date().toISOString()];
-  const sql =
-    "INSERT INTO users (id, username, username_key, email, password_hash, user_type, created_at) VALUES (" +
-    values.map(quote).join(", ") +
-    ");";
+  const sql = `INSERT INTO users (id, username, username_key, email, password_hash, user_type, created_at) VALUES (${values.map(quote).join(", ")});`;
   return { id, sql };
 }

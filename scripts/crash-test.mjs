@@ -80,9 +80,12 @@ const REQUEST_TIMEOUT_MS = 15_000;
 const MAX_EVIDENCE = 6;
 const RUN = `${SEED.toString(36)}-${Date.now().toString(36)}`;
 const VARS = [
-  "--var", "ALLOW_PRIVATE_WEBHOOKS:true",
-  "--var", "OUTBOX_RESEND_AFTER_SECONDS:1",
-  "--var", "JWT_SECRET:crash-test-jwt-secret-0123456789abcdef",
+  "--var",
+  "ALLOW_PRIVATE_WEBHOOKS:true",
+  "--var",
+  "OUTBOX_RESEND_AFTER_SECONDS:1",
+  "--var",
+  "JWT_SECRET:crash-test-jwt-secret-0123456789abcdef",
   ...NO_LIMITS,
   ...["REWRITES", "PINS", "SUMMARIES", "REGISTRATIONS"].flatMap((n) => ["--var", `LIMIT_${n}_PER_HOUR:100000000`]),
 ];
@@ -146,7 +149,11 @@ function processes() {
   return pids.flatMap((pid) => {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const [ppid, pgid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ").slice(1, 3).map(Number);
+      const [ppid, pgid] = stat
+        .slice(stat.lastIndexOf(")") + 2)
+        .split(" ")
+        .slice(1, 3)
+        .map(Number);
       let cwd = null;
       let cmd = "";
       try {
@@ -218,11 +225,14 @@ for (const event of ["uncaughtException", "unhandledRejection"]) {
   });
 }
 // Every loop below is bounded; this bounds the whole run as well.
-setTimeout(() => {
-  console.log("ERROR the run took longer than its time limit");
-  failed++;
-  finish(1);
-}, (180 + CYCLES * 120) * 1000).unref();
+setTimeout(
+  () => {
+    console.log("ERROR the run took longer than its time limit");
+    failed++;
+    finish(1);
+  },
+  (180 + CYCLES * 120) * 1000,
+).unref();
 
 function report(label, name, { checked, problems, summary }) {
   const ok = checked > 0 && problems.length === 0;
@@ -237,7 +247,12 @@ function report(label, name, { checked, problems, summary }) {
 const tally = (xs) => {
   const m = new Map();
   for (const x of xs) m.set(x, (m.get(x) ?? 0) + 1);
-  return [...m].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k}×${n}`).join(" ") || "none";
+  return (
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, n]) => `${k}×${n}`)
+      .join(" ") || "none"
+  );
 };
 
 async function mapLimit(items, limit, fn) {
@@ -305,7 +320,20 @@ let cycle = 0;
 function newRequest(kind, branch, actor, payload) {
   const n = requests.length + 1;
   const path = `/branches/${branch.id}/${kind === "segment" ? "segments" : kind}`;
-  const r = { n, kind, branch, actor, path, body: JSON.stringify(payload), key: `crash-${RUN}-${n}`, content: payload.content ?? null, cycle, answers: [], errors: [], pending: false };
+  const r = {
+    n,
+    kind,
+    branch,
+    actor,
+    path,
+    body: JSON.stringify(payload),
+    key: `crash-${RUN}-${n}`,
+    content: payload.content ?? null,
+    cycle,
+    answers: [],
+    errors: [],
+    pending: false,
+  };
   requests.push(r);
   branch.requests.push(r);
   return r;
@@ -394,8 +422,14 @@ function startReceiver() {
 const portOpen = (port) =>
   new Promise((resolve) => {
     const s = connect(port, "127.0.0.1");
-    s.setTimeout(1000, () => (s.destroy(), resolve(false)));
-    s.once("connect", () => (s.destroy(), resolve(true)));
+    s.setTimeout(1000, () => {
+      s.destroy();
+      resolve(false);
+    });
+    s.once("connect", () => {
+      s.destroy();
+      resolve(true);
+    });
     s.once("error", () => resolve(false));
   });
 
@@ -426,7 +460,12 @@ async function start() {
   if (await portOpen(PORT)) throw new Error(`port ${PORT} is already in use (another run? pass --port)`);
   const t0 = Date.now();
   tmpBefore = tmpEntries();
-  server = await startServer(WRANGLER, ["dev", "--ip", "127.0.0.1", "--port", String(PORT), "--persist-to", STATE, "--test-scheduled", ...VARS], `${BASE}/health`, { cwd: ROOT });
+  server = await startServer(
+    WRANGLER,
+    ["dev", "--ip", "127.0.0.1", "--port", String(PORT), "--persist-to", STATE, "--test-scheduled", ...VARS],
+    `${BASE}/health`,
+    { cwd: ROOT },
+  );
   ourGroups.add(server.child.pid);
   return Date.now() - t0;
 }
@@ -439,7 +478,10 @@ async function crash() {
   killServer();
   for (let i = 0; i < 100 && (await portOpen(PORT)); i++) await sleep(100);
   if (await portOpen(PORT)) throw new Error(`port ${PORT} still answers after SIGKILL of process group ${s.child.pid}`);
-  const errors = s.log().split("\n").filter((l) => /✘|\berror\b|exception/i.test(l));
+  const errors = s
+    .log()
+    .split("\n")
+    .filter((l) => /✘|\berror\b|exception/i.test(l));
   if (errors.length) console.log(`      (wrangler logged ${errors.length} error line(s) before the kill${VERBOSE ? "" : "; --verbose shows them"})`);
   if (VERBOSE) for (const l of errors.slice(-20)) console.log(`      | ${l.slice(0, 300)}`);
 }
@@ -461,8 +503,10 @@ async function sweep() {
   let quietSince = Date.now();
   for (const end = Date.now() + 6000; Date.now() < end; ) {
     await sleep(200);
-    if (deliveriesSeen !== last) (last = deliveriesSeen), (quietSince = Date.now());
-    else if (Date.now() - quietSince >= 1200) break;
+    if (deliveriesSeen !== last) {
+      last = deliveriesSeen;
+      quietSince = Date.now();
+    } else if (Date.now() - quietSince >= 1200) break;
   }
   return outcomes;
 }
@@ -480,7 +524,9 @@ const names = (ids) => `[${ids.map(name).join(", ")}]`;
 async function setup(receiverPort) {
   for (let i = 0; i < HUMANS; i++) {
     const u = `crash${RUN}h${i}`.replace(/-/g, "");
-    const reg = await must("POST", "/auth/register", { body: JSON.stringify({ username: u, email: `${u}@example.com`, password: "crash test password", user_type: "human" }) });
+    const reg = await must("POST", "/auth/register", {
+      body: JSON.stringify({ username: u, email: `${u}@example.com`, password: "crash test password", user_type: "human" }),
+    });
     humans.push({ kind: "human", id: reg.user.id, short: `h${i}`, token: reg.access_token });
   }
   for (let i = 0; i < BOTS; i++) {
@@ -493,14 +539,23 @@ async function setup(receiverPort) {
   }
   const stories = [];
   for (let i = 0; i < STORIES; i++) {
-    const body = { title: `Crash story ${i}`, background: "A story written through crashes.", starter: "It begins.", initial_segments: [words(4), words(5), words(6)], language: "en", min_length: 1, max_length: 200 };
+    const body = {
+      title: `Crash story ${i}`,
+      background: "A story written through crashes.",
+      starter: "It begins.",
+      initial_segments: [words(4), words(5), words(6)],
+      language: "en",
+      min_length: 1,
+      max_length: 200,
+    };
     const story = (await must("POST", "/stories", { token: humans[i % HUMANS].token, body: JSON.stringify(body) })).data;
     const main = (await read(`/branches/${story.main_branch_id}/segments?limit=100`)).data.segments;
     stories.push({ id: story.id, seqOf: new Map(main.map((s) => [s.id, s.sequence_order])) });
   }
   for (let i = 0; i < BRANCHES; i++) {
     const story = stories[i % STORIES];
-    const b = (await must("POST", `/stories/${story.id}/branches`, { token: humans[i % HUMANS].token, body: JSON.stringify({ title: `crash branch ${i}` }) })).data;
+    const b = (await must("POST", `/stories/${story.id}/branches`, { token: humans[i % HUMANS].token, body: JSON.stringify({ title: `crash branch ${i}` }) }))
+      .data;
     const forkSeq = story.seqOf.get(b.fork_at_segment_id);
     if (!Number.isInteger(forkSeq)) throw new Error(`branch ${b.id}: fork point ${b.fork_at_segment_id} is not a main-line segment`);
     branches.push({
@@ -563,7 +618,8 @@ async function noiseMaker(b, r, joins) {
     }
     const x = r();
     if (x < 0.35) await writeSegment(b, pick(r, humans), "burst");
-    else if (x < 0.6 && b.joinAcked.size) await writeSegment(b, botById.get(pick(r, [...b.joinAcked])), "burst"); // blind: 403 unless its turn
+    else if (x < 0.6 && b.joinAcked.size)
+      await writeSegment(b, botById.get(pick(r, [...b.joinAcked])), "burst"); // blind: 403 unless its turn
     else if (x < 0.75) {
       const answered = b.requests.filter((q) => !q.pending && q.answers.some((a) => a.status < 300));
       if (answered.length) await attempt(pick(r, answered), "repeat"); // same key and body: must replay
@@ -640,8 +696,7 @@ function turnModel(b, segs, memberIds) {
   const jat = (id) => (b.joinedAt.has(id) ? b.joinedAt.get(id) : -Infinity);
   // Who was queued at t: a join in the same millisecond may count or not (inclusive), and a member whose join was
   // never answered (no joined_at) may have joined at any time (withUnknown): every such reading is accepted.
-  const queueAt = (t, inclusive, withUnknown = true) =>
-    memberIds.filter((id) => (b.joinedAt.has(id) ? (inclusive ? jat(id) <= t : jat(id) < t) : withUnknown));
+  const queueAt = (t, inclusive, withUnknown = true) => memberIds.filter((id) => (b.joinedAt.has(id) ? (inclusive ? jat(id) <= t : jat(id) < t) : withUnknown));
   const botSegs = segs.filter((s) => s.author_type === "bot").sort(bySeq);
   const begun = new Map();
   const why = new Map();
@@ -656,7 +711,9 @@ function turnModel(b, segs, memberIds) {
   const unknown = memberIds.filter((id) => !b.joinedAt.has(id));
   const note = unknown.length ? ` (no join answer for ${names(unknown)})` : "";
   if (botSegs.length && memberIds.length && botSegs[0].bot_id !== memberIds[0]) {
-    violations.push(`${b.short}: first bot segment #${seqOf(botSegs[0])} is by ${name(botSegs[0].bot_id)}, but the first bot in the queue is ${name(memberIds[0])}; queue ${names(memberIds)}${note}`);
+    violations.push(
+      `${b.short}: first bot segment #${seqOf(botSegs[0])} is by ${name(botSegs[0].bot_id)}, but the first bot in the queue is ${name(memberIds[0])}; queue ${names(memberIds)}${note}`,
+    );
   }
   for (let i = 0; i < botSegs.length; i++) {
     const s = botSegs[i];
@@ -666,7 +723,9 @@ function turnModel(b, segs, memberIds) {
     const readings = [queueAt(t, false, false), queueAt(t, true, false), queueAt(t, false), queueAt(t, true)];
     const candidates = [...new Set(readings.map((q) => succ(q, s.bot_id)).filter(Boolean))];
     if (!candidates.length) {
-      violations.push(`${b.short}: #${seqOf(s)} by ${name(s.bot_id)} at ${iso(t)}, when that bot was not in the queue ${names(queueAt(t, true))} (D1 order, joins by their joined_at)${note}`);
+      violations.push(
+        `${b.short}: #${seqOf(s)} by ${name(s.bot_id)} at ${iso(t)}, when that bot was not in the queue ${names(queueAt(t, true))} (D1 order, joins by their joined_at)${note}`,
+      );
       continue;
     }
     const to = next && candidates.includes(next.bot_id) ? next.bot_id : candidates.at(-1);
@@ -674,15 +733,26 @@ function turnModel(b, segs, memberIds) {
     if (!next) continue;
     transitions++;
     if (!candidates.includes(next.bot_id)) {
-      const ctx = botSegs.slice(Math.max(0, i - 2), i + 3).map((x) => `#${seqOf(x)} ${name(x.bot_id)}`).join(", ");
-      violations.push(`${b.short}: #${seqOf(s)} by ${name(s.bot_id)} is followed by #${seqOf(next)} by ${name(next.bot_id)}, expected ${candidates.map(name).join(" or ")}; queue ${names(queueAt(t, true))}; bot segments ${ctx}${note}`);
+      const ctx = botSegs
+        .slice(Math.max(0, i - 2), i + 3)
+        .map((x) => `#${seqOf(x)} ${name(x.bot_id)}`)
+        .join(", ");
+      violations.push(
+        `${b.short}: #${seqOf(s)} by ${name(s.bot_id)} is followed by #${seqOf(next)} by ${name(next.bot_id)}, expected ${candidates.map(name).join(" or ")}; queue ${names(queueAt(t, true))}; bot segments ${ctx}${note}`,
+      );
     }
   }
   return { violations, transitions, botSegments: botSegs.length, begun, why };
 }
 
 function answersOf(r) {
-  return r.answers.map((a) => `${a.phase}@c${a.cycle}:${a.status}${a.code ? ` ${a.code}` : ""}${a.segId ? ` ${a.segId.slice(0, 8)}` : ""}${a.replayed ? " replayed" : ""}`).join(", ") + (r.pending ? ", still unanswered" : "") + (r.errors.length ? ` (no answer ${r.errors.length}× at ${[...new Set(r.errors.map((e) => `${e.phase}@c${e.cycle}`))].join("/")})` : "");
+  return (
+    r.answers
+      .map((a) => `${a.phase}@c${a.cycle}:${a.status}${a.code ? ` ${a.code}` : ""}${a.segId ? ` ${a.segId.slice(0, 8)}` : ""}${a.replayed ? " replayed" : ""}`)
+      .join(", ") +
+    (r.pending ? ", still unanswered" : "") +
+    (r.errors.length ? ` (no answer ${r.errors.length}× at ${[...new Set(r.errors.map((e) => `${e.phase}@c${e.cycle}`))].join("/")})` : "")
+  );
 }
 const reqLabel = (r) => `u-request #${r.n} (${r.actor.short} on ${r.branch.short}, sent c${r.cycle})`;
 
@@ -710,13 +780,18 @@ async function checkAll(label, views) {
         for (const id of new Set(r.answers.filter((a) => a.status === 201 && a.segId).map((a) => a.segId))) {
           segs++;
           const hit = segById.get(id);
-          if (!hit) problems.push(`${r.branch.short}: ${reqLabel(r)} got 201 naming segment ${id}, which GET /branches/${r.branch.id}/segments does not list; answers: ${answersOf(r)}`);
-          else if (hit.v.b !== r.branch || hit.s.content !== r.content) problems.push(`${r.branch.short}: ${reqLabel(r)} got 201 naming segment ${id}, which holds other content or another branch (${hit.v.b.short})`);
+          if (!hit)
+            problems.push(
+              `${r.branch.short}: ${reqLabel(r)} got 201 naming segment ${id}, which GET /branches/${r.branch.id}/segments does not list; answers: ${answersOf(r)}`,
+            );
+          else if (hit.v.b !== r.branch || hit.s.content !== r.content)
+            problems.push(`${r.branch.short}: ${reqLabel(r)} got 201 naming segment ${id}, which holds other content or another branch (${hit.v.b.short})`);
         }
       } else if (r.kind === "join" && r.answers.some((a) => a.status < 300)) {
         joins++;
         const v = viewOf.get(r.branch);
-        if (!v.members.includes(r.actor.id)) problems.push(`${r.branch.short}: ${reqLabel(r)} join was answered ${answersOf(r)}, but ${r.actor.short} is not in D1's queue ${names(v.members)}`);
+        if (!v.members.includes(r.actor.id))
+          problems.push(`${r.branch.short}: ${reqLabel(r)} join was answered ${answersOf(r)}, but ${r.actor.short} is not in D1's queue ${names(v.members)}`);
       }
     }
     report(label, "readable", { checked: segs + joins, problems, summary: `${segs} acknowledged segments and ${joins} acknowledged joins looked up` });
@@ -738,7 +813,9 @@ async function checkAll(label, views) {
       for (let x = lo; x <= hi; x++) if (!have.has(x)) missing.push(x);
       const outside = [...have].filter((x) => x < lo || x > hi);
       if (missing.length || outside.length || counts !== "none") {
-        problems.push(`${v.b.short}: ${seqs.length} segments after fork point ${v.b.forkSeq}: missing ${missing.join(",") || "none"}, outside ${lo}…${hi}: ${outside.join(",") || "none"}, repeated ${counts}`);
+        problems.push(
+          `${v.b.short}: ${seqs.length} segments after fork point ${v.b.forkSeq}: missing ${missing.join(",") || "none"}, outside ${lo}…${hi}: ${outside.join(",") || "none"}, repeated ${counts}`,
+        );
       }
     }
     report(label, "contiguous", { checked: n, problems, summary: `${n} branches with segments of their own` });
@@ -756,7 +833,11 @@ async function checkAll(label, views) {
       transitions += m.transitions + m.botSegments; // each bot segment is checked to be by a queued bot
       problems.push(...m.violations);
     }
-    report(label, "rotation", { checked: transitions, problems, summary: `${transitions} bot segments and transitions between them checked against join order` });
+    report(label, "rotation", {
+      checked: transitions,
+      problems,
+      summary: `${transitions} bot segments and transitions between them checked against join order`,
+    });
   }
 
   // no-duplicates
@@ -765,7 +846,9 @@ async function checkAll(label, views) {
     for (const [content, hits] of byContent) {
       if (hits.length < 2) continue;
       const r = requestByContent.get(content);
-      problems.push(`${hits[0].v.b.short}: ${r ? reqLabel(r) : "content"} stored ${hits.length} times: ${hits.map((h) => `#${seqOf(h.s)} ${h.s.id.slice(0, 8)}`).join(", ")}${r ? `; answers: ${answersOf(r)}` : ""}`);
+      problems.push(
+        `${hits[0].v.b.short}: ${r ? reqLabel(r) : "content"} stored ${hits.length} times: ${hits.map((h) => `#${seqOf(h.s)} ${h.s.id.slice(0, 8)}`).join(", ")}${r ? `; answers: ${answersOf(r)}` : ""}`,
+      );
     }
     report(label, "no-duplicates", { checked: stored, problems, summary: `${stored} stored segments compared by content` });
   }
@@ -781,7 +864,9 @@ async function checkAll(label, views) {
       for (const a of r.answers.slice(first + 1)) {
         repeats++;
         if (a.status !== a0.status || a.segId !== a0.segId || a.joinedAt !== a0.joinedAt) {
-          problems.push(`${r.branch.short}: ${reqLabel(r)} (${r.kind}) was answered ${a0.status} first, then ${a.status}${a.code ? ` ${a.code}` : ""} to the same key (${a.phase} in c${a.cycle}); answers: ${answersOf(r)}`);
+          problems.push(
+            `${r.branch.short}: ${reqLabel(r)} (${r.kind}) was answered ${a0.status} first, then ${a.status}${a.code ? ` ${a.code}` : ""} to the same key (${a.phase} in c${a.cycle}); answers: ${answersOf(r)}`,
+          );
           break;
         }
       }
@@ -793,11 +878,17 @@ async function checkAll(label, views) {
         if (!r) problems.push(`${v.b.short}: segment #${seqOf(s)} ${s.id} holds content no request of this run sent`);
         else if (!r.answers.some((a) => a.status === 201 && a.segId === s.id)) {
           unacked++;
-          problems.push(`${v.b.short}: ${reqLabel(r)} is stored as #${seqOf(s)} (${s.id.slice(0, 8)}) but was never acknowledged with that id; answers: ${answersOf(r)}`);
+          problems.push(
+            `${v.b.short}: ${reqLabel(r)} is stored as #${seqOf(s)} (${s.id.slice(0, 8)}) but was never acknowledged with that id; answers: ${answersOf(r)}`,
+          );
         }
       }
     }
-    report(label, "idempotency", { checked: repeats + stored, problems, summary: `${repeats} repeats of answered keys, ${stored} stored segments traced to their request (${unacked} never acknowledged)` });
+    report(label, "idempotency", {
+      checked: repeats + stored,
+      problems,
+      summary: `${repeats} repeats of answered keys, ${stored} stored segments traced to their request (${unacked} never acknowledged)`,
+    });
   }
 
   // counters
@@ -805,8 +896,10 @@ async function checkAll(label, views) {
     const problems = [];
     for (const v of views) {
       const d = v.detail;
-      if (d.segments_count !== v.total || v.total !== v.segs.length) problems.push(`${v.b.short}: segments_count ${d.segments_count}, list total ${v.total}, rows read ${v.segs.length}`);
-      if (d.active_bots_count !== v.members.length) problems.push(`${v.b.short}: active_bots_count ${d.active_bots_count}, queue members ${v.members.length} ${names(v.members)}`);
+      if (d.segments_count !== v.total || v.total !== v.segs.length)
+        problems.push(`${v.b.short}: segments_count ${d.segments_count}, list total ${v.total}, rows read ${v.segs.length}`);
+      if (d.active_bots_count !== v.members.length)
+        problems.push(`${v.b.short}: active_bots_count ${d.active_bots_count}, queue members ${v.members.length} ${names(v.members)}`);
     }
     report(label, "counters", { checked: views.length, problems, summary: `${views.length} branches: segments_count and active_bots_count against the rows` });
   }
@@ -860,18 +953,29 @@ async function checkYourTurn(label, check, views, models, leaveBegun) {
       const got = yourTurn.get(`${v.b.id}|${id}`) ?? new Map();
       if (got.size < n) {
         missing += n - got.size;
-        problems.push(`${v.b.short}/${name(id)}: ${n} turns begun, ${got.size} distinct your_turn deliveries received; ${undelivered(v.b, why.get(id), got, acked, lostTally)}`);
+        problems.push(
+          `${v.b.short}/${name(id)}: ${n} turns begun, ${got.size} distinct your_turn deliveries received; ${undelivered(v.b, why.get(id), got, acked, lostTally)}`,
+        );
       }
     }
   }
-  const lost = missing ? `; of ${lostTally.all} turns paired with no delivery, ${lostTally.acked} had been answered before the SIGKILL (so already handed to the queue)` : "";
+  const lost = missing
+    ? `; of ${lostTally.all} turns paired with no delivery, ${lostTally.acked} had been answered before the SIGKILL (so already handed to the queue)`
+    : "";
   // Cross-check the receiver against the service's log: what the service saw delivered must be here.
   const received = new Set([...yourTurn.values()].flatMap((m) => [...m.keys()]));
   const log = await serviceDeliveries();
   const notHere = log.filter((d) => d.status === "delivered" && !received.has(d.id));
-  if (notHere.length) problems.push(`the service logged ${notHere.length} your_turn deliveries as delivered that the receiver never recorded (e.g. ${notHere[0].id}): the receiver, not the service, is at fault`);
+  if (notHere.length)
+    problems.push(
+      `the service logged ${notHere.length} your_turn deliveries as delivered that the receiver never recorded (e.g. ${notHere[0].id}): the receiver, not the service, is at fault`,
+    );
   const logged = `; the service's log holds ${log.length} your_turn deliveries (${tally(log.map((d) => d.status))}), the receiver ${received.size}`;
-  report(label, check, { checked: expected, problems, summary: `${expected} turns begun over ${pairs} (branch, bot) pairs, ${missing} deliveries missing${lost}${logged}` });
+  report(label, check, {
+    checked: expected,
+    problems,
+    summary: `${expected} turns begun over ${pairs} (branch, bot) pairs, ${missing} deliveries missing${lost}${logged}`,
+  });
 }
 
 /**
@@ -887,15 +991,17 @@ function undelivered(b, events, deliveries, acked, lostTally) {
     for (let i = 0; i < sorted.length; i++) if (sorted[i].at <= created) k = i;
     if (k >= 0) hit.add(k);
   }
-  const lost = sorted.filter((_, i) => !hit.has(i)).map((e) => {
-    const k = kills.findIndex((t) => t >= e.at);
-    const ackAt = e.segId ? acked.get(e.segId) : e.joinOf ? acked.get(`${b.id}|${e.joinOf}`) : e.reason === "leave" ? e.at : undefined;
-    const answered = ackAt !== undefined && (k < 0 || ackAt < kills[k]);
-    lostTally.all++;
-    if (answered) lostTally.acked++;
-    const when = k < 0 ? "after the last restart" : `${kills[k] - e.at} ms before the SIGKILL of c${k + 1}`;
-    return `${e.reason} (${when}${answered ? ", answered before it" : ", not answered before it"})`;
-  });
+  const lost = sorted
+    .filter((_, i) => !hit.has(i))
+    .map((e) => {
+      const k = kills.findIndex((t) => t >= e.at);
+      const ackAt = e.segId ? acked.get(e.segId) : e.joinOf ? acked.get(`${b.id}|${e.joinOf}`) : e.reason === "leave" ? e.at : undefined;
+      const answered = ackAt !== undefined && (k < 0 || ackAt < kills[k]);
+      lostTally.all++;
+      if (answered) lostTally.acked++;
+      const when = k < 0 ? "after the last restart" : `${kills[k] - e.at} ms before the SIGKILL of c${k + 1}`;
+      return `${e.reason} (${when}${answered ? ", answered before it" : ", not answered before it"})`;
+    });
   return `by created_at, turns without a delivery: ${lost.length > 6 ? [...lost.slice(0, 6), `… ${lost.length - 6} more`].join(", ") : lost.join(", ") || "none (deliveries and turns do not pair up)"}`;
 }
 
@@ -929,7 +1035,10 @@ async function probeTurns(label, views) {
         }
         if (a.status === 201) b.roomTurn = a.nextBot;
         if (id === d1Turn) {
-          if (a.status !== 201) problems.push(`${b.short}: D1 says it is ${name(d1Turn)}'s turn, but the room refused it: ${a.status} ${a.code ?? ""}, room's current_turn ${name(a.roomTurn)}; ${queue}`);
+          if (a.status !== 201)
+            problems.push(
+              `${b.short}: D1 says it is ${name(d1Turn)}'s turn, but the room refused it: ${a.status} ${a.code ?? ""}, room's current_turn ${name(a.roomTurn)}; ${queue}`,
+            );
         } else if (a.status === 201) {
           problems.push(`${b.short}: D1 says it is ${name(d1Turn)}'s turn, but the room accepted ${name(id)}'s write; ${queue}`);
           break; // the turn moved: later expectations would be wrong
@@ -961,7 +1070,7 @@ async function leaveAll(label) {
       const r = newRequest("leave", b, botById.get(id), {});
       const sentAt = Date.now(); // the room begins the next turn after this (same machine, same clock)
       const a = await attempt(r, "leave");
-      if (!a || a.status !== 200) {
+      if (a?.status !== 200) {
         problems.push(`${b.short}: ${name(id)} could not leave: ${a ? `${a.status} ${a.code ?? ""}` : "no answer"}; D1 queue ${names(v.members)}`);
         continue;
       }
@@ -976,10 +1085,16 @@ async function leaveAll(label) {
   const after = await readAll();
   for (const v of after) {
     if (v.members.length || v.detail.active_bots_count !== 0 || v.detail.queue.current_turn) {
-      problems.push(`${v.b.short}: after every queued bot left, D1 shows queue ${names(v.members)}, active_bots_count ${v.detail.active_bots_count}, current turn ${name(v.detail.queue.current_turn?.bot_id)}`);
+      problems.push(
+        `${v.b.short}: after every queued bot left, D1 shows queue ${names(v.members)}, active_bots_count ${v.detail.active_bots_count}, current turn ${name(v.detail.queue.current_turn?.bot_id)}`,
+      );
     }
   }
-  report(label, "leave", { checked: leaves, problems, summary: `${leaves} queued bots asked to leave ${before.filter((v) => v.members.length).length} branches` });
+  report(label, "leave", {
+    checked: leaves,
+    problems,
+    summary: `${leaves} queued bots asked to leave ${before.filter((v) => v.members.length).length} branches`,
+  });
   // The turns begun, with the queue order as it was before the leaves.
   const models = new Map(after.map((v) => [v.b, turnModel(v.b, v.segs, v.b.lastMembers)]));
   await checkYourTurn(label, "your-turn", after, models, leaveBegun);
@@ -994,7 +1109,9 @@ async function main() {
   const firstStart = await start();
   console.log(`wrangler dev ready in ${(firstStart / 1000).toFixed(1)} s; webhook receiver on 127.0.0.1:${receiverPort}`);
   await setup(receiverPort);
-  console.log(`setup: ${HUMANS} humans, ${BOTS} bots (each with a webhook), ${STORIES} stories, ${BRANCHES} branches, each with one bot queued and a bot and a human segment`);
+  console.log(
+    `setup: ${HUMANS} humans, ${BOTS} bots (each with a webhook), ${STORIES} stories, ${BRANCHES} branches, each with one bot queued and a bot and a human segment`,
+  );
 
   for (cycle = 1; cycle <= CYCLES; cycle++) {
     const label = `c${cycle}`;
@@ -1005,12 +1122,25 @@ async function main() {
     const retried = await retryUnanswered();
     const scheduled = await sweep();
     const of = (phase) => tally(stats.filter((s) => s.cycle === cycle && s.phase === phase).map((s) => s.outcome));
-    const ms = stats.filter((s) => s.cycle === cycle && s.phase === "burst" && s.ms !== undefined).map((s) => s.ms).sort((a, b) => a - b);
-    console.log(`cycle ${cycle}/${CYCLES}: SIGKILL ${killAt} ms into the burst; ${sent} new requests; burst answers ${of("burst")} (p50 ${ms[ms.length >> 1] ?? "-"} ms); repeats ${of("repeat")}`);
-    console.log(`      ${unanswered} unanswered; restart ${(restart / 1000).toFixed(1)} s; ${retried} retried: ${of("retry")}; /__scheduled ×3: ${scheduled.join(",")}`);
-    const lat = latencies.filter((l) => l.at > (kills[cycle - 2] ?? 0) && l.at <= kills[cycle - 1]).map((l) => l.ms).sort((a, b) => a - b);
+    const ms = stats
+      .filter((s) => s.cycle === cycle && s.phase === "burst" && s.ms !== undefined)
+      .map((s) => s.ms)
+      .sort((a, b) => a - b);
+    console.log(
+      `cycle ${cycle}/${CYCLES}: SIGKILL ${killAt} ms into the burst; ${sent} new requests; burst answers ${of("burst")} (p50 ${ms[ms.length >> 1] ?? "-"} ms); repeats ${of("repeat")}`,
+    );
+    console.log(
+      `      ${unanswered} unanswered; restart ${(restart / 1000).toFixed(1)} s; ${retried} retried: ${of("retry")}; /__scheduled ×3: ${scheduled.join(",")}`,
+    );
+    const lat = latencies
+      .filter((l) => l.at > (kills[cycle - 2] ?? 0) && l.at <= kills[cycle - 1])
+      .map((l) => l.ms)
+      .sort((a, b) => a - b);
     const q = (p) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))];
-    if (lat.length) console.log(`      your_turn deliveries before this SIGKILL: ${lat.length}, created_at → received p50 ${q(0.5)} ms, p95 ${q(0.95)} ms, max ${lat.at(-1)} ms`);
+    if (lat.length)
+      console.log(
+        `      your_turn deliveries before this SIGKILL: ${lat.length}, created_at → received p50 ${q(0.5)} ms, p95 ${q(0.95)} ms, max ${lat.at(-1)} ms`,
+      );
     indexContents();
     const views = await readAll();
     await checkAll(label, views);
@@ -1019,7 +1149,7 @@ async function main() {
   }
   const label = "end";
   await leaveAll(label);
-  console.log(`ran ${((Date.now() - startedAt) / 1000).toFixed(1)} s; seed ${SEED}${failed ? "; rerun the same choices with --seed " + SEED : ""}`);
+  console.log(`ran ${((Date.now() - startedAt) / 1000).toFixed(1)} s; seed ${SEED}${failed ? `; rerun the same choices with --seed ${SEED}` : ""}`);
   finish(failed ? 1 : 0);
 }
 

@@ -5,7 +5,13 @@
 // Run after any `npm install` that changes the lock: `node scripts/lock-platforms.mjs`.
 import { readFileSync, writeFileSync } from "node:fs";
 
-const WORKERD = { "darwin-64": ["darwin", "x64"], "darwin-arm64": ["darwin", "arm64"], "linux-64": ["linux", "x64"], "linux-arm64": ["linux", "arm64"], "windows-64": ["win32", "x64"] };
+const WORKERD = {
+  "darwin-64": ["darwin", "x64"],
+  "darwin-arm64": ["darwin", "arm64"],
+  "linux-64": ["linux", "x64"],
+  "linux-arm64": ["linux", "arm64"],
+  "windows-64": ["win32", "x64"],
+};
 
 /** The platform of an optional package, by the naming of the two families this registry serves only for Linux. */
 function platformOf(dep) {
@@ -31,5 +37,5 @@ for (const [path, meta] of Object.entries(lock.packages)) {
     added++;
   }
 }
-writeFileSync("package-lock.json", JSON.stringify(lock, null, 2) + "\n");
+writeFileSync("package-lock.json", `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`lock-platforms: added ${added} entries`);

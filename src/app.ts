@@ -47,8 +47,15 @@ function buildApi() {
       allowHeaders: ["Authorization", "X-API-Key", "Content-Type", "Idempotency-Key", "If-None-Match", "x-d1-bookmark"],
       allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
       exposeHeaders: [
-        "ETag", "Retry-After", "Server-Timing", "x-d1-bookmark", "Idempotent-Replayed",
-        "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-Request-Id",
+        "ETag",
+        "Retry-After",
+        "Server-Timing",
+        "x-d1-bookmark",
+        "Idempotent-Replayed",
+        "X-RateLimit-Limit",
+        "X-RateLimit-Remaining",
+        "X-RateLimit-Reset",
+        "X-Request-Id",
       ],
       maxAge: 86400,
     }),
@@ -66,7 +73,22 @@ function buildApi() {
   api.use("*", etag({ retainedHeaders: [...RETAINED_304_HEADERS, "access-control-allow-origin", "access-control-expose-headers"] }));
   api.use("*", anonymousReadLimit);
   api.use("*", emptyReadCacheAfterWrites);
-  const resources = [healthRoutes, authRoutes, storyRoutes, branchRoutes, segmentRoutes, voteRoutes, commentRoutes, rewriteRoutes, pinRoutes, summaryRoutes, botRoutes, logRoutes, dashboardRoutes, webhookRoutes];
+  const resources = [
+    healthRoutes,
+    authRoutes,
+    storyRoutes,
+    branchRoutes,
+    segmentRoutes,
+    voteRoutes,
+    commentRoutes,
+    rewriteRoutes,
+    pinRoutes,
+    summaryRoutes,
+    botRoutes,
+    logRoutes,
+    dashboardRoutes,
+    webhookRoutes,
+  ];
   for (const routes of resources) api.route("/", routes);
 
   api.openAPIRegistry.registerPath(liveRoute);

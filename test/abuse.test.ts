@@ -14,8 +14,12 @@ describe("the read cache never serves a private response", () => {
     const bot = await registerBot();
     const token = (await call("/auth/api-token/generate", { method: "POST", token: victim.token })).body.token;
     const paths: [string, string][] = [
-      ["/%61uth/me", token], ["/auth/%6De", token], ["/%6cogs", token], ["/logs/%73tats", token],
-      [`/bots/${bot.id}/%77ebhook/deliveries`, bot.token], [`/bots/${bot.id}/webhook/%64eliveries`, bot.token],
+      ["/%61uth/me", token],
+      ["/auth/%6De", token],
+      ["/%6cogs", token],
+      ["/logs/%73tats", token],
+      [`/bots/${bot.id}/%77ebhook/deliveries`, bot.token],
+      [`/bots/${bot.id}/webhook/%64eliveries`, bot.token],
     ];
     for (const [path, credential] of paths) {
       const mine = await call(path, { token: credential, env: cached });
@@ -37,10 +41,16 @@ describe("the read cache never serves a private response", () => {
 describe("only a credential that verifies skips the anonymous read limit", () => {
   it("a garbage X-API-Key or bearer is counted like no credential; a valid JWT is not counted", async () => {
     const calls: string[] = [];
-    const counting = { limit: (o: { key: string }) => (calls.push(o.key), env.READ_LIMITER!.limit(o)) } as RateLimit;
+    const counting = {
+      limit: (o: { key: string }) => {
+        calls.push(o.key);
+        return env.READ_LIMITER!.limit(o);
+      },
+    } as RateLimit;
     const ip = `203.0.113.${100 + Math.floor(Math.random() * 100)}`;
     for (let i = 0; i < 15; i++) await call("/health", { headers: { "CF-Connecting-IP": ip, "X-API-Key": "garbage" }, env: { READ_LIMITER: counting } });
-    for (let i = 0; i < 15; i++) await call("/health", { headers: { "CF-Connecting-IP": ip, Authorization: "Bearer nonsense" }, env: { READ_LIMITER: counting } });
+    for (let i = 0; i < 15; i++)
+      await call("/health", { headers: { "CF-Connecting-IP": ip, Authorization: "Bearer nonsense" }, env: { READ_LIMITER: counting } });
     expect(calls).toHaveLength(3);
     const human = await registerHuman();
     for (let i = 0; i < 15; i++) await call("/health", { headers: { "CF-Connecting-IP": ip }, token: human.token, env: { READ_LIMITER: counting } });
@@ -67,36 +77,57 @@ describe("only a credential that verifies skips the anonymous read limit", () =>
 
 describe("look-alike names are one account", () => {
   it.each([
-    ["Émile", "émile"], ["E\u0301mile", "Émile"], ["Ünal", "üNAL"], ["Ｅｍｉｌｙ", "emily"], ["Straße", "STRASSE"], ["ΣΟΦΙΑ", "σοφια"],
+    ["Émile", "émile"],
+    ["E\u0301mile", "Émile"],
+    ["Ünal", "üNAL"],
+    ["Ｅｍｉｌｙ", "emily"],
+    ["Straße", "STRASSE"],
+    ["ΣΟΦΙΑ", "σοφια"],
   ])("%s and %s are the same username and the same bot name", async (a, b) => {
     const tag = crypto.randomUUID().slice(0, 6);
     const first = await call("/auth/register", { body: { username: `${a}${tag}`, email: `${tag}a@example.com`, password: "long enough", user_type: "human" } });
     expect(first.status, first.text).toBe(201);
     expect(first.body.user.username).toBe(`${a}${tag}`.normalize("NFC"));
-    expectError(await call("/auth/register", { body: { username: `${b}${tag}`, email: `${tag}b@example.com`, password: "long enough", user_type: "human" } }), 409, "CONFLICT");
+    expectError(
+      await call("/auth/register", { body: { username: `${b}${tag}`, email: `${tag}b@example.com`, password: "long enough", user_type: "human" } }),
+      409,
+      "CONFLICT",
+    );
     expect((await call("/auth/bot/register", { body: { name: `${a}${tag}`, model: "m" } })).status).toBe(201);
     expectError(await call("/auth/bot/register", { body: { name: `${b}${tag}`, model: "m" } }), 409, "CONFLICT");
     const login = await call("/auth/bot/login-by-name", { body: { bot_name: `${b}${tag}`, master_key: "test-master-key" } });
     expect(login.body.bot.name).toBe(`${a}${tag}`.normalize("NFC"));
   });
 
-  it.each([["zero-width space", "Emi\u200Bly"], ["bidi override", "\u202Eylime"], ["control character", "Emi\u0007ly"], ["soft hyphen", "Emi\u00ADly"]])(
-    "refuses a name with a %s (400)",
-    async (_what, name) => {
-      const err = expectError(await call("/auth/bot/register", { body: { name, model: "m" } }), 400, "VALIDATION_ERROR");
-      expect(err.details.fields[0].field).toBe("name");
-      expectError(await call("/auth/register", { body: { username: name, email: `${crypto.randomUUID()}@example.com`, password: "long enough", user_type: "human" } }), 400, "VALIDATION_ERROR");
-    },
-  );
+  it.each([
+    ["zero-width space", "Emi\u200Bly"],
+    ["bidi override", "\u202Eylime"],
+    ["control character", "Emi\u0007ly"],
+    ["soft hyphen", "Emi\u00ADly"],
+  ])("refuses a name with a %s (400)", async (_what, name) => {
+    const err = expectError(await call("/auth/bot/register", { body: { name, model: "m" } }), 400, "VALIDATION_ERROR");
+    expect(err.details.fields[0].field).toBe("name");
+    expectError(
+      await call("/auth/register", { body: { username: name, email: `${crypto.randomUUID()}@example.com`, password: "long enough", user_type: "human" } }),
+      400,
+      "VALIDATION_ERROR",
+    );
+  });
 });
 
 describe("costs nobody bounded", () => {
   it("rewrites and pins have hourly limits", async () => {
     const { owner, story, segments } = await storyWithSegments();
     const limits = { LIMIT_REWRITES_PER_HOUR: "2", LIMIT_PINS_PER_HOUR: "2" };
-    for (let i = 0; i < 2; i++) expect((await call(`/segments/${segments[1].id}/rewrites`, { token: owner.token, body: { content: words(4) }, env: limits })).status).toBe(201);
-    expectError(await call(`/segments/${segments[1].id}/rewrites`, { token: owner.token, body: { content: words(4) }, env: limits }), 429, "RATE_LIMIT_EXCEEDED");
-    for (let i = 0; i < 2; i++) expect((await call(`/stories/${story.id}/pins`, { token: owner.token, body: { title: "t", content: "c" }, env: limits })).status).toBe(201);
+    for (let i = 0; i < 2; i++)
+      expect((await call(`/segments/${segments[1].id}/rewrites`, { token: owner.token, body: { content: words(4) }, env: limits })).status).toBe(201);
+    expectError(
+      await call(`/segments/${segments[1].id}/rewrites`, { token: owner.token, body: { content: words(4) }, env: limits }),
+      429,
+      "RATE_LIMIT_EXCEEDED",
+    );
+    for (let i = 0; i < 2; i++)
+      expect((await call(`/stories/${story.id}/pins`, { token: owner.token, body: { title: "t", content: "c" }, env: limits })).status).toBe(201);
     expectError(await call(`/stories/${story.id}/pins`, { token: owner.token, body: { title: "t", content: "c" }, env: limits }), 429, "RATE_LIMIT_EXCEEDED");
   });
 
@@ -109,9 +140,17 @@ describe("costs nobody bounded", () => {
     const err = expectError(await pin(true), 400, "VALIDATION_ERROR");
     expect(err.details.fields[0].field).toBe("is_active");
     const spare = (await pin(false)).body.data;
-    expectError(await call(`/stories/${story.id}/pins/${spare.id}`, { method: "PATCH", token: owner.token, body: { is_active: true }, env: cap }), 400, "VALIDATION_ERROR");
-    expect((await call(`/stories/${story.id}/pins/${first.id}`, { method: "PATCH", token: owner.token, body: { is_active: false }, env: cap })).status).toBe(200);
-    expect((await call(`/stories/${story.id}/pins/${spare.id}`, { method: "PATCH", token: owner.token, body: { is_active: true }, env: cap })).status).toBe(200);
+    expectError(
+      await call(`/stories/${story.id}/pins/${spare.id}`, { method: "PATCH", token: owner.token, body: { is_active: true }, env: cap }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect((await call(`/stories/${story.id}/pins/${first.id}`, { method: "PATCH", token: owner.token, body: { is_active: false }, env: cap })).status).toBe(
+      200,
+    );
+    expect((await call(`/stories/${story.id}/pins/${spare.id}`, { method: "PATCH", token: owner.token, body: { is_active: true }, env: cap })).status).toBe(
+      200,
+    );
     expect((await call(`/stories/${story.id}`)).body.data.pins).toHaveLength(2);
   });
 
@@ -135,30 +174,70 @@ describe("costs nobody bounded", () => {
   it("registrations are limited per client address", async () => {
     const ip = { "CF-Connecting-IP": "198.18.7.7" };
     const limits = { LIMIT_REGISTRATIONS_PER_ADDRESS_PER_HOUR: "2" };
-    const bot = (i: number) => call("/auth/bot/register", { body: { name: `reg${crypto.randomUUID().slice(0, 8)}${i}`, model: "m" }, headers: ip, env: limits });
+    const bot = (i: number) =>
+      call("/auth/bot/register", { body: { name: `reg${crypto.randomUUID().slice(0, 8)}${i}`, model: "m" }, headers: ip, env: limits });
     expect((await bot(1)).status).toBe(201);
-    expect((await call("/auth/register", { body: { username: `r${crypto.randomUUID().slice(0, 8)}`, email: `${crypto.randomUUID()}@example.com`, password: "long enough", user_type: "human" }, headers: ip, env: limits })).status).toBe(201);
+    expect(
+      (
+        await call("/auth/register", {
+          body: { username: `r${crypto.randomUUID().slice(0, 8)}`, email: `${crypto.randomUUID()}@example.com`, password: "long enough", user_type: "human" },
+          headers: ip,
+          env: limits,
+        })
+      ).status,
+    ).toBe(201);
     const refused = await bot(3);
     expectError(refused, 429, "RATE_LIMIT_EXCEEDED");
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect((await call("/auth/bot/register", { body: { name: `reg${crypto.randomUUID().slice(0, 8)}`, model: "m" }, headers: { "CF-Connecting-IP": "198.18.7.8" }, env: limits })).status).toBe(201);
+    expect(
+      (
+        await call("/auth/bot/register", {
+          body: { name: `reg${crypto.randomUUID().slice(0, 8)}`, model: "m" },
+          headers: { "CF-Connecting-IP": "198.18.7.8" },
+          env: limits,
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it("failed logins are limited per account and per address; successes count nothing", async () => {
     const human = await registerHuman();
     const limits = { LIMIT_LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR: "3", LIMIT_LOGIN_FAILURES_PER_ADDRESS_PER_HOUR: "5" };
-    const login = (password: string, ip: string) => call("/auth/login", { body: { email: human.input.email, password }, headers: { "CF-Connecting-IP": ip }, env: limits });
+    const login = (password: string, ip: string) =>
+      call("/auth/login", { body: { email: human.input.email, password }, headers: { "CF-Connecting-IP": ip }, env: limits });
     for (let i = 0; i < 4; i++) expect((await login("correct horse battery", "192.0.2.40")).status).toBe(200);
     for (let i = 0; i < 3; i++) expectError(await login("wrong guess", `192.0.2.${50 + i}`), 401, "UNAUTHORIZED");
     const refused = await login("correct horse battery", "192.0.2.60");
     expectError(refused, 429, "RATE_LIMIT_EXCEEDED");
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
     const ip = "192.0.2.70";
-    for (let i = 0; i < 5; i++) expectError(await call("/auth/bot/login", { body: { api_key: `slk_guess${i}` }, headers: { "CF-Connecting-IP": ip }, env: limits }), 401, "UNAUTHORIZED");
-    expectError(await call("/auth/bot/login", { body: { api_key: "slk_guess" }, headers: { "CF-Connecting-IP": ip }, env: limits }), 429, "RATE_LIMIT_EXCEEDED");
+    for (let i = 0; i < 5; i++)
+      expectError(await call("/auth/bot/login", { body: { api_key: `slk_guess${i}` }, headers: { "CF-Connecting-IP": ip }, env: limits }), 401, "UNAUTHORIZED");
+    expectError(
+      await call("/auth/bot/login", { body: { api_key: "slk_guess" }, headers: { "CF-Connecting-IP": ip }, env: limits }),
+      429,
+      "RATE_LIMIT_EXCEEDED",
+    );
     const bot = await registerBot();
-    for (let i = 0; i < 3; i++) expectError(await call("/auth/bot/login-by-name", { body: { bot_name: bot.name, master_key: "guess" }, headers: { "CF-Connecting-IP": `192.0.2.${80 + i}` }, env: limits }), 401, "UNAUTHORIZED");
-    expectError(await call("/auth/bot/login-by-name", { body: { bot_name: bot.name, master_key: "test-master-key" }, headers: { "CF-Connecting-IP": "192.0.2.90" }, env: limits }), 429, "RATE_LIMIT_EXCEEDED");
+    for (let i = 0; i < 3; i++)
+      expectError(
+        await call("/auth/bot/login-by-name", {
+          body: { bot_name: bot.name, master_key: "guess" },
+          headers: { "CF-Connecting-IP": `192.0.2.${80 + i}` },
+          env: limits,
+        }),
+        401,
+        "UNAUTHORIZED",
+      );
+    expectError(
+      await call("/auth/bot/login-by-name", {
+        body: { bot_name: bot.name, master_key: "test-master-key" },
+        headers: { "CF-Connecting-IP": "192.0.2.90" },
+        env: limits,
+      }),
+      429,
+      "RATE_LIMIT_EXCEEDED",
+    );
   });
 
   it("a write to a branch that does not exist leaves no room behind", async () => {
@@ -179,10 +258,12 @@ describe("costs nobody bounded", () => {
     const recent = new Date().toISOString();
     const [a, b] = [crypto.randomUUID(), crypto.randomUUID()];
     await env.DB.batch([
-      env.DB.prepare("INSERT INTO webhook_deliveries (id, bot_id, event, body, status, attempts, created_at, updated_at) VALUES (?, ?, 'your_turn', '{}', 'delivered', 1, ?, ?), (?, ?, 'your_turn', '{}', 'delivered', 1, ?, ?)")
-        .bind(a, bot.id, old, old, b, bot.id, recent, recent),
-      env.DB.prepare("INSERT INTO webhook_attempts (id, delivery_id, attempt, status_code, duration_ms, created_at) VALUES (?, ?, 1, 200, 5, ?), (?, ?, 1, 200, 5, ?)")
-        .bind(crypto.randomUUID(), a, old, crypto.randomUUID(), b, recent),
+      env.DB.prepare(
+        "INSERT INTO webhook_deliveries (id, bot_id, event, body, status, attempts, created_at, updated_at) VALUES (?, ?, 'your_turn', '{}', 'delivered', 1, ?, ?), (?, ?, 'your_turn', '{}', 'delivered', 1, ?, ?)",
+      ).bind(a, bot.id, old, old, b, bot.id, recent, recent),
+      env.DB.prepare(
+        "INSERT INTO webhook_attempts (id, delivery_id, attempt, status_code, duration_ms, created_at) VALUES (?, ?, 1, 200, 5, ?), (?, ?, 1, 200, 5, ?)",
+      ).bind(crypto.randomUUID(), a, old, crypto.randomUUID(), b, recent),
     ]);
     const ctx = createExecutionContext();
     await worker.scheduled(createScheduledController(), env, ctx);
@@ -200,24 +281,40 @@ describe("a reply never outlives its parent", () => {
     const story = await createStory(human.token);
     const branch = story.main_branch_id;
     const parent = (await call(`/branches/${branch}/comments`, { token: human.token, body: { content: "parent" } })).body.data;
-    const replies = Array.from({ length: 30 }, (_, i) => call(`/branches/${branch}/comments`, { token: human.token, body: { content: `reply ${i}`, parent_comment_id: parent.id } }));
-    const results = await Promise.all([...replies.slice(0, 10), call(`/comments/${parent.id}`, { method: "DELETE", token: human.token }), ...replies.slice(10)]);
+    const replies = Array.from({ length: 30 }, (_, i) =>
+      call(`/branches/${branch}/comments`, { token: human.token, body: { content: `reply ${i}`, parent_comment_id: parent.id } }),
+    );
+    const results = await Promise.all([
+      ...replies.slice(0, 10),
+      call(`/comments/${parent.id}`, { method: "DELETE", token: human.token }),
+      ...replies.slice(10),
+    ]);
     for (const r of results) expect([200, 201, 400]).toContain(r.status);
     const orphans = await env.DB.prepare(
       "SELECT count(*) AS n FROM comments c WHERE c.branch_id = ? AND c.parent_comment_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM comments p WHERE p.id = c.parent_comment_id)",
-    ).bind(branch).first<{ n: number }>();
+    )
+      .bind(branch)
+      .first<{ n: number }>();
     expect(orphans!.n).toBe(0);
   });
 });
 
 describe("the webhook address guard", () => {
-  it.each(["http://[::7f00:1]/", "http://[64:ff9b::a00:1]/", "http://[2002:a00:1::]/", "http://[fec0::1]/", "http://[ff02::1]/", "http://192.0.0.1/", "http://198.18.0.1/"])(
-    "refuses %s at registration and on PUT",
-    async (url) => {
-      expectError(await call("/auth/bot/register", { body: { name: `g${crypto.randomUUID().slice(0, 8)}`, model: "m", webhook_url: url } }), 400, "VALIDATION_ERROR");
-      const bot = await registerBot();
-      expectError(await call(`/bots/${bot.id}/webhook`, { method: "PUT", token: bot.token, body: { webhook_url: url } }), 400, "VALIDATION_ERROR");
-    },
-  );
+  it.each([
+    "http://[::7f00:1]/",
+    "http://[64:ff9b::a00:1]/",
+    "http://[2002:a00:1::]/",
+    "http://[fec0::1]/",
+    "http://[ff02::1]/",
+    "http://192.0.0.1/",
+    "http://198.18.0.1/",
+  ])("refuses %s at registration and on PUT", async (url) => {
+    expectError(
+      await call("/auth/bot/register", { body: { name: `g${crypto.randomUUID().slice(0, 8)}`, model: "m", webhook_url: url } }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    const bot = await registerBot();
+    expectError(await call(`/bots/${bot.id}/webhook`, { method: "PUT", token: bot.token, body: { webhook_url: url } }), 400, "VALIDATION_ERROR");
+  });
 });
-

@@ -13,7 +13,9 @@ describe("the auth matrix", () => {
   it("lists every route the OpenAPI document marks as needing a credential", async () => {
     const doc = (await call("/openapi.json")).body;
     const secured = Object.entries<any>(doc.paths).flatMap(([path, ops]) =>
-      Object.entries<any>(ops).filter(([, op]) => op.security?.length).map(([method]) => `${method.toUpperCase()} ${path}`),
+      Object.entries<any>(ops)
+        .filter(([, op]) => op.security?.length)
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
     );
     const listedRoutes = PROTECTED.filter((r) => !r.credentialOptional).map((r) => `${r.method} ${r.route}`);
     expect(listedRoutes.sort()).toEqual(secured.sort());

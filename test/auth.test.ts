@@ -102,8 +102,15 @@ describe("POST /auth/bot/register, /auth/bot/login and /auth/bot/login-by-name",
     expect(res.body.status).toBe("success");
     const d = res.body.data;
     expect(d).toEqual({
-      bot_id: expect.any(String), api_key: expect.any(String), name, model: "gpt-x", role: "challenger",
-      language: "en", webhook_url: null, webhook_secret: expect.any(String), created_at: expect.any(String),
+      bot_id: expect.any(String),
+      api_key: expect.any(String),
+      name,
+      model: "gpt-x",
+      role: "challenger",
+      language: "en",
+      webhook_url: null,
+      webhook_secret: expect.any(String),
+      created_at: expect.any(String),
     });
     expect(d.api_key).toMatch(/^slk_[A-Za-z0-9_-]{43}$/);
     expect(d.created_at).toMatch(/Z$/);
@@ -141,7 +148,8 @@ describe("POST /auth/bot/register, /auth/bot/login and /auth/bot/login-by-name",
     const res = await call("/auth/bot/login", { body: { api_key: bot.apiKey } });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      message: expect.any(String), access_token: expect.any(String),
+      message: expect.any(String),
+      access_token: expect.any(String),
       bot: { id: bot.id, name: bot.name, model: "test-model", status: "active" },
     });
     expectError(await call("/auth/bot/login", { body: { api_key: "slk_wrong" } }), 401, "UNAUTHORIZED");
@@ -181,8 +189,14 @@ describe("GET /auth/me and the four credential kinds", () => {
   it("answers a bot JWT, and the bot API key itself as a bearer, with the bot", async () => {
     const bot = await registerBot({ role: "voice" });
     const expected = {
-      id: bot.id, name: bot.name, model: "test-model", status: "active", role: "voice", language: "zh",
-      user_type: "bot", created_at: bot.created_at,
+      id: bot.id,
+      name: bot.name,
+      model: "test-model",
+      status: "active",
+      role: "voice",
+      language: "zh",
+      user_type: "bot",
+      created_at: bot.created_at,
     };
     for (const token of [bot.token, bot.apiKey]) {
       const res = await call("/auth/me", { token });
@@ -235,7 +249,8 @@ describe("POST /auth/api-token/generate", () => {
     const human = await registerHuman();
     const first = await call("/auth/api-token/generate", { method: "POST", token: human.token });
     expect(first.body).toEqual({
-      message: expect.any(String), token: expect.stringMatching(/^slt_[A-Za-z0-9_-]{43}$/),
+      message: expect.any(String),
+      token: expect.stringMatching(/^slt_[A-Za-z0-9_-]{43}$/),
       token_info: { expires_at: expect.stringMatching(/Z$/), remaining_days: 30 },
     });
     const days = (Date.parse(first.body.token_info.expires_at) - Date.now()) / 86_400_000;
@@ -276,7 +291,9 @@ describe("secrets never leak from the auth endpoints", () => {
     const gen = await call("/auth/api-token/generate", { method: "POST", token: human.token });
     const rows = await env.DB.prepare(
       "SELECT (SELECT password_hash FROM users WHERE id = ?1) AS ph, (SELECT api_key_hash FROM bots WHERE id = ?2) AS kh, (SELECT token_hash FROM api_tokens WHERE user_id = ?1) AS th",
-    ).bind(human.id, bot.id).first<{ ph: string; kh: string; th: string }>();
+    )
+      .bind(human.id, bot.id)
+      .first<{ ph: string; kh: string; th: string }>();
     const responses = [
       await call("/auth/bot/login", { body: { api_key: bot.apiKey } }),
       await call("/auth/bot/login-by-name", { body: { bot_name: bot.name, master_key: "test-master-key" } }),

@@ -25,8 +25,14 @@ describe("POST /branches/{id}/join", () => {
     const first = await join(bot.token, story.main_branch_id, "challenger");
     expect(first.status).toBe(201);
     expect(first.body.data).toEqual({
-      branch_id: story.main_branch_id, bot_id: bot.id, role: "challenger", your_turn_order: 1, join_order: 1,
-      queue_length: 1, current_turn: bot.id, joined_at: expect.stringMatching(/Z$/),
+      branch_id: story.main_branch_id,
+      bot_id: bot.id,
+      role: "challenger",
+      your_turn_order: 1,
+      join_order: 1,
+      queue_length: 1,
+      current_turn: bot.id,
+      joined_at: expect.stringMatching(/Z$/),
     });
     const again = await join(bot.apiKey, story.main_branch_id);
     expect(again.status).toBe(200);
@@ -100,7 +106,11 @@ describe("the turn queue", () => {
     expect(rejoin.status).toBe(201);
     expect(rejoin.body.data).toMatchObject({ your_turn_order: 3, current_turn: bots[1].id });
     const queue = (await call(`/branches/${branch}`)).body.data.queue;
-    expect(queue.members.map((m: any) => [m.bot_id, m.your_turn_order])).toEqual([[bots[1].id, 1], [bots[2].id, 2], [bots[0].id, 3]]);
+    expect(queue.members.map((m: any) => [m.bot_id, m.your_turn_order])).toEqual([
+      [bots[1].id, 1],
+      [bots[2].id, 2],
+      [bots[0].id, 3],
+    ]);
     expect((await submit(bots[1].token, branch, words(4))).body.data.next_bot.id).toBe(bots[2].id);
     const middle = await call(`/branches/${branch}/leave`, { token: bots[1].token, method: "POST" });
     expect(middle.body.data.current_turn).toBe(bots[2].id);
@@ -155,7 +165,10 @@ describe("many bots joining at once", () => {
     const results = await Promise.all([...bots, ...bots].map((b) => join(b.token, story.main_branch_id)));
     expect(results.filter((r) => r.status >= 500)).toEqual([]);
     expect(results.filter((r) => r.status === 201)).toHaveLength(8);
-    const orders = results.filter((r) => r.status === 201).map((r) => r.body.data.your_turn_order).sort((a, b) => a - b);
+    const orders = results
+      .filter((r) => r.status === 201)
+      .map((r) => r.body.data.your_turn_order)
+      .sort((a, b) => a - b);
     expect(orders).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     const detail = (await call(`/branches/${story.main_branch_id}`)).body.data;
     expect(detail.active_bots_count).toBe(8);

@@ -19,8 +19,15 @@ describe("POST /stories/{id}/branches", () => {
     expect(res.status, res.text).toBe(201);
     const d = res.body.data;
     expect(d).toMatchObject({
-      title: "Dark turn", description: "What if", story_id: story.id, parent_branch_id: story.main_branch_id,
-      fork_at_segment_id: main[1].id, creator_bot_id: null, creator_id: human.id, creator_type: "human", status: "active",
+      title: "Dark turn",
+      description: "What if",
+      story_id: story.id,
+      parent_branch_id: story.main_branch_id,
+      fork_at_segment_id: main[1].id,
+      creator_bot_id: null,
+      creator_id: human.id,
+      creator_type: "human",
+      status: "active",
     });
     expect(d.branch).toEqual(Object.fromEntries(Object.entries(d).filter(([k]) => k !== "branch" && k !== "segment")));
     expect(d.segment).toMatchObject({ branch_id: d.id, sequence_order: 3, content: words(4) });
@@ -114,7 +121,17 @@ describe("GET /stories/{id}/branches", () => {
     expect(page2.branches.map((b: any) => b.id)).toEqual(made.slice(2, 5).map((b) => b.id));
     expect(page2.pagination.has_more).toBe(true);
     const item = def.branches[0];
-    for (const k of ["id", "title", "description", "parent_branch_id", "creator_bot_id", "segments_count", "active_bots_count", "activity_score", "created_at"]) {
+    for (const k of [
+      "id",
+      "title",
+      "description",
+      "parent_branch_id",
+      "creator_bot_id",
+      "segments_count",
+      "active_bots_count",
+      "activity_score",
+      "created_at",
+    ]) {
       expect(item).toHaveProperty(k);
     }
     expect(item.activity_score).toBeCloseTo(0.3 * 4);
@@ -141,7 +158,13 @@ describe("GET /stories/{id}/branches/tree", () => {
     expect(res.status).toBe(200);
     const shape = (n: any): any => ({ id: n.id, children: n.children.map(shape) });
     expect(res.body.data.tree.map(shape)).toEqual([
-      { id: story.main_branch_id, children: [{ id: a.id, children: [{ id: a1.id, children: [{ id: a1x.id, children: [] }] }] }, { id: b.id, children: [] }] },
+      {
+        id: story.main_branch_id,
+        children: [
+          { id: a.id, children: [{ id: a1.id, children: [{ id: a1x.id, children: [] }] }] },
+          { id: b.id, children: [] },
+        ],
+      },
     ]);
     expect(res.body.data.tree[0].title).toBe("main line");
     expectError(await call(`/stories/${crypto.randomUUID()}/branches/tree`), 404, "NOT_FOUND");

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { call, createBranch, expectError, registerAdmin, registerBot, registerHuman, storyWithSegments } from "./helpers";
 
-const comment = (token: string, branchId: string, body: Record<string, unknown>) =>
-  call(`/branches/${branchId}/comments`, { token, body });
+const comment = (token: string, branchId: string, body: Record<string, unknown>) => call(`/branches/${branchId}/comments`, { token, body });
 
 describe("comments on a branch", () => {
   it("posts comments and replies (201) and lists them flat, oldest first, 50 by default", async () => {
@@ -13,8 +12,14 @@ describe("comments on a branch", () => {
     const top = await comment(human.token, b, { content: "Love this." });
     expect(top.status).toBe(201);
     const record = {
-      id: expect.any(String), branch_id: b, author_id: human.id, author_type: "human", author_name: human.user.username,
-      content: "Love this.", parent_comment_id: null, created_at: expect.any(String),
+      id: expect.any(String),
+      branch_id: b,
+      author_id: human.id,
+      author_type: "human",
+      author_name: human.user.username,
+      content: "Love this.",
+      parent_comment_id: null,
+      created_at: expect.any(String),
     };
     // The record at the top of data, and nested as data.comment for older clients.
     expect(top.body.data).toEqual({ ...record, comment: record });

@@ -7,11 +7,13 @@ import { BASE, call, createBranch, createStory, expectError, join, registerBot, 
 
 /** A raw request as an SDK sends it: `Content-Type: application/json` and no body at all. */
 const sdkPost = (path: string, token: string, init: { body?: string; contentType?: string | null } = {}) =>
-  exports.default.fetch(`${BASE}${path}`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${token}`, ...(init.contentType === null ? {} : { "Content-Type": init.contentType ?? "application/json" }) },
-    body: init.body,
-  }).then(async (res) => ({ status: res.status, headers: res.headers, body: await res.json<any>() }));
+  exports.default
+    .fetch(`${BASE}${path}`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, ...(init.contentType === null ? {} : { "Content-Type": init.contentType ?? "application/json" }) },
+      body: init.body,
+    })
+    .then(async (res) => ({ status: res.status, headers: res.headers, body: await res.json<any>() }));
 
 describe("bodies whose fields are all optional may be absent or empty", () => {
   it("joins with Content-Type: application/json and an empty body, as the SDKs send it", async () => {
@@ -94,7 +96,11 @@ describe("unknown bot ids on the bot-only routes are 404 for any credential", ()
         expectError(await call(`/bots/${id}/webhook/deliveries`, { token }), 404, "NOT_FOUND");
       }
     }
-    expectError(await call(`/bots/${other.id}/webhook`, { method: "PUT", token: bot.token, body: { webhook_url: "https://receiver.test/x" } }), 403, "PERMISSION_DENIED");
+    expectError(
+      await call(`/bots/${other.id}/webhook`, { method: "PUT", token: bot.token, body: { webhook_url: "https://receiver.test/x" } }),
+      403,
+      "PERMISSION_DENIED",
+    );
     expectError(await call(`/bots/${other.id}/webhook/deliveries`, { token: human.token }), 403, "FORBIDDEN");
   });
 });
@@ -113,14 +119,22 @@ describe("is_starter opens a branch", () => {
     expect(res.body.data).toMatchObject({ is_starter: true, sequence_order: 5 });
     const log = await env.DB.prepare("SELECT is_continuation FROM logs WHERE segment_id = ?").bind(res.body.data.id).first();
     expect(log).toEqual({ is_continuation: "fork" });
-    const again = expectError(await call(`/branches/${branch.id}/segments`, { token: owner.token, body: { content: "Another.", is_starter: true } }), 400, "VALIDATION_ERROR");
+    const again = expectError(
+      await call(`/branches/${branch.id}/segments`, { token: owner.token, body: { content: "Another.", is_starter: true } }),
+      400,
+      "VALIDATION_ERROR",
+    );
     expect(again.details.fields[0].field).toBe("is_starter");
   });
 
   it("is refused (400 naming is_starter) for anyone else, but an admin may", async () => {
     const { branch } = await forkWithoutSegments();
     const stranger = await registerHuman();
-    const err = expectError(await call(`/branches/${branch.id}/segments`, { token: stranger.token, body: { content: "Mine now.", is_starter: true } }), 400, "VALIDATION_ERROR");
+    const err = expectError(
+      await call(`/branches/${branch.id}/segments`, { token: stranger.token, body: { content: "Mine now.", is_starter: true } }),
+      400,
+      "VALIDATION_ERROR",
+    );
     expect(err.details.fields.map((f: any) => f.field)).toEqual(["is_starter"]);
     const email = `${unique("root")}@example.com`;
     await env.DB.exec((await adminInsertSql({ username: unique("root"), email, password: "admin password" })).sql);
@@ -153,8 +167,15 @@ describe("in turn mode the queue paces the branch", () => {
       expect(res.status, res.text).toBe(201);
     }
     // A human still writes at most 2 per branch per hour.
-    for (let i = 0; i < 2; i++) expect((await call(`/branches/${story.main_branch_id}/segments`, { token: owner.token, body: { content: words(4) }, env: SPEC_SEGMENTS })).status).toBe(201);
-    expectError(await call(`/branches/${story.main_branch_id}/segments`, { token: owner.token, body: { content: words(4) }, env: SPEC_SEGMENTS }), 429, "RATE_LIMIT_EXCEEDED");
+    for (let i = 0; i < 2; i++)
+      expect((await call(`/branches/${story.main_branch_id}/segments`, { token: owner.token, body: { content: words(4) }, env: SPEC_SEGMENTS })).status).toBe(
+        201,
+      );
+    expectError(
+      await call(`/branches/${story.main_branch_id}/segments`, { token: owner.token, body: { content: words(4) }, env: SPEC_SEGMENTS }),
+      429,
+      "RATE_LIMIT_EXCEEDED",
+    );
   });
 
   it("a bot refused by a limit at its own turn loses the turn at once, and the next bot is told", async () => {
@@ -164,7 +185,11 @@ describe("in turn mode the queue paces the branch", () => {
     await join(first.token, story.main_branch_id);
     await join(second.token, story.main_branch_id);
     const oneAnHour = { ...SPEC_SEGMENTS, LIMIT_SEGMENTS_PER_HOUR: "0" };
-    const err = expectError(await call(`/branches/${story.main_branch_id}/segments`, { token: first.token, body: { content: words(4) }, env: oneAnHour }), 429, "RATE_LIMIT_EXCEEDED");
+    const err = expectError(
+      await call(`/branches/${story.main_branch_id}/segments`, { token: first.token, body: { content: words(4) }, env: oneAnHour }),
+      429,
+      "RATE_LIMIT_EXCEEDED",
+    );
     expect(err.details).toMatchObject({ turn_passed: true, next_bot: { id: second.id, name: second.name } });
     expect((await call(`/branches/${story.main_branch_id}`)).body.data.queue.current_turn.bot_id).toBe(second.id);
     const told = await env.DB.prepare("SELECT count(*) AS n FROM outbox WHERE bot_id = ? AND event = 'your_turn'").bind(second.id).first<{ n: number }>();
@@ -186,13 +211,29 @@ describe("headers a browser client needs", () => {
   it("exposes them through CORS, and an idempotent replay keeps the rate-limit and bookmark headers", async () => {
     const res = await call("/stories", { method: "OPTIONS", headers: { Origin: "https://app.test", "Access-Control-Request-Method": "POST" } });
     const exposed = (await call("/health", { headers: { Origin: "https://app.test" } })).headers.get("access-control-expose-headers")!.toLowerCase();
-    for (const h of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "idempotent-replayed", "retry-after", "etag", "server-timing", "x-d1-bookmark", "x-request-id"]) {
+    for (const h of [
+      "x-ratelimit-limit",
+      "x-ratelimit-remaining",
+      "x-ratelimit-reset",
+      "idempotent-replayed",
+      "retry-after",
+      "etag",
+      "server-timing",
+      "x-d1-bookmark",
+      "x-request-id",
+    ]) {
       expect(exposed).toContain(h);
     }
     expect(res.status).toBeLessThan(300);
     const human = await registerHuman();
     const story = await createStory(human.token);
-    const send = () => call(`/branches/${story.main_branch_id}/comments`, { token: human.token, body: { content: "once" }, headers: { "Idempotency-Key": "k-1" }, env: { LIMIT_COMMENTS_PER_HOUR: "10" } });
+    const send = () =>
+      call(`/branches/${story.main_branch_id}/comments`, {
+        token: human.token,
+        body: { content: "once" },
+        headers: { "Idempotency-Key": "k-1" },
+        env: { LIMIT_COMMENTS_PER_HOUR: "10" },
+      });
     const first = await send();
     const again = await send();
     expect(again.headers.get("idempotent-replayed")).toBe("true");

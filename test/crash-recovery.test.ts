@@ -27,8 +27,9 @@ describe("a room that starts cold trusts what D1 holds", () => {
     // Another instance of the room (since crashed) queued both bots and passed the turn to b2: only D1 knows.
     const deadline = new Date(Date.now() + 3600_000).toISOString();
     await env.DB.batch([
-      env.DB.prepare("INSERT INTO branch_members (branch_id, bot_id, story_id, role, join_seq, joined_at) VALUES (?, ?, ?, 'narrator', 1, ?), (?, ?, ?, 'narrator', 2, ?)")
-        .bind(branch, b1.id, story.id, deadline, branch, b2.id, story.id, deadline),
+      env.DB.prepare(
+        "INSERT INTO branch_members (branch_id, bot_id, story_id, role, join_seq, joined_at) VALUES (?, ?, ?, 'narrator', 1, ?), (?, ?, ?, 'narrator', 2, ?)",
+      ).bind(branch, b1.id, story.id, deadline, branch, b2.id, story.id, deadline),
       env.DB.prepare("UPDATE branches SET current_turn_bot_id = ?, turn_deadline = ?, active_bots_count = 2 WHERE id = ?").bind(b2.id, deadline, branch),
     ]);
     expect(await runInDurableObject(room(branch), (r: BranchRoom) => r.turnSnapshot())).toBeNull();
@@ -52,7 +53,9 @@ describe("a room that starts cold trusts what D1 holds", () => {
       await state.storage.deleteAlarm();
       (r as unknown as { room: null }).room = null;
     });
-    await env.DB.prepare("UPDATE branches SET turn_deadline = ? WHERE id = ?").bind(new Date(Date.now() - 120_000).toISOString(), branch).run();
+    await env.DB.prepare("UPDATE branches SET turn_deadline = ? WHERE id = ?")
+      .bind(new Date(Date.now() - 120_000).toISOString(), branch)
+      .run();
     const ctx = createExecutionContext();
     await worker.scheduled(createScheduledController(), env, ctx);
     await waitOnExecutionContext(ctx);
@@ -93,10 +96,26 @@ describe("an Idempotency-Key retried after a crash never writes twice", () => {
 
   it("replays a committed story, join and vote the same way", async () => {
     const human = await registerHuman();
-    const story = await withKey("story-1", human.token, "/stories", { title: "Kept", background: "A background long enough.", starter: "s", initial_segments: ["a b c", "d e f", "g h i"], language: "en", min_length: 1, max_length: 50 });
+    const story = await withKey("story-1", human.token, "/stories", {
+      title: "Kept",
+      background: "A background long enough.",
+      starter: "s",
+      initial_segments: ["a b c", "d e f", "g h i"],
+      language: "en",
+      min_length: 1,
+      max_length: 50,
+    });
     expect(story.status).toBe(201);
     await forgetAnswers(human.id);
-    const storyAgain = await withKey("story-1", human.token, "/stories", { title: "Kept", background: "A background long enough.", starter: "s", initial_segments: ["a b c", "d e f", "g h i"], language: "en", min_length: 1, max_length: 50 });
+    const storyAgain = await withKey("story-1", human.token, "/stories", {
+      title: "Kept",
+      background: "A background long enough.",
+      starter: "s",
+      initial_segments: ["a b c", "d e f", "g h i"],
+      language: "en",
+      min_length: 1,
+      max_length: 50,
+    });
     expect(storyAgain.body).toEqual(story.body);
     const count = await env.DB.prepare("SELECT count(*) AS n FROM stories WHERE owner_id = ?").bind(human.id).first<{ n: number }>();
     expect(count!.n).toBe(1);
@@ -164,7 +183,8 @@ describe("turn notifications are never lost", () => {
     const ctx = createExecutionContext();
     await worker.scheduled(createScheduledController(), env, ctx);
     await waitOnExecutionContext(ctx);
-    const row = (id: string) => env.DB.prepare("SELECT sends, settled_at FROM outbox WHERE id = ?").bind(id).first<{ sends: number; settled_at: string | null }>();
+    const row = (id: string) =>
+      env.DB.prepare("SELECT sends, settled_at FROM outbox WHERE id = ?").bind(id).first<{ sends: number; settled_at: string | null }>();
     expect((await row(old.deliveryId))!.sends).toBe(1);
     expect(await row(fresh.deliveryId)).toEqual({ sends: 0, settled_at: null });
     for (let i = 0; i < 100 && !(await row(old.deliveryId))!.settled_at; i++) await new Promise((r) => setTimeout(r, 50));

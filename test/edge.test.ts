@@ -3,7 +3,20 @@ import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { BranchRoom } from "../src/durable/branch";
 import type { Env } from "../src/env";
-import { type CallResult, branchRoom, call, createBranch, createStory, join, registerBot, registerHuman, storyWithSegments, submit, withBindings, words } from "./helpers";
+import {
+  type CallResult,
+  branchRoom,
+  call,
+  createBranch,
+  createStory,
+  join,
+  registerBot,
+  registerHuman,
+  storyWithSegments,
+  submit,
+  withBindings,
+  words,
+} from "./helpers";
 import { recordingD1 } from "./recording-d1";
 
 const trips = (res: CallResult) => {
@@ -42,10 +55,20 @@ describe("Server-Timing and the round-trip budget", () => {
   it("reads take exactly one round trip, with no extra for a JWT", async () => {
     const { story, branch, segments, bot, owner } = w;
     const reads = [
-      "/stories", `/stories/${story.id}`, `/stories/${story.id}/branches`, `/stories/${story.id}/branches/tree`,
-      `/branches/${branch.id}`, `/branches/${branch.id}/segments`, `/branches/${story.main_branch_id}/comments`,
-      `/branches/${branch.id}/votes/summary`, `/segments/${segments[1].id}/votes/summary`, `/branches/${branch.id}/summary`,
-      `/segments/${segments[1].id}/rewrites`, `/stories/${story.id}/pins`, `/bots/${bot.id}/reputation`, "/dashboard/stats",
+      "/stories",
+      `/stories/${story.id}`,
+      `/stories/${story.id}/branches`,
+      `/stories/${story.id}/branches/tree`,
+      `/branches/${branch.id}`,
+      `/branches/${branch.id}/segments`,
+      `/branches/${story.main_branch_id}/comments`,
+      `/branches/${branch.id}/votes/summary`,
+      `/segments/${segments[1].id}/votes/summary`,
+      `/branches/${branch.id}/summary`,
+      `/segments/${segments[1].id}/rewrites`,
+      `/stories/${story.id}/pins`,
+      `/bots/${bot.id}/reputation`,
+      "/dashboard/stats",
     ];
     for (const path of reads) {
       expect(trips(await call(path)), path).toBe(1);
@@ -68,7 +91,20 @@ describe("Server-Timing and the round-trip budget", () => {
     const { owner, story, segments, voter, bot, comment, pin, rewrite } = w;
     const fresh = await createStory(owner.token);
     const writes: [string, string, unknown, string][] = [
-      ["POST", "/stories", { title: "t", background: "a background", starter: "s", initial_segments: [words(4), words(4), words(4)], language: "en", min_length: 3, max_length: 50 }, owner.token],
+      [
+        "POST",
+        "/stories",
+        {
+          title: "t",
+          background: "a background",
+          starter: "s",
+          initial_segments: [words(4), words(4), words(4)],
+          language: "en",
+          min_length: 3,
+          max_length: 50,
+        },
+        owner.token,
+      ],
       ["PATCH", `/stories/${fresh.id}`, { title: "renamed" }, owner.token],
       ["POST", `/stories/${story.id}/branches`, { title: "b", initial_segment: words(4) }, owner.token],
       ["POST", `/branches/${fresh.main_branch_id}/segments`, { content: words(4) }, owner.token],
@@ -94,7 +130,11 @@ describe("Server-Timing and the round-trip budget", () => {
     const seg = await submit(owner.token, fresh.main_branch_id, words(4));
     expect(trips(seg)).toBe(1); // the branch's room is warm: one write batch
     expect(seg.headers.get("server-timing")).toMatch(/do;desc="BranchRoom";dur=[\d.]+/);
-    for (const [path, body] of [["/auth/register", { username: "edge1", email: "edge1@example.com", password: "edge password", user_type: "human" }], ["/auth/login", { email: "edge1@example.com", password: "edge password" }], ["/auth/bot/login", { api_key: bot.apiKey }]] as const) {
+    for (const [path, body] of [
+      ["/auth/register", { username: "edge1", email: "edge1@example.com", password: "edge password", user_type: "human" }],
+      ["/auth/login", { email: "edge1@example.com", password: "edge password" }],
+      ["/auth/bot/login", { api_key: bot.apiKey }],
+    ] as const) {
       expect(trips(await call(path, { body })), path).toBe(1);
     }
   });
@@ -103,7 +143,18 @@ describe("Server-Timing and the round-trip budget", () => {
 describe("D1 sessions", () => {
   it("returns a bookmark, honours one sent back, and ignores a malformed one", async () => {
     const { owner } = w;
-    const created = await call("/stories", { token: owner.token, body: { title: "bm", background: "a background", starter: "s", initial_segments: [words(4), words(4), words(4)], language: "en", min_length: 3, max_length: 50 } });
+    const created = await call("/stories", {
+      token: owner.token,
+      body: {
+        title: "bm",
+        background: "a background",
+        starter: "s",
+        initial_segments: [words(4), words(4), words(4)],
+        language: "en",
+        min_length: 3,
+        max_length: 50,
+      },
+    });
     const bookmark = created.headers.get("x-d1-bookmark");
     expect(bookmark).toBeTruthy();
     const read = await call(`/stories/${created.body.data.id}`, { headers: { "x-d1-bookmark": bookmark! } });
@@ -121,9 +172,16 @@ describe("conditional reads", () => {
   it("public GETs carry a strong ETag that changes exactly when the content does", async () => {
     const { owner, story, segments } = w;
     const paths = [
-      "/stories", `/stories/${story.id}`, `/stories/${story.id}/branches`, `/stories/${story.id}/branches/tree`,
-      `/branches/${story.main_branch_id}`, `/branches/${story.main_branch_id}/segments`, `/branches/${story.main_branch_id}/comments`,
-      `/branches/${story.main_branch_id}/votes/summary`, `/segments/${segments[0].id}/votes/summary`, `/branches/${story.main_branch_id}/summary`,
+      "/stories",
+      `/stories/${story.id}`,
+      `/stories/${story.id}/branches`,
+      `/stories/${story.id}/branches/tree`,
+      `/branches/${story.main_branch_id}`,
+      `/branches/${story.main_branch_id}/segments`,
+      `/branches/${story.main_branch_id}/comments`,
+      `/branches/${story.main_branch_id}/votes/summary`,
+      `/segments/${segments[0].id}/votes/summary`,
+      `/branches/${story.main_branch_id}/summary`,
       "/dashboard/stats",
     ];
     const tags: Record<string, string> = {};
@@ -177,25 +235,57 @@ describe("every list and filter query uses an index", () => {
       await call(`/branches/${fork.id}/summary`, { method: "POST", token: h.token });
       const token = (await call("/auth/api-token/generate", { method: "POST", token: h.token })).body.token;
       const gets = [
-        "/stories", "/stories?status=archived", `/stories/${s.id}`, `/stories/${s.id}/branches?sort=activity`, `/stories/${s.id}/branches?sort=created_at`,
-        `/stories/${s.id}/branches?sort=vote_score&include_all=true`, `/stories/${s.id}/branches/tree`, `/branches/${fork.id}`, `/branches/${fork.id}/segments`,
-        `/branches/${fork.id}/comments`, `/branches/${fork.id}/votes/summary`, `/segments/${segs[1].id}/votes/summary`, `/segments/${segs[1].id}/rewrites`,
-        `/stories/${s.id}/pins?include_inactive=true`, `/bots/${b.id}/reputation`, `/branches/${fork.id}/summary`, "/dashboard/stats",
+        "/stories",
+        "/stories?status=archived",
+        `/stories/${s.id}`,
+        `/stories/${s.id}/branches?sort=activity`,
+        `/stories/${s.id}/branches?sort=created_at`,
+        `/stories/${s.id}/branches?sort=vote_score&include_all=true`,
+        `/stories/${s.id}/branches/tree`,
+        `/branches/${fork.id}`,
+        `/branches/${fork.id}/segments`,
+        `/branches/${fork.id}/comments`,
+        `/branches/${fork.id}/votes/summary`,
+        `/segments/${segs[1].id}/votes/summary`,
+        `/segments/${segs[1].id}/rewrites`,
+        `/stories/${s.id}/pins?include_inactive=true`,
+        `/bots/${b.id}/reputation`,
+        `/branches/${fork.id}/summary`,
+        "/dashboard/stats",
       ];
       for (const path of gets) expect((await call(path)).status, path).toBe(200);
-      for (const path of ["/logs", `/logs?story_id=${s.id}&author_type=bot&days=30`, "/logs/stats", "/auth/me"]) expect((await call(path, { token })).status).toBe(200);
+      for (const path of ["/logs", `/logs?story_id=${s.id}&author_type=bot&days=30`, "/logs/stats", "/auth/me"])
+        expect((await call(path, { token })).status).toBe(200);
       expect((await call(`/bots/${b.id}/webhook/deliveries`, { token: b.token })).status).toBe(200);
     });
     // The room's own statements (its queue mirror) are among them.
     expect([...seen].some((q) => q.startsWith("INSERT INTO branch_members"))).toBe(true);
 
-    const tables = ["users", "bots", "api_tokens", "stories", "branches", "segments", "logs", "branch_members", "votes", "comments", "rewrites", "pins", "branch_summaries", "webhook_deliveries", "webhook_attempts"];
+    const tables = [
+      "users",
+      "bots",
+      "api_tokens",
+      "stories",
+      "branches",
+      "segments",
+      "logs",
+      "branch_members",
+      "votes",
+      "comments",
+      "rewrites",
+      "pins",
+      "branch_summaries",
+      "webhook_deliveries",
+      "webhook_attempts",
+    ];
     const scans: string[] = [];
     expect(seen.size).toBeGreaterThan(30);
     for (const q of seen) {
       if (!/^\s*(select|with|update|delete|insert into \S+ .*select)/is.test(q)) continue;
       const params = (q.match(/\?/g) ?? []).map(() => null);
-      const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${q}`).bind(...params).all<{ detail: string }>();
+      const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${q}`)
+        .bind(...params)
+        .all<{ detail: string }>();
       for (const { detail } of plan.results) {
         const m = /^SCAN (\w+)(?: AS \w+)?$/.exec(detail);
         if (m && tables.includes(m[1])) scans.push(`${detail}  ←  ${q.replace(/\s+/g, " ").slice(0, 160)}`);

@@ -73,10 +73,23 @@ describe("request ids and logs", () => {
     spy.mockRestore();
     const [me, missing] = lines.map((l) => JSON.parse(l));
     expect(me).toEqual({
-      at: expect.stringMatching(/Z$/), request_id: res.headers.get("x-request-id"), method: "GET", route: "/api/v1/auth/me",
-      status: 200, ms: expect.any(Number), d1_round_trips: 1, actor: "human", error: null,
+      at: expect.stringMatching(/Z$/),
+      request_id: res.headers.get("x-request-id"),
+      method: "GET",
+      route: "/api/v1/auth/me",
+      status: 200,
+      ms: expect.any(Number),
+      d1_round_trips: 1,
+      actor: "human",
+      error: null,
     });
-    expect(missing).toMatchObject({ route: "/api/v1/stories/:story_id", status: 404, actor: "anonymous", error: "NOT_FOUND", request_id: bad.headers.get("x-request-id") });
+    expect(missing).toMatchObject({
+      route: "/api/v1/stories/:story_id",
+      status: 404,
+      actor: "anonymous",
+      error: "NOT_FOUND",
+      request_id: bad.headers.get("x-request-id"),
+    });
     expect(lines.join("\n")).not.toContain(human.token);
   });
 });
@@ -86,7 +99,8 @@ describe("GET /health?deep=1", () => {
     const res = await call("/health?deep=1");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      status: "healthy", message: expect.any(String),
+      status: "healthy",
+      message: expect.any(String),
       version: { package: expect.stringMatching(/^\d+\.\d+\.\d+/), migration: expect.stringMatching(/^0\d{3}_/) },
       d1: { ok: true, ms: expect.any(Number) },
     });
@@ -96,8 +110,12 @@ describe("GET /health?deep=1", () => {
   it("is 503 SERVICE_UNAVAILABLE in the envelope when D1 is unreachable", async () => {
     // The platform's outage, simulated: a D1 binding whose every call fails as an unreachable database would.
     const down = {
-      prepare: () => { throw new Error("D1_ERROR: Network connection lost."); },
-      batch: async () => { throw new Error("D1_ERROR: Network connection lost."); },
+      prepare: () => {
+        throw new Error("D1_ERROR: Network connection lost.");
+      },
+      batch: async () => {
+        throw new Error("D1_ERROR: Network connection lost.");
+      },
       withSession: () => down,
       getBookmark: () => null,
     } as unknown as D1Database;

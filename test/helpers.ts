@@ -144,19 +144,16 @@ export async function createBranch(token: string, storyId: string, body: Record<
   return res.body.data as { id: string; [k: string]: any };
 }
 
-export const submit = (token: string, branchId: string, content: string) =>
-  call(`/branches/${branchId}/segments`, { token, body: { content } });
+export const submit = (token: string, branchId: string, content: string) => call(`/branches/${branchId}/segments`, { token, body: { content } });
 
-export const join = (token: string, branchId: string, role?: string) =>
-  call(`/branches/${branchId}/join`, { token, body: role ? { role } : {} });
+export const join = (token: string, branchId: string, role?: string) => call(`/branches/${branchId}/join`, { token, body: role ? { role } : {} });
 
 export const leave = (token: string, branchId: string) => call(`/branches/${branchId}/leave`, { token, method: "POST" });
 
 /** The Durable Object that holds a branch's turn queue. */
 export const branchRoom = (branchId: string) => env.BRANCH_ROOM.get(env.BRANCH_ROOM.idFromName(branchId));
 
-export const vote = (token: string, target_type: string, target_id: string, v: number) =>
-  call("/votes", { token, body: { target_type, target_id, vote: v } });
+export const vote = (token: string, target_type: string, target_id: string, v: number) => call("/votes", { token, body: { target_type, target_id, vote: v } });
 
 /** A story with its main-line segments, owned by a fresh human. */
 export async function storyWithSegments(overrides: Record<string, unknown> = {}) {

@@ -14,9 +14,14 @@ interface Case {
 }
 
 const cases: Case[] = [
-  { name: "stories", table: "stories", setup: async () => ({ token: (await registerHuman()).token, path: "/stories", body: storyInput({ title: "Once" }), other: storyInput({ title: "Twice" }) }) },
   {
-    name: "branches", table: "branches",
+    name: "stories",
+    table: "stories",
+    setup: async () => ({ token: (await registerHuman()).token, path: "/stories", body: storyInput({ title: "Once" }), other: storyInput({ title: "Twice" }) }),
+  },
+  {
+    name: "branches",
+    table: "branches",
     setup: async () => {
       const h = await registerHuman();
       const s = await createStory(h.token);
@@ -24,7 +29,8 @@ const cases: Case[] = [
     },
   },
   {
-    name: "segments", table: "segments",
+    name: "segments",
+    table: "segments",
     setup: async () => {
       const h = await registerHuman();
       const s = await createStory(h.token);
@@ -32,14 +38,21 @@ const cases: Case[] = [
     },
   },
   {
-    name: "votes", table: "votes",
+    name: "votes",
+    table: "votes",
     setup: async () => {
       const s = await createStory((await registerHuman()).token);
-      return { token: (await registerHuman()).token, path: "/votes", body: { target_type: "branch", target_id: s.main_branch_id, vote: 1 }, other: { target_type: "branch", target_id: s.main_branch_id, vote: -1 } };
+      return {
+        token: (await registerHuman()).token,
+        path: "/votes",
+        body: { target_type: "branch", target_id: s.main_branch_id, vote: 1 },
+        other: { target_type: "branch", target_id: s.main_branch_id, vote: -1 },
+      };
     },
   },
   {
-    name: "comments", table: "comments",
+    name: "comments",
+    table: "comments",
     setup: async () => {
       const h = await registerHuman();
       const s = await createStory(h.token);
@@ -47,7 +60,8 @@ const cases: Case[] = [
     },
   },
   {
-    name: "rewrites", table: "rewrites",
+    name: "rewrites",
+    table: "rewrites",
     setup: async () => {
       const h = await registerHuman();
       const s = await createStory(h.token);
@@ -56,7 +70,8 @@ const cases: Case[] = [
     },
   },
   {
-    name: "pins", table: "pins",
+    name: "pins",
+    table: "pins",
     setup: async () => {
       const h = await registerHuman();
       const s = await createStory(h.token);
@@ -64,7 +79,8 @@ const cases: Case[] = [
     },
   },
   {
-    name: "joins", table: "branch_members",
+    name: "joins",
+    table: "branch_members",
     setup: async () => {
       const s = await createStory((await registerHuman()).token);
       const b = await createBranch((await registerHuman()).token, s.id);

@@ -15,8 +15,7 @@ const SPEC: Partial<Env> = {
   LIMIT_VOTES_PER_HOUR: "50",
   LIMIT_COMMENTS_PER_HOUR: "10",
 };
-const limited = (token: string, path: string, body: unknown, patch: Partial<Env> = {}) =>
-  call(path, { token, body, env: { ...SPEC, ...patch } });
+const limited = (token: string, path: string, body: unknown, patch: Partial<Env> = {}) => call(path, { token, body, env: { ...SPEC, ...patch } });
 
 function expectRemaining(res: CallResult, limit: number, remaining: number) {
   expect(res.headers.get("x-ratelimit-limit")).toBe(String(limit));
@@ -123,7 +122,10 @@ describe("counting under concurrency, and who is exempt", () => {
     expect(results.filter((r) => r.status >= 500)).toEqual([]);
     expect(results.filter((r) => r.status === 201)).toHaveLength(10);
     expect(results.filter((r) => r.status === 429)).toHaveLength(10);
-    const remaining = results.filter((r) => r.status === 201).map((r) => Number(r.headers.get("x-ratelimit-remaining"))).sort((a, b) => a - b);
+    const remaining = results
+      .filter((r) => r.status === 201)
+      .map((r) => Number(r.headers.get("x-ratelimit-remaining")))
+      .sort((a, b) => a - b);
     expect(remaining).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     const { n } = (await env.DB.prepare("SELECT count(*) AS n FROM stories WHERE owner_id = ?").bind(human.id).first<{ n: number }>())!;
     expect(n).toBe(10);
@@ -157,7 +159,12 @@ describe("counting under concurrency, and who is exempt", () => {
   it("anonymous reads ask the rate-limiting binding once per lease of ten, and a refusal is not a lease", async () => {
     const calls: string[] = [];
     const real = env.READ_LIMITER!;
-    const counting = { limit: (options: { key: string }) => (calls.push(options.key), real.limit(options)) } as RateLimit;
+    const counting = {
+      limit: (options: { key: string }) => {
+        calls.push(options.key);
+        return real.limit(options);
+      },
+    } as RateLimit;
     const ip = { "CF-Connecting-IP": "203.0.113.21" };
     for (let i = 0; i < 25; i++) expect((await call("/health", { headers: ip, env: { READ_LIMITER: counting } })).status).toBe(200);
     expect(calls).toEqual(["read:203.0.113.21", "read:203.0.113.21", "read:203.0.113.21"]);
@@ -165,7 +172,12 @@ describe("counting under concurrency, and who is exempt", () => {
     await call("/health", { headers: { "CF-Connecting-IP": "203.0.113.22" }, env: { READ_LIMITER: counting } });
     expect(calls).toHaveLength(4);
     // A binding that refuses grants nothing: every read asks again and is refused.
-    const refusing = { limit: async () => (calls.push("refused"), { success: false }) } as RateLimit;
+    const refusing = {
+      limit: async () => {
+        calls.push("refused");
+        return { success: false };
+      },
+    } as RateLimit;
     const blocked = { "CF-Connecting-IP": "203.0.113.23" };
     for (let i = 0; i < 3; i++) expectError(await call("/health", { headers: blocked, env: { READ_LIMITER: refusing } }), 429, "RATE_LIMIT_EXCEEDED");
     expect(calls.filter((c) => c === "refused")).toHaveLength(3);

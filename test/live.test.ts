@@ -46,7 +46,10 @@ describe("opening the stream", () => {
     const stream = await open(story.main_branch_id);
     const [hello] = await stream.until(1);
     expect(hello).toEqual({
-      type: "hello", branch_id: story.main_branch_id, at: expect.stringMatching(/Z$/), turn_mode: true,
+      type: "hello",
+      branch_id: story.main_branch_id,
+      at: expect.stringMatching(/Z$/),
+      turn_mode: true,
       current_turn: { bot_id: a.id, name: a.name, deadline: expect.stringMatching(/Z$/) },
       members: [
         { bot_id: a.id, name: a.name, role: "narrator", your_turn_order: 1 },
@@ -97,7 +100,10 @@ describe("every change reaches the stream after it commits, in order", () => {
     const [a, b] = [await registerBot(), await registerBot()];
     await join(a.token, branch);
     await stream.until(3);
-    expect(stream.frames.slice(1, 3).map((f) => [f.type, f.change ?? f.reason])).toEqual([["queue", "joined"], ["turn", "joined"]]);
+    expect(stream.frames.slice(1, 3).map((f) => [f.type, f.change ?? f.reason])).toEqual([
+      ["queue", "joined"],
+      ["turn", "joined"],
+    ]);
     expect(stream.frames[2].current_turn.bot_id).toBe(a.id);
     await join(b.token, branch);
     await stream.until(4);
@@ -105,8 +111,12 @@ describe("every change reaches the stream after it commits, in order", () => {
     const written = (await submit(a.token, branch, words(4))).body.data;
     await stream.until(6);
     expect(stream.frames[4]).toEqual({
-      type: "segment", branch_id: branch, at: expect.any(String), replay: false,
-      segment: (await call(`/branches/${branch}/segments`)).body.data.segments.at(-1), next_bot: { id: b.id, name: b.name },
+      type: "segment",
+      branch_id: branch,
+      at: expect.any(String),
+      replay: false,
+      segment: (await call(`/branches/${branch}/segments`)).body.data.segments.at(-1),
+      next_bot: { id: b.id, name: b.name },
     });
     expect(stream.frames[4].segment.id).toBe(written.id);
     expect(stream.frames[5]).toMatchObject({ type: "turn", reason: "submitted", current_turn: { bot_id: b.id } });
@@ -119,7 +129,10 @@ describe("every change reaches the stream after it commits, in order", () => {
     expect(stream.frames[7]).toMatchObject({ type: "turn", reason: "limited", current_turn: { bot_id: b.id } });
     await call(`/branches/${branch}/leave`, { method: "POST", token: b.token });
     await stream.until(10);
-    expect(stream.frames.slice(8, 10).map((f) => [f.type, f.change ?? f.reason])).toEqual([["queue", "left"], ["turn", "left"]]);
+    expect(stream.frames.slice(8, 10).map((f) => [f.type, f.change ?? f.reason])).toEqual([
+      ["queue", "left"],
+      ["turn", "left"],
+    ]);
     expect(stream.frames[9].current_turn.bot_id).toBe(a.id);
     await submit(owner.token, branch, words(4));
     await stream.until(11);
@@ -154,7 +167,10 @@ describe("resuming and hibernating", () => {
     const stream = await open(story.main_branch_id, "?after=5");
     const frames = await stream.until(3);
     expect(frames[0]).toMatchObject({ type: "hello", last_sequence_order: 7 });
-    expect(frames.slice(1).map((f) => [f.type, f.segment.sequence_order, f.replay, f.next_bot])).toEqual([["segment", 6, true, null], ["segment", 7, true, null]]);
+    expect(frames.slice(1).map((f) => [f.type, f.segment.sequence_order, f.replay, f.next_bot])).toEqual([
+      ["segment", 6, true, null],
+      ["segment", 7, true, null],
+    ]);
     await submit(owner.token, story.main_branch_id, words(4));
     expect((await stream.until(4))[3]).toMatchObject({ type: "segment", replay: false, segment: { sequence_order: 8 } });
     stream.close();

@@ -12,9 +12,18 @@ describe("GET /logs and /logs/stats", () => {
     const mine = (await call(`/logs?story_id=${story.id}`, { token: human.token })).body.data;
     expect(mine.pagination).toEqual({ page: 1, limit: 50, total: 5, pages: 1 });
     expect(mine.logs[0]).toEqual({
-      id: expect.any(String), story_id: story.id, story_title: story.title, branch_id: story.main_branch_id,
-      segment_id: expect.any(String), author_id: bot.id, author_type: "bot", author_name: bot.name, content_length: 6,
-      is_continuation: "continuation", parent_segment_id: expect.any(String), created_at: expect.any(String),
+      id: expect.any(String),
+      story_id: story.id,
+      story_title: story.title,
+      branch_id: story.main_branch_id,
+      segment_id: expect.any(String),
+      author_id: bot.id,
+      author_type: "bot",
+      author_name: bot.name,
+      content_length: 6,
+      is_continuation: "continuation",
+      parent_segment_id: expect.any(String),
+      created_at: expect.any(String),
     });
     const bots = (await call(`/logs?story_id=${story.id}&author_type=bot`, { token: human.token })).body.data;
     expect(bots.logs.map((l: any) => l.author_id)).toEqual([bot.id]);
@@ -43,7 +52,9 @@ describe("GET /logs and /logs/stats", () => {
     expect(after.total).toEqual({ human: before.total.human + 4, bot: before.total.bot + 2, all: before.total.all + 6 });
     const d = today();
     expect(after.last_week[d]).toEqual({
-      human: before.last_week[d].human + 4, bot: before.last_week[d].bot + 2, total: before.last_week[d].total + 6,
+      human: before.last_week[d].human + 4,
+      bot: before.last_week[d].bot + 2,
+      total: before.last_week[d].total + 6,
     });
   });
 });

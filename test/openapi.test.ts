@@ -7,24 +7,49 @@ describe("GET /openapi.json and /docs", () => {
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe("3.1.0");
     expect(res.body.servers[0].url).toBe("/api/v1");
-    const routes = Object.entries(res.body.paths).flatMap(([path, ops]) =>
-      Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${path}`),
-    );
+    const routes = Object.entries(res.body.paths).flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${path}`));
     expect(routes.sort()).toEqual(
       [
-        "GET /health", "POST /auth/register", "POST /auth/login", "POST /auth/bot/register", "POST /auth/bot/login",
-        "POST /auth/bot/login-by-name", "GET /auth/me", "POST /auth/api-token/generate",
-        "POST /stories", "GET /stories", "GET /stories/{story_id}", "PATCH /stories/{story_id}",
-        "GET /stories/{story_id}/branches", "POST /stories/{story_id}/branches", "GET /stories/{story_id}/branches/tree",
-        "GET /branches/{branch_id}", "POST /branches/{branch_id}/join", "POST /branches/{branch_id}/leave", "GET /branches/{branch_id}/live",
-        "GET /branches/{branch_id}/segments", "POST /branches/{branch_id}/segments",
-        "POST /votes", "GET /branches/{branch_id}/votes/summary", "GET /segments/{segment_id}/votes/summary",
-        "GET /branches/{branch_id}/comments", "POST /branches/{branch_id}/comments", "DELETE /comments/{comment_id}",
-        "POST /segments/{segment_id}/rewrites", "GET /segments/{segment_id}/rewrites",
-        "POST /stories/{story_id}/pins", "GET /stories/{story_id}/pins", "PATCH /stories/{story_id}/pins/{pin_id}",
-        "GET /bots/{bot_id}/reputation", "GET /logs", "GET /logs/stats", "GET /dashboard/stats",
-        "GET /branches/{branch_id}/summary", "POST /branches/{branch_id}/summary",
-        "PUT /bots/{bot_id}/webhook", "GET /bots/{bot_id}/webhook/deliveries",
+        "GET /health",
+        "POST /auth/register",
+        "POST /auth/login",
+        "POST /auth/bot/register",
+        "POST /auth/bot/login",
+        "POST /auth/bot/login-by-name",
+        "GET /auth/me",
+        "POST /auth/api-token/generate",
+        "POST /stories",
+        "GET /stories",
+        "GET /stories/{story_id}",
+        "PATCH /stories/{story_id}",
+        "GET /stories/{story_id}/branches",
+        "POST /stories/{story_id}/branches",
+        "GET /stories/{story_id}/branches/tree",
+        "GET /branches/{branch_id}",
+        "POST /branches/{branch_id}/join",
+        "POST /branches/{branch_id}/leave",
+        "GET /branches/{branch_id}/live",
+        "GET /branches/{branch_id}/segments",
+        "POST /branches/{branch_id}/segments",
+        "POST /votes",
+        "GET /branches/{branch_id}/votes/summary",
+        "GET /segments/{segment_id}/votes/summary",
+        "GET /branches/{branch_id}/comments",
+        "POST /branches/{branch_id}/comments",
+        "DELETE /comments/{comment_id}",
+        "POST /segments/{segment_id}/rewrites",
+        "GET /segments/{segment_id}/rewrites",
+        "POST /stories/{story_id}/pins",
+        "GET /stories/{story_id}/pins",
+        "PATCH /stories/{story_id}/pins/{pin_id}",
+        "GET /bots/{bot_id}/reputation",
+        "GET /logs",
+        "GET /logs/stats",
+        "GET /dashboard/stats",
+        "GET /branches/{branch_id}/summary",
+        "POST /branches/{branch_id}/summary",
+        "PUT /bots/{bot_id}/webhook",
+        "GET /bots/{bot_id}/webhook/deliveries",
       ].sort(),
     );
     expect(res.body.paths["/auth/me"].get.security).toBeDefined();
@@ -40,14 +65,24 @@ describe("GET /openapi.json and /docs", () => {
     for (const [path, ops] of Object.entries<any>(doc.paths)) {
       for (const [method, op] of Object.entries<any>(ops)) {
         expect(names(op), `${method} ${path}`).toContain("x-d1-bookmark");
-        for (const response of Object.values<any>(op.responses)) expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(["Server-Timing", "x-d1-bookmark"]));
+        for (const response of Object.values<any>(op.responses))
+          expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(["Server-Timing", "x-d1-bookmark"]));
         if (method !== "get") continue;
         expect(names(op)).toContain("If-None-Match");
         expect(op.responses["304"].headers.ETag).toBeDefined();
         expect(op.responses["429"].headers["Retry-After"]).toBeDefined();
       }
     }
-    const guarded = ["/stories", "/stories/{story_id}/branches", "/branches/{branch_id}/join", "/branches/{branch_id}/segments", "/votes", "/branches/{branch_id}/comments", "/segments/{segment_id}/rewrites", "/stories/{story_id}/pins"];
+    const guarded = [
+      "/stories",
+      "/stories/{story_id}/branches",
+      "/branches/{branch_id}/join",
+      "/branches/{branch_id}/segments",
+      "/votes",
+      "/branches/{branch_id}/comments",
+      "/segments/{segment_id}/rewrites",
+      "/stories/{story_id}/pins",
+    ];
     for (const path of guarded) {
       const op = doc.paths[path].post;
       expect(names(op), path).toContain("idempotency-key");
@@ -81,7 +116,10 @@ describe("the OpenAPI document stays valid", () => {
     }
     expect(doc.paths["/stories"].get.security).toEqual([]);
     expect(doc.paths["/stories"].post.security.length).toBeGreaterThan(0);
-    expect(doc.components.schemas.Error.properties.error.properties.code.enum).toEqual(expect.arrayContaining(["VALIDATION_ERROR", "NOT_YOUR_TURN", "UPGRADE_REQUIRED"]));
-    for (const name of ["LiveEvent", "LiveHello", "LiveSegment", "LiveTurn", "LiveQueue", "LiveArchived"]) expect(doc.components.schemas[name], name).toBeDefined();
+    expect(doc.components.schemas.Error.properties.error.properties.code.enum).toEqual(
+      expect.arrayContaining(["VALIDATION_ERROR", "NOT_YOUR_TURN", "UPGRADE_REQUIRED"]),
+    );
+    for (const name of ["LiveEvent", "LiveHello", "LiveSegment", "LiveTurn", "LiveQueue", "LiveArchived"])
+      expect(doc.components.schemas[name], name).toBeDefined();
   });
 });

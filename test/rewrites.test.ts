@@ -11,8 +11,14 @@ describe("rewrites of a segment", () => {
     const r1 = await call(`/segments/${seg}/rewrites`, { token: a.token, body: { content: "one two three", reason: "tighter" } });
     expect(r1.status).toBe(201);
     expect(r1.body.data).toEqual({
-      id: expect.any(String), segment_id: seg, author_id: a.id, author_type: "human", author_name: a.user.username,
-      content: "one two three", reason: "tighter", created_at: expect.any(String),
+      id: expect.any(String),
+      segment_id: seg,
+      author_id: a.id,
+      author_type: "human",
+      author_name: a.user.username,
+      content: "one two three",
+      reason: "tighter",
+      created_at: expect.any(String),
     });
     const r2 = (await call(`/segments/${seg}/rewrites`, { token: b.token, body: { content: "four five six" } })).body.data;
     expect(r2.reason).toBeNull();

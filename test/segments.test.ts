@@ -49,19 +49,26 @@ describe("POST /branches/{id}/segments", () => {
     const story = await createStory(human.token, { min_length: 5, max_length: 8 });
     const b = story.main_branch_id;
     expect(expectError(await submit(human.token, b, words(4)), 422, "SEGMENT_TOO_SHORT").details).toEqual({
-      current_length: 4, min_length: 5, suggestion: expect.stringContaining("1 more words"),
+      current_length: 4,
+      min_length: 5,
+      suggestion: expect.stringContaining("1 more words"),
     });
     expect((await submit(human.token, b, words(5))).status).toBe(201);
     expect((await submit(human.token, b, `  ${words(8).replace(/ /g, " \n\t ")}  `)).status).toBe(201);
     expect(expectError(await submit(human.token, b, words(9)), 422, "SEGMENT_TOO_LONG").details).toEqual({
-      current_length: 9, max_length: 8, suggestion: expect.any(String),
+      current_length: 9,
+      max_length: 8,
+      suggestion: expect.any(String),
     });
   });
 
   it("counts Chinese characters, not white space, at the boundaries", async () => {
     const human = await registerHuman();
     const story = await createStory(human.token, {
-      language: "zh", min_length: 10, max_length: 20, initial_segments: [hanzi(10), hanzi(15), hanzi(20)],
+      language: "zh",
+      min_length: 10,
+      max_length: 20,
+      initial_segments: [hanzi(10), hanzi(15), hanzi(20)],
     });
     const b = story.main_branch_id;
     const spaced = (n: number) => hanzi(n).split("").join(" ");
@@ -104,8 +111,11 @@ describe("POST /branches/{id}/segments", () => {
     const main = (await call(`/branches/${story.main_branch_id}/segments`)).body.data.segments;
     const fork = await createBranch(human.token, story.id, { fork_at_segment_id: main[1].id, initial_segment: words(4) });
     const cont = (await submit(human.token, fork.id, words(4))).body.data;
-    const { results } = await env.DB.prepare("SELECT segment_id, is_continuation, parent_segment_id, content_length, author_type FROM logs WHERE story_id = ? ORDER BY created_at, rowid")
-      .bind(story.id).all<any>();
+    const { results } = await env.DB.prepare(
+      "SELECT segment_id, is_continuation, parent_segment_id, content_length, author_type FROM logs WHERE story_id = ? ORDER BY created_at, rowid",
+    )
+      .bind(story.id)
+      .all<any>();
     expect(results.map((r) => [r.segment_id, r.is_continuation, r.parent_segment_id])).toEqual([
       [main[0].id, "new", null],
       [main[1].id, "new", main[0].id],
@@ -139,9 +149,9 @@ describe("many writers at once on one branch", () => {
     for (const r of refused) expect(r.body.error.code).toBe("NOT_YOUR_TURN");
     expect(results.slice(0, 15).every((r) => r.status === 201)).toBe(true);
 
-    const { results: rows } = await env.DB.prepare(
-      "SELECT sequence_order, author_id, author_type FROM segments WHERE branch_id = ? ORDER BY sequence_order",
-    ).bind(branch).all<{ sequence_order: number; author_id: string; author_type: string }>();
+    const { results: rows } = await env.DB.prepare("SELECT sequence_order, author_id, author_type FROM segments WHERE branch_id = ? ORDER BY sequence_order")
+      .bind(branch)
+      .all<{ sequence_order: number; author_id: string; author_type: string }>();
     const accepted = results.filter((r) => r.status === 201).length;
     expect(rows).toHaveLength(4 + accepted);
     expect(rows.map((r) => r.sequence_order)).toEqual(Array.from({ length: rows.length }, (_, i) => i + 1));

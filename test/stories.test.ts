@@ -9,12 +9,25 @@ describe("POST /stories", () => {
     expect(res.status).toBe(201);
     const story = res.body.data;
     expect(story).toMatchObject({
-      title: expect.any(String), background: expect.any(String), starter: "Once upon a time.", style_rules: "Third person.",
-      language: "en", min_length: 3, max_length: 50, owner_id: human.id, owner_type: "human", status: "active",
+      title: expect.any(String),
+      background: expect.any(String),
+      starter: "Once upon a time.",
+      style_rules: "Third person.",
+      language: "en",
+      min_length: 3,
+      max_length: 50,
+      owner_id: human.id,
+      owner_type: "human",
+      status: "active",
     });
     expect(story.created_at).toMatch(/Z$/);
     const segs = await call(`/branches/${story.main_branch_id}/segments`);
-    expect(segs.body.data.segments.map((s: any) => [s.sequence_order, s.is_starter])).toEqual([[1, true], [2, false], [3, false], [4, false]]);
+    expect(segs.body.data.segments.map((s: any) => [s.sequence_order, s.is_starter])).toEqual([
+      [1, true],
+      [2, false],
+      [3, false],
+      [4, false],
+    ]);
     expect(segs.body.data.segments[1].content).toBe(words(5, "a"));
     const branches = await call(`/stories/${story.id}/branches`);
     expect(branches.body.data.branches[0]).toMatchObject({ id: story.main_branch_id, title: "main line", is_main: true, segments_count: 4 });
@@ -65,7 +78,10 @@ describe("POST /stories", () => {
     ];
     for (const [patch, field] of cases) {
       const err = expectError(await call("/stories", { token: human.token, body: storyInput(patch) }), 400, "VALIDATION_ERROR");
-      expect(err.details.fields.map((f: any) => f.field), JSON.stringify(patch)).toContain(field);
+      expect(
+        err.details.fields.map((f: any) => f.field),
+        JSON.stringify(patch),
+      ).toContain(field);
     }
   });
 
@@ -79,7 +95,9 @@ describe("POST /stories", () => {
     expect(expectError(long, 422, "SEGMENT_TOO_LONG").details).toMatchObject({ index: 2, current_length: 51, max_length: 50 });
     const counts = await env.DB.prepare(
       "SELECT (SELECT count(*) FROM stories WHERE title = ?1) AS s, (SELECT count(*) FROM branches b JOIN stories s ON s.id = b.story_id WHERE s.title = ?1) AS b",
-    ).bind(title).first<{ s: number; b: number }>();
+    )
+      .bind(title)
+      .first<{ s: number; b: number }>();
     expect(counts).toEqual({ s: 0, b: 0 });
   });
 
@@ -88,7 +106,6 @@ describe("POST /stories", () => {
     await createStory(human.token, { starter: "Hi." });
     await createStory(human.token, { starter: words(500) });
   });
-
 });
 
 describe("GET /stories", () => {

@@ -30,11 +30,23 @@ async function forkedBranch() {
 describe("a branch's summary", () => {
   it("GET returns an empty record until one is made; POST makes one with the provider", async () => {
     const { owner, fork } = await forkedBranch();
-    expect((await call(`/branches/${fork.id}/summary`)).body.data).toEqual({ branch_id: fork.id, summary: null, covers_up_to: 0, source: null, updated_at: null });
+    expect((await call(`/branches/${fork.id}/summary`)).body.data).toEqual({
+      branch_id: fork.id,
+      summary: null,
+      covers_up_to: 0,
+      source: null,
+      updated_at: null,
+    });
     const calls = mockProvider(async () => Response.json({ choices: [{ message: { content: "A storm; an empty harbour." } }] }));
     const res = await call(`/branches/${fork.id}/summary`, { method: "POST", token: owner.token, ...LLM });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ branch_id: fork.id, summary: "A storm; an empty harbour.", covers_up_to: 4, source: "llm", updated_at: expect.any(String) });
+    expect(res.body.data).toEqual({
+      branch_id: fork.id,
+      summary: "A storm; an empty harbour.",
+      covers_up_to: 4,
+      source: "llm",
+      updated_at: expect.any(String),
+    });
     expect(calls).toHaveLength(1);
     expect(calls[0].url).toBe("https://llm.test/v1/chat/completions");
     expect(calls[0].init.headers.authorization).toBe("Bearer test-llm-key");

@@ -9,7 +9,9 @@ async function seedReputation(authorId: string, segment: { id: string; branch_id
     await env.DB.prepare(
       `INSERT INTO votes (id, voter_id, voter_type, target_type, target_id, vote, effective_weight, story_id, branch_id, target_author_id, target_author_type, created_at, updated_at)
        VALUES (?, ?, 'human', 'segment', ?, 1, 1, ?, ?, ?, 'bot', ?, ?)`,
-    ).bind(crypto.randomUUID(), crypto.randomUUID(), segment.id, storyId, segment.branch_id, authorId, now, now).run();
+    )
+      .bind(crypto.randomUUID(), crypto.randomUUID(), segment.id, storyId, segment.branch_id, authorId, now, now)
+      .run();
   }
 }
 
@@ -21,8 +23,15 @@ describe("POST /votes", () => {
     expect(first.status).toBe(201);
     expect(first.body.data).toEqual({
       vote: {
-        id: expect.any(String), voter_id: voter.id, voter_type: "human", target_type: "segment", target_id: segments[1].id,
-        vote: 1, effective_weight: 1, created_at: expect.any(String), updated_at: expect.any(String),
+        id: expect.any(String),
+        voter_id: voter.id,
+        voter_type: "human",
+        target_type: "segment",
+        target_id: segments[1].id,
+        vote: 1,
+        effective_weight: 1,
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
       },
       new_score: 1,
     });
@@ -45,7 +54,13 @@ describe("POST /votes", () => {
     const apiToken = (await call("/auth/api-token/generate", { method: "POST", token: human.token })).body.token;
     expect((await vote(apiToken, "branch", story.main_branch_id, 1)).body.data.vote).toMatchObject({ voter_type: "human", effective_weight: 1 });
 
-    const tiers: [number, number][] = [[0, 0.3], [9, 0.3], [10, 0.5], [49, 0.5], [50, 0.8]];
+    const tiers: [number, number][] = [
+      [0, 0.3],
+      [9, 0.3],
+      [10, 0.5],
+      [49, 0.5],
+      [50, 0.8],
+    ];
     for (const [reputation, weight] of tiers) {
       const bot = await registerBot();
       const own = (await submit(bot.token, story.main_branch_id, words(4))).body.data;
@@ -73,7 +88,9 @@ describe("POST /votes", () => {
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => vote(voter.token, "segment", segments[2].id, i % 2 ? 1 : -1)));
     expect(results.filter((r) => r.status >= 500)).toEqual([]);
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
-    const { n } = (await env.DB.prepare("SELECT count(*) AS n FROM votes WHERE voter_id = ? AND target_id = ?").bind(voter.id, segments[2].id).first<{ n: number }>())!;
+    const { n } = (await env.DB.prepare("SELECT count(*) AS n FROM votes WHERE voter_id = ? AND target_id = ?")
+      .bind(voter.id, segments[2].id)
+      .first<{ n: number }>())!;
     expect(n).toBe(1);
     const summary = (await call(`/segments/${segments[2].id}/votes/summary`)).body.data;
     expect(summary.upvotes + summary.downvotes).toBe(1);

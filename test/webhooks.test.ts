@@ -42,7 +42,10 @@ async function waitFor<T>(fn: () => T | undefined, ms = 8000): Promise<T> {
 
 /** Runs our queue handler on a batch; the harness does not record retry options, so they are spied here. */
 async function consume(queue: string, messages: { body: WebhookMessage; attempts: number }[]) {
-  const batch = createMessageBatch<WebhookMessage>(queue, messages.map((m, i) => ({ id: `m${i}`, timestamp: new Date(), ...m })));
+  const batch = createMessageBatch<WebhookMessage>(
+    queue,
+    messages.map((m, i) => ({ id: `m${i}`, timestamp: new Date(), ...m })),
+  );
   const retries = batch.messages.map((m) => vi.spyOn(m, "retry"));
   const ctx = createExecutionContext();
   await worker.queue(batch, env);
@@ -54,8 +57,12 @@ async function newBranchMessage(bot: { id: string }) {
   const human = await registerHuman();
   const story = await createStory(human.token);
   const body: WebhookMessage = {
-    deliveryId: crypto.randomUUID(), event: "new_branch", botId: bot.id, branchId: story.main_branch_id,
-    createdAt: new Date().toISOString(), data: { branch_id: story.main_branch_id, story_id: story.id },
+    deliveryId: crypto.randomUUID(),
+    event: "new_branch",
+    botId: bot.id,
+    branchId: story.main_branch_id,
+    createdAt: new Date().toISOString(),
+    data: { branch_id: story.main_branch_id, story_id: story.id },
   };
   return body;
 }
@@ -77,7 +84,14 @@ describe("the webhook consumer", () => {
     expect(Math.abs(Number(ts) - Date.now() / 1000)).toBeLessThan(5);
     expect(r.headers["x-service-signature"]).toBe(`sha256=${await hmacSha256Hex(bot.webhook_secret, `${ts}.${r.body}`)}`);
     const list = (await call(`/bots/${bot.id}/webhook/deliveries`, { token: bot.token })).body.data;
-    expect(list.deliveries[0]).toMatchObject({ id: m.deliveryId, event: "new_branch", status: "delivered", attempts: 1, last_status_code: 200, last_error: null });
+    expect(list.deliveries[0]).toMatchObject({
+      id: m.deliveryId,
+      event: "new_branch",
+      status: "delivered",
+      attempts: 1,
+      last_status_code: 200,
+      last_error: null,
+    });
   });
 
   it("retries a 500, a hang past the timeout and a refused connection with growing backoff, same id and body", async () => {
@@ -103,7 +117,9 @@ describe("the webhook consumer", () => {
     expect(new Set(received.map((r) => r.body)).size).toBe(1);
     const d = (await call(`/bots/${bot.id}/webhook/deliveries`, { token: bot.token })).body.data.deliveries[0];
     expect(d).toMatchObject({ status: "retrying", attempts: 5, last_status_code: null, last_error: "no answer within 300 ms" });
-    const { results } = await env.DB.prepare("SELECT attempt, status_code, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt").bind(m.deliveryId).all<any>();
+    const { results } = await env.DB.prepare("SELECT attempt, status_code, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt")
+      .bind(m.deliveryId)
+      .all<any>();
     expect(results.map((a) => a.attempt)).toEqual([1, 2, 3, 4, 5]);
     expect(results[0]).toMatchObject({ status_code: 500, error: "receiver answered 500" });
     expect(results[1].error).toMatch(/no answer within 300 ms/);
@@ -145,7 +161,10 @@ describe("events produced by the service", () => {
     const first = await waitFor(() => received.find((r) => r.url === a.webhook_url));
     expect(first.headers["x-service-event"]).toBe("your_turn");
     expect(first.json).toMatchObject({
-      event: "your_turn", branch_id: story.main_branch_id, branch_title: "main line", story_id: story.id,
+      event: "your_turn",
+      branch_id: story.main_branch_id,
+      branch_title: "main line",
+      story_id: story.id,
       context: { story_background: story.background, style_rules: "Present tense.", language: "en", min_length: 3, max_length: 50 },
     });
     expect(first.json.context.previous_segments.map((s: any) => s.sequence_order)).toEqual([1, 2, 3, 4]);
@@ -187,9 +206,16 @@ describe("events produced by the service", () => {
     const events = () => received.filter((r) => r.json.event === "new_branch");
     await waitFor(() => (events().length >= 2 ? true : undefined));
     await new Promise((r) => setTimeout(r, 300));
-    expect(events().map((r) => r.url).sort()).toEqual([a.webhook_url, b.webhook_url].sort());
+    expect(
+      events()
+        .map((r) => r.url)
+        .sort(),
+    ).toEqual([a.webhook_url, b.webhook_url].sort());
     expect(events()[0].json).toMatchObject({
-      branch_id: made.id, branch_title: "C's idea", story_id: story.id, story_title: story.title,
+      branch_id: made.id,
+      branch_title: "C's idea",
+      story_id: story.id,
+      story_title: story.title,
       creator: { id: c.id, type: "bot", name: c.name },
     });
   });
@@ -200,19 +226,35 @@ describe("PUT /bots/{id}/webhook", () => {
     const bot = await registerBot();
     const res = await call(`/bots/${bot.id}/webhook`, { method: "PUT", token: bot.token, body: { webhook_url: "https://hooks.example.com/x" } });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ bot_id: bot.id, webhook_url: "https://hooks.example.com/x", webhook_secret: expect.stringMatching(/^whsec_/), updated_at: expect.any(String) });
+    expect(res.body.data).toEqual({
+      bot_id: bot.id,
+      webhook_url: "https://hooks.example.com/x",
+      webhook_secret: expect.stringMatching(/^whsec_/),
+      updated_at: expect.any(String),
+    });
     expect(res.body.data.webhook_secret).not.toBe(bot.webhook_secret);
     expect((await call(`/bots/${bot.id}/webhook/deliveries`, { token: bot.apiKey })).body.data).toEqual({
-      deliveries: [], pagination: { limit: 20, offset: 0, total: 0, has_more: false },
+      deliveries: [],
+      pagination: { limit: 20, offset: 0, total: 0, has_more: false },
     });
   });
 
   it("refuses loopback, private, link-local and non-http addresses", async () => {
     const bot = await registerBot();
     for (const url of [
-      "http://127.0.0.1/hook", "http://10.1.2.3/hook", "http://172.16.0.1/", "http://192.168.1.1/", "http://169.254.169.254/latest",
-      "http://[::1]/hook", "http://[fe80::1]/", "http://[::ffff:127.0.0.1]/", "http://localhost:8080/", "ftp://example.com/x",
-      "javascript:alert(1)", "https://user:pw@example.com/", "not a url",
+      "http://127.0.0.1/hook",
+      "http://10.1.2.3/hook",
+      "http://172.16.0.1/",
+      "http://192.168.1.1/",
+      "http://169.254.169.254/latest",
+      "http://[::1]/hook",
+      "http://[fe80::1]/",
+      "http://[::ffff:127.0.0.1]/",
+      "http://localhost:8080/",
+      "ftp://example.com/x",
+      "javascript:alert(1)",
+      "https://user:pw@example.com/",
+      "not a url",
     ]) {
       const res = await call(`/bots/${bot.id}/webhook`, { method: "PUT", token: bot.token, body: { webhook_url: url } });
       expect(expectError(res, 400, "VALIDATION_ERROR").details.fields[0].field, url).toBe("webhook_url");

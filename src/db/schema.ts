@@ -12,13 +12,12 @@ export const users = sqliteTable(
     usernameKey: text("username_key"),
     email: text("email").notNull(),
     passwordHash: text("password_hash").notNull(),
-    userType: text("user_type", { enum: ["human", "admin"] }).notNull().default("human"),
+    userType: text("user_type", { enum: ["human", "admin"] })
+      .notNull()
+      .default("human"),
     createdAt: text("created_at").notNull(),
   },
-  (t) => [
-    uniqueIndex("users_username_key_unique").on(t.usernameKey),
-    uniqueIndex("users_email_lower_unique").on(sql`lower(${t.email})`),
-  ],
+  (t) => [uniqueIndex("users_username_key_unique").on(t.usernameKey), uniqueIndex("users_email_lower_unique").on(sql`lower(${t.email})`)],
 );
 
 export const bots = sqliteTable(
@@ -38,10 +37,7 @@ export const bots = sqliteTable(
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
-  (t) => [
-    uniqueIndex("bots_name_key_unique").on(t.nameKey),
-    uniqueIndex("bots_api_key_hash_unique").on(t.apiKeyHash),
-  ],
+  (t) => [uniqueIndex("bots_name_key_unique").on(t.nameKey), uniqueIndex("bots_api_key_hash_unique").on(t.apiKeyHash)],
 );
 
 export const apiTokens = sqliteTable(
@@ -74,7 +70,9 @@ export const stories = sqliteTable(
     maxLength: integer("max_length").notNull(),
     ownerId: text("owner_id").notNull(),
     ownerType: text("owner_type", { enum: ["human", "bot"] }).notNull(),
-    status: text("status", { enum: ["active", "archived"] }).notNull().default("active"),
+    status: text("status", { enum: ["active", "archived"] })
+      .notNull()
+      .default("active"),
     storyPack: text("story_pack", { mode: "json" }),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),

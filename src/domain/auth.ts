@@ -31,7 +31,10 @@ export async function registerUser(db: Db, input: { username: string; email: str
     userType: "human",
     createdAt: nowIso(),
   };
-  await db.insert(users).values(row).catch((err) => conflict(err, ["email", "username"]));
+  await db
+    .insert(users)
+    .values(row)
+    .catch((err) => conflict(err, ["email", "username"]));
   return row;
 }
 
@@ -68,7 +71,10 @@ export async function registerBot(db: Db, input: NewBot) {
     createdAt: now,
     updatedAt: now,
   };
-  await db.insert(bots).values(row).catch((err) => conflict(err, ["name"]));
+  await db
+    .insert(bots)
+    .values(row)
+    .catch((err) => conflict(err, ["name"]));
   return { bot: row, apiKey };
 }
 

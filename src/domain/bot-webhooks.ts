@@ -50,7 +50,13 @@ export async function listDeliveries(db: Db, actor: Actor, botId: string, limit:
   await requireOwnBot(db, actor, botId);
   const { body: _b, botId: _id, ...columns } = getTableColumns(webhookDeliveries);
   const [rows, [{ total }]] = await db.batch([
-    db.select(columns).from(webhookDeliveries).where(eq(webhookDeliveries.botId, botId)).orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)).limit(limit).offset(offset),
+    db
+      .select(columns)
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.botId, botId))
+      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ total: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.botId, botId)),
   ]);
   return { deliveries: rows.map(deliveryView), pagination: pagination(limit, offset, total) };

@@ -84,16 +84,24 @@ export interface NewBranch {
 async function readForkContext(db: Db, actor: Actor, storyId: string, input: NewBranch) {
   const forkId = isUuid(input.fork_at_segment_id) ? input.fork_at_segment_id.toLowerCase() : "";
   const parentId = isUuid(input.parent_branch_id) ? input.parent_branch_id.toLowerCase() : null;
-  const parentExpr = parentId
-    ? sql`${parentId}`
-    : sql`(SELECT id FROM branches WHERE story_id = ${storyId} AND is_main = 1)`;
+  const parentExpr = parentId ? sql`${parentId}` : sql`(SELECT id FROM branches WHERE story_id = ${storyId} AND is_main = 1)`;
   const [[story], links, [forkSeg], [head], recipients] = await db.batch([
     db.select().from(stories).where(eq(stories.id, storyId)).limit(1),
     db
-      .select({ id: branches.id, parentBranchId: branches.parentBranchId, forkSequence: branches.forkSequence, isMain: branches.isMain, forkAtSegmentId: branches.forkAtSegmentId })
+      .select({
+        id: branches.id,
+        parentBranchId: branches.parentBranchId,
+        forkSequence: branches.forkSequence,
+        isMain: branches.isMain,
+        forkAtSegmentId: branches.forkAtSegmentId,
+      })
       .from(branches)
       .where(eq(branches.storyId, storyId)),
-    db.select({ id: segments.id, branchId: segments.branchId, storyId: segments.storyId, sequenceOrder: segments.sequenceOrder }).from(segments).where(eq(segments.id, forkId)).limit(1),
+    db
+      .select({ id: segments.id, branchId: segments.branchId, storyId: segments.storyId, sequenceOrder: segments.sequenceOrder })
+      .from(segments)
+      .where(eq(segments.id, forkId))
+      .limit(1),
     branchHeadQuery(db, parentExpr),
     newBranchRecipients(db, storyId, actor.id),
   ]);
@@ -129,10 +137,7 @@ export async function createBranch(db: Db, actor: Actor, storyId: string, input:
   if (ctx.story.status !== "active") throw storyArchived();
   const fork = resolveFork(ctx, storyId, input);
   const story = ctx.story;
-  const length =
-    input.initial_segment === undefined
-      ? 0
-      : checkLength(input.initial_segment, story, { field: "initial_segment" });
+  const length = input.initial_segment === undefined ? 0 : checkLength(input.initial_segment, story, { field: "initial_segment" });
   const now = nowIso();
   const branch = newBranchRow(actor, now, {
     storyId,
@@ -181,12 +186,16 @@ const SORTS: Record<BranchSort, SQL[]> = {
 
 /** The main line first whatever the sort; page and total in one round trip. */
 export async function listBranches(db: Db, storyId: string, opts: { sort: BranchSort; includeAll: boolean; limit: number; offset: number }) {
-  const where = opts.includeAll
-    ? eq(branches.storyId, storyId)
-    : and(eq(branches.storyId, storyId), eq(branches.status, "active"));
+  const where = opts.includeAll ? eq(branches.storyId, storyId) : and(eq(branches.storyId, storyId), eq(branches.status, "active"));
   const [story, rows, [{ total }]] = await db.batch([
     db.select({ id: stories.id }).from(stories).where(eq(stories.id, storyId)).limit(1),
-    db.select().from(branches).where(where).orderBy(desc(branches.isMain), ...SORTS[opts.sort], asc(branches.id)).limit(opts.limit).offset(opts.offset),
+    db
+      .select()
+      .from(branches)
+      .where(where)
+      .orderBy(desc(branches.isMain), ...SORTS[opts.sort], asc(branches.id))
+      .limit(opts.limit)
+      .offset(opts.offset),
     db.select({ total: count() }).from(branches).where(where),
   ]);
   if (!story.length) throw notFound("Story");
@@ -210,7 +219,10 @@ export async function branchTree(db: Db, storyId: string) {
   ]);
   if (!story.length) throw notFound("Story");
   const nodes = new Map<string, TreeNode>(
-    rows.map((b) => [b.id, { id: b.id, title: b.title, parent_branch_id: b.parentBranchId, fork_at_segment_id: b.forkAtSegmentId, segments_count: b.segmentsCount, children: [] }]),
+    rows.map((b) => [
+      b.id,
+      { id: b.id, title: b.title, parent_branch_id: b.parentBranchId, fork_at_segment_id: b.forkAtSegmentId, segments_count: b.segmentsCount, children: [] },
+    ]),
   );
   const roots: TreeNode[] = [];
   for (const node of nodes.values()) {

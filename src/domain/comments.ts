@@ -34,8 +34,17 @@ export async function listComments(db: Db, branchId: string, limit: number, offs
 export async function addComment(db: Db, actor: Actor, branchId: string, input: { content: string; parent_comment_id?: string }, idem?: IdempotentRequest) {
   const parentId = input.parent_comment_id?.toLowerCase();
   const [[branch], [parent]] = await db.batch([
-    db.select({ id: branches.id, status: stories.status }).from(branches).innerJoin(stories, eq(stories.id, branches.storyId)).where(eq(branches.id, branchId)).limit(1),
-    db.select({ branchId: comments.branchId }).from(comments).where(eq(comments.id, isUuid(parentId) ? parentId : "")).limit(1),
+    db
+      .select({ id: branches.id, status: stories.status })
+      .from(branches)
+      .innerJoin(stories, eq(stories.id, branches.storyId))
+      .where(eq(branches.id, branchId))
+      .limit(1),
+    db
+      .select({ branchId: comments.branchId })
+      .from(comments)
+      .where(eq(comments.id, isUuid(parentId) ? parentId : ""))
+      .limit(1),
   ]);
   if (!branch) throw notFound("Branch");
   if (branch.status !== "active") throw storyArchived();
@@ -64,11 +73,12 @@ export async function addComment(db: Db, actor: Actor, branchId: string, input: 
 
 /** Inserts a comment; a reply only while its parent exists on the same branch (one atomic condition). */
 function insertComment(db: Db, c: CommentRow) {
-  const parentExists = c.parentCommentId
-    ? sql`WHERE EXISTS (SELECT 1 FROM comments WHERE id = ${c.parentCommentId} AND branch_id = ${c.branchId})`
-    : sql``;
-  return rawRun(db, sql`INSERT INTO comments (id, branch_id, author_id, author_type, author_name, content, parent_comment_id, created_at)
-    SELECT ${c.id}, ${c.branchId}, ${c.authorId}, ${c.authorType}, ${c.authorName}, ${c.content}, ${c.parentCommentId}, ${c.createdAt} ${parentExists}`);
+  const parentExists = c.parentCommentId ? sql`WHERE EXISTS (SELECT 1 FROM comments WHERE id = ${c.parentCommentId} AND branch_id = ${c.branchId})` : sql``;
+  return rawRun(
+    db,
+    sql`INSERT INTO comments (id, branch_id, author_id, author_type, author_name, content, parent_comment_id, created_at)
+    SELECT ${c.id}, ${c.branchId}, ${c.authorId}, ${c.authorType}, ${c.authorName}, ${c.content}, ${c.parentCommentId}, ${c.createdAt} ${parentExists}`,
+  );
 }
 
 /** The author or an admin deletes a comment; its replies go with it. */
@@ -81,4 +91,3 @@ export async function deleteComment(db: Db, actor: Actor, id: string) {
     DELETE FROM comments WHERE id IN (SELECT id FROM thread)`);
   return { id, deleted: true as const };
 }
-

@@ -14,8 +14,11 @@ interface StoryRef {
 
 /** The story with the highest `score` (ties to the earlier-created), from one grouped query. */
 const topStory = (db: Db, from: SQL, score: SQL) =>
-  rawAll<StoryRef>(db, sql`SELECT st.id, st.title FROM ${from} JOIN stories st ON st.id = x.story_id
-    GROUP BY x.story_id ORDER BY ${score} DESC, st.created_at ASC, st.id ASC LIMIT 1`);
+  rawAll<StoryRef>(
+    db,
+    sql`SELECT st.id, st.title FROM ${from} JOIN stories st ON st.id = x.story_id
+    GROUP BY x.story_id ORDER BY ${score} DESC, st.created_at ASC, st.id ASC LIMIT 1`,
+  );
 
 /** Every figure is a SQL aggregate; the whole dashboard is one round trip. */
 export async function dashboardStats(db: Db, now = Date.now()) {
@@ -27,19 +30,26 @@ export async function dashboardStats(db: Db, now = Date.now()) {
     topStory(db, sql`(SELECT story_id FROM logs WHERE is_continuation = 'continuation') x`, sql`count(*)`),
     db.select({ n: count() }).from(users),
     db.select({ n: count() }).from(bots),
-    db.select({ type: logs.authorType, n: countDistinct(logs.authorId) }).from(logs).where(gte(logs.createdAt, since)).groupBy(logs.authorType),
+    db
+      .select({ type: logs.authorType, n: countDistinct(logs.authorId) })
+      .from(logs)
+      .where(gte(logs.createdAt, since))
+      .groupBy(logs.authorType),
     db
       .select({ id: logs.authorId, name: sql<string>`max(${logs.authorName})`, type: logs.authorType, segments_count: count() })
       .from(logs)
       .groupBy(logs.authorId)
       .orderBy(sql`count(*) DESC`, sql`min(${logs.createdAt}) ASC`)
       .limit(TOP),
-    rawAll<{ id: string; name: string | null; type: string; vote_score: number }>(db, sql`
+    rawAll<{ id: string; name: string | null; type: string; vote_score: number }>(
+      db,
+      sql`
       SELECT v.target_author_id AS id, coalesce(u.username, b.name) AS name, v.target_author_type AS type,
         ${weightedTotal("v")} AS vote_score
       FROM votes v LEFT JOIN users u ON u.id = v.target_author_id LEFT JOIN bots b ON b.id = v.target_author_id
       WHERE v.target_type IN ('segment', 'rewrite')
-      GROUP BY v.target_author_id ORDER BY vote_score DESC, min(v.created_at) ASC LIMIT ${TOP}`),
+      GROUP BY v.target_author_id ORDER BY vote_score DESC, min(v.created_at) ASC LIMIT ${TOP}`,
+    ),
   ]);
   const active = (type: string) => activeByType.find((a) => a.type === type)?.n ?? 0;
   return {
@@ -60,4 +70,3 @@ export async function dashboardStats(db: Db, now = Date.now()) {
     },
   };
 }
-

@@ -11,7 +11,10 @@ function tokens(sentence: string): string[] {
  * sentences whose words recur most across the text, in reading order.
  */
 export function extractiveSummary(texts: string[], maxSentences = 5): string {
-  const sentences = texts.flatMap((t) => t.match(SENTENCE) ?? []).map((s) => s.trim()).filter(Boolean);
+  const sentences = texts
+    .flatMap((t) => t.match(SENTENCE) ?? [])
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (sentences.length <= maxSentences) return sentences.join(" ");
   const freq = new Map<string, number>();
   for (const s of sentences) for (const t of tokens(s)) freq.set(t, (freq.get(t) ?? 0) + 1);
@@ -20,6 +23,9 @@ export function extractiveSummary(texts: string[], maxSentences = 5): string {
     const score = toks.reduce((sum, t) => sum + (freq.get(t) ?? 0), 0) / Math.sqrt(toks.length || 1);
     return { index: i + 1, score };
   });
-  const chosen = scored.sort((a, b) => b.score - a.score || a.index - b.index).slice(0, maxSentences - 1).map((s) => s.index);
+  const chosen = scored
+    .sort((a, b) => b.score - a.score || a.index - b.index)
+    .slice(0, maxSentences - 1)
+    .map((s) => s.index);
   return [0, ...chosen.sort((a, b) => a - b)].map((i) => sentences[i]).join(" ");
 }

@@ -35,16 +35,26 @@ export class KeyAlreadyCommitted extends Error {
 export function recordStatements(db: Db, request: IdempotentRequest | null | undefined, answer: Answer, condition: SQL = sql``) {
   if (!request) return [];
   return [
-    rawRun(db, sql`INSERT INTO idempotency_keys (actor_id, key, hash, status, body, created_at)
+    rawRun(
+      db,
+      sql`INSERT INTO idempotency_keys (actor_id, key, hash, status, body, created_at)
       SELECT ${request.actorId}, ${request.key}, ${request.hash}, ${answer.status}, ${answerBody(answer.data)}, ${new Date().toISOString()}
-      WHERE 1 ${condition}`),
+      WHERE 1 ${condition}`,
+    ),
   ];
 }
 
 /** Same, for an answer only SQL can build (its columns computed in the batch): `status` and `body` are SQL. */
-export function recordStatementFromSql(db: Db, request: IdempotentRequest, columns: { status: ReturnType<typeof sql>; body: ReturnType<typeof sql>; from: ReturnType<typeof sql> }) {
-  return rawRun(db, sql`INSERT INTO idempotency_keys (actor_id, key, hash, status, body, created_at)
-    SELECT ${request.actorId}, ${request.key}, ${request.hash}, ${columns.status}, ${columns.body}, ${new Date().toISOString()} ${columns.from}`);
+export function recordStatementFromSql(
+  db: Db,
+  request: IdempotentRequest,
+  columns: { status: ReturnType<typeof sql>; body: ReturnType<typeof sql>; from: ReturnType<typeof sql> },
+) {
+  return rawRun(
+    db,
+    sql`INSERT INTO idempotency_keys (actor_id, key, hash, status, body, created_at)
+    SELECT ${request.actorId}, ${request.key}, ${request.hash}, ${columns.status}, ${columns.body}, ${new Date().toISOString()} ${columns.from}`,
+  );
 }
 
 /** Runs a write's batch; a batch refused because its key is already recorded becomes `KeyAlreadyCommitted`. */

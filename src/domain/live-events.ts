@@ -38,9 +38,7 @@ export const liveSegmentSchema = z
 
 export const turnReasons = ["submitted", "timeout", "left", "joined", "limited"] as const;
 
-export const liveTurnSchema = z
-  .object({ type: z.literal("turn"), ...base, current_turn: currentTurn, reason: z.enum(turnReasons) })
-  .openapi("LiveTurn");
+export const liveTurnSchema = z.object({ type: z.literal("turn"), ...base, current_turn: currentTurn, reason: z.enum(turnReasons) }).openapi("LiveTurn");
 
 export const liveQueueSchema = z
   .object({

@@ -27,7 +27,11 @@ const pinOrder = [asc(pins.createdAt), asc(pins.id)];
 
 /** A story's active pins, oldest first: usable inside `db.batch()`; `storyId` may be a SQL expression. */
 export const activePinsQuery = (db: Db, storyId: string | SQL) =>
-  db.select().from(pins).where(and(sql`${pins.storyId} = ${storyId}`, eq(pins.isActive, true))).orderBy(...pinOrder);
+  db
+    .select()
+    .from(pins)
+    .where(and(sql`${pins.storyId} = ${storyId}`, eq(pins.isActive, true)))
+    .orderBy(...pinOrder);
 
 /** Only the story's owner or an admin manages its pins. */
 async function ownedStory(db: Db, actor: Actor, storyId: string) {
@@ -38,8 +42,7 @@ async function ownedStory(db: Db, actor: Actor, storyId: string) {
 }
 
 /** Fewer than `cap` active pins on the story: the condition of every write that makes a pin active. */
-const belowCap = (storyId: string, cap: number) =>
-  sql`(SELECT count(*) FROM pins WHERE story_id = ${storyId} AND is_active = 1) < ${cap}`;
+const belowCap = (storyId: string, cap: number) => sql`(SELECT count(*) FROM pins WHERE story_id = ${storyId} AND is_active = 1) < ${cap}`;
 
 const capReached = (cap: number) => validationError([{ field: "is_active", issue: `a story has at most ${cap} active pins; deactivate one first` }]);
 
@@ -68,9 +71,12 @@ export async function createPin(
   const inserted = sql`AND EXISTS (SELECT 1 FROM pins WHERE id = ${row.id})`;
   const [written] = await commit(() =>
     db.batch([
-      rawRun(db, sql`INSERT INTO pins (id, story_id, title, content, type, is_active, created_by, created_at, updated_at)
+      rawRun(
+        db,
+        sql`INSERT INTO pins (id, story_id, title, content, type, is_active, created_by, created_at, updated_at)
         SELECT ${row.id}, ${storyId}, ${row.title}, ${row.content}, ${row.type}, ${row.isActive ? 1 : 0}, ${row.createdBy}, ${now}, ${now}
-        WHERE ${row.isActive ? belowCap(storyId, activePinCap) : sql`1`}`),
+        WHERE ${row.isActive ? belowCap(storyId, activePinCap) : sql`1`}`,
+      ),
       ...recordStatements(db, idempotency, { status: 201, data: created }, inserted),
     ]),
   );
@@ -82,7 +88,11 @@ export async function listPins(db: Db, storyId: string, { includeInactive }: { i
   const [story, rows] = await db.batch([
     db.select({ id: stories.id }).from(stories).where(eq(stories.id, storyId)).limit(1),
     includeInactive
-      ? db.select().from(pins).where(eq(pins.storyId, storyId)).orderBy(...pinOrder)
+      ? db
+          .select()
+          .from(pins)
+          .where(eq(pins.storyId, storyId))
+          .orderBy(...pinOrder)
       : activePinsQuery(db, storyId),
   ]);
   if (!story.length) throw notFound("Story");
@@ -106,6 +116,10 @@ export async function updatePin(
     .where(and(eq(pins.id, pinId), eq(pins.storyId, storyId), activating))
     .returning();
   if (row) return pinView(row);
-  const [exists] = await db.select({ id: pins.id }).from(pins).where(and(eq(pins.id, pinId), eq(pins.storyId, storyId))).limit(1);
+  const [exists] = await db
+    .select({ id: pins.id })
+    .from(pins)
+    .where(and(eq(pins.id, pinId), eq(pins.storyId, storyId)))
+    .limit(1);
   throw exists ? capReached(activePinCap) : notFound("Pin");
 }

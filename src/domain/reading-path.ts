@@ -39,10 +39,13 @@ const pathColumns = sql`s.id, s.branch_id, s.author_id AS bot_id, s.author_type,
  * `branchId` may be a SQL expression that selects the branch. Usable inside `db.batch()`.
  */
 export function readingPathQuery(db: Db, branchId: string | SQL, last?: number) {
-  return rawAll<PathSegment>(db, sql`${chain(branchId)}
+  return rawAll<PathSegment>(
+    db,
+    sql`${chain(branchId)}
     SELECT ${pathColumns}
     FROM segments s JOIN chain c ON s.branch_id = c.id AND s.sequence_order <= c.cap
-    ORDER BY s.sequence_order ${last ? sql`DESC LIMIT ${last}` : sql`ASC`}`);
+    ORDER BY s.sequence_order ${last ? sql`DESC LIMIT ${last}` : sql`ASC`}`,
+  );
 }
 
 /**
@@ -50,12 +53,15 @@ export function readingPathQuery(db: Db, branchId: string | SQL, last?: number) 
  * (both by index, per segment). Usable inside `db.batch()`.
  */
 export function scoredReadingPathQuery(db: Db, branchId: string | SQL) {
-  return rawAll<ScoredPathSegment>(db, sql`${chain(branchId)}
+  return rawAll<ScoredPathSegment>(
+    db,
+    sql`${chain(branchId)}
     SELECT ${pathColumns},
       (SELECT ${weightedTotal("v")} FROM votes v WHERE v.target_type = 'segment' AND v.target_id = s.id) AS vote_score,
       (SELECT count(*) FROM rewrites r WHERE r.segment_id = s.id) AS rewrites_count
     FROM segments s JOIN chain c ON s.branch_id = c.id AND s.sequence_order <= c.cap
-    ORDER BY s.sequence_order ASC`);
+    ORDER BY s.sequence_order ASC`,
+  );
 }
 
 /** Rows of a `readingPathQuery` in reading order. */

@@ -23,7 +23,14 @@ export function rewriteView(r: RewriteRow) {
 
 export async function addRewrite(db: Db, actor: Actor, segmentId: string, input: { content: string; reason?: string | null }, idem?: IdempotentRequest) {
   const [seg] = await db
-    .select({ branchId: segments.branchId, storyId: segments.storyId, status: stories.status, language: stories.language, minLength: stories.minLength, maxLength: stories.maxLength })
+    .select({
+      branchId: segments.branchId,
+      storyId: segments.storyId,
+      status: stories.status,
+      language: stories.language,
+      minLength: stories.minLength,
+      maxLength: stories.maxLength,
+    })
     .from(segments)
     .innerJoin(stories, eq(stories.id, segments.storyId))
     .where(eq(segments.id, segmentId))
@@ -63,11 +70,14 @@ interface RewriteWithVotes extends VoteCounts {
 export async function listRewrites(db: Db, segmentId: string, limit: number, offset: number) {
   const [seg, rows, [{ total }]] = await db.batch([
     db.select({ id: segments.id }).from(segments).where(eq(segments.id, segmentId)).limit(1),
-    rawAll<RewriteWithVotes>(db, sql`
+    rawAll<RewriteWithVotes>(
+      db,
+      sql`
       SELECT r.id, r.segment_id, r.author_id, r.author_type, r.author_name, r.content, r.reason, r.created_at, ${voteSummaryColumns("v")}
       FROM rewrites r LEFT JOIN votes v ON v.target_type = 'rewrite' AND v.target_id = r.id
       WHERE r.segment_id = ${segmentId}
-      GROUP BY r.id ORDER BY total_score DESC, r.created_at ASC, r.id ASC LIMIT ${limit} OFFSET ${offset}`),
+      GROUP BY r.id ORDER BY total_score DESC, r.created_at ASC, r.id ASC LIMIT ${limit} OFFSET ${offset}`,
+    ),
     db.select({ total: count() }).from(rewrites).where(eq(rewrites.segmentId, segmentId)),
   ]);
   if (!seg.length) throw notFound("Segment");
@@ -79,4 +89,3 @@ export async function listRewrites(db: Db, segmentId: string, limit: number, off
     pagination: pagination(limit, offset, total),
   };
 }
-

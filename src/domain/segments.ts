@@ -61,18 +61,22 @@ export function rowOf(s: NewSegment): SegmentRow {
  */
 export function segmentStatements(db: Db, s: NewSegment, { onlyIfStoryActive }: { onlyIfStoryActive: boolean }) {
   const r = rowOf(s);
-  const guard = onlyIfStoryActive
-    ? sql`WHERE EXISTS (SELECT 1 FROM stories WHERE id = ${s.storyId} AND status = 'active')`
-    : sql``;
+  const guard = onlyIfStoryActive ? sql`WHERE EXISTS (SELECT 1 FROM stories WHERE id = ${s.storyId} AND status = 'active')` : sql``;
   return [
-    rawRun(db, sql`INSERT INTO segments (id, branch_id, story_id, author_id, author_type, author_name, content,
+    rawRun(
+      db,
+      sql`INSERT INTO segments (id, branch_id, story_id, author_id, author_type, author_name, content,
         content_length, sequence_order, coherence_score, is_starter, created_at)
       SELECT ${r.id}, ${r.branchId}, ${r.storyId}, ${r.authorId}, ${r.authorType}, ${r.authorName}, ${r.content},
-        ${r.contentLength}, ${r.sequenceOrder}, NULL, ${r.isStarter ? 1 : 0}, ${r.createdAt} ${guard}`),
-    rawRun(db, sql`INSERT INTO logs (id, story_id, branch_id, segment_id, author_id, author_type, author_name,
+        ${r.contentLength}, ${r.sequenceOrder}, NULL, ${r.isStarter ? 1 : 0}, ${r.createdAt} ${guard}`,
+    ),
+    rawRun(
+      db,
+      sql`INSERT INTO logs (id, story_id, branch_id, segment_id, author_id, author_type, author_name,
         content_length, is_continuation, parent_segment_id, created_at)
       SELECT ${crypto.randomUUID()}, story_id, branch_id, id, author_id, author_type, author_name, content_length,
-        ${s.kind}, ${s.parentSegmentId}, created_at FROM segments WHERE id = ${r.id}`),
+        ${s.kind}, ${s.parentSegmentId}, created_at FROM segments WHERE id = ${r.id}`,
+    ),
   ] as const;
 }
 

@@ -165,7 +165,11 @@ export async function updateStory(db: Db, actor: Actor, id: string, patch: Story
   if (patch.title !== undefined) set.title = patch.title;
   if (patch.background !== undefined) set.background = patch.background;
   if (patch.style_rules !== undefined) set.styleRules = patch.style_rules;
-  const [row] = await db.update(stories).set(set).where(and(eq(stories.id, id), ownedBy(actor, stories.ownerId))).returning();
+  const [row] = await db
+    .update(stories)
+    .set(set)
+    .where(and(eq(stories.id, id), ownedBy(actor, stories.ownerId)))
+    .returning();
   if (row) return storyView(row);
   const exists = await db.select({ id: stories.id }).from(stories).where(eq(stories.id, id)).limit(1);
   if (!exists.length) throw notFound("Story");

@@ -20,14 +20,25 @@ export function voteWeight(voterType: "human" | "bot", reputation: number): numb
 
 /** Weighted vote total received on an author's segments and rewrites. */
 export const reputationOf = (db: Db, authorId: string) =>
-  db.select({ total: weightedTotal() }).from(votes).where(and(eq(votes.targetAuthorId, authorId), inArray(votes.targetType, ["segment", "rewrite"])));
+  db
+    .select({ total: weightedTotal() })
+    .from(votes)
+    .where(and(eq(votes.targetAuthorId, authorId), inArray(votes.targetType, ["segment", "rewrite"])));
 
 function targetQuery(db: Db, type: TargetType, id: string) {
   if (type === "branch") {
-    return db.select({ storyId: branches.storyId, branchId: branches.id, authorId: sql<string | null>`NULL`, authorType: sql<"human" | "bot" | null>`NULL` }).from(branches).where(eq(branches.id, id)).limit(1);
+    return db
+      .select({ storyId: branches.storyId, branchId: branches.id, authorId: sql<string | null>`NULL`, authorType: sql<"human" | "bot" | null>`NULL` })
+      .from(branches)
+      .where(eq(branches.id, id))
+      .limit(1);
   }
   const table = type === "segment" ? segments : rewrites;
-  return db.select({ storyId: table.storyId, branchId: table.branchId, authorId: table.authorId, authorType: table.authorType }).from(table).where(eq(table.id, id)).limit(1);
+  return db
+    .select({ storyId: table.storyId, branchId: table.branchId, authorId: table.authorId, authorType: table.authorType })
+    .from(table)
+    .where(eq(table.id, id))
+    .limit(1);
 }
 
 export function voteView(v: VoteRow) {
@@ -71,24 +82,29 @@ export async function castVote(db: Db, actor: Actor, input: { target_type: Targe
     createdAt: now,
     updatedAt: now,
   };
-  const [[saved], [{ score }]] = await commit(() => db.batch([
-    db
-      .insert(votes)
-      .values(row)
-      .onConflictDoUpdate({
-        target: [votes.voterId, votes.targetType, votes.targetId],
-        set: { vote: row.vote, effectiveWeight: row.effectiveWeight, updatedAt: now },
-      })
-      .returning(),
-    db.select({ score: weightedTotal() }).from(votes).where(and(eq(votes.targetType, row.targetType), eq(votes.targetId, targetId))),
-    db
-      .update(branches)
-      .set({
-        voteScore: sql`(SELECT ${weightedTotal()} FROM votes WHERE branch_id = ${row.branchId} AND target_type IN ('branch', 'segment'))`,
-      })
-      .where(eq(branches.id, row.branchId)),
-    ...(idem ? [voteRecord(db, idem, row)] : []),
-  ]));
+  const [[saved], [{ score }]] = await commit(() =>
+    db.batch([
+      db
+        .insert(votes)
+        .values(row)
+        .onConflictDoUpdate({
+          target: [votes.voterId, votes.targetType, votes.targetId],
+          set: { vote: row.vote, effectiveWeight: row.effectiveWeight, updatedAt: now },
+        })
+        .returning(),
+      db
+        .select({ score: weightedTotal() })
+        .from(votes)
+        .where(and(eq(votes.targetType, row.targetType), eq(votes.targetId, targetId))),
+      db
+        .update(branches)
+        .set({
+          voteScore: sql`(SELECT ${weightedTotal()} FROM votes WHERE branch_id = ${row.branchId} AND target_type IN ('branch', 'segment'))`,
+        })
+        .where(eq(branches.id, row.branchId)),
+      ...(idem ? [voteRecord(db, idem, row)] : []),
+    ]),
+  );
   return { created: saved.id === row.id, vote: voteView(saved), new_score: round3(score) };
 }
 

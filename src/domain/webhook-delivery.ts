@@ -60,7 +60,11 @@ async function yourTurnData(db: Db, branchId: string) {
 export async function deliveryTarget(db: Db, m: WebhookMessage) {
   const [[bot], [stored]] = await db.batch([
     db.select({ url: bots.webhookUrl, secret: bots.webhookSecret }).from(bots).where(eq(bots.id, m.botId)).limit(1),
-    db.select({ body: webhookDeliveries.body, status: webhookDeliveries.status }).from(webhookDeliveries).where(eq(webhookDeliveries.id, m.deliveryId)).limit(1),
+    db
+      .select({ body: webhookDeliveries.body, status: webhookDeliveries.status })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.id, m.deliveryId))
+      .limit(1),
   ]);
   const finished = stored?.status === "delivered" || stored?.status === "failed";
   return { bot, storedBody: stored?.body ?? null, finished };

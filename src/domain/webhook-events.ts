@@ -40,9 +40,12 @@ export const yourTurnMessage = (botId: string, branchId: string) => message("you
  */
 export const outboxStatements = (db: Db, messages: WebhookMessage[], condition: SQL = sql``) =>
   messages.map((m) =>
-    rawRun(db, sql`INSERT INTO outbox (id, event, bot_id, branch_id, data, created_at, due_at)
+    rawRun(
+      db,
+      sql`INSERT INTO outbox (id, event, bot_id, branch_id, data, created_at, due_at)
       SELECT ${m.deliveryId}, ${m.event}, ${m.botId}, ${m.branchId}, ${m.data ? JSON.stringify(m.data) : null}, ${m.createdAt}, ${m.createdAt}
-      WHERE EXISTS (SELECT 1 FROM bots WHERE id = ${m.botId} AND webhook_url IS NOT NULL) ${condition}`),
+      WHERE EXISTS (SELECT 1 FROM bots WHERE id = ${m.botId} AND webhook_url IS NOT NULL) ${condition}`,
+    ),
   );
 
 /** An outbox row as the queue message it stands for. */
@@ -66,7 +69,15 @@ export async function publish(queue: Queue, db: Db, messages: WebhookMessage[]):
   } catch (err) {
     const error = `queue send failed: ${(err as Error).message}`.slice(0, 500);
     console.error(`could not queue ${messages.length} webhook event(s); the sweeper will retry`, err);
-    await db.update(outbox).set({ lastError: error }).where(inArray(outbox.id, messages.map((m) => m.deliveryId)));
+    await db
+      .update(outbox)
+      .set({ lastError: error })
+      .where(
+        inArray(
+          outbox.id,
+          messages.map((m) => m.deliveryId),
+        ),
+      );
   }
 }
 

@@ -17,9 +17,6 @@ export interface Counter {
   deferred?: boolean;
 }
 
-
-
-
 export interface StoredResponse {
   status: number;
   body: string;
@@ -78,7 +75,15 @@ export class AccountGate extends DurableObject<Env> {
     if (idem) {
       const seen = await this.previous(idem);
       // A replay counts nothing but still says where the caller stands.
-      if (seen?.kind === "replay") return { ...seen, rate: this.tightest(states().filter((s) => !s.c.deferred), now, 0) };
+      if (seen?.kind === "replay")
+        return {
+          ...seen,
+          rate: this.tightest(
+            states().filter((s) => !s.c.deferred),
+            now,
+            0,
+          ),
+        };
       if (seen) return seen;
     }
     return this.admitNew(idem, states(), now);
@@ -93,7 +98,11 @@ export class AccountGate extends DurableObject<Env> {
     }
     const reservation = crypto.randomUUID();
     for (const s of states) if (!isOver(s)) this.insertHits(reservation, [s.c.key], now, { pending: true });
-    const tightest = this.tightest(states.filter((s) => !s.c.deferred), now, 1);
+    const tightest = this.tightest(
+      states.filter((s) => !s.c.deferred),
+      now,
+      1,
+    );
     const d = states.find((s) => s.c.deferred);
     const deferred = d ? { key: d.c.key, rate: this.rate(d, now, isOver(d) ? 0 : 1), refusal: isOver(d) ? this.refusal(d, now) : null } : null;
     return { kind: "proceed", reservation, rate: tightest, deferred };
@@ -111,7 +120,12 @@ export class AccountGate extends DurableObject<Env> {
     const { counted, response, keys } = outcome;
     const sql = this.ctx.storage.sql;
     // Only the keys the request counted against (a deferred counter that did not apply is left out).
-    sql.exec(`DELETE FROM counted_hits WHERE reservation = ? AND (? = 0 OR key NOT IN (SELECT value FROM json_each(?)))`, reservation, counted ? 1 : 0, JSON.stringify(keys));
+    sql.exec(
+      `DELETE FROM counted_hits WHERE reservation = ? AND (? = 0 OR key NOT IN (SELECT value FROM json_each(?)))`,
+      reservation,
+      counted ? 1 : 0,
+      JSON.stringify(keys),
+    );
     if (counted && !sql.exec("UPDATE counted_hits SET pending = 0 WHERE reservation = ?", reservation).rowsWritten) {
       this.insertHits(reservation, keys, Date.now(), { pending: false });
     }
@@ -119,7 +133,13 @@ export class AccountGate extends DurableObject<Env> {
     if (response) {
       this.ctx.storage.sql.exec(
         "INSERT OR REPLACE INTO stored_answers (key, hash, status, body, content_type, bookmark, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        idem.key, idem.hash, response.status, response.body, response.contentType, response.bookmark, Date.now(),
+        idem.key,
+        idem.hash,
+        response.status,
+        response.body,
+        response.contentType,
+        response.bookmark,
+        Date.now(),
       );
     }
     this.release(idem.key);
@@ -174,7 +194,9 @@ export class AccountGate extends DurableObject<Env> {
     const row = this.ctx.storage.sql
       .exec<{ n: number; oldest: number | null }>(
         "SELECT count(*) AS n, min(at) AS oldest FROM counted_hits WHERE key = ? AND at > ? AND (pending = 0 OR at > ?)",
-        c.key, now - c.windowMs, now - RESERVATION_LEASE_MS,
+        c.key,
+        now - c.windowMs,
+        now - RESERVATION_LEASE_MS,
       )
       .toArray()[0];
     return { count: row.n, oldest: row.oldest ?? now };

@@ -137,7 +137,10 @@ export class BranchRoom extends DurableObject<Env> {
 
   /** The story was archived: tell the live stream (no load, no storage: a room nobody watches stays empty). */
   archived(branchId: string): Promise<Outcome<{ sockets: number }>> {
-    return this.serialized(async () => ({ ok: true, value: { sockets: this.live.broadcast({ type: "archived", branch_id: branchId, at: new Date().toISOString() }) } }));
+    return this.serialized(async () => ({
+      ok: true,
+      value: { sockets: this.live.broadcast({ type: "archived", branch_id: branchId, at: new Date().toISOString() }) },
+    }));
   }
 
   /** A segment; `inTurn` says whether it was written at the writer's own turn (turn mode). */
@@ -412,7 +415,9 @@ export class BranchRoom extends DurableObject<Env> {
     const view = joinView(room.branchId, applied.state, bot.id);
     const joined = sql`AND EXISTS (SELECT 1 FROM branch_members WHERE branch_id = ${branchId} AND bot_id = ${bot.id})`;
     const [inserted] = await commit(() =>
-      this.db.batch([...this.turnStatements(room, applied, joined), ...recordStatements(this.db, idem, { status: 201, data: view }, joined)] as [ReturnType<typeof rawRun>]),
+      this.db.batch([...this.turnStatements(room, applied, joined), ...recordStatements(this.db, idem, { status: 201, data: view }, joined)] as [
+        ReturnType<typeof rawRun>,
+      ]),
     );
     if (inserted.meta.changes !== 1) throw storyArchived();
     room.joinSeq = member.joinSeq;

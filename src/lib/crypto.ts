@@ -50,9 +50,6 @@ export function timingSafeEqualBytes(a: Uint8Array, b: Uint8Array): boolean {
 
 /** Compares two strings in constant time, whatever their lengths, by comparing their digests. */
 export async function timingSafeEqualStrings(a: string, b: string): Promise<boolean> {
-  const [da, db] = await Promise.all([
-    crypto.subtle.digest("SHA-256", encoder.encode(a)),
-    crypto.subtle.digest("SHA-256", encoder.encode(b)),
-  ]);
+  const [da, db] = await Promise.all([crypto.subtle.digest("SHA-256", encoder.encode(a)), crypto.subtle.digest("SHA-256", encoder.encode(b))]);
   return crypto.subtle.timingSafeEqual(da, db);
 }

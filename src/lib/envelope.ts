@@ -4,8 +4,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ERROR_STATUS, type ErrorCode } from "./errors";
 
 /** `{status:'success', data}`: the envelope of most responses. */
-export const successSchema = <T extends z.ZodTypeAny>(data: T) =>
-  z.object({ status: z.literal("success"), data });
+export const successSchema = <T extends z.ZodTypeAny>(data: T) => z.object({ status: z.literal("success"), data });
 
 export const errorSchema = z
   .object({

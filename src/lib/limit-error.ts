@@ -25,8 +25,13 @@ export function rateHeaders(rate: RateState): Record<string, string> {
 export function limitError(refusal: Refusal, extra: Record<string, unknown> = {}): ApiError {
   const { code, label, retryAfter, rate } = refusal;
   const resetTime = new Date(rate.reset * 1000).toISOString();
-  return new ApiError(code, `Limit reached: ${label}. Retry in ${retryAfter} s`, { limit: label, retry_after: retryAfter, reset_time: resetTime, ...extra }, {
-    "Retry-After": String(retryAfter),
-    ...rateHeaders(rate),
-  });
+  return new ApiError(
+    code,
+    `Limit reached: ${label}. Retry in ${retryAfter} s`,
+    { limit: label, retry_after: retryAfter, reset_time: resetTime, ...extra },
+    {
+      "Retry-After": String(retryAfter),
+      ...rateHeaders(rate),
+    },
+  );
 }

@@ -33,9 +33,7 @@ export function errorResponses(...codes: ErrorCode[]) {
     const status = ERROR_STATUS[code];
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  return Object.fromEntries(
-    [...byStatus].map(([status, list]) => [status, jsonContent(errorSchema, [...new Set(list)].join(", "))]),
-  );
+  return Object.fromEntries([...byStatus].map(([status, list]) => [status, jsonContent(errorSchema, [...new Set(list)].join(", "))]));
 }
 
 export const bearerSecurity: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { apiKeyHeader: [] }];

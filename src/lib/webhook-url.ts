@@ -29,7 +29,10 @@ function isSpecialPurpose(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
 
 /** True when the host names this machine or a network that is not the public internet. */
 export function isPrivateHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/\.$/, "").replace(/^\[|\]$/g, "");
+  const host = hostname
+    .toLowerCase()
+    .replace(/\.$/, "")
+    .replace(/^\[|\]$/g, "");
   if (host === "localhost" || host.endsWith(".localhost")) return true;
   if (!ipaddr.isValid(host)) return false; // a name: Workers cannot resolve it; Cloudflare's fetch does not reach private networks
   return isSpecialPurpose(ipaddr.parse(host));

@@ -105,7 +105,11 @@ export function limitsAndIdempotency(action: LimitedAction): MiddlewareHandler<A
     const admission = await timeGate(async (): Promise<Admission> => await gate.admit(idem, counters));
     if (admission.kind === "replay") {
       const { status, body, contentType, bookmark } = admission.response;
-      const headers: Record<string, string> = { "content-type": contentType, "Idempotent-Replayed": "true", ...(admission.rate ? rateHeaders(admission.rate) : {}) };
+      const headers: Record<string, string> = {
+        "content-type": contentType,
+        "Idempotent-Replayed": "true",
+        ...(admission.rate ? rateHeaders(admission.rate) : {}),
+      };
       if (bookmark) headers["x-d1-bookmark"] = bookmark;
       return new Response(body, { status, headers });
     }

@@ -60,8 +60,14 @@ const regenerates = (c: Context<AppEnv>) => c.req.method === "POST" || /^(true|1
  */
 export const summaryLimit = limitBySubject(
   [
-    { subject: (c) => (regenerates(c) && c.var.actor && c.var.actor.type !== "admin" ? c.var.actor.id : null), counter: (l) => hourly("summary", l.summariesPerHour) },
-    { subject: (c) => (regenerates(c) ? `branch:${c.req.param("branch_id")?.toLowerCase()}` : null), counter: (l) => hourly("summary", l.summariesPerBranchPerHour) },
+    {
+      subject: (c) => (regenerates(c) && c.var.actor && c.var.actor.type !== "admin" ? c.var.actor.id : null),
+      counter: (l) => hourly("summary", l.summariesPerHour),
+    },
+    {
+      subject: (c) => (regenerates(c) ? `branch:${c.req.param("branch_id")?.toLowerCase()}` : null),
+      counter: (l) => hourly("summary", l.summariesPerBranchPerHour),
+    },
   ],
   (status) => status < 300,
 );
@@ -77,7 +83,9 @@ export const failedLoginLimit = (accountField?: string) =>
   limitBySubject(
     [
       { subject: address, counter: (l) => hourly("login-failure", l.loginFailuresPerAddressPerHour) },
-      ...(accountField ? [{ subject: loginName(accountField), counter: (l: Config["limits"]) => hourly("login-failure", l.loginFailuresPerAccountPerHour) }] : []),
+      ...(accountField
+        ? [{ subject: loginName(accountField), counter: (l: Config["limits"]) => hourly("login-failure", l.loginFailuresPerAccountPerHour) }]
+        : []),
     ],
     (status) => status === 401,
   );

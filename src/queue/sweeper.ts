@@ -29,7 +29,12 @@ export async function sweep(env: Env, now = Date.now()) {
   const dayAgo = new Date(now - DAY_MS).toISOString();
   const expired = sql`SELECT id FROM webhook_deliveries WHERE created_at < ${new Date(now - DELIVERY_RETENTION_DAYS * DAY_MS).toISOString()} LIMIT ${PRUNE_LIMIT}`;
   const [unpicked, stuck] = await db.batch([
-    db.select().from(outbox).where(and(isNull(outbox.settledAt), lt(outbox.dueAt, cutoff))).orderBy(asc(outbox.dueAt)).limit(SWEEP_LIMIT),
+    db
+      .select()
+      .from(outbox)
+      .where(and(isNull(outbox.settledAt), lt(outbox.dueAt, cutoff)))
+      .orderBy(asc(outbox.dueAt))
+      .limit(SWEEP_LIMIT),
     db.select({ id: branches.id }).from(branches).where(lt(branches.turnDeadline, cutoff)).limit(SWEEP_LIMIT),
     db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, dayAgo)),
     db.delete(outbox).where(and(isNotNull(outbox.settledAt), lt(outbox.settledAt, dayAgo))),
@@ -40,14 +45,18 @@ export async function sweep(env: Env, now = Date.now()) {
     const ids = unpicked.map((r) => r.id);
     try {
       await env.WEBHOOKS.sendBatch(unpicked.map((row) => ({ body: messageOf(row), contentType: "json" as const })));
-      await db.update(outbox).set({ sends: sql`${outbox.sends} + 1`, lastError: null, dueAt: new Date(now).toISOString() }).where(inArray(outbox.id, ids));
+      await db
+        .update(outbox)
+        .set({ sends: sql`${outbox.sends} + 1`, lastError: null, dueAt: new Date(now).toISOString() })
+        .where(inArray(outbox.id, ids));
     } catch (err) {
       console.error(`sweeper could not queue ${ids.length} webhook event(s)`, err);
-      await db.update(outbox).set({ lastError: `queue send failed: ${(err as Error).message}`.slice(0, 500) }).where(inArray(outbox.id, ids));
+      await db
+        .update(outbox)
+        .set({ lastError: `queue send failed: ${(err as Error).message}`.slice(0, 500) })
+        .where(inArray(outbox.id, ids));
     }
   }
-  await Promise.all(
-    stuck.map(({ id }) => (env.BRANCH_ROOM.get(env.BRANCH_ROOM.idFromName(id)) as DurableObjectStub<BranchRoom>).wake(id)),
-  );
+  await Promise.all(stuck.map(({ id }) => (env.BRANCH_ROOM.get(env.BRANCH_ROOM.idFromName(id)) as DurableObjectStub<BranchRoom>).wake(id)));
   return { requeued: unpicked.length, woken: stuck.length };
 }

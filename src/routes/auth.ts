@@ -11,10 +11,7 @@ import { nameSchema } from "../lib/names";
 import { failedLoginLimit, registrationLimit } from "../middleware/subject-limits";
 import { languageSchema, roleSchema } from "./schemas";
 
-
-const userSchema = z
-  .object({ id: z.string(), username: z.string(), email: z.string(), user_type: z.enum(["human", "admin"]) })
-  .openapi("User");
+const userSchema = z.object({ id: z.string(), username: z.string(), email: z.string(), user_type: z.enum(["human", "admin"]) }).openapi("User");
 const userAuthSchema = z.object({ message: z.string(), user: userSchema, access_token: z.string() });
 const botSummarySchema = z.object({ id: z.string(), name: z.string(), model: z.string(), status: z.string() });
 const botAuthSchema = z.object({ message: z.string(), access_token: z.string(), bot: botSummarySchema });
@@ -176,9 +173,7 @@ export const authRoutes = createRouter()
   })
   .openapi(botRegisterRoute, async (c) => {
     const body = c.req.valid("json");
-    const webhookUrl = body.webhook_url
-      ? checkWebhookUrl(body.webhook_url, { allowPrivate: c.var.config.allowPrivateWebhooks })
-      : null;
+    const webhookUrl = body.webhook_url ? checkWebhookUrl(body.webhook_url, { allowPrivate: c.var.config.allowPrivateWebhooks }) : null;
     const { bot, apiKey } = await authDomain.registerBot(c.var.db, { ...body, webhookUrl });
     const data = {
       bot_id: bot.id,

@@ -22,6 +22,4 @@ const reputationRoute = createRoute({
   },
 });
 
-export const botRoutes = createRouter().openapi(reputationRoute, async (c) =>
-  ok(c, await botReputation(c.var.db, pathId(c.req.valid("param").bot_id, "Bot"))),
-);
+export const botRoutes = createRouter().openapi(reputationRoute, async (c) => ok(c, await botReputation(c.var.db, pathId(c.req.valid("param").bot_id, "Bot"))));

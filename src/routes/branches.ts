@@ -13,7 +13,6 @@ import { authErrors, branchSchema, idParam, roleSchema, segmentSchema } from "./
 import { TEXT_MAX } from "./stories";
 import { publicReadCache } from "../middleware/read-cache";
 
-
 const listRoute = createRoute({
   method: "get",
   middleware: [publicReadCache()] as const,
@@ -23,7 +22,10 @@ const listRoute = createRoute({
   request: {
     params: idParam("story_id"),
     query: pageQuery(6).extend({
-      sort: z.enum(["activity", "created_at", "vote_score"]).default("activity").openapi({ param: { name: "sort", in: "query" } }),
+      sort: z
+        .enum(["activity", "created_at", "vote_score"])
+        .default("activity")
+        .openapi({ param: { name: "sort", in: "query" } }),
       include_all: queryBoolean.default(false).openapi({ param: { name: "include_all", in: "query" } }),
     }),
   },
@@ -141,7 +143,9 @@ const leaveRoute = createRoute({
   request: { params: idParam("branch_id") },
   responses: {
     200: jsonContent(
-      successSchema(z.object({ branch_id: z.string(), bot_id: z.string(), left: z.boolean(), queue_length: z.number().int(), current_turn: z.string().nullable() })),
+      successSchema(
+        z.object({ branch_id: z.string(), bot_id: z.string(), left: z.boolean(), queue_length: z.number().int(), current_turn: z.string().nullable() }),
+      ),
       "Left",
     ),
     ...errorResponses(...authErrors, "FORBIDDEN", "NOT_FOUND"),

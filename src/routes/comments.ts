@@ -77,6 +77,4 @@ export const commentRoutes = createRouter()
     const id = pathId(c.req.valid("param").branch_id, "Branch");
     return ok(c, await domain.addComment(c.var.db, actorOf(c), id, c.req.valid("json"), c.var.idempotency), 201);
   })
-  .openapi(deleteRoute, async (c) =>
-    ok(c, await domain.deleteComment(c.var.db, actorOf(c), pathId(c.req.valid("param").comment_id, "Comment"))),
-  );
+  .openapi(deleteRoute, async (c) => ok(c, await domain.deleteComment(c.var.db, actorOf(c), pathId(c.req.valid("param").comment_id, "Comment"))));

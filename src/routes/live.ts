@@ -24,7 +24,14 @@ export const liveRoute = createRoute({
   security: [],
   request: {
     params: idParam("branch_id"),
-    query: z.object({ after: z.coerce.number().int().min(0).optional().openapi({ param: { name: "after", in: "query" } }) }),
+    query: z.object({
+      after: z.coerce
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .openapi({ param: { name: "after", in: "query" } }),
+    }),
   },
   responses: {
     101: { description: "Switching protocols: the stream. Every frame is a `LiveEvent`", content: { "application/json": { schema: liveEventSchema } } },
@@ -48,4 +55,3 @@ export async function openLiveStream(c: Context<AppEnv>) {
   url.searchParams.set("branch_id", id);
   return c.env.BRANCH_ROOM.get(c.env.BRANCH_ROOM.idFromName(id)).fetch(new Request(url, c.req.raw));
 }
-

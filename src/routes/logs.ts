@@ -32,16 +32,45 @@ const logsRoute = createRoute({
   middleware: [auth()] as const,
   request: {
     query: z.object({
-      page: z.coerce.number().int().min(1).default(1).openapi({ param: { name: "page", in: "query" } }),
-      limit: z.coerce.number().int().min(1).default(50).transform((n) => Math.min(n, MAX_LIMIT)).openapi({ param: { name: "limit", in: "query" } }),
-      story_id: z.string().max(64).optional().openapi({ param: { name: "story_id", in: "query" } }),
-      author_type: z.enum(["human", "bot"]).optional().openapi({ param: { name: "author_type", in: "query" } }),
-      days: z.coerce.number().int().min(1).max(3650).default(7).openapi({ param: { name: "days", in: "query" } }),
+      page: z.coerce
+        .number()
+        .int()
+        .min(1)
+        .default(1)
+        .openapi({ param: { name: "page", in: "query" } }),
+      limit: z.coerce
+        .number()
+        .int()
+        .min(1)
+        .default(50)
+        .transform((n) => Math.min(n, MAX_LIMIT))
+        .openapi({ param: { name: "limit", in: "query" } }),
+      story_id: z
+        .string()
+        .max(64)
+        .optional()
+        .openapi({ param: { name: "story_id", in: "query" } }),
+      author_type: z
+        .enum(["human", "bot"])
+        .optional()
+        .openapi({ param: { name: "author_type", in: "query" } }),
+      days: z.coerce
+        .number()
+        .int()
+        .min(1)
+        .max(3650)
+        .default(7)
+        .openapi({ param: { name: "days", in: "query" } }),
     }),
   },
   responses: {
     200: jsonContent(
-      successSchema(z.object({ logs: z.array(logEntry), pagination: z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), pages: z.number().int() }) })),
+      successSchema(
+        z.object({
+          logs: z.array(logEntry),
+          pagination: z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), pages: z.number().int() }),
+        }),
+      ),
       "A page of log entries",
     ),
     ...errorResponses(...authErrors),
@@ -58,7 +87,9 @@ const logStatsRoute = createRoute({
   middleware: [auth()] as const,
   responses: {
     200: jsonContent(
-      successSchema(z.object({ total: z.object({ human: z.number().int(), bot: z.number().int(), all: z.number().int() }), last_week: z.record(z.string(), dayCounts) })),
+      successSchema(
+        z.object({ total: z.object({ human: z.number().int(), bot: z.number().int(), all: z.number().int() }), last_week: z.record(z.string(), dayCounts) }),
+      ),
       "The figures",
     ),
     ...errorResponses(...authErrors),

@@ -3,9 +3,7 @@ import { z } from "@hono/zod-openapi";
 /** Schemas shared by several routes, in the spec's field names. */
 
 export const roleSchema = z.enum(["narrator", "challenger", "voice"]);
-export const languageSchema = z
-  .string()
-  .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, "must be a language code such as zh, en or pt-BR");
+export const languageSchema = z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, "must be a language code such as zh, en or pt-BR");
 
 export const idParam = (name: string) =>
   z.object({ [name]: z.string().openapi({ param: { name, in: "path" }, example: "0b6f1c1e-8d3a-4a4e-9d7c-2f1e5b7a9c10" }) });
@@ -94,7 +92,6 @@ export const branchSchema = z
     created_at: z.string(),
   })
   .openapi("Branch");
-
 
 export const voteSummarySchema = z
   .object({

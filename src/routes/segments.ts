@@ -45,7 +45,18 @@ const submitRoute = createRoute({
       ),
       "Stored; the record also nested as `segment`, with the bot whose turn it now is",
     ),
-    ...errorResponses("UNAUTHORIZED", "AUTH_INVALID_TOKEN", "AUTH_EXPIRED_TOKEN", "FORBIDDEN", "NOT_YOUR_TURN", "NOT_FOUND", "SEGMENT_TOO_SHORT", "SEGMENT_TOO_LONG", ...LIMIT_ERRORS, "DAILY_QUOTA_EXCEEDED"),
+    ...errorResponses(
+      "UNAUTHORIZED",
+      "AUTH_INVALID_TOKEN",
+      "AUTH_EXPIRED_TOKEN",
+      "FORBIDDEN",
+      "NOT_YOUR_TURN",
+      "NOT_FOUND",
+      "SEGMENT_TOO_SHORT",
+      "SEGMENT_TOO_LONG",
+      ...LIMIT_ERRORS,
+      "DAILY_QUOTA_EXCEEDED",
+    ),
   },
 });
 

@@ -78,7 +78,10 @@ const listRoute = createRoute({
   summary: "List stories, newest first",
   request: {
     query: pageQuery(20).extend({
-      status: z.enum(["active", "archived"]).default("active").openapi({ param: { name: "status", in: "query" } }),
+      status: z
+        .enum(["active", "archived"])
+        .default("active")
+        .openapi({ param: { name: "status", in: "query" } }),
     }),
   },
   responses: {
@@ -130,11 +133,16 @@ export const storyRoutes = createRouter()
   .openapi(createRouteDef, async (c) => {
     const body = c.req.valid("json");
     const pack = body.story_pack;
-    const story = await domain.createStory(c.var.db, actorOf(c), {
-      ...body,
-      starter: (body.starter ?? pack?.starter)!,
-      initial_segments: (body.initial_segments ?? pack?.initial_segments)!,
-    }, c.var.idempotency);
+    const story = await domain.createStory(
+      c.var.db,
+      actorOf(c),
+      {
+        ...body,
+        starter: (body.starter ?? pack?.starter)!,
+        initial_segments: (body.initial_segments ?? pack?.initial_segments)!,
+      },
+      c.var.idempotency,
+    );
     return ok(c, story, 201);
   })
   .openapi(listRoute, async (c) => {

@@ -52,6 +52,4 @@ export const summaryRoutes = createRouter()
     if (!c.get("actor")) throw new ApiError("UNAUTHORIZED", "force_refresh needs a credential");
     return ok(c, await generateSummary(c.var.db, c.var.config.llm, id));
   })
-  .openapi(postSummaryRoute, async (c) =>
-    ok(c, await generateSummary(c.var.db, c.var.config.llm, pathId(c.req.valid("param").branch_id, "Branch"))),
-  );
+  .openapi(postSummaryRoute, async (c) => ok(c, await generateSummary(c.var.db, c.var.config.llm, pathId(c.req.valid("param").branch_id, "Branch"))));

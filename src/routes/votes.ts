@@ -63,9 +63,5 @@ export const voteRoutes = createRouter()
     const { created, ...result } = await domain.castVote(c.var.db, actorOf(c), c.req.valid("json"), c.var.idempotency);
     return created ? ok(c, result, 201) : ok(c, result, 200);
   })
-  .openapi(summaryRoute("branch"), async (c) =>
-    ok(c, await domain.voteSummary(c.var.db, "branch", pathId(c.req.param("branch_id"), "Branch"))),
-  )
-  .openapi(summaryRoute("segment"), async (c) =>
-    ok(c, await domain.voteSummary(c.var.db, "segment", pathId(c.req.param("segment_id"), "Segment"))),
-  );
+  .openapi(summaryRoute("branch"), async (c) => ok(c, await domain.voteSummary(c.var.db, "branch", pathId(c.req.param("branch_id"), "Branch"))))
+  .openapi(summaryRoute("segment"), async (c) => ok(c, await domain.voteSummary(c.var.db, "segment", pathId(c.req.param("segment_id"), "Segment"))));

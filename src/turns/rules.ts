@@ -31,8 +31,7 @@ export type TurnEvent =
 
 export type Refusal =
   /** A bot in turn mode writing out of turn (or without having joined: `estimatedWait` null). */
-  | { reason: "not_your_turn"; queued: boolean; current: string | null; estimatedWait: number | null }
-  | { reason: "not_queued" };
+  { reason: "not_your_turn"; queued: boolean; current: string | null; estimatedWait: number | null } | { reason: "not_queued" };
 
 export interface Writes {
   /** A member to add to or remove from the queue. */
@@ -41,9 +40,7 @@ export interface Writes {
   turn: boolean;
 }
 
-export type Transition =
-  | { ok: true; state: TurnState; writes: Writes; announce: Member | null }
-  | { ok: false; refusal: Refusal };
+export type Transition = { ok: true; state: TurnState; writes: Writes; announce: Member | null } | { ok: false; refusal: Refusal };
 
 export const NO_TURN: TurnState = { members: [], current: null, deadline: null };
 

@@ -24,10 +24,13 @@ export const turnStateOf = (branch: { currentTurnBotId: string | null; turnDeadl
  * batch as the change that moved them; `condition` lets it apply only if an earlier statement of the batch did.
  */
 export function turnColumnsStatement(db: Db, branchId: string, state: TurnState, condition: SQL = sql``) {
-  return rawRun(db, sql`UPDATE branches SET
+  return rawRun(
+    db,
+    sql`UPDATE branches SET
       active_bots_count = (SELECT count(*) FROM branch_members WHERE branch_id = ${branchId}),
       current_turn_bot_id = ${state.current}, turn_deadline = ${isoOrNull(state.deadline)}, updated_at = ${new Date().toISOString()}
-    WHERE id = ${branchId} ${condition}`);
+    WHERE id = ${branchId} ${condition}`,
+  );
 }
 
 /** Adds (only while the story is active) or removes a queue member, as a transition's writes say. */
@@ -35,8 +38,11 @@ export function memberStatement(db: Db, place: { branchId: string; storyId: stri
   const { branchId, storyId } = place;
   if ("remove" in change) return rawRun(db, sql`DELETE FROM branch_members WHERE branch_id = ${branchId} AND bot_id = ${change.remove}`);
   const m = change.add;
-  return rawRun(db, sql`INSERT INTO branch_members (branch_id, bot_id, story_id, role, join_seq, joined_at)
+  return rawRun(
+    db,
+    sql`INSERT INTO branch_members (branch_id, bot_id, story_id, role, join_seq, joined_at)
     SELECT ${branchId}, ${m.botId}, ${storyId}, ${m.role}, ${m.joinSeq}, ${m.joinedAt}
     WHERE EXISTS (SELECT 1 FROM stories WHERE id = ${storyId} AND status = 'active')
-    ON CONFLICT (branch_id, bot_id) DO UPDATE SET role = excluded.role, join_seq = excluded.join_seq, joined_at = excluded.joined_at`);
+    ON CONFLICT (branch_id, bot_id) DO UPDATE SET role = excluded.role, join_seq = excluded.join_seq, joined_at = excluded.joined_at`,
+  );
 }
