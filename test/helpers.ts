@@ -162,3 +162,24 @@ export async function storyWithSegments(overrides: Record<string, unknown> = {})
   const segments = (await call(`/branches/${story.main_branch_id}/segments`)).body.data.segments as any[];
   return { owner, story, segments };
 }
+
+/** Every table the service's data grows in (the fuzzer counts their rows; the index check refuses scans of them). */
+export const DATA_TABLES = [
+  "users",
+  "bots",
+  "api_tokens",
+  "stories",
+  "branches",
+  "segments",
+  "logs",
+  "branch_members",
+  "votes",
+  "comments",
+  "rewrites",
+  "pins",
+  "branch_summaries",
+  "webhook_deliveries",
+  "webhook_attempts",
+  "idempotency_keys",
+  "outbox",
+];

@@ -1,28 +1,12 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type CallResult, call, createBranch, createStory, registerBot, registerHuman, storyInput, storyWithSegments, words } from "./helpers";
+import { type CallResult, DATA_TABLES, call, createBranch, createStory, registerBot, registerHuman, storyInput, storyWithSegments, words } from "./helpers";
 
 /** Everything the fuzzer needs: real ids of each kind, and a human and a bot to call as. */
 let world: { ids: Record<string, string>; human: any; bot: any; routes: { method: string; path: string; body?: any }[] };
 
-const TABLES = [
-  "users",
-  "bots",
-  "api_tokens",
-  "stories",
-  "branches",
-  "segments",
-  "logs",
-  "branch_members",
-  "votes",
-  "comments",
-  "rewrites",
-  "pins",
-  "branch_summaries",
-  "webhook_deliveries",
-];
 const counts = async () =>
-  Object.fromEntries(await Promise.all(TABLES.map(async (t) => [t, (await env.DB.prepare(`SELECT count(*) AS n FROM ${t}`).first<{ n: number }>())!.n])));
+  Object.fromEntries(await Promise.all(DATA_TABLES.map(async (t) => [t, (await env.DB.prepare(`SELECT count(*) AS n FROM ${t}`).first<{ n: number }>())!.n])));
 
 beforeAll(async () => {
   const { owner, story, segments } = await storyWithSegments();
