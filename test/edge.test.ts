@@ -18,7 +18,7 @@ import {
   withBindings,
   words,
 } from "./helpers";
-import { recordingD1 } from "./recording-d1";
+import { recordingD1, unindexedScans } from "./recording-d1";
 
 const trips = (res: CallResult) => {
   const m = /d1;desc="(\d+) round trips?";dur=([\d.]+)/.exec(res.headers.get("server-timing") ?? "");
@@ -262,19 +262,8 @@ describe("every list and filter query uses an index", () => {
     // The room's own statements (its queue mirror) are among them.
     expect([...seen].some((q) => q.startsWith("INSERT INTO branch_members"))).toBe(true);
 
-    const scans: string[] = [];
     expect(seen.size).toBeGreaterThan(30);
-    for (const q of seen) {
-      if (!/^\s*(select|with|update|delete|insert into \S+ .*select)/is.test(q)) continue;
-      const params = (q.match(/\?/g) ?? []).map(() => null);
-      const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${q}`)
-        .bind(...params)
-        .all<{ detail: string }>();
-      for (const { detail } of plan.results) {
-        const m = /^SCAN (\w+)(?: AS \w+)?$/.exec(detail);
-        if (m && DATA_TABLES.includes(m[1])) scans.push(`${detail}  ←  ${q.replace(/\s+/g, " ").slice(0, 160)}`);
-      }
-    }
+    const scans = await unindexedScans(env.DB, seen, DATA_TABLES);
     expect(scans).toEqual([]);
   });
 });

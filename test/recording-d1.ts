@@ -23,3 +23,24 @@ export function recordingD1(db: D1Database, record: (sql: string) => void): D1Da
     dump: () => db.dump(),
   };
 }
+
+/**
+ * The plan steps that scan one of `tables` with no index (`SCAN t`, not `SCAN t USING … INDEX`), each with the
+ * statement that made it: EXPLAIN QUERY PLAN of every recorded statement that reads.
+ */
+export async function unindexedScans(db: D1Database, statements: Iterable<string>, tables: readonly string[]): Promise<string[]> {
+  const scans: string[] = [];
+  for (const q of statements) {
+    if (!/^\s*(select|with|update|delete|insert into \S+ .*select)/is.test(q)) continue;
+    const params = (q.match(/\?/g) ?? []).map(() => null);
+    const plan = await db
+      .prepare(`EXPLAIN QUERY PLAN ${q}`)
+      .bind(...params)
+      .all<{ detail: string }>();
+    for (const { detail } of plan.results) {
+      const m = /^SCAN (\w+)(?: AS \w+)?$/.exec(detail);
+      if (m && tables.includes(m[1])) scans.push(`${detail}  ←  ${q.replace(/\s+/g, " ").slice(0, 160)}`);
+    }
+  }
+  return scans;
+}

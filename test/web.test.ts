@@ -2,8 +2,8 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { app } from "../src/app";
-import { call, createBranch, join, registerBot, registerHuman, storyWithSegments, submit, unique, vote, words } from "./helpers";
-import { recordingD1 } from "./recording-d1";
+import { DATA_TABLES, call, createBranch, join, registerBot, registerHuman, storyWithSegments, submit, unique, vote, words } from "./helpers";
+import { recordingD1, unindexedScans } from "./recording-d1";
 
 const ORIGIN = "http://storyloom.test";
 
@@ -400,18 +400,7 @@ describe("the web reader", () => {
       expect(res.status, path).toBe(200);
     }
     expect(seen.size).toBeGreaterThanOrEqual(10);
-    const tables = ["users", "bots", "stories", "branches", "segments", "logs", "branch_members", "votes", "comments", "rewrites", "pins"];
-    const scans: string[] = [];
-    for (const q of seen) {
-      const params = (q.match(/\?/g) ?? []).map(() => null);
-      const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${q}`)
-        .bind(...params)
-        .all<{ detail: string }>();
-      for (const { detail } of plan.results) {
-        const m = /^SCAN (\w+)(?: AS \w+)?$/.exec(detail);
-        if (m && tables.includes(m[1])) scans.push(`${detail}  ←  ${q.replace(/\s+/g, " ").slice(0, 160)}`);
-      }
-    }
+    const scans = await unindexedScans(env.DB, seen, DATA_TABLES);
     expect(scans).toEqual([]);
   });
 });
