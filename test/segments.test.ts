@@ -51,7 +51,7 @@ describe("POST /branches/{id}/segments", () => {
     expect(expectError(await submit(human.token, b, words(4)), 422, "SEGMENT_TOO_SHORT").details).toEqual({
       current_length: 4,
       min_length: 5,
-      suggestion: expect.stringContaining("1 more words"),
+      suggestion: expect.stringContaining("1 more word."),
     });
     expect((await submit(human.token, b, words(5))).status).toBe(201);
     expect((await submit(human.token, b, `  ${words(8).replace(/ /g, " \n\t ")}  `)).status).toBe(201);

@@ -51,6 +51,9 @@ function expectPage(res: Page, status: number) {
 const canonicalOf = (res: Page) => /<link rel="canonical" href="([^"]+)"/.exec(res.text)?.[1];
 
 const XSS = "<script>alert(1)</script>";
+/** Every script tag of a page: only the reader's own static module may appear. */
+const scriptsOf = (html: string) => html.match(/<script\b[^>]*>/gi) ?? [];
+const READER_SCRIPT_TAG = '<script type="module" src="/reader/reader.js">';
 
 let w: Awaited<ReturnType<typeof world>>;
 async function world() {
@@ -227,9 +230,9 @@ describe("the web reader", () => {
     expect(text).toMatch(new RegExp(`Now writing: ${w.other.input.name} bot`));
     expect(text).toMatch(new RegExp(`1\\. ${w.bot.input.name} bot`));
     expect(text).toMatch(new RegExp(`2\\. ${w.other.input.name} bot · \\w+ writing`));
-    // A reload link to the page itself, for readers without JavaScript; no script at all.
+    // A reload link to the page itself, for readers without JavaScript; no script but the reader's own.
     expect(res.text).toContain(`href="/branches/${w.branch.id}">Reload</a>`);
-    expect(res.text).not.toMatch(/<script/i);
+    expect(scriptsOf(res.text)).toEqual([READER_SCRIPT_TAG]);
     // Breadcrumbs back to the story.
     expect(res.text).toContain(`href="/stories/${w.story.id}"`);
   });
@@ -267,7 +270,7 @@ describe("the web reader", () => {
       const res = await page(path);
       expect(res.status).toBe(200);
       expect(res.text, path).not.toContain(XSS);
-      expect(res.text, path).not.toMatch(/<script/i);
+      for (const tag of scriptsOf(res.text)) expect(tag, path).toBe(READER_SCRIPT_TAG);
     }
     const branch = await page(`/branches/${w.branch.id}`);
     expect(branch.text).toContain("&lt;script&gt;alert(1)&lt;/script&gt; the bot wrote");
@@ -319,7 +322,7 @@ describe("the web reader", () => {
       const res = await page(path);
       expectPage(res, 404);
       expect(visible(res.text), path).toMatch(/Not found/);
-      expect(res.text).not.toMatch(/<script/i);
+      expect(scriptsOf(res.text)).toEqual([]);
       expect(res.headers.get("etag")).toBeNull();
     }
     const story404 = await page(`/stories/${crypto.randomUUID()}`);

@@ -1,14 +1,7 @@
 import { ApiError } from "../lib/errors";
+import { contentLength, lengthUnit } from "../lib/length-rule";
 
-const CHARACTER_LANGUAGES = ["zh", "ja", "ko"];
-
-export const countsCharacters = (language: string) => CHARACTER_LANGUAGES.includes(language.split("-")[0].toLowerCase());
-
-/** Characters that are not white space for zh/ja/ko; white-space-separated words otherwise. */
-export function contentLength(content: string, language: string): number {
-  if (countsCharacters(language)) return [...content.replace(/\s+/gu, "")].length;
-  return content.split(/\s+/u).filter(Boolean).length;
-}
+export { contentLength } from "../lib/length-rule";
 
 export interface LengthRules {
   language: string;
@@ -19,21 +12,21 @@ export interface LengthRules {
 /** Returns the length, or throws SEGMENT_TOO_SHORT / SEGMENT_TOO_LONG (422) with their details. */
 export function checkLength(content: string, rules: LengthRules, extra: Record<string, unknown> = {}): number {
   const length = contentLength(content, rules.language);
-  const unit = countsCharacters(rules.language) ? "characters" : "words";
+  const unit = (n: number) => lengthUnit(rules.language, n);
   if (length < rules.minLength) {
-    throw new ApiError("SEGMENT_TOO_SHORT", `Content is ${length} ${unit}; the minimum is ${rules.minLength}`, {
+    throw new ApiError("SEGMENT_TOO_SHORT", `Content is ${length} ${unit(length)}; the minimum is ${rules.minLength}`, {
       ...extra,
       current_length: length,
       min_length: rules.minLength,
-      suggestion: `Add at least ${rules.minLength - length} more ${unit}.`,
+      suggestion: `Add at least ${rules.minLength - length} more ${unit(rules.minLength - length)}.`,
     });
   }
   if (length > rules.maxLength) {
-    throw new ApiError("SEGMENT_TOO_LONG", `Content is ${length} ${unit}; the maximum is ${rules.maxLength}`, {
+    throw new ApiError("SEGMENT_TOO_LONG", `Content is ${length} ${unit(length)}; the maximum is ${rules.maxLength}`, {
       ...extra,
       current_length: length,
       max_length: rules.maxLength,
-      suggestion: `Remove at least ${length - rules.maxLength} ${unit}.`,
+      suggestion: `Remove at least ${length - rules.maxLength} ${unit(length - rules.maxLength)}.`,
     });
   }
   return length;

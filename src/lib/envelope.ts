@@ -20,6 +20,9 @@ export const errorSchema = z
 
 export type ErrorBody = z.infer<typeof errorSchema>;
 
+/** A write that succeeded: a 2xx, or the 303 See Other with which the web reader answers a form (src/web/). */
+export const succeeded = (status: number) => status < 300 || status === 303;
+
 export function ok<T, S extends ContentfulStatusCode = 200>(c: Context, data: T, status?: S) {
   return c.json({ status: "success" as const, data }, (status ?? 200) as S);
 }

@@ -5,6 +5,7 @@ import type { AppEnv } from "../context";
 import type { AccountGate, Admission, Counter } from "../durable/account";
 import { KeyAlreadyCommitted, committedAnswer } from "../domain/idempotency";
 import { sha256Hex } from "../lib/crypto";
+import { succeeded } from "../lib/envelope";
 import { ApiError } from "../lib/errors";
 import { type RateState, limitError, rateHeaders } from "../lib/limit-error";
 import { actorOf } from "./auth";
@@ -61,7 +62,7 @@ function countersFor(action: LimitedAction, limits: Config["limits"], branchId: 
 }
 
 /** Which successful responses count against the limit: a join that finds the bot already queued (200) does not. */
-const counts = (action: LimitedAction, status: number) => status < 300 && (action !== "join" || status === 201);
+const counts = (action: LimitedAction, status: number) => succeeded(status) && (action !== "join" || status === 201);
 
 /**
  * What a refusal adds for an action: a bot refused at its own turn loses the turn at once, so the branch is

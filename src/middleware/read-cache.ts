@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context";
 import { sha1Hex } from "../lib/crypto";
+import { succeeded } from "../lib/envelope";
 
 /**
  * A micro-cache for public reads, per isolate: the same read within READ_CACHE_MS (wrangler.toml) is answered
@@ -55,5 +56,5 @@ export function publicReadCache(options: { unless?: (c: Context<AppEnv>) => bool
 /** Any successful write through this isolate empties the cache, so a writer never reads its own past here. */
 export const emptyReadCacheAfterWrites: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
-  if (!["GET", "HEAD", "OPTIONS"].includes(c.req.method) && c.res.status < 300) entries.clear();
+  if (!["GET", "HEAD", "OPTIONS"].includes(c.req.method) && succeeded(c.res.status)) entries.clear();
 };

@@ -2,6 +2,8 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { Config } from "../config";
 import type { AppEnv } from "../context";
 import type { AccountGate, Admission, Counter } from "../durable/account";
+import { succeeded } from "../lib/envelope";
+import { isFormBody } from "../lib/form-body";
 import { limitError } from "../lib/limit-error";
 import { nameKey } from "../lib/names";
 import { inBackground } from "./background";
@@ -47,7 +49,8 @@ const address = (c: Context<AppEnv>) => `address:${c.req.header("cf-connecting-i
 
 /** The login name a request body tries (an email or a bot name), as its uniqueness key; null when absent. */
 const loginName = (field: string) => async (c: Context<AppEnv>) => {
-  const body = await c.req.json().catch(() => null);
+  // A JSON body from the API, a form from the web reader's login page.
+  const body = await (isFormBody(c.req.header("content-type")) ? c.req.parseBody() : c.req.json()).catch(() => null);
   const value = body && typeof body === "object" ? (body as Record<string, unknown>)[field] : undefined;
   return typeof value === "string" && value ? `login:${field}:${nameKey(value)}` : null;
 };
@@ -73,10 +76,7 @@ export const summaryLimit = limitBySubject(
 );
 
 /** Registrations (humans and bots) per client address. */
-export const registrationLimit = limitBySubject(
-  [{ subject: address, counter: (l) => hourly("register", l.registrationsPerAddressPerHour) }],
-  (status) => status < 300,
-);
+export const registrationLimit = limitBySubject([{ subject: address, counter: (l) => hourly("register", l.registrationsPerAddressPerHour) }], succeeded);
 
 /** Failed logins (a 401: wrong password, API key or master key) per client address and, where the body names one, per account. */
 export const failedLoginLimit = (accountField?: string) =>

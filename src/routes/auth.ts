@@ -16,22 +16,22 @@ const userAuthSchema = z.object({ message: z.string(), user: userSchema, access_
 const botSummarySchema = z.object({ id: z.string(), name: z.string(), model: z.string(), status: z.string() });
 const botAuthSchema = z.object({ message: z.string(), access_token: z.string(), bot: botSummarySchema });
 
+/** A human's registration and login (the web reader's account forms are parsed with them too). */
+export const registerBody = z.object({
+  username: nameSchema(50),
+  email: z.email().max(254),
+  password: z.string().min(8).max(256),
+  user_type: z.literal("human"),
+});
+export const loginBody = z.object({ email: z.string().min(1).max(254), password: z.string().min(1).max(256) });
+
 const registerRoute = createRoute({
   method: "post",
   path: "/auth/register",
   tags: ["Authentication"],
   summary: "Register a human account",
   middleware: [registrationLimit] as const,
-  request: {
-    body: jsonBody(
-      z.object({
-        username: nameSchema(50),
-        email: z.email().max(254),
-        password: z.string().min(8).max(256),
-        user_type: z.literal("human"),
-      }),
-    ),
-  },
+  request: { body: jsonBody(registerBody) },
   responses: { 201: jsonContent(userAuthSchema, "Registered"), ...errorResponses("CONFLICT", "RATE_LIMIT_EXCEEDED") },
 });
 
@@ -41,7 +41,7 @@ const loginRoute = createRoute({
   tags: ["Authentication"],
   summary: "Log in as a human",
   middleware: [failedLoginLimit("email")] as const,
-  request: { body: jsonBody(z.object({ email: z.string().min(1).max(254), password: z.string().min(1).max(256) })) },
+  request: { body: jsonBody(loginBody) },
   responses: { 200: jsonContent(userAuthSchema, "Logged in"), ...errorResponses("UNAUTHORIZED", "RATE_LIMIT_EXCEEDED") },
 });
 

@@ -1,4 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../context";
 import * as domain from "../domain/branches";
 import { publish } from "../domain/webhook-events";
 import { actorOf, auth } from "../middleware/auth";
@@ -35,6 +37,22 @@ const listRoute = createRoute({
   },
 });
 
+/** A fork (the web reader's fork form is parsed with it too). */
+export const branchBody = z.object({
+  title: z.string().trim().min(1).max(100),
+  description: z.string().max(5000).nullish(),
+  fork_at_segment_id: z.string().max(64).optional(),
+  parent_branch_id: z.string().max(64).optional(),
+  initial_segment: z.string().min(1).max(TEXT_MAX).optional(),
+});
+
+/** Creates the branch, then hands its `new_branch` announcements (already in the outbox) to the queue. */
+export async function forkBranch(c: Context<AppEnv>, storyId: string, body: z.infer<typeof branchBody>) {
+  const { branch, announcements } = await domain.createBranch(c.var.db, actorOf(c), storyId, body, c.var.idempotency);
+  await inBackground(c, publish(c.env.WEBHOOKS, c.var.db, announcements));
+  return branch;
+}
+
 const createRouteDef = createRoute({
   method: "post",
   path: "/stories/{story_id}/branches",
@@ -45,15 +63,7 @@ const createRouteDef = createRoute({
   request: {
     headers: idempotencyHeader,
     params: idParam("story_id"),
-    body: jsonBody(
-      z.object({
-        title: z.string().trim().min(1).max(100),
-        description: z.string().max(5000).nullish(),
-        fork_at_segment_id: z.string().max(64).optional(),
-        parent_branch_id: z.string().max(64).optional(),
-        initial_segment: z.string().min(1).max(TEXT_MAX).optional(),
-      }),
-    ),
+    body: jsonBody(branchBody),
   },
   responses: {
     201: jsonContent(
@@ -160,9 +170,7 @@ export const branchRoutes = createRouter()
   })
   .openapi(createRouteDef, async (c) => {
     const storyId = pathId(c.req.valid("param").story_id, "Story");
-    const { branch, announcements } = await domain.createBranch(c.var.db, actorOf(c), storyId, c.req.valid("json"), c.var.idempotency);
-    await inBackground(c, publish(c.env.WEBHOOKS, c.var.db, announcements));
-    return ok(c, branch, 201);
+    return ok(c, await forkBranch(c, storyId, c.req.valid("json")), 201);
   })
   .openapi(treeRoute, async (c) => {
     const storyId = pathId(c.req.valid("param").story_id, "Story");

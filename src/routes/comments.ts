@@ -35,6 +35,9 @@ const listRoute = createRoute({
   },
 });
 
+/** A comment or reply (the web reader's comment forms are parsed with it too). */
+export const commentBody = z.object({ content: z.string().min(1).max(1000), parent_comment_id: z.string().max(64).optional() });
+
 const addRoute = createRoute({
   method: "post",
   path: "/branches/{branch_id}/comments",
@@ -45,7 +48,7 @@ const addRoute = createRoute({
   request: {
     headers: idempotencyHeader,
     params: idParam("branch_id"),
-    body: jsonBody(z.object({ content: z.string().min(1).max(1000), parent_comment_id: z.string().max(64).optional() })),
+    body: jsonBody(commentBody),
   },
   responses: {
     201: jsonContent(successSchema(commentSchema.extend({ comment: commentSchema })), "Created; the record also nested as `comment`"),

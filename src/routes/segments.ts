@@ -1,4 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../context";
 import { listSegments } from "../domain/segments";
 import { actorOf, auth } from "../middleware/auth";
 import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
@@ -23,6 +25,22 @@ const listRoute = createRoute({
   },
 });
 
+/** The body of a new segment (the web reader's write form is parsed with it too). */
+export const segmentBody = z.object({ content: z.string().min(1).max(TEXT_MAX), is_starter: z.boolean().default(false) });
+
+/**
+ * Writes a segment through the branch's room, for a caller behind `limitsAndIdempotency("segment")`: the
+ * per-branch limit was counted but deferred, since it does not apply to a bot at its own turn (only the room knows).
+ */
+export async function submitSegment(c: Context<AppEnv>, branchId: string, body: z.infer<typeof segmentBody>) {
+  const { id, type, name } = actorOf(c);
+  const limit = c.var.deferredLimit;
+  const options = { isStarter: body.is_starter, idempotency: c.var.idempotency, branchLimit: limit?.refusal ?? null };
+  const { data, inTurn } = await c.var.rooms.submit(branchId, { id, type, name }, body.content, options);
+  if (limit) limit.applies = !inTurn;
+  return data;
+}
+
 const submitRoute = createRoute({
   method: "post",
   path: "/branches/{branch_id}/segments",
@@ -33,7 +51,7 @@ const submitRoute = createRoute({
   request: {
     headers: idempotencyHeader,
     params: idParam("branch_id"),
-    body: jsonBody(z.object({ content: z.string().min(1).max(TEXT_MAX), is_starter: z.boolean().default(false) })),
+    body: jsonBody(segmentBody),
   },
   responses: {
     201: jsonContent(
@@ -68,11 +86,5 @@ export const segmentRoutes = createRouter()
   })
   .openapi(submitRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
-    const { content, is_starter } = c.req.valid("json");
-    const { id: actorId, type, name } = actorOf(c);
-    const limit = c.var.deferredLimit;
-    const options = { isStarter: is_starter, idempotency: c.var.idempotency, branchLimit: limit?.refusal ?? null };
-    const { data, inTurn } = await c.var.rooms.submit(id, { id: actorId, type, name }, content, options);
-    if (limit) limit.applies = !inTurn;
-    return ok(c, data, 201);
+    return ok(c, await submitSegment(c, id, c.req.valid("json")), 201);
   });

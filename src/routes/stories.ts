@@ -1,4 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../context";
 import * as domain from "../domain/stories";
 import { actorOf, auth } from "../middleware/auth";
 import { inBackground } from "../middleware/background";
@@ -30,7 +32,8 @@ const storyPack = z
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-const createStoryBody = z
+/** A new story (the web reader's story form is parsed with it too). */
+export const createStoryBody = z
   .object({
     title: z.string().trim().min(1).max(100),
     background: z.string().min(10).max(5000),
@@ -129,22 +132,15 @@ const patchRoute = createRoute({
   },
 });
 
+/** Creates the story: its starter and initial segments from the top level, else from the pack (validated present). */
+export function createStory(c: Context<AppEnv>, body: z.infer<typeof createStoryBody>) {
+  const pack = body.story_pack;
+  const input = { ...body, starter: (body.starter ?? pack?.starter)!, initial_segments: (body.initial_segments ?? pack?.initial_segments)! };
+  return domain.createStory(c.var.db, actorOf(c), input, c.var.idempotency);
+}
+
 export const storyRoutes = createRouter()
-  .openapi(createRouteDef, async (c) => {
-    const body = c.req.valid("json");
-    const pack = body.story_pack;
-    const story = await domain.createStory(
-      c.var.db,
-      actorOf(c),
-      {
-        ...body,
-        starter: (body.starter ?? pack?.starter)!,
-        initial_segments: (body.initial_segments ?? pack?.initial_segments)!,
-      },
-      c.var.idempotency,
-    );
-    return ok(c, story, 201);
-  })
+  .openapi(createRouteDef, async (c) => ok(c, await createStory(c, c.req.valid("json")), 201))
   .openapi(listRoute, async (c) => {
     const { status, limit, offset } = c.req.valid("query");
     return ok(c, await domain.listStories(c.var.db, status, limit, offset));

@@ -23,6 +23,13 @@ const voteSchema = z
   .openapi("Vote");
 const voteResult = successSchema(z.object({ vote: voteSchema, new_score: z.number() }));
 
+/** A vote (the web reader's vote buttons are parsed with it too). */
+export const voteBody = z.object({
+  target_type: z.enum(["branch", "segment", "rewrite"]),
+  target_id: z.string().min(1).max(64),
+  vote: z.union([z.literal(1), z.literal(-1)]),
+});
+
 const castRoute = createRoute({
   method: "post",
   path: "/votes",
@@ -32,13 +39,7 @@ const castRoute = createRoute({
   middleware: [auth(), limitsAndIdempotency("vote")] as const,
   request: {
     headers: idempotencyHeader,
-    body: jsonBody(
-      z.object({
-        target_type: z.enum(["branch", "segment", "rewrite"]),
-        target_id: z.string().min(1).max(64),
-        vote: z.union([z.literal(1), z.literal(-1)]),
-      }),
-    ),
+    body: jsonBody(voteBody),
   },
   responses: {
     201: jsonContent(voteResult, "Vote recorded"),

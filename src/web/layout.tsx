@@ -2,17 +2,27 @@ import type { Child } from "hono/jsx";
 import { raw } from "hono/html";
 import { STYLESHEET_PATH } from "./style";
 
+/** The signed-in human a page is shown to. */
+export type Viewer = { name: string };
+
+/** The reader's one script (a static asset): live updates of the branch page and the length counters of forms. */
+export const READER_SCRIPT = "/reader/reader.js";
+
 export interface LayoutProps {
   /** The page's own title; the site name is appended. */
   title: string;
   /** Absolute URL of the page's canonical address. */
   canonical: string;
   description?: string;
+  /** The signed-in human, if any: the header offers writing and logging out, else logging in. */
+  viewer?: Viewer | null;
+  /** Module scripts of the page (static assets under /reader/): the live parts only; the page works without them. */
+  scripts?: string[];
   children?: Child;
 }
 
 /** Every page: doctype, head (title, canonical, stylesheet), the site header and footer around `main`. */
-export function Layout({ title, canonical, description, children }: LayoutProps) {
+export function Layout({ title, canonical, description, viewer, scripts = [], children }: LayoutProps) {
   return (
     <>
       {raw("<!DOCTYPE html>")}
@@ -24,6 +34,9 @@ export function Layout({ title, canonical, description, children }: LayoutProps)
           <link rel="canonical" href={canonical} />
           {description ? <meta name="description" content={description} /> : null}
           <link rel="stylesheet" href={STYLESHEET_PATH} />
+          {scripts.map((src) => (
+            <script type="module" src={src} />
+          ))}
         </head>
         <body>
           <header class="site-header">
@@ -43,14 +56,50 @@ export function Layout({ title, canonical, description, children }: LayoutProps)
                 </li>
               </ul>
             </nav>
+            <Account viewer={viewer ?? null} />
           </header>
           <main>{children}</main>
           <footer class="site-footer">
-            <p>Stories written together by humans and bots. Read-only pages; writing happens through the API.</p>
+            <p>Stories written together by humans and bots. Bots write through the API; humans here or through it.</p>
           </footer>
         </body>
       </html>
     </>
+  );
+}
+
+/** Who is signed in, with "New story" and "Log out"; or the ways in. */
+function Account({ viewer }: { viewer: Viewer | null }) {
+  if (!viewer) {
+    return (
+      <nav class="account" aria-label="Account">
+        <ul>
+          <li>
+            <a href="/login">Log in</a>
+          </li>
+          <li>
+            <a href="/register">Register</a>
+          </li>
+        </ul>
+      </nav>
+    );
+  }
+  return (
+    <nav class="account" aria-label="Account">
+      <ul>
+        <li>
+          <a href="/stories/new">New story</a>
+        </li>
+        <li class="meta">Signed in as {viewer.name}</li>
+        <li>
+          <form method="post" action="/logout" class="inline">
+            <button type="submit" class="link">
+              Log out
+            </button>
+          </form>
+        </li>
+      </ul>
+    </nav>
   );
 }
 

@@ -1,5 +1,6 @@
 import type { readerBot, readerBranch, readerStories, readerStory, ReaderBranchNode, ReaderComment } from "../domain/reader";
-import { Author, Layout, plural, score, When } from "./layout";
+import { type FormState, Fold, Input, PostForm, stateOf, TextArea, VoteButtons } from "./forms";
+import { Author, Layout, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
 
 type Stories = Awaited<ReturnType<typeof readerStories>>;
 type Story = Awaited<ReturnType<typeof readerStory>>;
@@ -15,7 +16,9 @@ export function HomePage({
   page,
   canonical,
   pageHref,
+  viewer,
 }: {
+  viewer: Viewer | null;
   data: Stories;
   sort: "newest" | "active";
   page: number;
@@ -26,7 +29,12 @@ export function HomePage({
   const pages = Math.max(1, Math.ceil(pagination.total / pagination.limit));
   const heading = sort === "active" ? "Most active stories" : "Newest stories";
   return (
-    <Layout title={page > 1 ? `${heading}, page ${page}` : heading} canonical={canonical} description="Stories written together by humans and bots.">
+    <Layout
+      title={page > 1 ? `${heading}, page ${page}` : heading}
+      canonical={canonical}
+      description="Stories written together by humans and bots."
+      viewer={viewer}
+    >
       <h1>{heading}</h1>
       <p class="meta">
         {plural(pagination.total, "story", "stories")}
@@ -94,10 +102,10 @@ function Tree({ nodes }: { nodes: ReaderBranchNode[] }) {
   );
 }
 
-export function StoryPage({ data, canonical }: { data: Story; canonical: string }) {
+export function StoryPage({ data, canonical, viewer }: { data: Story; canonical: string; viewer: Viewer | null }) {
   const { story, pins, main_branch, main_line, tree } = data;
   return (
-    <Layout title={story.title} canonical={canonical} description={story.background.slice(0, 200)}>
+    <Layout title={story.title} canonical={canonical} description={story.background.slice(0, 200)} viewer={viewer}>
       <article lang={story.language}>
         <header>
           <h1>{story.title}</h1>
@@ -172,7 +180,14 @@ export function StoryPage({ data, canonical }: { data: Story; canonical: string 
   );
 }
 
-function Comments({ items }: { items: ReaderComment[] }) {
+/** What a signed-in human can do on a branch page; null when they cannot write here (signed out, archived). */
+interface Writing {
+  branchId: string;
+  storyId: string;
+  state: FormState | null;
+}
+
+function Comments({ items, writing }: { items: ReaderComment[]; writing: Writing | null }) {
   return (
     <ul>
       {items.map((c) => (
@@ -182,19 +197,103 @@ function Comments({ items }: { items: ReaderComment[] }) {
               <Author id={c.author_id} name={c.author_name} type={c.author_type} /> · <When iso={c.created_at} />
             </footer>
             <p>{c.content}</p>
+            {writing ? <ReplyForm comment={c} writing={writing} /> : null}
           </article>
-          {c.replies.length ? <Comments items={c.replies} /> : null}
+          {c.replies.length ? <Comments items={c.replies} writing={writing} /> : null}
         </li>
       ))}
     </ul>
   );
 }
 
-export function BranchPage({ data, canonical, reload }: { data: Branch; canonical: string; reload: string }) {
-  const { branch, story, path, comments, queue } = data;
-  const current = queue.current_turn;
+function ReplyForm({ comment, writing }: { comment: ReaderComment; writing: Writing }) {
+  const state = stateOf(writing.state, `reply-${comment.id}`);
   return (
-    <Layout title={`${branch.title} · ${story.title}`} canonical={canonical} description={branch.description ?? story.background.slice(0, 200)}>
+    <Fold summary="Reply" state={state}>
+      <PostForm action={`${branchHref(writing.branchId)}/comments`} state={state}>
+        <input type="hidden" name="parent_comment_id" value={comment.id} />
+        <TextArea id={`reply-${comment.id}`} name="content" label="Reply" state={state} required maxlength={1000} rows={3} />
+        <button type="submit">Post reply</button>
+      </PostForm>
+    </Fold>
+  );
+}
+
+type PathSegment = Branch["path"][number];
+
+/** Under each segment: its votes, and a fork from it. */
+function SegmentActions({ s, writing, rules }: { s: PathSegment; writing: Writing; rules: LengthRule }) {
+  const fork = stateOf(writing.state, `fork-${s.id}`);
+  return (
+    <div class="segment-actions" lang="en">
+      <VoteButtons
+        action={`${branchHref(writing.branchId)}/segments/${s.id}/votes`}
+        what={`segment #${s.sequence_order}`}
+        state={stateOf(writing.state, `vote-${s.id}`)}
+      />
+      <Fold summary="Fork from here" state={fork}>
+        <PostForm action={`${branchHref(writing.branchId)}/forks`} state={fork}>
+          <input type="hidden" name="story_id" value={writing.storyId} />
+          <input type="hidden" name="fork_at_segment_id" value={s.id} />
+          <Input id={`fork-title-${s.id}`} name="title" label="Branch title" state={fork} required maxlength={100} />
+          <TextArea id={`fork-segment-${s.id}`} name="initial_segment" label="First segment (optional)" state={fork} length={rules} rows={4} />
+          <button type="submit">Create branch</button>
+        </PostForm>
+      </Fold>
+    </div>
+  );
+}
+
+type LengthRule = { language: string; min: number; max: number };
+
+/** The next segment of the branch: the story's length rule shown, and counted as one types (with the script). */
+function WriteForm({ writing, rules, turnMode }: { writing: Writing; rules: LengthRule; turnMode: boolean }) {
+  const state = stateOf(writing.state, "write");
+  return (
+    <PostForm action={`${branchHref(writing.branchId)}/segments`} state={state} id="write-form">
+      {turnMode ? <p class="meta">Bots write here in turns; a human may write at any time.</p> : null}
+      <TextArea id="write" name="content" label="Next segment" state={state} length={rules} required rows={8} />
+      <button type="submit">Add segment</button>
+    </PostForm>
+  );
+}
+
+/** Instead of the forms: why there are none, and the way in. */
+function NoWriting({ archived, back }: { archived: boolean; back: string }) {
+  if (archived) return <p>This story is archived: it can be read, not written.</p>;
+  const next = `?next=${encodeURIComponent(back)}`;
+  return (
+    <p>
+      <a href={`/login${next}`}>Log in</a> or <a href={`/register${next}`}>register</a> to write, vote, comment and fork.
+    </p>
+  );
+}
+
+export function BranchPage({
+  data,
+  canonical,
+  reload,
+  viewer,
+  state,
+}: {
+  data: Branch;
+  canonical: string;
+  reload: string;
+  viewer: Viewer | null;
+  state?: FormState | null;
+}) {
+  const { branch, story, path, comments, queue } = data;
+  const writing: Writing | null = viewer && story.status === "active" ? { branchId: branch.id, storyId: story.id, state: state ?? null } : null;
+  const rules: LengthRule = { language: story.language, min: story.min_length, max: story.max_length };
+  const last = path.length ? path[path.length - 1].sequence_order : 0;
+  return (
+    <Layout
+      title={`${branch.title} · ${story.title}`}
+      canonical={canonical}
+      description={branch.description ?? story.background.slice(0, 200)}
+      viewer={viewer}
+      scripts={[READER_SCRIPT]}
+    >
       <nav class="breadcrumbs" aria-label="Breadcrumbs">
         <ol>
           <li>
@@ -214,23 +313,35 @@ export function BranchPage({ data, canonical, reload }: { data: Branch; canonica
               <span class="badge">main line</span> ·{" "}
             </>
           ) : null}
-          score {score(branch.vote_score)} · {plural(branch.segments_count, "own segment")} · {plural(path.length, "segment")} to read ·{" "}
+          score <span id="branch-score">{score(branch.vote_score)}</span> · {plural(branch.segments_count, "own segment")} · {plural(path.length, "segment")} to
+          read ·{" "}
           <a class="reload" href={reload}>
             Reload
-          </a>
+          </a>{" "}
+          <span id="live-status" class="badge" role="status" hidden>
+            Offline
+          </span>
         </p>
         {branch.description ? <p>{branch.description}</p> : null}
+        {writing ? <VoteButtons action={`${branchHref(branch.id)}/votes`} what="this branch" state={stateOf(writing.state, "vote-branch")} /> : null}
       </header>
       <section aria-labelledby="reading-path">
         <h2 id="reading-path">The story so far</h2>
-        <ol class="segments" lang={story.language}>
+        <ol
+          class="segments"
+          id="segments"
+          lang={story.language}
+          data-live={`/api/v1/branches/${branch.id}/live`}
+          data-branch={branch.id}
+          data-after={String(last)}
+        >
           {path.map((s) => (
             <li>
               <article class={s.branch_id === branch.id ? "segment" : "segment inherited"} id={`s-${s.id}`}>
                 <p class="text">{s.content}</p>
                 <footer lang="en">
-                  #{s.sequence_order} · <Author id={s.bot_id} name={s.author_name} type={s.author_type} /> · score {score(s.vote_score)} ·{" "}
-                  {plural(s.rewrites_count, "rewrite")}
+                  #{s.sequence_order} · <Author id={s.bot_id} name={s.author_name} type={s.author_type} /> · score{" "}
+                  <span class="score">{score(s.vote_score)}</span> · {plural(s.rewrites_count, "rewrite")}
                   {s.branch_id === branch.id ? null : (
                     <>
                       {" "}
@@ -239,57 +350,37 @@ export function BranchPage({ data, canonical, reload }: { data: Branch; canonica
                   )}{" "}
                   · <When iso={s.created_at} />
                 </footer>
+                {writing ? <SegmentActions s={s} writing={writing} rules={rules} /> : null}
               </article>
             </li>
           ))}
         </ol>
       </section>
+      <section aria-labelledby="write-heading">
+        <h2 id="write-heading">Write the next segment</h2>
+        {writing ? <WriteForm writing={writing} rules={rules} turnMode={queue.turn_mode} /> : <NoWriting archived={story.status !== "active"} back={reload} />}
+      </section>
       <section aria-labelledby="turns">
         <h2 id="turns">Turns</h2>
-        {queue.turn_mode ? (
-          <>
-            <p class="current-turn">
-              {current ? (
-                <>
-                  Now writing: <Author id={current.bot_id} name={current.name} type="bot" />
-                  {current.deadline ? (
-                    <>
-                      {" "}
-                      (until <When iso={current.deadline} />)
-                    </>
-                  ) : null}
-                </>
-              ) : (
-                "Nobody's turn right now."
-              )}
-            </p>
-            <ol class="queue">
-              {queue.members.map((m) => (
-                <li>
-                  {m.your_turn_order}. <Author id={m.bot_id} name={m.name} type="bot" /> <span class="meta">· {m.role}</span>
-                  {current?.bot_id === m.bot_id ? (
-                    <>
-                      {" "}
-                      <span class="badge">writing</span>
-                    </>
-                  ) : null}
-                </li>
-              ))}
-            </ol>
-          </>
-        ) : (
-          <p>No bot has joined this branch: anyone may write.</p>
-        )}
+        <div id="turn-queue">
+          <TurnQueue queue={queue} />
+        </div>
       </section>
       <section aria-labelledby="comments">
         <h2 id="comments">Comments ({data.comments_count})</h2>
         {comments.length ? (
           <div class="comments">
-            <Comments items={comments} />
+            <Comments items={comments} writing={writing} />
           </div>
         ) : (
           <p>No comments yet.</p>
         )}
+        {writing ? (
+          <PostForm action={`${branchHref(branch.id)}/comments`} state={stateOf(writing.state, "comment")} id="comment-form">
+            <TextArea id="comment" name="content" label="Comment" state={stateOf(writing.state, "comment")} required maxlength={1000} rows={3} />
+            <button type="submit">Post comment</button>
+          </PostForm>
+        ) : null}
       </section>
       <p>
         <a class="reload" href={reload}>
@@ -301,10 +392,48 @@ export function BranchPage({ data, canonical, reload }: { data: Branch; canonica
   );
 }
 
-export function BotPage({ data, canonical }: { data: Bot; canonical: string }) {
+/** Whose turn it is and who is queued (the live script redraws this from the stream's frames). */
+function TurnQueue({ queue }: { queue: Branch["queue"] }) {
+  const current = queue.current_turn;
+  if (!queue.turn_mode) return <p class="current-turn">No bot has joined this branch: anyone may write.</p>;
+  return (
+    <>
+      <p class="current-turn">
+        {current ? (
+          <>
+            Now writing: <Author id={current.bot_id} name={current.name} type="bot" />
+            {current.deadline ? (
+              <>
+                {" "}
+                (until <When iso={current.deadline} />)
+              </>
+            ) : null}
+          </>
+        ) : (
+          "Nobody's turn right now."
+        )}
+      </p>
+      <ol class="queue">
+        {queue.members.map((m) => (
+          <li>
+            {m.your_turn_order}. <Author id={m.bot_id} name={m.name} type="bot" /> <span class="meta">· {m.role}</span>
+            {current?.bot_id === m.bot_id ? (
+              <>
+                {" "}
+                <span class="badge">writing</span>
+              </>
+            ) : null}
+          </li>
+        ))}
+      </ol>
+    </>
+  );
+}
+
+export function BotPage({ data, canonical, viewer }: { data: Bot; canonical: string; viewer: Viewer | null }) {
   const { bot, reputation, latest } = data;
   return (
-    <Layout title={`${bot.name} (bot)`} canonical={canonical} description={`${bot.name}, a bot writing on Storyloom`}>
+    <Layout title={`${bot.name} (bot)`} canonical={canonical} description={`${bot.name}, a bot writing on Storyloom`} viewer={viewer}>
       <header>
         <h1>
           {bot.name} <span class="badge">bot</span>
@@ -351,9 +480,21 @@ export function BotPage({ data, canonical }: { data: Bot; canonical: string }) {
   );
 }
 
-export function ErrorPage({ status, title, message, canonical }: { status: number; title: string; message: string; canonical: string }) {
+export function ErrorPage({
+  status,
+  title,
+  message,
+  canonical,
+  viewer,
+}: {
+  status: number;
+  title: string;
+  message: string;
+  canonical: string;
+  viewer: Viewer | null;
+}) {
   return (
-    <Layout title={title} canonical={canonical}>
+    <Layout title={title} canonical={canonical} viewer={viewer}>
       <h1>{title}</h1>
       <p>{message}</p>
       <p class="meta">HTTP {status}</p>

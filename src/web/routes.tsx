@@ -1,13 +1,18 @@
-import { type Context, Hono } from "hono";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { etag } from "hono/etag";
+import { HTTPException } from "hono/http-exception";
+import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "../context";
-import { readerBot, readerBranch, readerStories, readerStory, type StorySort } from "../domain/reader";
+import { readerBot, readerStories, readerStory, type StorySort } from "../domain/reader";
 import { ApiError, type ErrorStatus } from "../lib/errors";
 import { pathId } from "../lib/ids";
 import { publicReadCache } from "../middleware/read-cache";
 import { anonymousReadLimit } from "../middleware/read-limit";
-import { BotPage, BranchPage, ErrorPage, HomePage, StoryPage } from "./pages";
+import { BotPage, ErrorPage, HomePage, StoryPage } from "./pages";
+import { absolute, branchPage, page } from "./render";
+import { session, viewerOf } from "./session";
 import { STYLESHEET, STYLESHEET_PATH } from "./style";
+import { writeRoutes } from "./write-routes";
 
 /** The API's prefix (src/app.ts): its paths, unknown ones included, are left to it. */
 const API_PREFIX = "/api/v1";
@@ -17,13 +22,7 @@ export const STORIES_PER_PAGE = 20;
 /** Pages past this one are not served (an offset is a scan). */
 const MAX_PAGE = 1000;
 
-/** The absolute address of `path` on the host the request came to. */
-const absolute = (c: Context<AppEnv>, path: string) => new URL(path, c.req.url).href;
-
-/** A page as HTML (its Cache-Control is set by the pages' middleware). */
-const page = (c: Context<AppEnv>, html: Parameters<Context<AppEnv>["html"]>[0], status: ErrorStatus | 200 = 200) => c.html(html, status);
-
-const errorTitles: Partial<Record<ErrorStatus, string>> = { 404: "Not found", 429: "Too many requests", 500: "Server error" };
+const errorTitles: Partial<Record<ErrorStatus, string>> = { 403: "Refused", 404: "Not found", 429: "Too many requests", 500: "Server error" };
 
 /** An error the pages did not expect: logged (as the API's renderer does), and shown without its details. */
 function unexpected(c: Context<AppEnv>, err: unknown): ApiError {
@@ -39,7 +38,7 @@ function renderPageError(c: Context<AppEnv>, err: unknown) {
   const title = errorTitles[e.status] ?? "Error";
   const message = e.status === 404 ? `${e.message}: there is nothing at this address.` : e.message;
   const canonical = absolute(c, new URL(c.req.url).pathname);
-  return page(c, <ErrorPage status={e.status} title={title} message={message} canonical={canonical} />, e.status);
+  return page(c, <ErrorPage status={e.status} title={title} message={message} canonical={canonical} viewer={viewerOf(c)} />, e.status);
 }
 
 function positiveInt(value: string | undefined, max: number): number {
@@ -53,11 +52,36 @@ function positiveInt(value: string | undefined, max: number): number {
  */
 export const webRoutes = new Hono<AppEnv>();
 
-webRoutes.use("*", async (c, next) => {
-  // Paths under the API are the API's, its JSON 404s included: the pages leave them alone.
-  if (c.req.path === API_PREFIX || c.req.path.startsWith(`${API_PREFIX}/`)) return next();
-  return pageMiddleware(c, next);
+/** The pages' Content-Security-Policy: this origin's own stylesheet, script, stream and forms, nothing else. */
+const pageHeaders = secureHeaders({
+  contentSecurityPolicy: {
+    defaultSrc: ["'self'"],
+    scriptSrc: ["'self'"],
+    styleSrc: ["'self'"],
+    imgSrc: ["'self'", "data:"],
+    connectSrc: ["'self'"],
+    formAction: ["'self'"],
+    frameAncestors: ["'none'"],
+    baseUri: ["'none'"],
+    objectSrc: ["'none'"],
+  },
+  crossOriginEmbedderPolicy: false,
 });
+
+const isApiPath = (path: string) => path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
+
+/** Paths under the API are the API's, its JSON 404s included: the pages' middleware leaves them alone. */
+const pagesOnly =
+  (middleware: MiddlewareHandler<AppEnv>): MiddlewareHandler<AppEnv> =>
+  (c, next) =>
+    isApiPath(c.req.path) ? next() : middleware(c, next);
+
+webRoutes.use("*", pagesOnly(pageHeaders));
+webRoutes.use("*", pagesOnly(session));
+webRoutes.use(
+  "*",
+  pagesOnly((c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? pageMiddleware(c, next) : next())),
+);
 
 const strongEtag = etag();
 /**
@@ -70,13 +94,21 @@ async function pageMiddleware(c: Context<AppEnv>, next: () => Promise<void>) {
   c.res.headers.set("Cache-Control", c.req.path === STYLESHEET_PATH ? "public, max-age=3600" : "no-cache");
 }
 
-webRoutes.onError((err, c) => renderPageError(c, err));
+webRoutes.onError((err, c) =>
+  renderPageError(c, err instanceof HTTPException && err.status === 413 ? new ApiError("PAYLOAD_TOO_LARGE", "That form is too large") : err),
+);
 
 webRoutes.get(STYLESHEET_PATH, (c) => {
   return c.body(STYLESHEET, 200, { "Content-Type": "text/css; charset=utf-8" });
 });
 
-webRoutes.get("/", publicReadCache(), async (c) => {
+// The forms and the account and new-story pages (before `/stories/:id`, which would take "new" for an id).
+webRoutes.route("/", writeRoutes);
+
+/** Pages shown to a signed-in human are theirs (forms, their name): never served from or stored in the shared cache. */
+const readCache = publicReadCache({ unless: (c) => viewerOf(c) !== null });
+
+webRoutes.get("/", readCache, async (c) => {
   const sort: StorySort = c.req.query("sort") === "active" ? "active" : "newest";
   const pageNo = positiveInt(c.req.query("page"), MAX_PAGE);
   const data = await readerStories(c.var.db, { sort, limit: STORIES_PER_PAGE, offset: (pageNo - 1) * STORIES_PER_PAGE });
@@ -87,30 +119,25 @@ webRoutes.get("/", publicReadCache(), async (c) => {
     const s = q.toString();
     return s ? `/?${s}` : "/";
   };
-  return page(c, <HomePage data={data} sort={sort} page={pageNo} canonical={absolute(c, hrefOf(pageNo))} pageHref={hrefOf} />);
+  return page(c, <HomePage data={data} sort={sort} page={pageNo} canonical={absolute(c, hrefOf(pageNo))} pageHref={hrefOf} viewer={viewerOf(c)} />);
 });
 
-webRoutes.get("/stories/:id", publicReadCache(), async (c) => {
+webRoutes.get("/stories/:id", readCache, async (c) => {
   const id = pathId(c.req.param("id"), "Story");
   const data = await readerStory(c.var.db, id);
-  return page(c, <StoryPage data={data} canonical={absolute(c, `/stories/${id}`)} />);
+  return page(c, <StoryPage data={data} canonical={absolute(c, `/stories/${id}`)} viewer={viewerOf(c)} />);
 });
 
-webRoutes.get("/branches/:id", publicReadCache(), async (c) => {
-  const id = pathId(c.req.param("id"), "Branch");
-  const data = await readerBranch(c.var.db, id);
-  const href = `/branches/${id}`;
-  return page(c, <BranchPage data={data} canonical={absolute(c, href)} reload={href} />);
-});
+webRoutes.get("/branches/:id", readCache, async (c) => branchPage(c, pathId(c.req.param("id"), "Branch")));
 
-webRoutes.get("/bots/:id", publicReadCache(), async (c) => {
+webRoutes.get("/bots/:id", readCache, async (c) => {
   const id = pathId(c.req.param("id"), "Bot");
   const data = await readerBot(c.var.db, id);
-  return page(c, <BotPage data={data} canonical={absolute(c, `/bots/${id}`)} />);
+  return page(c, <BotPage data={data} canonical={absolute(c, `/bots/${id}`)} viewer={viewerOf(c)} />);
 });
 
 // Any other path outside the API: an HTML 404.
-webRoutes.get("*", (c, next) => {
-  if (c.req.path === API_PREFIX || c.req.path.startsWith(`${API_PREFIX}/`)) return next();
+webRoutes.all("*", (c, next) => {
+  if (isApiPath(c.req.path)) return next();
   throw new ApiError("NOT_FOUND", "Page not found");
 });

@@ -55,6 +55,32 @@ h3 { font-size: 1.05rem; margin: 1rem 0 .25rem; }
 .figures { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: .5rem 0; }
 .figures dt { color: var(--muted); }
 .figures dd { margin: 0; font-variant-numeric: tabular-nums; }
+.site-header nav.account { margin-left: auto; }
+.account ul { flex-wrap: wrap; align-items: baseline; }
+form.inline { display: inline; margin: 0; }
+button, input, select, textarea { font: inherit; color: inherit; }
+button { background: var(--soft); border: 1px solid var(--line); border-radius: .3rem; padding: .3rem .8rem; cursor: pointer; }
+button:hover { border-color: var(--accent); }
+button:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-visible, summary:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+button.link { background: none; border: 0; padding: 0; color: var(--accent); text-decoration: underline; }
+.field { margin: .75rem 0; }
+.field label { display: block; font-weight: 600; margin-bottom: .2rem; }
+.field input, .field select, .field textarea { width: 100%; max-width: 100%; padding: .4rem .5rem; background: var(--bg); border: 1px solid var(--muted); border-radius: .3rem; }
+.field textarea { resize: vertical; line-height: 1.6; }
+.hint { display: block; color: var(--muted); font-size: .85rem; margin-top: .15rem; }
+output.hint[data-state="short"], output.hint[data-state="long"] { color: #b3261e; }
+@media (prefers-color-scheme: dark) { output.hint[data-state="short"], output.hint[data-state="long"] { color: #ffb4ab; } }
+.pair { display: grid; grid-template-columns: 1fr 1fr; gap: 0 1rem; }
+.form-error { border: 2px solid #b3261e; border-radius: .3rem; padding: .25rem .75rem; margin: .5rem 0; }
+.form-error p { margin: .25rem 0; font-weight: 600; }
+form.vote { display: inline-flex; gap: .25rem; align-items: center; flex-wrap: wrap; margin: .25rem 0; }
+form.vote button { padding: .1rem .5rem; min-width: 2.25rem; min-height: 2rem; }
+.segment-actions { display: flex; flex-wrap: wrap; gap: .25rem 1rem; align-items: flex-start; font-size: .9rem; }
+details.fold { margin: .25rem 0; flex: 1 1 100%; }
+details.fold summary { cursor: pointer; color: var(--accent); width: max-content; }
+.segment.new { animation: arrive 2s ease-out; }
+@keyframes arrive { from { background: var(--soft); } to { background: transparent; } }
+@media (prefers-reduced-motion: reduce) { .segment.new { animation: none; } }
 @media (min-width: 60rem) { body { font-size: 1.0625rem; } }
 @media print { .site-header nav, .pager, .reload { display: none; } }
 `;

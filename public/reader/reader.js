@@ -1,0 +1,137 @@
+// The web reader's one script (a static asset, no build step). The pages work without it; it adds:
+// - length counters: each <textarea data-count="ID"> shows, in <output id="ID">, its length under the story's rule
+//   (counted by length-rule.js, compiled from the server's own src/lib/length-rule.ts) against the allowed range;
+// - live updates of a branch page: <ol data-live="/api/v1/branches/{id}/live" data-after="N"> follows the branch's
+//   WebSocket stream: new segments are appended, the turn indicator and the queue are redrawn, and a lost
+//   connection is resumed from the last sequence seen (`?after=`), so nothing is missed or shown twice.
+import { contentLength, lengthUnit } from "./length-rule.js";
+
+// ---- length counters ----
+
+/** The rule of a text area: its own data attributes, or (the new-story form) the form's language and length fields. */
+function ruleOf(area) {
+  const form = area.form;
+  const fromForm = !area.dataset.language && form?.elements.language;
+  return {
+    language: fromForm ? form.elements.language.value : area.dataset.language,
+    min: Number(fromForm ? form.elements.min_length.value : area.dataset.min),
+    max: Number(fromForm ? form.elements.max_length.value : area.dataset.max),
+  };
+}
+
+function count(area) {
+  const output = document.getElementById(area.dataset.count);
+  if (!output) return;
+  const { language, min, max } = ruleOf(area);
+  const length = contentLength(area.value, language);
+  const unit = lengthUnit(language, length);
+  const verdict = !area.value.trim() ? "" : length < min ? ` · ${min - length} more needed` : length > max ? ` · ${length - max} too many` : " · ok";
+  output.textContent = `${length} ${unit} (allowed ${min}–${max})${verdict}`;
+  output.dataset.state = !area.value.trim() ? "empty" : length < min ? "short" : length > max ? "long" : "ok";
+}
+
+for (const area of document.querySelectorAll("textarea[data-count]")) {
+  area.addEventListener("input", () => count(area));
+  area.form?.addEventListener("change", () => count(area)); // the story form's rule fields
+  if (area.value) count(area);
+}
+
+// ---- live updates of a branch page ----
+
+const list = document.querySelector("ol[data-live]");
+if (list) follow(list);
+
+function follow(list) {
+  const status = document.getElementById("live-status");
+  const turns = document.getElementById("turn-queue");
+  let after = Number(list.dataset.after) || 0;
+  let retry = 1000;
+  let members = [];
+  let current = null;
+
+  const show = (text) => {
+    if (!status) return;
+    status.hidden = false;
+    status.textContent = text;
+  };
+
+  const connect = () => {
+    const url = new URL(`${list.dataset.live}?after=${after}`, location.href);
+    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    const socket = new WebSocket(url);
+    socket.addEventListener("open", () => {
+      retry = 1000;
+      show("Live");
+    });
+    socket.addEventListener("message", (event) => {
+      const frame = JSON.parse(event.data);
+      if (frame.type === "segment") {
+        after = Math.max(after, frame.segment.sequence_order);
+        append(list, frame.segment);
+        return;
+      }
+      if (frame.type === "archived") return show("Archived");
+      if (frame.type === "hello" || frame.type === "queue") members = frame.members;
+      if (frame.type === "hello" || frame.type === "turn") current = frame.current_turn;
+      if (frame.type === "hello" || frame.type === "turn" || frame.type === "queue") drawTurns(turns, members.length > 0, current, members);
+    });
+    socket.addEventListener("close", () => {
+      show("Reconnecting…");
+      setTimeout(connect, retry);
+      retry = Math.min(retry * 2, 30_000);
+    });
+  };
+  connect();
+}
+
+/** Makes an element with text (never HTML: the text is people's and bots' writing). */
+function el(tag, text, attrs = {}) {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = text;
+  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
+  return node;
+}
+
+function author(id, name, type) {
+  const span = el("span", undefined, { class: "author" });
+  if (type === "bot") span.append(el("a", name, { href: `/bots/${encodeURIComponent(id)}` }), " ", el("span", "bot", { class: "badge" }));
+  else span.append(`${name} `, el("span", "human", { class: "badge" }));
+  return span;
+}
+
+function when(iso) {
+  return el("time", `${iso.slice(0, 16).replace("T", " ")} UTC`, { datetime: iso });
+}
+
+/** A segment as the page draws it (votes and forks need a reload: the stream carries no forms). */
+function append(list, segment) {
+  if (document.getElementById(`s-${segment.id}`)) return;
+  const article = el("article", undefined, { class: "segment new", id: `s-${segment.id}` });
+  const footer = el("footer", undefined, { lang: "en" });
+  // `bot_id` is the author's id, human or bot (the spec's name for it).
+  footer.append(`#${segment.sequence_order} · `, author(segment.bot_id, segment.author_name, segment.author_type), " · score ");
+  footer.append(el("span", "0", { class: "score" }), " · ", when(segment.created_at));
+  article.append(el("p", segment.content, { class: "text" }), footer);
+  const item = el("li");
+  item.append(article);
+  list.append(item);
+}
+
+function drawTurns(container, turnMode, current, members) {
+  if (!container) return;
+  const paragraph = el("p", undefined, { class: "current-turn" });
+  if (!turnMode) paragraph.textContent = "No bot has joined this branch: anyone may write.";
+  else if (!current) paragraph.textContent = "Nobody's turn right now.";
+  else {
+    paragraph.append("Now writing: ", author(current.bot_id, current.name, "bot"));
+    if (current.deadline) paragraph.append(" (until ", when(current.deadline), ")");
+  }
+  const queue = el("ol", undefined, { class: "queue" });
+  for (const m of members) {
+    const item = el("li", `${m.your_turn_order}. `);
+    item.append(author(m.bot_id, m.name, "bot"), " ", el("span", `· ${m.role}`, { class: "meta" }));
+    if (current?.bot_id === m.bot_id) item.append(" ", el("span", "writing", { class: "badge" }));
+    queue.append(item);
+  }
+  container.replaceChildren(paragraph, ...(turnMode ? [queue] : []));
+}

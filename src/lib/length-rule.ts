@@ -1,0 +1,18 @@
+/**
+ * How long a piece of writing is, under a story's language: zh/ja/ko count the characters that are not white
+ * space, any other language counts white-space-separated words. Pure and import-free on purpose: besides the
+ * server (src/domain/length.ts), scripts/copy-assets.mjs compiles this very file to public/reader/length-rule.js,
+ * the counter the web reader's forms show as people type, so the page and the server can never disagree.
+ */
+const CHARACTER_LANGUAGES = ["zh", "ja", "ko"];
+
+export const countsCharacters = (language: string) => CHARACTER_LANGUAGES.includes(language.split("-")[0].toLowerCase());
+
+/** What the length is counted in: "characters" or "words" ("character" or "word" for a count of 1). */
+export const lengthUnit = (language: string, count?: number) => (countsCharacters(language) ? "character" : "word") + (count === 1 ? "" : "s");
+
+/** Characters that are not white space for zh/ja/ko; white-space-separated words otherwise. */
+export function contentLength(content: string, language: string): number {
+  if (countsCharacters(language)) return [...content.replace(/\s+/gu, "")].length;
+  return content.split(/\s+/u).filter(Boolean).length;
+}

@@ -1,0 +1,84 @@
+import type { Context, MiddlewareHandler } from "hono";
+import type { ZodError, ZodType } from "zod";
+import type { AppEnv } from "../context";
+import { ApiError, type ErrorStatus, validationError } from "../lib/errors";
+import { fieldIssues } from "../lib/validation";
+import type { FormState } from "./forms";
+
+export type Fields = Record<string, string>;
+
+/** A form's fields as sent (text fields only; a file field is ignored). */
+export async function fieldsOf(c: Context<AppEnv>): Promise<Fields> {
+  const body = await c.req.parseBody();
+  return Object.fromEntries(Object.entries(body).filter((e): e is [string, string] => typeof e[1] === "string"));
+}
+
+type Issue = ZodError["issues"][number];
+
+/** A schema's complaint as a person reads it (the API keeps zod's own wording, which its clients may match). */
+function friendly(issue: Issue, fallback: string): string {
+  const what = "origin" in issue ? issue.origin : undefined;
+  if (issue.code === "too_small" && what === "string") return Number(issue.minimum) <= 1 ? "is required" : `needs at least ${issue.minimum} characters`;
+  if (issue.code === "too_big" && what === "string") return `may have at most ${issue.maximum} characters`;
+  if (issue.code === "too_small" && what === "number") return `must be at least ${issue.minimum}`;
+  if (issue.code === "too_big" && what === "number") return `must be at most ${issue.maximum}`;
+  if (issue.code === "invalid_format" && issue.format === "email") return "must be an email address";
+  if (issue.code === "invalid_type" && issue.expected === "number") return "must be a number";
+  return fallback;
+}
+
+/** Checks a form with the API's own body schema: the same rules, the same 400 naming each bad field. */
+export function parseWith<T>(schema: ZodType<T>, input: unknown): T {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const fields = fieldIssues(result.error);
+  throw validationError(result.error.issues.map((issue, i) => ({ field: fields[i].field, issue: friendly(issue, fields[i].issue) })));
+}
+
+/** Names a field as its form (with these values) labels it: `initial_segments.1`, or a domain error's `{field, index}`. */
+export type Labels = (field: string, index: number | undefined, values: Fields) => string;
+
+/** The error as a person reads it: the domain's sentence and suggestion, and each bad field by its label. */
+export function inWords(err: ApiError, label: (field: string, index?: number) => string): Pick<FormState, "message" | "problems"> {
+  const details = err.details ?? {};
+  if (err.code === "VALIDATION_ERROR" && Array.isArray(details.fields)) {
+    const fields = details.fields as { field: string; issue: string }[];
+    return { message: "Please check these fields:", problems: fields.map((f) => `${label(f.field)}: ${f.issue}`) };
+  }
+  const where = typeof details.field === "string" ? `${label(details.field, details.index as number | undefined)}: ` : "";
+  const suggestion = typeof details.suggestion === "string" ? ` ${details.suggestion}` : "";
+  const sentence = /[.!?]$/.test(err.message) ? err.message : `${err.message}.`;
+  return { message: `${where}${sentence}${suggestion}`, problems: [] };
+}
+
+/**
+ * Around a form's handler (after the Origin check, which answers its 403 page itself): an error the person can fix
+ * (any 4xx) shows the form's page again with the error in words inside the form and what they typed, under the
+ * error's own status (and headers, e.g. Retry-After). Anything else is left to the pages' error handler.
+ */
+export function showErrorsIn(
+  formOf: (c: Context<AppEnv>, fields: Fields) => string,
+  label: Labels,
+  rerender: (c: Context<AppEnv>, state: FormState) => Response | Promise<Response>,
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await next();
+    const err = c.error;
+    if (!(err instanceof ApiError) || err.status >= 500) return;
+    const values = await fieldsOf(c);
+    delete values.password; // never sent back
+    const words = inWords(err, (field, index) => label(field, index, values));
+    const page = await rerender(c, { form: formOf(c, values), values, ...words });
+    c.error = undefined;
+    c.res = undefined as unknown as Response; // Hono would otherwise copy the error page's headers over
+    c.res = new Response(page.body, { status: err.status satisfies ErrorStatus, headers: page.headers });
+    for (const [name, value] of Object.entries(err.headers ?? {})) c.res.headers.set(name, value);
+    c.set("errorCode", err.code);
+  };
+}
+
+/** Labels from a plain map, falling back to the field's own name. */
+export const labelsFrom =
+  (map: Record<string, string>): Labels =>
+  (field) =>
+    map[field] ?? field;

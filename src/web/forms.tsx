@@ -1,0 +1,125 @@
+import type { Child } from "hono/jsx";
+import { lengthUnit } from "../lib/length-rule";
+
+/**
+ * A form that came back with an error: which form (its key), the error in words, and what the person had typed,
+ * so the page shows it again in place, next to the error.
+ */
+export interface FormState {
+  form: string;
+  message: string;
+  problems: string[];
+  values: Record<string, string>;
+}
+
+/** The state of `form` if the error is its own, else none (every other form on the page starts empty). */
+export const stateOf = (state: FormState | null | undefined, form: string) => (state?.form === form ? state : null);
+
+const typed = (state: FormState | null, field: string) => state?.values[field] ?? "";
+
+/** The error, in words, at the top of its form: a live region, so a screen reader announces it. */
+export function FormError({ state }: { state: FormState | null }) {
+  if (!state) return null;
+  return (
+    <div class="form-error" role="alert">
+      <p>{state.message}</p>
+      {state.problems.length ? (
+        <ul>
+          {state.problems.map((p) => (
+            <li>{p}</li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
+interface FieldProps {
+  id: string;
+  name: string;
+  label: string;
+  state: FormState | null;
+  hint?: Child;
+}
+
+/** A labelled one-line input. */
+export function Input({ id, name, label, state, hint, type = "text", ...attrs }: FieldProps & { type?: string } & Record<string, unknown>) {
+  return (
+    <p class="field">
+      <label for={id}>{label}</label>
+      <input id={id} name={name} type={type} value={type === "password" ? "" : typed(state, name)} {...attrs} />
+      {hint ? <small class="hint">{hint}</small> : null}
+    </p>
+  );
+}
+
+/** A labelled text area; with `length` it shows the story's length rule and, with the page's script, a live count. */
+export function TextArea({
+  id,
+  name,
+  label,
+  state,
+  hint,
+  length,
+  ...attrs
+}: FieldProps & { length?: { language: string; min: number; max: number } | "from-form" } & Record<string, unknown>) {
+  const counter = length ? `${id}-count` : undefined;
+  const rule = length && length !== "from-form" ? `${length.min}–${length.max} ${lengthUnit(length.language)}` : null;
+  return (
+    <p class="field">
+      <label for={id}>{label}</label>
+      <textarea
+        id={id}
+        name={name}
+        aria-describedby={counter}
+        data-count={counter}
+        data-language={length && length !== "from-form" ? length.language : undefined}
+        data-min={length && length !== "from-form" ? String(length.min) : undefined}
+        data-max={length && length !== "from-form" ? String(length.max) : undefined}
+        {...attrs}
+      >
+        {typed(state, name)}
+      </textarea>
+      {counter ? (
+        <output id={counter} class="hint" for={id} aria-live="off">
+          {rule ? `Length: ${rule}` : "Length: as the story's rules above say"}
+        </output>
+      ) : null}
+      {hint ? <small class="hint">{hint}</small> : null}
+    </p>
+  );
+}
+
+/** A POST form with its error on top (Origin-checked on arrival, src/web/session.ts). */
+export function PostForm({ action, state, children, ...attrs }: { action: string; state: FormState | null; children?: Child } & Record<string, unknown>) {
+  return (
+    <form method="post" action={action} {...attrs}>
+      <FormError state={state} />
+      {children}
+    </form>
+  );
+}
+
+/** Up and down votes on one target, as two buttons of one form; `what` names the target for screen readers. */
+export function VoteButtons({ action, what, state }: { action: string; what: string; state: FormState | null }) {
+  return (
+    <PostForm action={action} state={state} class="vote">
+      <button type="submit" name="vote" value="1" aria-label={`Vote ${what} up`} title="Vote up">
+        ▲
+      </button>
+      <button type="submit" name="vote" value="-1" aria-label={`Vote ${what} down`} title="Vote down">
+        ▼
+      </button>
+    </PostForm>
+  );
+}
+
+/** A form folded away until opened (reply, fork): open when it came back with an error. */
+export function Fold({ summary, state, children }: { summary: string; state: FormState | null; children?: Child }) {
+  return (
+    <details class="fold" open={state ? true : undefined}>
+      <summary>{summary}</summary>
+      {children}
+    </details>
+  );
+}

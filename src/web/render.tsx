@@ -1,0 +1,33 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../context";
+import { readerBranch } from "../domain/reader";
+import type { ErrorStatus } from "../lib/errors";
+import { LoginPage, RegisterPage, safeNext } from "./account-pages";
+import type { FormState } from "./forms";
+import { NewStoryPage } from "./new-story";
+import { BranchPage } from "./pages";
+import { viewerOf } from "./session";
+
+/** The absolute address of `path` on the host the request came to. */
+export const absolute = (c: Context<AppEnv>, path: string) => new URL(path, c.req.url).href;
+
+/** A page as HTML (its Cache-Control is set by the pages' middleware). */
+export const page = (c: Context<AppEnv>, html: Parameters<Context<AppEnv>["html"]>[0], status: ErrorStatus | 200 = 200) => c.html(html, status);
+
+export const branchHref = (id: string) => `/branches/${id}`;
+
+/** The pages a form can come back to with its error (src/web/form-errors.ts), and their first showing. */
+export async function branchPage(c: Context<AppEnv>, id: string, state: FormState | null = null) {
+  const data = await readerBranch(c.var.db, id);
+  const href = branchHref(id);
+  return page(c, <BranchPage data={data} canonical={absolute(c, href)} reload={href} viewer={viewerOf(c)} state={state} />);
+}
+
+export const loginPage = (c: Context<AppEnv>, state: FormState | null = null) =>
+  page(c, <LoginPage canonical={absolute(c, "/login")} next={safeNext(c.req.query("next"))} state={state} />);
+
+export const registerPage = (c: Context<AppEnv>, state: FormState | null = null) =>
+  page(c, <RegisterPage canonical={absolute(c, "/register")} next={safeNext(c.req.query("next"))} state={state} />);
+
+export const newStoryPage = async (c: Context<AppEnv>, state: FormState | null = null) =>
+  page(c, <NewStoryPage canonical={absolute(c, "/stories/new")} viewer={viewerOf(c)!} state={state} />);

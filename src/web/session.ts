@@ -1,0 +1,79 @@
+import type { Context, MiddlewareHandler } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { csrf } from "hono/csrf";
+import type { AppEnv } from "../context";
+import type { Actor } from "../domain/actor";
+import { ApiError } from "../lib/errors";
+import { isFormBody } from "../lib/form-body";
+import { verifyJwt } from "../lib/jwt";
+
+/**
+ * A human's session on the web reader: the access token a login returns, in an HttpOnly cookie (scripts never
+ * see it), SameSite=Lax (other sites' forms do not carry it), Secure everywhere but on the local machine. The
+ * API never reads it: it takes credentials from headers only, so the cookie is good for these pages alone.
+ */
+export const SESSION_COOKIE = "storyloom_session";
+
+const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+const isLocal = (c: Context<AppEnv>) => LOCAL_HOSTS.has(new URL(c.req.url).hostname);
+
+/** Starts a session that lasts as long as its token. */
+export function startSession(c: Context<AppEnv>, accessToken: string) {
+  setCookie(c, SESSION_COOKIE, accessToken, {
+    httpOnly: true,
+    secure: !isLocal(c),
+    sameSite: "Lax",
+    path: "/",
+    maxAge: c.var.config.jwt.ttlSeconds,
+  });
+}
+
+export const endSession = (c: Context<AppEnv>) => deleteCookie(c, SESSION_COOKIE, { path: "/", secure: !isLocal(c) });
+
+/** The signed-in human, or null. */
+export const viewerOf = (c: Context<AppEnv>): Actor | null => c.var.actor ?? null;
+
+/**
+ * Reads the session: a token that verifies puts its human on `c.var.actor` (as `auth()` does for the API, so the
+ * same limits and domain functions apply); one that does not (expired, or signed with an old secret) is dropped.
+ */
+export const session: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const token = getCookie(c, SESSION_COOKIE);
+  if (token) {
+    try {
+      const claims = await verifyJwt(token, c.var.config.jwt.secret);
+      if (claims.typ !== "bot") c.set("actor", { id: claims.sub, type: claims.typ, name: claims.name, credential: "jwt" });
+    } catch {
+      endSession(c);
+    }
+  }
+  await next();
+  // A page shown to a signed-in human is theirs: no shared cache may keep it, and it varies with the cookie.
+  if (viewerOf(c) && c.res.headers.get("content-type")?.startsWith("text/html")) c.res.headers.set("Cache-Control", "private, no-cache");
+  c.res.headers.append("Vary", "Cookie");
+};
+
+/** A form that needs a session: without one, the visitor is sent to log in and brought back to `back`. */
+export function requireSession(back: (c: Context<AppEnv>) => string): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (viewerOf(c)) return next();
+    return c.redirect(`/login?next=${encodeURIComponent(back(c))}`, 303);
+  };
+}
+
+/**
+ * Every form POST: it must come from one of these pages (Hono's `csrf()`: the Origin is this site's, or the
+ * browser says Sec-Fetch-Site: same-origin) and be a form (a JSON body is the API's, not these pages').
+ */
+const sameOrigin = csrf();
+export const formPost: MiddlewareHandler<AppEnv> = async (c, next) => {
+  try {
+    await sameOrigin(c, async () => {});
+  } catch {
+    throw new ApiError("FORBIDDEN", "This form was sent from another site: forms are accepted only from Storyloom's own pages.");
+  }
+  if (!isFormBody(c.req.header("content-type"))) {
+    throw new ApiError("VALIDATION_ERROR", "Send this form from its page (application/x-www-form-urlencoded or multipart/form-data).");
+  }
+  return next();
+};

@@ -1,0 +1,185 @@
+import { type Context, Hono } from "hono";
+import type { AppEnv } from "../context";
+import * as auth from "../domain/auth";
+import { addComment } from "../domain/comments";
+import { castVote } from "../domain/votes";
+import { pathId } from "../lib/ids";
+import { issueAccessToken } from "../middleware/auth";
+import { type LimitedAction, limitsAndIdempotency } from "../middleware/limits";
+import { emptyReadCacheAfterWrites } from "../middleware/read-cache";
+import { failedLoginLimit, registrationLimit } from "../middleware/subject-limits";
+import { loginBody, registerBody } from "../routes/auth";
+import { branchBody, forkBranch } from "../routes/branches";
+import { commentBody } from "../routes/comments";
+import { segmentBody, submitSegment } from "../routes/segments";
+import { createStory, createStoryBody } from "../routes/stories";
+import { voteBody } from "../routes/votes";
+import { safeNext } from "./account-pages";
+import { type Fields, fieldsOf, type Labels, labelsFrom, parseWith, showErrorsIn } from "./form-errors";
+import { INITIAL_SEGMENT_FIELDS } from "./new-story";
+import { branchHref, branchPage, loginPage, newStoryPage, registerPage } from "./render";
+import { endSession, formPost, requireSession, startSession } from "./session";
+
+/**
+ * The web reader's forms: each POST is Origin-checked (`formPost`), needs a session where the API needs a
+ * credential, draws on the same limits (`limitsAndIdempotency`), is checked with the API's own body schema and
+ * written by the API's own domain call; success is a 303 to the page that shows the result (Post/Redirect/Get),
+ * an error the form's page again with the error in words (`showErrorsIn`).
+ */
+export const writeRoutes = new Hono<AppEnv>();
+
+const see = (c: Context<AppEnv>, path: string) => c.redirect(path, 303);
+const optional = (value: string | undefined) => (value?.trim() ? value : undefined);
+
+// ---- accounts ----
+
+/** Logging in and registering answer with the session cookie and go where the person was going. */
+async function signIn(c: Context<AppEnv>, user: { id: string; userType: "human" | "admin"; username: string }) {
+  startSession(c, await issueAccessToken(c.var.config, { id: user.id, type: user.userType, name: user.username }));
+  return see(c, safeNext(c.req.query("next")));
+}
+
+writeRoutes.get("/login", (c) => loginPage(c));
+writeRoutes.get("/register", (c) => registerPage(c));
+
+writeRoutes.post(
+  "/register",
+  formPost,
+  showErrorsIn(() => "register", labelsFrom({ username: "Username", email: "Email", password: "Password" }), registerPage),
+  registrationLimit,
+  async (c) => signIn(c, await auth.registerUser(c.var.db, parseWith(registerBody, { ...(await fieldsOf(c)), user_type: "human" }))),
+);
+
+writeRoutes.post(
+  "/login",
+  formPost,
+  showErrorsIn(() => "login", labelsFrom({ email: "Email", password: "Password" }), loginPage),
+  failedLoginLimit("email"),
+  async (c) => {
+    const { email, password } = parseWith(loginBody, await fieldsOf(c));
+    return signIn(c, await auth.loginUser(c.var.db, email, password));
+  },
+);
+
+writeRoutes.post("/logout", formPost, (c) => {
+  endSession(c);
+  return see(c, "/");
+});
+
+// ---- stories ----
+
+/** The story form's segment fields that were filled in, in order (blank optional ones are skipped). */
+const filledSegments = (fields: Fields) => INITIAL_SEGMENT_FIELDS.filter((f) => fields[f.name]?.trim());
+
+const storyLabels: Labels = (field, index, values) => {
+  const [name, i = index] = field.split(".");
+  if (name === "initial_segments" && i !== undefined) return filledSegments(values)[Number(i)]?.label ?? "A segment";
+  const map: Record<string, string> = {
+    title: "Title",
+    background: "Background",
+    style_rules: "Style rules",
+    language: "Language",
+    min_length: "Minimum length",
+    max_length: "Maximum length",
+    starter: "Opening",
+    initial_segments: "Segments 1 to 3",
+  };
+  return map[name] ?? name;
+};
+
+writeRoutes.get(
+  "/stories/new",
+  requireSession(() => "/stories/new"),
+  (c) => newStoryPage(c),
+);
+
+writeRoutes.post(
+  "/stories",
+  formPost,
+  requireSession(() => "/stories/new"),
+  showErrorsIn(() => "story", storyLabels, newStoryPage),
+  limitsAndIdempotency("story"),
+  emptyReadCacheAfterWrites,
+  async (c) => {
+    const fields = await fieldsOf(c);
+    const body = parseWith(createStoryBody, {
+      title: fields.title,
+      background: fields.background,
+      style_rules: optional(fields.style_rules) ?? null,
+      language: fields.language,
+      min_length: Number(fields.min_length),
+      max_length: Number(fields.max_length),
+      starter: fields.starter,
+      initial_segments: filledSegments(fields).map((f) => fields[f.name]),
+    });
+    const story = await createStory(c, body);
+    return see(c, `/stories/${story.id}`);
+  },
+);
+
+// ---- a branch: write, vote, comment, fork ----
+
+const branchIdOf = (c: Context<AppEnv>) => pathId(c.req.param("branch_id") ?? "", "Branch");
+
+/** A form of the branch page: Origin check, session, its errors shown on the branch page, the action's limits. */
+const branchForm = (action: LimitedAction, formOf: (c: Context<AppEnv>, fields: Fields) => string, labels: Record<string, string>) =>
+  [
+    formPost,
+    requireSession((c) => branchHref(c.req.param("branch_id") ?? "")),
+    showErrorsIn(formOf, labelsFrom(labels), (c, state) => branchPage(c, branchIdOf(c), state)),
+    limitsAndIdempotency(action),
+    emptyReadCacheAfterWrites,
+  ] as const;
+
+writeRoutes.post("/branches/:branch_id/segments", ...branchForm("segment", () => "write", { content: "Next segment" }), async (c) => {
+  const id = branchIdOf(c);
+  const segment = await submitSegment(c, id, parseWith(segmentBody, { content: (await fieldsOf(c)).content }));
+  return see(c, `${branchHref(id)}#s-${segment.id}`);
+});
+
+const vote = (c: Context<AppEnv>, target_type: "branch" | "segment", target_id: string, fields: Fields) =>
+  castVote(c.var.db, c.var.actor!, parseWith(voteBody, { target_type, target_id, vote: Number(fields.vote) }), c.var.idempotency);
+
+writeRoutes.post("/branches/:branch_id/votes", ...branchForm("vote", () => "vote-branch", { vote: "Vote" }), async (c) => {
+  const id = branchIdOf(c);
+  await vote(c, "branch", id, await fieldsOf(c));
+  return see(c, branchHref(id));
+});
+
+writeRoutes.post(
+  "/branches/:branch_id/segments/:segment_id/votes",
+  ...branchForm("vote", (c) => `vote-${c.req.param("segment_id")}`, { vote: "Vote" }),
+  async (c) => {
+    const segmentId = c.req.param("segment_id") ?? "";
+    await vote(c, "segment", segmentId, await fieldsOf(c));
+    return see(c, `${branchHref(branchIdOf(c))}#s-${segmentId}`);
+  },
+);
+
+writeRoutes.post(
+  "/branches/:branch_id/comments",
+  ...branchForm("comment", (_, f) => (f.parent_comment_id ? `reply-${f.parent_comment_id}` : "comment"), { content: "Comment" }),
+  async (c) => {
+    const id = branchIdOf(c);
+    const fields = await fieldsOf(c);
+    const body = parseWith(commentBody, { content: fields.content, parent_comment_id: optional(fields.parent_comment_id) });
+    const comment = await addComment(c.var.db, c.var.actor!, id, body, c.var.idempotency);
+    return see(c, `${branchHref(id)}#c-${comment.id}`);
+  },
+);
+
+writeRoutes.post(
+  "/branches/:branch_id/forks",
+  ...branchForm("branch", (_, f) => `fork-${f.fork_at_segment_id}`, { title: "Branch title", initial_segment: "First segment" }),
+  async (c) => {
+    const fields = await fieldsOf(c);
+    const body = parseWith(branchBody, {
+      title: fields.title,
+      fork_at_segment_id: fields.fork_at_segment_id,
+      parent_branch_id: branchIdOf(c),
+      initial_segment: optional(fields.initial_segment),
+    });
+    const branch = await forkBranch(c, pathId(fields.story_id, "Story"), body);
+    return see(c, branchHref(branch.id));
+  },
+);

@@ -1,0 +1,445 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { app } from "../src/app";
+import type { Env } from "../src/env";
+import { call, join, registerBot, registerHuman, storyWithSegments, submit, unique, words } from "./helpers";
+
+/**
+ * The web reader's forms (src/web/write-routes.tsx): sessions, every form's happy path, its errors shown in words
+ * on its page, and the session's security (Origin check, cookie flags, no open redirect, the cookie is not an
+ * API credential). Everything goes through the Worker's own fetch, as a browser would send it.
+ */
+
+const ORIGIN = "http://storyloom.test";
+const COOKIE = "storyloom_session";
+
+interface Sent {
+  status: number;
+  headers: Headers;
+  text: string;
+  location: string | null;
+}
+
+interface FormOptions {
+  /** The session token (the cookie's value). */
+  session?: string;
+  /** The Origin header; `null` sends none. Default: this site. */
+  origin?: string | null;
+  headers?: Record<string, string>;
+  /** The site's own address (default http://storyloom.test). */
+  site?: string;
+  /** Bindings changed for this request (the spec's limits: the test config raises them). */
+  env?: Partial<Env>;
+}
+
+/** The Worker's fetch, or the app with some bindings changed. */
+async function send(url: string, init: RequestInit, bindings?: Partial<Env>): Promise<Response> {
+  if (!bindings) return exports.default.fetch(url, init);
+  const ctx = createExecutionContext();
+  const res = await app.request(url, init, { ...env, ...bindings }, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
+}
+
+const address = () => `198.51.100.${Math.floor(Math.random() * 250)}`;
+
+/** A form POST as a browser sends it from one of the pages: urlencoded, with Origin, no redirect followed. */
+async function post(path: string, fields: Record<string, string>, options: FormOptions = {}): Promise<Sent> {
+  const site = options.site ?? ORIGIN;
+  const headers: Record<string, string> = {
+    "content-type": "application/x-www-form-urlencoded",
+    "CF-Connecting-IP": address(),
+    ...(options.origin === null ? {} : { Origin: options.origin ?? site }),
+    ...(options.session ? { Cookie: `${COOKIE}=${options.session}` } : {}),
+    ...options.headers,
+  };
+  const res = await send(`${site}${path}`, { method: "POST", headers, body: new URLSearchParams(fields), redirect: "manual" }, options.env);
+  return { status: res.status, headers: res.headers, text: await res.text(), location: res.headers.get("location") };
+}
+
+async function get(path: string, session?: string): Promise<Sent> {
+  const headers: Record<string, string> = { "CF-Connecting-IP": address(), ...(session ? { Cookie: `${COOKIE}=${session}` } : {}) };
+  const res = await exports.default.fetch(`${ORIGIN}${path}`, { headers, redirect: "manual" });
+  return { status: res.status, headers: res.headers, text: await res.text(), location: res.headers.get("location") };
+}
+
+const sessionOf = (res: Sent) => new RegExp(`${COOKIE}=([^;]+)`).exec(res.headers.get("set-cookie") ?? "")?.[1];
+
+/** The error shown inside a form: the text of its role="alert" box. */
+const alertOf = (html: string) =>
+  /<div class="form-error" role="alert">([\s\S]*?)<\/div>/
+    .exec(html)?.[1]
+    .replace(/<[^>]*>/g, " ")
+    .replace(/&gt;/g, ">")
+    .replace(/&#39;/g, "'")
+    .replace(/\s+/g, " ")
+    .trim();
+
+const scoreOf = (html: string) => /<span id="branch-score">([^<]*)<\/span>/.exec(html)?.[1];
+
+function expectSeeOther(res: Sent, location: RegExp | string) {
+  expect(res.status, res.text.slice(0, 400)).toBe(303);
+  if (typeof location === "string") expect(res.location).toBe(location);
+  else expect(res.location).toMatch(location);
+}
+
+/** A branch to write on: its story (3-to-50-word rule) owned by someone else, and a signed-in human. */
+async function scene() {
+  const { owner, story, segments } = await storyWithSegments();
+  const human = await registerHuman();
+  return { owner, story, segments, human, branchId: story.main_branch_id as string };
+}
+
+const segmentsOf = async (branchId: string) => (await call(`/branches/${branchId}/segments`)).body.data.segments as any[];
+const commentsOf = async (branchId: string) => (await call(`/branches/${branchId}/comments`)).body.data.comments as any[];
+
+describe("web forms: the happy path", () => {
+  it("register: a 303 to where one was going, with an HttpOnly, SameSite=Lax, Secure session cookie; the header names them", async () => {
+    const username = unique("web");
+    const res = await post("/register?next=%2Fstories%2Fnew", { username, email: `${username}@example.com`, password: "a good password" });
+    expectSeeOther(res, "/stories/new");
+    const cookie = res.headers.get("set-cookie") ?? "";
+    expect(cookie).toMatch(new RegExp(`^${COOKIE}=`));
+    expect(cookie).toMatch(/HttpOnly/i);
+    expect(cookie).toMatch(/SameSite=Lax/i);
+    expect(cookie).toMatch(/Secure/i);
+    expect(cookie).toMatch(/Max-Age=86400/);
+    const home = await get("/", sessionOf(res));
+    expect(home.text).toContain(`Signed in as ${username}`);
+    expect(home.text).toContain('href="/stories/new"');
+    // The account exists for the API too: the same password logs in.
+    expect((await call("/auth/login", { body: { email: `${username}@example.com`, password: "a good password" } })).status).toBe(200);
+  });
+
+  it("on localhost the cookie is not Secure (http), everywhere else it is", async () => {
+    const username = unique("web");
+    const res = await post("/register", { username, email: `${username}@example.com`, password: "a good password" }, { site: "http://localhost:8787" });
+    expectSeeOther(res, "/");
+    expect(res.headers.get("set-cookie")).not.toMatch(/Secure/i);
+    expect(res.headers.get("set-cookie")).toMatch(/HttpOnly/i);
+  });
+
+  it("log in and log out", async () => {
+    const human = await registerHuman();
+    const res = await post("/login", { email: human.input.email, password: human.input.password });
+    expectSeeOther(res, "/");
+    const session = sessionOf(res)!;
+    expect((await get("/", session)).text).toContain(`Signed in as ${human.input.username}`);
+    const out = await post("/logout", {}, { session });
+    expectSeeOther(out, "/");
+    expect(out.headers.get("set-cookie")).toMatch(new RegExp(`${COOKIE}=;.*Max-Age=0`));
+  });
+
+  it("create a story: the form's fields become the API's story, with its main line", async () => {
+    const human = await registerHuman();
+    const form = await get("/stories/new", human.token);
+    expect(form.status).toBe(200);
+    for (const label of ["Title", "Language", "Background", "Style rules", "Minimum length", "Maximum length", "Opening", "Segment 1", "Segment 5"]) {
+      expect(form.text).toMatch(new RegExp(`<label for="[^"]+">${label}</label>`));
+    }
+    const res = await post(
+      "/stories",
+      {
+        title: "Salt & <ink>",
+        language: "en",
+        background: "A harbour town where the tide never comes back.",
+        style_rules: "",
+        min_length: "3",
+        max_length: "40",
+        starter: "It began at dawn.",
+        segment_1: words(4, "a"),
+        segment_2: words(4, "b"),
+        segment_3: words(4, "c"),
+        segment_4: "",
+        segment_5: words(4, "e"),
+      },
+      { session: human.token },
+    );
+    expectSeeOther(res, /^\/stories\/[0-9a-f-]{36}$/);
+    const story = (await call(res.location!)).body.data;
+    expect(story).toMatchObject({ title: "Salt & <ink>", language: "en", min_length: 3, max_length: 40, style_rules: null, owner_id: human.id });
+    const main = await segmentsOf(story.main_branch_id);
+    expect(main.map((s) => s.content)).toEqual(["It began at dawn.", words(4, "a"), words(4, "b"), words(4, "c"), words(4, "e")]);
+  });
+
+  it("write the next segment: a 303 to it; the page shows it", async () => {
+    const { human, branchId } = await scene();
+    const page = await get(`/branches/${branchId}`, human.token);
+    expect(page.text).toContain('<label for="write">Next segment</label>');
+    expect(page.text).toMatch(/<output id="write-count"[^>]*>Length: 3–50 words<\/output>/);
+    const res = await post(`/branches/${branchId}/segments`, { content: "The gulls came back first." }, { session: human.token });
+    const written = (await segmentsOf(branchId)).at(-1);
+    expect(written.content).toBe("The gulls came back first.");
+    expect(written.bot_id).toBe(human.id);
+    expectSeeOther(res, `/branches/${branchId}#s-${written.id}`);
+    expect((await get(`/branches/${branchId}`, human.token)).text).toContain("The gulls came back first.");
+  });
+
+  it("vote on a branch and on a segment: up, then down replaces it", async () => {
+    const { human, branchId, segments } = await scene();
+    expectSeeOther(await post(`/branches/${branchId}/votes`, { vote: "1" }, { session: human.token }), `/branches/${branchId}`);
+    expect((await call(`/branches/${branchId}/votes/summary`)).body.data).toMatchObject({ upvotes: 1, downvotes: 0 });
+    expect(scoreOf((await get(`/branches/${branchId}`, human.token)).text)).toBe("+1");
+    const target = segments[1].id;
+    expectSeeOther(await post(`/branches/${branchId}/segments/${target}/votes`, { vote: "1" }, { session: human.token }), `/branches/${branchId}#s-${target}`);
+    expectSeeOther(await post(`/branches/${branchId}/segments/${target}/votes`, { vote: "-1" }, { session: human.token }), `/branches/${branchId}#s-${target}`);
+    expect((await call(`/segments/${target}/votes/summary`)).body.data).toMatchObject({ upvotes: 0, downvotes: 1 });
+    // A branch's score counts the votes on it and on its segments: +1 - 1.
+    expect(scoreOf((await get(`/branches/${branchId}`, human.token)).text)).toBe("0");
+  });
+
+  it("comment and reply: the reply is threaded under its comment", async () => {
+    const { human, branchId } = await scene();
+    const first = await post(`/branches/${branchId}/comments`, { content: "Lovely <b>start</b>" }, { session: human.token });
+    const [comment] = await commentsOf(branchId);
+    expectSeeOther(first, `/branches/${branchId}#c-${comment.id}`);
+    const reply = await post(`/branches/${branchId}/comments`, { content: "Agreed.", parent_comment_id: comment.id }, { session: human.token });
+    expectSeeOther(reply, /#c-/);
+    const all = await commentsOf(branchId);
+    expect(all.find((c) => c.content === "Agreed.")?.parent_comment_id).toBe(comment.id);
+    const page = (await get(`/branches/${branchId}`, human.token)).text;
+    expect(page).toContain("Lovely &lt;b&gt;start&lt;/b&gt;");
+    expect(page).toMatch(/<summary>Reply<\/summary>/);
+  });
+
+  it("fork from a segment: a 303 to the new branch, forked where asked, with its first segment", async () => {
+    const { story, human, branchId, segments } = await scene();
+    const res = await post(
+      `/branches/${branchId}/forks`,
+      { story_id: story.id, fork_at_segment_id: segments[1].id, title: "Low water", initial_segment: words(5, "fork") },
+      { session: human.token },
+    );
+    expectSeeOther(res, /^\/branches\/[0-9a-f-]{36}$/);
+    const branch = (await call(res.location!)).body.data;
+    expect(branch).toMatchObject({ title: "Low water", parent_branch_id: branchId, fork_at_segment_id: segments[1].id, segments_count: 1 });
+    expect((await get(res.location!, human.token)).text).toContain("<h1>Low water</h1>");
+  });
+
+  it("a signed-in page is private: not from or into the shared read cache, and varies with the cookie", async () => {
+    const { human, branchId } = await scene();
+    await get(`/branches/${branchId}`); // anonymous: fills the micro-cache
+    const mine = await get(`/branches/${branchId}`, human.token);
+    expect(mine.headers.get("x-read-cache")).toBeNull();
+    expect(mine.headers.get("cache-control")).toBe("private, no-cache");
+    expect(mine.headers.get("vary")).toMatch(/Cookie/);
+    expect(mine.text).toContain(`Signed in as ${human.input.username}`);
+    const anonymous = await get(`/branches/${branchId}`);
+    expect(anonymous.text).not.toContain("Signed in as");
+    expect(anonymous.text).toContain("to write, vote, comment and fork");
+    expect(anonymous.headers.get("cache-control")).toBe("no-cache");
+  });
+
+  it("every page sends a same-origin Content-Security-Policy", async () => {
+    const res = await get("/");
+    const csp = res.headers.get("content-security-policy") ?? "";
+    for (const part of ["default-src 'self'", "script-src 'self'", "connect-src 'self'", "form-action 'self'", "frame-ancestors 'none'"])
+      expect(csp).toContain(part);
+  });
+});
+
+describe("web forms: errors in words, next to the form", () => {
+  it("a segment too short: 422, the rule in words inside the write form, the text kept, nothing written", async () => {
+    const { human, branchId } = await scene();
+    const before = (await segmentsOf(branchId)).length;
+    const res = await post(`/branches/${branchId}/segments`, { content: "Too short" }, { session: human.token });
+    expect(res.status).toBe(422);
+    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(alertOf(res.text)).toBe("Content is 2 words; the minimum is 3. Add at least 1 more word.");
+    expect(res.text).toMatch(/<form method="post" action="\/branches\/[^"]+\/segments" id="write-form"><div class="form-error"/);
+    expect(res.text).toMatch(/<textarea id="write"[^>]*>Too short<\/textarea>/);
+    expect(res.text).not.toMatch(/"status":"error"|"code":/);
+    expect((await segmentsOf(branchId)).length).toBe(before);
+  });
+
+  it("registration: each bad field by its label, in words; a taken name is a conflict", async () => {
+    const res = await post("/register", { username: "", email: "not-an-email", password: "short" });
+    expect(res.status).toBe(400);
+    expect(alertOf(res.text)).toBe("Please check these fields: Username: is required Email: must be an email address Password: needs at least 8 characters");
+    expect(res.headers.get("set-cookie")).toBeNull();
+    const human = await registerHuman();
+    const taken = await post("/register", { username: human.input.username, email: `${unique()}@example.com`, password: "a good password" });
+    expect(taken.status).toBe(409);
+    expect(alertOf(taken.text)).toMatch(/taken|exists|already/i);
+    expect(taken.text).toContain(`value="${human.input.username}"`);
+  });
+
+  it("a wrong password: 401 on the login page, the email kept, the password never sent back", async () => {
+    const human = await registerHuman();
+    const res = await post("/login", { email: human.input.email, password: "wrong password" });
+    expect(res.status).toBe(401);
+    expect(alertOf(res.text)).toBe("Email or password is incorrect.");
+    expect(res.text).toContain(`value="${human.input.email}"`);
+    expect(res.text).not.toContain("wrong password");
+  });
+
+  it("the story form: a missing segment named by its label; segment length by its label", async () => {
+    const human = await registerHuman();
+    const base = { title: "T", language: "en", background: "A long enough background.", min_length: "3", max_length: "40", starter: "Go." };
+    const missing = await post("/stories", { ...base, segment_1: words(4), segment_2: words(4) }, { session: human.token });
+    expect(missing.status).toBe(400);
+    expect(alertOf(missing.text)).toMatch(/^Please check these fields: Segments 1 to 3: /);
+    const short = await post("/stories", { ...base, segment_1: words(4), segment_2: "tiny", segment_3: words(4) }, { session: human.token });
+    expect(short.status).toBe(422);
+    expect(alertOf(short.text)).toBe("Segment 2: Content is 1 word; the minimum is 3. Add at least 2 more words.");
+    expect(short.text).toMatch(/<textarea id="segment_2"[^>]*>tiny<\/textarea>/);
+    const rules = await post(
+      "/stories",
+      { ...base, min_length: "50", max_length: "10", segment_1: "x", segment_2: "y", segment_3: "z" },
+      { session: human.token },
+    );
+    expect(alertOf(rules.text)).toContain("Minimum length: must not exceed max_length");
+  });
+
+  it("voting on one's own writing is refused in words, at the vote buttons", async () => {
+    const { owner, branchId, segments } = await scene();
+    const res = await post(`/branches/${branchId}/segments/${segments[0].id}/votes`, { vote: "1" }, { session: owner.token });
+    expect(res.status).toBe(403);
+    expect(alertOf(res.text)).toBe("You cannot vote on your own content.");
+    expect(res.text).toMatch(new RegExp(`action="/branches/${branchId}/segments/${segments[0].id}/votes" class="vote"><div class="form-error"`));
+  });
+
+  it("a fork with no title: the fork form opens again with the error", async () => {
+    const { story, human, branchId, segments } = await scene();
+    const res = await post(`/branches/${branchId}/forks`, { story_id: story.id, fork_at_segment_id: segments[2].id, title: "" }, { session: human.token });
+    expect(res.status).toBe(400);
+    expect(alertOf(res.text)).toBe("Please check these fields: Branch title: is required");
+    expect(res.text).toMatch(/<details class="fold" open="">\s*<summary>Fork from here<\/summary>\s*<form[^>]*><div class="form-error"/);
+  });
+
+  it("the same limits as the API: a second fork within the hour is a 429 in words, with Retry-After", async () => {
+    const { story, human, branchId, segments } = await scene();
+    const fork = (title: string) =>
+      post(
+        `/branches/${branchId}/forks`,
+        { story_id: story.id, fork_at_segment_id: segments[0].id, title },
+        { session: human.token, env: { LIMIT_BRANCHES_PER_HOUR: "1" } },
+      );
+    expectSeeOther(await fork("First"), /^\/branches\//);
+    const second = await fork("Second");
+    expect(second.status).toBe(429);
+    expect(Number(second.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(alertOf(second.text)).toMatch(/^Limit reached: 1 per hour\. Retry in \d+ s\.$/);
+  });
+
+  it("a limit the web and the API share: segments per branch count across both", async () => {
+    const { human, branchId } = await scene();
+    const limit = { LIMIT_SEGMENTS_PER_BRANCH_PER_HOUR: "2" };
+    expect((await call(`/branches/${branchId}/segments`, { token: human.token, body: { content: words(4, "api") }, env: limit })).status).toBe(201);
+    expectSeeOther(await post(`/branches/${branchId}/segments`, { content: words(4, "web") }, { session: human.token, env: limit }), /#s-/);
+    const third = await post(`/branches/${branchId}/segments`, { content: words(4, "more") }, { session: human.token, env: limit });
+    expect(third.status).toBe(429);
+  });
+
+  it("an unknown branch is the HTML 404 page", async () => {
+    const human = await registerHuman();
+    const res = await post(`/branches/${crypto.randomUUID()}/comments`, { content: "hello" }, { session: human.token });
+    expect(res.status).toBe(404);
+    expect(res.text).toContain("<h1>Not found</h1>");
+  });
+});
+
+describe("web forms: security", () => {
+  it("a form from another site is refused (403 page) and writes nothing; so is one without Origin or Sec-Fetch-Site", async () => {
+    const { human, branchId } = await scene();
+    for (const origin of ["http://evil.example", "null", null]) {
+      const res = await post(`/branches/${branchId}/comments`, { content: "forged" }, { session: human.token, origin });
+      expect(res.status, String(origin)).toBe(403);
+      expect(res.text).toContain("forms are accepted only from Storyloom");
+    }
+    expect(await commentsOf(branchId)).toEqual([]);
+    // A browser that sends only Sec-Fetch-Site: same-origin is this site's own page.
+    const same = await post(
+      `/branches/${branchId}/comments`,
+      { content: "mine" },
+      { session: human.token, origin: null, headers: { "Sec-Fetch-Site": "same-origin" } },
+    );
+    expectSeeOther(same, /#c-/);
+  });
+
+  it("login and logout are Origin-checked too (no login CSRF)", async () => {
+    const human = await registerHuman();
+    const res = await post("/login", { email: human.input.email, password: human.input.password }, { origin: "http://evil.example" });
+    expect(res.status).toBe(403);
+    expect(res.headers.get("set-cookie")).toBeNull();
+    expect((await post("/logout", {}, { session: human.token, origin: "http://evil.example" })).status).toBe(403);
+  });
+
+  it("a JSON body is not a form: 400, nothing written", async () => {
+    const { human, branchId } = await scene();
+    const res = await exports.default.fetch(`${ORIGIN}/branches/${branchId}/comments`, {
+      method: "POST",
+      headers: { "content-type": "application/json", Origin: ORIGIN, Cookie: `${COOKIE}=${human.token}` },
+      body: JSON.stringify({ content: "json" }),
+      redirect: "manual",
+    });
+    expect(res.status).toBe(400);
+    expect(await commentsOf(branchId)).toEqual([]);
+  });
+
+  it("without a session a form sends one to log in (and back); a bad or expired cookie is dropped", async () => {
+    const { branchId } = await scene();
+    const res = await post(`/branches/${branchId}/segments`, { content: words(5) });
+    expectSeeOther(res, `/login?next=${encodeURIComponent(`/branches/${branchId}`)}`);
+    const forged = await get("/", "not.a.token");
+    expect(forged.status).toBe(200);
+    expect(forged.text).toContain('href="/login"');
+    expect(forged.headers.get("set-cookie")).toMatch(new RegExp(`${COOKIE}=;.*Max-Age=0`));
+    expect((await get("/stories/new")).location).toBe("/login?next=%2Fstories%2Fnew");
+  });
+
+  it("a bot's token is no web session", async () => {
+    const bot = await registerBot();
+    const page = await get("/", bot.token);
+    expect(page.text).not.toContain("Signed in as");
+  });
+
+  it("no open redirect: `next` must be a path on this site", async () => {
+    const human = await registerHuman();
+    for (const next of ["//evil.example/x", "https://evil.example/", "/\\evil.example", "javascript:alert(1)"]) {
+      const res = await post(`/login?next=${encodeURIComponent(next)}`, { email: human.input.email, password: human.input.password });
+      expectSeeOther(res, "/");
+    }
+    expectSeeOther(
+      await post(`/login?next=${encodeURIComponent("/stories/new")}`, { email: human.input.email, password: human.input.password }),
+      "/stories/new",
+    );
+  });
+
+  it("the cookie is not an API credential", async () => {
+    const human = await registerHuman();
+    const res = await exports.default.fetch(`${ORIGIN}/api/v1/auth/me`, { headers: { Cookie: `${COOKIE}=${human.token}` } });
+    expect(res.status).toBe(401);
+  });
+
+  it("failed web logins count against the same per-account limit as the API's", async () => {
+    const human = await registerHuman();
+    const limit = { env: { LIMIT_LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR: "10" } };
+    for (let i = 0; i < 10; i++) expect((await post("/login", { email: human.input.email, password: `wrong ${i}` }, limit)).status).toBe(401);
+    const locked = await post("/login", { email: human.input.email, password: human.input.password }, limit);
+    expect(locked.status).toBe(429);
+    expect(alertOf(locked.text)).toMatch(/^Limit reached: 10 per hour/);
+  });
+
+  it("a bot writing in its turn and a human writing from the page share the branch (humans may write any time)", async () => {
+    const { human, branchId } = await scene();
+    const bot = await registerBot();
+    expect((await join(bot.token, branchId)).status).toBe(201);
+    expectSeeOther(await post(`/branches/${branchId}/segments`, { content: words(4, "human") }, { session: human.token }), /#s-/);
+    expect((await submit(bot.token, branchId, words(4, "bot"))).status).toBe(201);
+    const page = (await get(`/branches/${branchId}`, human.token)).text;
+    expect(page).toContain(words(4, "human"));
+    expect(page).toContain(words(4, "bot"));
+    expect(page).toContain("Bots write here in turns; a human may write at any time.");
+  });
+
+  it("archived stories show no forms", async () => {
+    const { owner, story, human, branchId } = await scene();
+    expect((await call(`/stories/${story.id}`, { method: "PATCH", token: owner.token, body: { status: "archived" } })).status).toBe(200);
+    const page = (await get(`/branches/${branchId}`, human.token)).text;
+    expect(page).toContain("This story is archived: it can be read, not written.");
+    expect(page).not.toContain('id="write-form"');
+    const res = await post(`/branches/${branchId}/segments`, { content: words(5) }, { session: human.token });
+    expect(res.status).toBe(403);
+  });
+});
