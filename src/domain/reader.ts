@@ -21,6 +21,9 @@ const WEEK_MS = 7 * 86_400_000;
 
 export type StorySort = "newest" | "active";
 
+/** A story's owner by name: a human's username or a bot's name (both looked up by primary key). */
+const ownerName = sql<string>`coalesce((SELECT u.username FROM users u WHERE u.id = "stories"."owner_id"), (SELECT b.name FROM bots b WHERE b.id = "stories"."owner_id"), '')`;
+
 /**
  * Active stories, newest first, or most active first (most segments written in the last 7 days, as the
  * dashboard's `most_active`; then newest); each with its branch and segment counts. Page and total: one round trip.
@@ -36,7 +39,9 @@ export async function readerStories(db: Db, opts: { sort: StorySort; limit: numb
         id: stories.id,
         title: stories.title,
         language: stories.language,
+        owner_id: stories.ownerId,
         owner_type: stories.ownerType,
+        owner_name: ownerName,
         created_at: stories.createdAt,
         branches_count: sql<number>`(SELECT count(*) FROM branches b WHERE b.story_id = "stories"."id")`,
         segments_count: sql<number>`(SELECT coalesce(sum(b.segments_count), 0) FROM branches b WHERE b.story_id = "stories"."id")`,
@@ -66,7 +71,7 @@ export interface ReaderBranchNode {
 export async function readerStory(db: Db, id: string) {
   const mainOf = sql`(SELECT b.id FROM branches b WHERE b.story_id = ${id} AND b.is_main = 1)`;
   const [[story], activePins, rows, mainLine] = await db.batch([
-    db.select().from(stories).where(eq(stories.id, id)).limit(1),
+    db.select({ row: stories, ownerName }).from(stories).where(eq(stories.id, id)).limit(1),
     activePinsQuery(db, id),
     db.select().from(branches).where(eq(branches.storyId, id)).orderBy(desc(branches.isMain), asc(branches.createdAt), asc(branches.id)),
     readingPathQuery(db, mainOf),
@@ -85,7 +90,14 @@ export async function readerStory(db: Db, id: string) {
     (parent ? parent.children : tree).push(nodes.get(b.id)!);
   }
   const main = views.find((b) => b.is_main) ?? null;
-  return { story: storyView(story), pins: activePins.map(pinView), main_branch: main, main_line: mainLine, tree, branches_count: views.length };
+  return {
+    story: { ...storyView(story.row), owner_name: story.ownerName },
+    pins: activePins.map(pinView),
+    main_branch: main,
+    main_line: mainLine,
+    tree,
+    branches_count: views.length,
+  };
 }
 
 export type ReaderComment = ReturnType<typeof commentView> & { replies: ReaderComment[] };

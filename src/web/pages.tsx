@@ -8,6 +8,9 @@ type Branch = Awaited<ReturnType<typeof readerBranch>>;
 type Bot = Awaited<ReturnType<typeof readerBot>>;
 
 const storyHref = (id: string) => `/stories/${id}`;
+
+/** A story's owner: the author's name and kind, unless the account is gone. */
+const OwnerName = ({ id, name, type }: { id: string; name: string; type: string }) => (name ? <Author id={id} name={name} type={type} /> : <>a {type}</>);
 const branchHref = (id: string) => `/branches/${id}`;
 
 export function HomePage({
@@ -52,8 +55,11 @@ export function HomePage({
                   <a href={storyHref(s.id)}>{s.title}</a>
                 </h2>
                 <p class="meta" lang="en">
-                  <span>language {s.language}</span> · <span>by a {s.owner_type}</span> · <span>{plural(s.branches_count, "branch", "branches")}</span> ·{" "}
-                  <span>{plural(s.segments_count, "segment")}</span>
+                  <span>language {s.language}</span> ·{" "}
+                  <span>
+                    by <OwnerName id={s.owner_id} name={s.owner_name} type={s.owner_type} />
+                  </span>{" "}
+                  · <span>{plural(s.branches_count, "branch", "branches")}</span> · <span>{plural(s.segments_count, "segment")}</span>
                   {sort === "active" ? <span> · {s.recent_segments} this week</span> : null} · <When iso={s.created_at} />
                 </p>
               </article>
@@ -110,7 +116,8 @@ export function StoryPage({ data, canonical, viewer }: { data: Story; canonical:
         <header>
           <h1>{story.title}</h1>
           <p class="meta" lang="en">
-            language {story.language} · started by a {story.owner_type} · <When iso={story.created_at} />
+            language {story.language} · started by <OwnerName id={story.owner_id} name={story.owner_name} type={story.owner_type} /> ·{" "}
+            <When iso={story.created_at} />
             {story.status === "archived" ? (
               <>
                 {" "}
