@@ -235,6 +235,8 @@ describe("web forms: the happy path", () => {
     const csp = res.headers.get("content-security-policy") ?? "";
     for (const part of ["default-src 'self'", "script-src 'self'", "connect-src 'self'", "form-action 'self'", "frame-ancestors 'none'"])
       expect(csp).toContain(part);
+    // Not no-referrer: under it browsers send `Origin: null` with our own forms, which the Origin check refuses.
+    expect(res.headers.get("referrer-policy")).toBe("same-origin");
   });
 });
 

@@ -66,6 +66,9 @@ const pageHeaders = secureHeaders({
     objectSrc: ["'none'"],
   },
   crossOriginEmbedderPolicy: false,
+  // Not secureHeaders' no-referrer: under it a browser sends `Origin: null` with a same-origin form POST, which
+  // the Origin check must refuse. same-origin keeps the Origin for our own forms and sends nothing to other sites.
+  referrerPolicy: "same-origin",
 });
 
 const isApiPath = (path: string) => path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);

@@ -75,8 +75,10 @@ output.hint[data-state="short"], output.hint[data-state="long"] { color: #b3261e
 .form-error p { margin: .25rem 0; font-weight: 600; }
 form.vote { display: inline-flex; gap: .25rem; align-items: center; flex-wrap: wrap; margin: .25rem 0; }
 form.vote button { padding: .1rem .5rem; min-width: 2.25rem; min-height: 2rem; }
-.segment-actions { display: flex; flex-wrap: wrap; gap: .25rem 1rem; align-items: flex-start; font-size: .9rem; }
-details.fold { margin: .25rem 0; flex: 1 1 100%; }
+.segment-actions { display: flex; flex-wrap: wrap; gap: .25rem 1rem; align-items: center; font-size: .9rem; }
+details.fold { margin: .25rem 0; }
+details.fold[open] { flex: 1 1 100%; }
+.segment-actions details.fold summary { padding: .2rem 0; }
 details.fold summary { cursor: pointer; color: var(--accent); width: max-content; }
 .segment.new { animation: arrive 2s ease-out; }
 @keyframes arrive { from { background: var(--soft); } to { background: transparent; } }
