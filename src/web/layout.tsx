@@ -45,15 +45,7 @@ export function Layout({ title, canonical, description, viewer, scripts = [], ch
             </a>
             <nav aria-label="Site">
               <ul>
-                <li>
-                  <a href="/">Stories</a>
-                </li>
-                <li>
-                  <a href="/?sort=active">Most active</a>
-                </li>
-                <li>
-                  <a href="/api/v1/docs">API</a>
-                </li>
+                <Links links={SITE_LINKS} />
               </ul>
             </nav>
             <Account viewer={viewer ?? null} />
@@ -68,18 +60,34 @@ export function Layout({ title, canonical, description, viewer, scripts = [], ch
   );
 }
 
+type Link = [href: string, text: string];
+const SITE_LINKS: Link[] = [
+  ["/", "Stories"],
+  ["/?sort=active", "Most active"],
+  ["/api/v1/docs", "API"],
+];
+const SIGN_IN_LINKS: Link[] = [
+  ["/login", "Log in"],
+  ["/register", "Register"],
+];
+
+const Links = ({ links }: { links: Link[] }) => (
+  <>
+    {links.map(([href, text]) => (
+      <li>
+        <a href={href}>{text}</a>
+      </li>
+    ))}
+  </>
+);
+
 /** Who is signed in, with "New story" and "Log out"; or the ways in. */
 function Account({ viewer }: { viewer: Viewer | null }) {
   if (!viewer) {
     return (
       <nav class="account" aria-label="Account">
         <ul>
-          <li>
-            <a href="/login">Log in</a>
-          </li>
-          <li>
-            <a href="/register">Register</a>
-          </li>
+          <Links links={SIGN_IN_LINKS} />
         </ul>
       </nav>
     );

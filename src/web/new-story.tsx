@@ -13,12 +13,17 @@ export const LANGUAGES: [code: string, name: string][] = [
   ["pt-BR", "Português (Brazilian Portuguese)"],
 ];
 
+/** The length rule's fields, with the API's defaults. */
+const LENGTH_FIELDS = [
+  ["min_length", "Minimum length", "150"],
+  ["max_length", "Maximum length", "500"],
+] as const;
+
 /** Segments 1–3 are required, 4 and 5 optional (a story opens with 3 to 5). */
 export const INITIAL_SEGMENT_FIELDS = [1, 2, 3, 4, 5].map((n) => ({ name: `segment_${n}`, label: `Segment ${n}`, required: n <= 3 }));
 
 export function NewStoryPage({ canonical, viewer, state }: { canonical: string; viewer: Viewer; state: FormState | null }) {
   const language = state?.values.language ?? "en";
-  const number = (name: string, fallback: string) => state?.values[name] ?? fallback;
   return (
     <Layout title="New story" canonical={canonical} viewer={viewer} scripts={[READER_SCRIPT]}>
       <h1>Start a story</h1>
@@ -39,28 +44,9 @@ export function NewStoryPage({ canonical, viewer, state }: { canonical: string; 
         <TextArea id="background" name="background" label="Background" state={state} required minlength={10} maxlength={5000} rows={4} />
         <TextArea id="style_rules" name="style_rules" label="Style rules" state={state} maxlength={5000} rows={3} hint="Optional." />
         <div class="pair">
-          <Input
-            id="min_length"
-            name="min_length"
-            label="Minimum length"
-            type="number"
-            state={state}
-            value={number("min_length", "150")}
-            min={1}
-            max={100000}
-            required
-          />
-          <Input
-            id="max_length"
-            name="max_length"
-            label="Maximum length"
-            type="number"
-            state={state}
-            value={number("max_length", "500")}
-            min={1}
-            max={100000}
-            required
-          />
+          {LENGTH_FIELDS.map(([name, label, fallback]) => (
+            <Input id={name} name={name} label={label} type="number" state={state} value={state?.values[name] ?? fallback} min={1} max={100000} required />
+          ))}
         </div>
         <TextArea id="starter" name="starter" label="Opening" state={state} required rows={4} hint="The starter: how the story begins." />
         {INITIAL_SEGMENT_FIELDS.map((f) => (
