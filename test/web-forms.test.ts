@@ -224,6 +224,8 @@ describe("web forms: the happy path", () => {
     expect(mine.headers.get("cache-control")).toBe("private, no-cache");
     expect(mine.headers.get("vary")).toMatch(/Cookie/);
     expect(mine.text).toContain(`Signed in as ${human.input.username}`);
+    // Its forms cost nothing more: still one D1 round trip (the session is a signed token, not a look-up).
+    expect(mine.headers.get("server-timing")).toMatch(/d1;desc="1 round trip"/);
     const anonymous = await get(`/branches/${branchId}`);
     expect(anonymous.text).not.toContain("Signed in as");
     expect(anonymous.text).toContain("to write, vote, comment and fork");
