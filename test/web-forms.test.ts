@@ -68,7 +68,7 @@ const sessionOf = (res: Sent) => new RegExp(`${COOKIE}=([^;]+)`).exec(res.header
 
 /** The error shown inside a form: the text of its role="alert" box. */
 const alertOf = (html: string) =>
-  /<div class="form-error" role="alert">([\s\S]*?)<\/div>/
+  /<div class="form-error" role="alert"[^>]*>([\s\S]*?)<\/div>/
     .exec(html)?.[1]
     .replace(/<[^>]*>/g, " ")
     .replace(/&gt;/g, ">")
@@ -282,7 +282,7 @@ describe("web forms: errors in words, next to the form", () => {
     const base = { title: "T", language: "en", background: "A long enough background.", min_length: "3", max_length: "40", starter: "Go." };
     const missing = await post("/stories", { ...base, segment_1: words(4), segment_2: words(4) }, { session: human.token });
     expect(missing.status).toBe(400);
-    expect(alertOf(missing.text)).toMatch(/^Please check these fields: Segments 1 to 3: /);
+    expect(alertOf(missing.text)).toBe("Please check these fields: Segments 1 to 3: need at least 3 filled in");
     const short = await post("/stories", { ...base, segment_1: words(4), segment_2: "tiny", segment_3: words(4) }, { session: human.token });
     expect(short.status).toBe(422);
     expect(alertOf(short.text)).toBe("Segment 2: Content is 1 word; the minimum is 3. Add at least 2 more words.");
@@ -301,6 +301,12 @@ describe("web forms: errors in words, next to the form", () => {
     expect(res.status).toBe(403);
     expect(alertOf(res.text)).toBe("You cannot vote on your own content.");
     expect(res.text).toMatch(new RegExp(`action="/branches/${branchId}/segments/${segments[0].id}/votes" class="vote"><div class="form-error"`));
+    expect(res.text).toMatch(/<title>Error: /);
+    // Shown normally, one's own segments carry no vote buttons; others' do.
+    const page = (await get(`/branches/${branchId}`, owner.token)).text;
+    expect(page).not.toContain(`action="/branches/${branchId}/segments/${segments[0].id}/votes"`);
+    const stranger = await registerHuman();
+    expect((await get(`/branches/${branchId}`, stranger.token)).text).toContain(`action="/branches/${branchId}/segments/${segments[0].id}/votes"`);
   });
 
   it("a fork with no title: the fork form opens again with the error", async () => {

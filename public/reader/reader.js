@@ -6,6 +6,10 @@
 //   connection is resumed from the last sequence seen (`?after=`), so nothing is missed or shown twice.
 import { contentLength, lengthUnit } from "./length-rule.js";
 
+// ---- a form that came back with an error: focus its message, so it is read out and in view ----
+
+document.querySelector(".form-error")?.focus();
+
 // ---- length counters ----
 
 /** The rule of a text area: its own data attributes, or (the new-story form) the form's language and length fields. */

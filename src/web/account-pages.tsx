@@ -14,7 +14,7 @@ interface AccountPageProps {
 
 export function LoginPage({ canonical, next, state }: AccountPageProps) {
   return (
-    <Layout title="Log in" canonical={canonical}>
+    <Layout title="Log in" canonical={canonical} error={!!state}>
       <h1>Log in</h1>
       <PostForm action={withNext("/login", next)} state={state} class="stacked" id="login-form">
         <Input id="email" name="email" label="Email" type="email" state={state} required autocomplete="username" maxlength={254} />
@@ -30,7 +30,7 @@ export function LoginPage({ canonical, next, state }: AccountPageProps) {
 
 export function RegisterPage({ canonical, next, state }: AccountPageProps) {
   return (
-    <Layout title="Register" canonical={canonical}>
+    <Layout title="Register" canonical={canonical} error={!!state}>
       <h1>Register</h1>
       <p>A human account: write segments, vote, comment and fork. (Bots register through the API.)</p>
       <PostForm action={withNext("/register", next)} state={state} class="stacked" id="register-form">

@@ -21,6 +21,7 @@ function friendly(issue: Issue, fallback: string): string {
   if (issue.code === "too_small" && what === "string") return Number(issue.minimum) <= 1 ? "is required" : `needs at least ${issue.minimum} characters`;
   if (issue.code === "too_big" && what === "string") return `may have at most ${issue.maximum} characters`;
   if (issue.code === "too_small" && what === "number") return `must be at least ${issue.minimum}`;
+  if (issue.code === "too_small" && what === "array") return `need at least ${issue.minimum} filled in`;
   if (issue.code === "too_big" && what === "number") return `must be at most ${issue.maximum}`;
   if (issue.code === "invalid_format" && issue.format === "email") return "must be an email address";
   if (issue.code === "invalid_type" && issue.expected === "number") return "must be a number";

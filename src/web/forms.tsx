@@ -21,7 +21,7 @@ const typed = (state: FormState | null, field: string) => state?.values[field] ?
 export function FormError({ state }: { state: FormState | null }) {
   if (!state) return null;
   return (
-    <div class="form-error" role="alert">
+    <div class="form-error" role="alert" tabindex={-1}>
       <p>{state.message}</p>
       {state.problems.length ? (
         <ul>

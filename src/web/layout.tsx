@@ -3,14 +3,15 @@ import { raw } from "hono/html";
 import { STYLESHEET_PATH } from "./style";
 
 /** The signed-in human a page is shown to. */
-export type Viewer = { name: string };
+export type Viewer = { id: string; name: string };
 
 /** The reader's one script (a static asset): live updates of the branch page and the length counters of forms. */
 export const READER_SCRIPT = "/reader/reader.js";
 
 export interface LayoutProps {
-  /** The page's own title; the site name is appended. */
+  /** The page's own title; the site name is appended ("Error: " prepended when a form came back with one). */
   title: string;
+  error?: boolean;
   /** Absolute URL of the page's canonical address. */
   canonical: string;
   description?: string;
@@ -22,7 +23,7 @@ export interface LayoutProps {
 }
 
 /** Every page: doctype, head (title, canonical, stylesheet), the site header and footer around `main`. */
-export function Layout({ title, canonical, description, viewer, scripts = [], children }: LayoutProps) {
+export function Layout({ title, canonical, description, viewer, scripts = [], error, children }: LayoutProps) {
   return (
     <>
       {raw("<!DOCTYPE html>")}
@@ -30,7 +31,7 @@ export function Layout({ title, canonical, description, viewer, scripts = [], ch
         <head>
           <meta charset="utf-8" />
           <meta name="viewport" content="width=device-width, initial-scale=1" />
-          <title>{`${title} · Storyloom`}</title>
+          <title>{`${error ? "Error: " : ""}${title} · Storyloom`}</title>
           <link rel="canonical" href={canonical} />
           {description ? <meta name="description" content={description} /> : null}
           <link rel="stylesheet" href={STYLESHEET_PATH} />

@@ -25,7 +25,7 @@ export const INITIAL_SEGMENT_FIELDS = [1, 2, 3, 4, 5].map((n) => ({ name: `segme
 export function NewStoryPage({ canonical, viewer, state }: { canonical: string; viewer: Viewer; state: FormState | null }) {
   const language = state?.values.language ?? "en";
   return (
-    <Layout title="New story" canonical={canonical} viewer={viewer} scripts={[READER_SCRIPT]}>
+    <Layout title="New story" canonical={canonical} viewer={viewer} scripts={[READER_SCRIPT]} error={!!state}>
       <h1>Start a story</h1>
       <p>A story opens with its background, an opening and 3 to 5 segments on its main line; then anyone may continue it or fork it.</p>
       <PostForm action="/stories" state={state} class="stacked" id="story-form">

@@ -189,6 +189,7 @@ export function StoryPage({ data, canonical, viewer }: { data: Story; canonical:
 
 /** What a signed-in human can do on a branch page; null when they cannot write here (signed out, archived). */
 interface Writing {
+  viewerId: string;
   branchId: string;
   storyId: string;
   state: FormState | null;
@@ -233,11 +234,14 @@ function SegmentActions({ s, writing, rules }: { s: PathSegment; writing: Writin
   const fork = stateOf(writing.state, `fork-${s.id}`);
   return (
     <div class="segment-actions" lang="en">
-      <VoteButtons
-        action={`${branchHref(writing.branchId)}/segments/${s.id}/votes`}
-        what={`segment #${s.sequence_order}`}
-        state={stateOf(writing.state, `vote-${s.id}`)}
-      />
+      {s.bot_id === writing.viewerId && !stateOf(writing.state, `vote-${s.id}`) ? null : (
+        // One's own writing takes no votes (the API refuses them): no buttons that cannot work (unless to say so).
+        <VoteButtons
+          action={`${branchHref(writing.branchId)}/segments/${s.id}/votes`}
+          what={`segment #${s.sequence_order}`}
+          state={stateOf(writing.state, `vote-${s.id}`)}
+        />
+      )}
       <Fold summary="Fork from here" state={fork}>
         <PostForm action={`${branchHref(writing.branchId)}/forks`} state={fork}>
           <input type="hidden" name="story_id" value={writing.storyId} />
@@ -290,7 +294,8 @@ export function BranchPage({
   state?: FormState | null;
 }) {
   const { branch, story, path, comments, queue } = data;
-  const writing: Writing | null = viewer && story.status === "active" ? { branchId: branch.id, storyId: story.id, state: state ?? null } : null;
+  const writing: Writing | null =
+    viewer && story.status === "active" ? { viewerId: viewer.id, branchId: branch.id, storyId: story.id, state: state ?? null } : null;
   const rules: LengthRule = { language: story.language, min: story.min_length, max: story.max_length };
   const last = path.length ? path[path.length - 1].sequence_order : 0;
   return (
@@ -300,6 +305,7 @@ export function BranchPage({
       description={branch.description ?? story.background.slice(0, 200)}
       viewer={viewer}
       scripts={[READER_SCRIPT]}
+      error={!!state}
     >
       <nav class="breadcrumbs" aria-label="Breadcrumbs">
         <ol>

@@ -161,11 +161,14 @@ export async function launchBrowser({ viewport = { width: 1280, height: 900 } } 
   };
 }
 
-/** Saves a full-page screenshot as test/browser/screenshots/<name>.png and returns its path. */
-export async function screenshot(page, name) {
+/**
+ * Saves a screenshot of the viewport (or, with `fullPage`, of the whole page) as
+ * test/browser/screenshots/<name>.png and returns its path.
+ */
+export async function screenshot(page, name, { fullPage = false } = {}) {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const path = join(SCREENSHOTS, `${name}.png`);
-  await page.screenshot({ path, fullPage: false });
+  await page.screenshot({ path, fullPage });
   return path;
 }
 

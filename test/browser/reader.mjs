@@ -1,0 +1,645 @@
+// `npm run test:browser`, its second part (alone, under Node 22: `npm exec -- node test/browser/reader.mjs
+// [--port 8799]`): the human web reader (issue 17) walked as a person would, in a headless Debian Chromium
+// against its own `wrangler dev` (test/browser/harness.mjs), offline. Fields, buttons and links are found by
+// their labels and roles.
+//
+// The walk: the home page; register (the session cookie is HttpOnly, SameSite=Lax, not Secure on 127.0.0.1; the
+// header then says "Signed in as …"); a new story through "New story"; its main line's branch page, where the
+// human sends a too-short segment (an alert in words inside the form, no JSON envelope), writes a segment (the
+// live word counter follows the typing; 303 → GET shows it), votes the branch up, comments and replies (nested);
+// a foreign-Origin form POST with the session cookie is refused 403 and writes nothing (a same-origin one is
+// accepted); a bot registers, joins and writes through the API while the page stays open, and its turn and its
+// segment appear on the page without a reload (`#live-status` says "Live"); the human votes the bot's segment
+// up, forks from it ("Fork from here") onto a new branch page, opens the bot's page, logs out, opens the login
+// page. Every page visited is checked by axe-core in the light and the dark colour scheme (any `serious` or
+// `critical` violation fails, printed with its rule, targets and help) and screenshotted full-page at phone
+// (390×844, where nothing may scroll sideways) and desktop (1280×900) widths into test/browser/screenshots/
+// (reader-<page>-phone.png, reader-<page>-desktop.png); no page may throw, break its CSP or reach past
+// 127.0.0.1. Prints `N passed, M failed` last and exits non-zero on any failure.
+//
+// The per-account limits of wrangler.toml bound the walk: the human writes one segment on the main line (the
+// refused short one does not count) and forks once.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { parseArgs } from "node:util";
+import { assert, checks, cleanup, launchBrowser, screenshot, startWorker } from "./harness.mjs";
+
+const { values: opt } = parseArgs({ options: { port: { type: "string", default: "8799" } } });
+const started = Date.now();
+const t = checks();
+const TIMEOUT = 15_000;
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 900 };
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+const run = Math.random().toString(36).slice(2, 8);
+const human = { username: `reader_${run}`, email: `reader_${run}@example.com`, password: "correct horse battery" };
+const story = {
+  title: `The Lantern Keeper ${run}`,
+  background: "A lighthouse on a cold northern island, kept by one family for two hundred years, and the night its lamp went dark.",
+  style: "Plain past tense, third person, no dialogue tags longer than said.",
+  opening: "The lamp had burned every night for two hundred years.",
+  segments: [
+    "Mira climbed the iron stairs with a tin of oil in each hand.",
+    "Below her the sea threw itself against the rocks as if it wanted in.",
+    "At the top she found the glass cracked and the flame already out.",
+  ],
+};
+const SHORT = "Short.";
+const HUMAN_SEGMENT = "The lantern flickered twice."; // 4 words
+const COMMENT = `The cracked glass is a good mystery (${run}).`;
+const REPLY = `Agreed, and the oil tins matter later (${run}).`;
+const EVIL_COMMENT = `Sent from another site (${run}).`;
+const CONTROL_COMMENT = `Sent from this site without a browser (${run}).`;
+const bot = { name: `lamp_bot_${run}`, model: "test-model-1" };
+const BOT_SEGMENT = "A ship's horn answered from somewhere out in the dark water.";
+const FORK = { title: `The ship in the dark ${run}`, first: "Nobody on the ship had seen a lighthouse go dark before." };
+
+/** Fails the check at once when an earlier step it needs did not happen (instead of waiting out timeouts). */
+function need(value, what) {
+  if (!value) throw new Error(`skipped: ${what} is missing (an earlier step failed)`);
+  return value;
+}
+
+/** A promise whose rejection is kept for later, so an abandoned wait never becomes an unhandled rejection. */
+function later(promise) {
+  const kept = promise.then(
+    (value) => ({ value }),
+    (error) => ({ error }),
+  );
+  return async (message) => {
+    const r = await kept;
+    if (r.error) throw new Error(`${message} (${r.error.message.split("\n")[0]})`);
+    return r.value;
+  };
+}
+
+let worker;
+let browser;
+try {
+  worker = await startWorker({ port: Number(opt.port) });
+  const origin = worker.origin;
+  console.log(`wrangler dev ready at ${origin} after ${Date.now() - started} ms`);
+  browser = await launchBrowser({ viewport: DESKTOP });
+  const page = await browser.page();
+  page.setDefaultTimeout(TIMEOUT);
+  page.setDefaultNavigationTimeout(TIMEOUT);
+  const banner = page.getByRole("banner");
+  /** The text as rendered (one line per block), which is what a reader sees. */
+  // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what is checked
+  const shown = async (locator) => (await locator.innerText()).trim();
+  const bodyText = () => shown(page.locator("body"));
+
+  /** Node-side API call (to this origin only). */
+  async function api(path, { method = "GET", body, token } = {}) {
+    const headers = { "content-type": "application/json" };
+    if (token) headers.authorization = `Bearer ${token}`;
+    const res = await fetch(`${origin}/api/v1${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined });
+    const json = await res.json().catch(() => null);
+    if (res.status >= 300) throw new Error(`${method} /api/v1${path} → ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  }
+
+  async function goto(path) {
+    const res = await page.goto(`${origin}${path}`, { waitUntil: "load" });
+    assert(res?.status() === 200, `GET ${path} → ${res?.status()}`);
+    return res;
+  }
+
+  /**
+   * Clicks a form's submit button and waits for the page the POST leads to: returns the POST's own answer
+   * (status, headers, e.g. a 303 and its Set-Cookie) and where the browser ended up.
+   */
+  async function submit(button, what) {
+    const posted = later(page.waitForRequest((r) => r.method() === "POST" && r.isNavigationRequest() && r.frame() === page.mainFrame(), { timeout: TIMEOUT }));
+    const loaded = later(page.waitForEvent("load", { timeout: TIMEOUT }));
+    await button.click();
+    const request = await posted(`${what}: the click sent no form POST within ${TIMEOUT / 1000} s`);
+    await loaded(`${what}: no page loaded after the POST`);
+    const response = await request.response();
+    return { status: response?.status() ?? 0, headers: response ? await response.allHeaders() : {}, next: request.redirectedTo(), url: page.url() };
+  }
+
+  /**
+   * axe-core inside the page, in the light and the dark colour scheme (the pages follow the system's): every
+   * `serious` or `critical` violation fails, listed with its rule, help text and targets.
+   */
+  async function audit(label, reached = true) {
+    if (!reached) return console.log(`skip axe: ${label} (the page was not reached)`);
+    await t.check(`axe: ${label}`, async () => {
+      await page.waitForLoadState("load");
+      if (!(await page.evaluate(() => typeof globalThis.axe === "object"))) await page.evaluate(AXE_SOURCE);
+      const bad = [];
+      const minor = new Set();
+      let rules = 0;
+      try {
+        for (const colorScheme of ["light", "dark"]) {
+          await page.emulateMedia({ colorScheme });
+          const result = await page.evaluate(() => globalThis.axe.run(document, { resultTypes: ["violations"] }));
+          rules = Math.max(rules, result.passes.length);
+          for (const v of result.violations) {
+            if (v.impact === "serious" || v.impact === "critical") bad.push({ ...v, colorScheme });
+            else minor.add(`${v.id} (${v.impact})`);
+          }
+        }
+      } finally {
+        await page.emulateMedia({ colorScheme: "light" });
+      }
+      const describe = (v) =>
+        `[${v.impact}, ${v.colorScheme}] ${v.id}: ${v.help} (${v.helpUrl.split("?")[0]})\n      ${v.nodes.map((n) => `${n.target.join(" ")}: ${(n.failureSummary ?? "").split("\n").slice(1).join(" ").replace(/\s+/g, " ").trim().slice(0, 240)}`).join("\n      ")}`;
+      assert(bad.length === 0, `${bad.length} serious/critical violation(s) on ${page.url()}:\n    ${bad.map(describe).join("\n    ")}`);
+      return minor.size ? `${minor.size} minor/moderate: ${[...minor].join(", ")}` : `${rules} rules pass, light and dark`;
+    });
+  }
+
+  /** Full-page screenshots at phone and desktop width; at phone width nothing may scroll sideways. */
+  async function capture(name, reached = true) {
+    if (!reached) return console.log(`skip screenshots: ${name} (the page was not reached)`);
+    await t.check(`screenshots: ${name} (phone: no horizontal scroll)`, async () => {
+      await page.setViewportSize(PHONE);
+      try {
+        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+        const { scrollWidth, innerWidth, wide } = await page.evaluate(() => ({
+          scrollWidth: document.documentElement.scrollWidth,
+          innerWidth: window.innerWidth,
+          wide: [...document.querySelectorAll("body *")]
+            .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
+            .slice(0, 5)
+            .map(
+              (e) =>
+                `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ""}${e.className && typeof e.className === "string" ? `.${e.className.trim().split(/\s+/).join(".")}` : ""}`,
+            ),
+        }));
+        await screenshot(page, `reader-${name}-phone`, { fullPage: true });
+        assert(scrollWidth <= innerWidth, `scrolls sideways at ${PHONE.width} px: scrollWidth ${scrollWidth} > ${innerWidth}; wide: ${wide.join(", ")}`);
+      } finally {
+        await page.setViewportSize(DESKTOP);
+      }
+      await screenshot(page, `reader-${name}-desktop`, { fullPage: true });
+      return `reader-${name}-{phone,desktop}.png`;
+    });
+  }
+
+  // ---- home, signed out -------------------------------------------------------------------------------------
+  let home = false;
+  await t.check("home page: answers 200 HTML, a Log in link in the header", async () => {
+    const res = await goto("/");
+    assert(res.headers()["content-type"]?.includes("text/html"), `content-type ${res.headers()["content-type"]}`);
+    home = true;
+    await banner.getByRole("link", { name: "Log in" }).waitFor();
+  });
+  await audit("home", home);
+  await capture("home", home);
+
+  // ---- 1. register ------------------------------------------------------------------------------------------
+  let signedIn = false;
+  let registerPage = false;
+  await t.check("register page: answers 200 with its form", async () => {
+    await goto("/register");
+    await page.getByRole("button", { name: "Create account" }).waitFor();
+    registerPage = true;
+  });
+  await audit("register", registerPage);
+  await capture("register", registerPage);
+  await t.check("register: the form creates the account, the header says Signed in as <username>", async () => {
+    await page.getByLabel("Username", { exact: true }).fill(human.username);
+    await page.getByLabel("Email", { exact: true }).fill(human.email);
+    await page.getByLabel("Password", { exact: true }).fill(human.password);
+    const sent = await submit(page.getByRole("button", { name: "Create account" }), "Create account");
+    const header = await shown(banner);
+    assert(
+      new RegExp(`Signed in as\\s+${human.username}\\b`).test(header),
+      `header after registering (${sent.status} → ${sent.url}): ${JSON.stringify(header)}`,
+    );
+    signedIn = true;
+    const cookie = sent.headers["set-cookie"] ?? "";
+    human.setCookie = cookie;
+    return `POST → ${sent.status}, now at ${new URL(sent.url).pathname}`;
+  });
+  await t.check("register: the session cookie is HttpOnly, SameSite=Lax, not Secure on 127.0.0.1", async () => {
+    need(signedIn, "the registered session");
+    const header = human.setCookie;
+    assert(header, "the register response set no cookie");
+    // One Set-Cookie line per cookie; the session is the one that is not being deleted.
+    const lines = header.split("\n").filter((l) => !/max-age=0\b/i.test(l));
+    assert(lines.length >= 1, `only deletions in Set-Cookie: ${header}`);
+    for (const line of lines) {
+      const attrs = line.split(";").map((a) => a.trim().toLowerCase());
+      assert(attrs.includes("httponly"), `not HttpOnly: ${line}`);
+      assert(attrs.includes("samesite=lax"), `not SameSite=Lax: ${line}`);
+      assert(!attrs.includes("secure"), `Secure on 127.0.0.1 (the browser would drop it on http): ${line}`);
+    }
+    const jar = await browser.context.cookies(origin);
+    assert(jar.length >= 1, "the browser kept no cookie for this origin");
+    human.cookieNames = jar.map((c) => c.name);
+    for (const c of jar) assert(c.httpOnly && c.sameSite === "Lax" && !c.secure, `browser cookie ${c.name}: ${JSON.stringify(c)}`);
+    return lines.map((l) => l.replace(/=[^;]*/, "=…")).join(" | ");
+  });
+
+  // ---- 2. a new story ---------------------------------------------------------------------------------------
+  let storyPath = null;
+  let newStoryPage = false;
+  await t.check('new story: the header\'s "New story" link opens the form', async () => {
+    need(signedIn, "the session");
+    await banner.getByRole("link", { name: "New story" }).click();
+    await page.waitForURL(/\/stories\/new$/);
+    await page.getByLabel("Title", { exact: true }).waitFor();
+    newStoryPage = true;
+  });
+  await audit("new story", newStoryPage);
+  await capture("new-story", newStoryPage);
+  await t.check("new story: the counter follows the form's language, with the server's rule (zh counts characters, en words)", async () => {
+    need(newStoryPage, "the new story form");
+    const field = page.getByLabel("Segment 1", { exact: true });
+    const counter = page.locator("#segment_1-count");
+    await page.getByLabel("Minimum length", { exact: true }).fill("3");
+    await page.getByLabel("Maximum length", { exact: true }).fill("200");
+    await page.getByLabel("Language", { exact: true }).selectOption("zh");
+    await field.fill("海风 吹过\n灯塔。");
+    const zh = (await counter.textContent()) ?? "";
+    assert(zh.startsWith("7 characters (allowed 3–200)"), `zh counter: ${zh}`);
+    await page.getByLabel("Language", { exact: true }).selectOption("en");
+    const en = (await counter.textContent()) ?? "";
+    assert(en.startsWith("3 words (allowed 3–200) · ok"), `en counter after switching: ${en}`);
+    await field.fill("");
+    return `${zh} / ${en}`;
+  });
+  await t.check('new story: filled in and sent with "Create story", it lands on /stories/{id} showing title and main line', async () => {
+    need(signedIn, "the session");
+    await page.getByLabel("Title", { exact: true }).fill(story.title);
+    await page.getByLabel("Language", { exact: true }).selectOption("en");
+    await page.getByLabel("Background", { exact: true }).fill(story.background);
+    await page.getByLabel("Style rules", { exact: true }).fill(story.style);
+    await page.getByLabel("Minimum length", { exact: true }).fill("3");
+    await page.getByLabel("Maximum length", { exact: true }).fill("200");
+    await page.getByLabel("Opening", { exact: true }).fill(story.opening);
+    for (const [i, text] of story.segments.entries()) await page.getByLabel(`Segment ${i + 1}`, { exact: true }).fill(text);
+    const sent = await submit(page.getByRole("button", { name: "Create story" }), "Create story");
+    const path = new URL(page.url()).pathname;
+    assert(
+      /^\/stories\/[^/]+$/.test(path) && path !== "/stories/new",
+      `after "Create story" (POST → ${sent.status}) the page is ${path}: ${(await bodyText()).slice(0, 300)}`,
+    );
+    await page.getByRole("heading", { level: 1, name: story.title }).waitFor();
+    const text = await bodyText();
+    const missing = [story.opening, ...story.segments].filter((s) => !text.includes(s));
+    assert(missing.length === 0, `main line text not shown: ${missing.join(" | ")}`);
+    storyPath = path;
+    return `POST → ${sent.status}, ${path}`;
+  });
+  await audit("story", storyPath);
+  await capture("story", storyPath);
+
+  // ---- 3. the main line's branch page -----------------------------------------------------------------------
+  let mainPath = null;
+  await t.check('story page: "segments, votes and comments" in the main line heading opens its branch, which the tree links too', async () => {
+    need(storyPath, "the story");
+    const link = page.getByRole("heading", { name: /The main line/ }).getByRole("link", { name: "segments, votes and comments" });
+    const href = await link.getAttribute("href");
+    const tree = await page
+      .getByRole("navigation", { name: "Branch tree" })
+      .getByRole("link")
+      .evaluateAll((links) => links.map((a) => a.getAttribute("href")));
+    assert(tree.includes(href), `the branch tree does not link ${href} (it links ${tree.join(", ")})`);
+    await link.click();
+    await page.waitForURL(/\/branches\/[^/]+$/);
+    mainPath = new URL(page.url()).pathname;
+    await page.getByText(story.segments[2]).first().waitFor();
+    return mainPath;
+  });
+
+  const writeForm = page.locator("form").filter({ has: page.getByLabel("Next segment", { exact: true }) });
+  const reading = page.getByRole("region", { name: "The story so far" });
+  await t.check('branch page: #live-status says "Live"', async () => {
+    need(mainPath, "the branch page");
+    const status = page.locator("#live-status");
+    try {
+      await page.waitForFunction(() => /^Live\b/.test(document.querySelector("#live-status")?.textContent?.trim() ?? ""), null, { timeout: TIMEOUT });
+    } catch {
+      const n = await status.count();
+      throw new Error(n ? `#live-status says ${JSON.stringify(await status.first().textContent())} after ${TIMEOUT / 1000} s` : "no #live-status on the page");
+    }
+    return (await status.textContent()).trim();
+  });
+  await audit("branch (signed in)", mainPath);
+
+  await t.check("write: a 1-word segment is refused in words (role=alert inside the form), not as a JSON envelope", async () => {
+    need(mainPath, "the branch page");
+    await page.getByLabel("Next segment", { exact: true }).fill(SHORT);
+    // The server's check is the one under test: constraint validation in the browser is switched off for it.
+    await writeForm.evaluate((f) => {
+      f.noValidate = true;
+    });
+    const sent = await submit(writeForm.getByRole("button", { name: "Add segment" }), "Add segment (too short)");
+    const alert = page
+      .locator("form")
+      .filter({ has: page.getByLabel("Next segment", { exact: true }) })
+      .getByRole("alert");
+    await alert
+      .first()
+      .waitFor()
+      .catch(() => {
+        throw new Error(`no role=alert inside the write form after POST → ${sent.status}; page: ${page.url()}`);
+      });
+    const said = await shown(alert.first());
+    assert(/minimum|at least|too short|fewer/i.test(said), `the alert does not say why: ${JSON.stringify(said)}`);
+    const text = await bodyText();
+    assert(!text.includes('"error"') && !text.includes('"code"'), `the page shows a JSON envelope: ${text.slice(0, 300)}`);
+    assert(!(await reading.getByText(SHORT, { exact: true }).count()), "the refused segment is shown in the story");
+    return `POST → ${sent.status}: ${JSON.stringify(said)}`;
+  });
+  await audit("branch (write error)", mainPath);
+
+  await t.check('write: the live counter follows the typing ("4 words", rule 3–200); "Add segment" 303 → GET shows it', async () => {
+    need(mainPath, "the branch page");
+    const box = page.getByLabel("Next segment", { exact: true });
+    await box.fill("");
+    await box.pressSequentially(HUMAN_SEGMENT);
+    const counter = page.locator("output#write-count");
+    await counter
+      .filter({ hasText: /\b4 words\b/ })
+      .waitFor()
+      .catch(async () => {
+        throw new Error(`output#write-count says ${JSON.stringify((await counter.count()) ? await counter.textContent() : "(missing)")} after typing 4 words`);
+      });
+    const count = (await counter.textContent()).trim();
+    assert(/3\s*[–-]\s*200/.test(count), `the counter does not state the rule 3–200: ${JSON.stringify(count)}`);
+    const sent = await submit(writeForm.getByRole("button", { name: "Add segment" }), "Add segment");
+    assert(
+      sent.status === 303 && sent.next?.method() === "GET",
+      `the POST answered ${sent.status}${sent.next ? ` → ${sent.next.method()}` : ""}, not 303 → GET`,
+    );
+    await reading
+      .getByText(HUMAN_SEGMENT)
+      .first()
+      .waitFor()
+      .catch(() => {
+        throw new Error(`the new segment is not in "The story so far" after 303 → ${sent.url}`);
+      });
+    return `counter ${JSON.stringify(count)}; 303 → ${new URL(sent.url).pathname}${new URL(sent.url).hash}`;
+  });
+
+  let branchVoted = false;
+  await t.check('vote: "Vote this branch up" makes #branch-score +1 (the "down" button is there too)', async () => {
+    need(mainPath, "the branch page");
+    await page.getByRole("button", { name: "Vote this branch down" }).waitFor();
+    await page.getByRole("button", { name: "Vote this branch up" }).click();
+    const score = page.locator("#branch-score");
+    await score
+      .filter({ hasText: "+1" })
+      .waitFor()
+      .catch(async () => {
+        throw new Error(`#branch-score says ${JSON.stringify((await score.count()) ? await score.textContent() : "(missing)")}`);
+      });
+    await page.waitForLoadState("load");
+    branchVoted = true;
+    return (await score.textContent()).trim();
+  });
+
+  let commented = false;
+  await t.check('comment: "Post comment" shows it', async () => {
+    need(mainPath, "the branch page");
+    await page.getByLabel("Comment", { exact: true }).fill(COMMENT);
+    const sent = await submit(page.getByRole("button", { name: "Post comment" }), "Post comment");
+    await page
+      .getByText(COMMENT)
+      .first()
+      .waitFor()
+      .catch(() => {
+        throw new Error(`the comment is not shown after POST → ${sent.status}`);
+      });
+    commented = true;
+    return `POST → ${sent.status}`;
+  });
+
+  await t.check('reply: the comment\'s "Reply" opens a form; "Post reply" nests the reply under it', async () => {
+    need(commented, "the comment");
+    const item = page
+      .locator("li")
+      .filter({ has: page.getByText(COMMENT) })
+      .last();
+    const details = item
+      .locator("details")
+      .filter({ has: page.locator("summary", { hasText: "Reply" }) })
+      .first();
+    await details.locator("summary").click();
+    assert(await details.evaluate((d) => d.open), "the Reply details did not open");
+    await details.getByLabel("Reply", { exact: true }).fill(REPLY);
+    const sent = await submit(details.getByRole("button", { name: "Post reply" }), "Post reply");
+    await page.getByText(REPLY).first().waitFor();
+    const nested = await page.evaluate(
+      ([comment, reply]) => {
+        const el = [...document.querySelectorAll("main *")].find((e) => e.children.length === 0 && e.textContent.trim() === reply);
+        const own = el?.closest("li");
+        const parent = own?.parentElement?.closest("li");
+        return !!parent && parent.textContent.includes(comment) && !own.textContent.includes(comment);
+      },
+      [COMMENT, REPLY],
+    );
+    assert(nested, "the reply is not in a list nested inside the comment's item");
+    return `POST → ${sent.status}`;
+  });
+  await audit("branch (comments)", mainPath);
+
+  // ---- 6. a form POST from another site is refused ----------------------------------------------------------
+  await t.check("origin: a form POST with Origin http://evil.example and the session cookie is 403 and writes nothing", async () => {
+    need(commented, "the comment form");
+    const form = page.locator("form").filter({ has: page.getByLabel("Comment", { exact: true }) });
+    const box = page.getByLabel("Comment", { exact: true });
+    await box.fill(EVIL_COMMENT);
+    const { action, fields } = await form.evaluate((f) => ({ action: f.action, fields: [...new FormData(f)].map(([k, v]) => [k, String(v)]) }));
+    await box.fill("");
+    const cookie = (await browser.context.cookies(origin)).map((c) => `${c.name}=${c.value}`).join("; ");
+    assert(cookie, "no session cookie in the browser");
+    const post = (from, body) =>
+      fetch(action, {
+        method: "POST",
+        redirect: "manual",
+        headers: { cookie, origin: from, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(body),
+      });
+    const evil = await post("http://evil.example", fields);
+    const evilBody = await evil.text();
+    assert(evil.status === 403, `${new URL(action).pathname} from another origin → ${evil.status}`);
+    await new Promise((r) => setTimeout(r, 1100)); // past the 1 s public read micro-cache
+    const branchId = mainPath.split("/").pop();
+    const listed = async () => (await api(`/branches/${branchId}/comments?limit=100`)).data.comments.map((c) => c.content);
+    assert(!(await listed()).includes(EVIL_COMMENT), "the refused comment was written");
+    // The same request from this origin is accepted: the cookie was good, the Origin is what was refused.
+    const control = await post(
+      origin,
+      fields.map(([k, v]) => [k, v === EVIL_COMMENT ? CONTROL_COMMENT : v]),
+    );
+    assert(control.status === 303, `the same POST with Origin ${origin} → ${control.status} (expected 303)`);
+    assert((await listed()).includes(CONTROL_COMMENT), "the same-origin comment was not written");
+    return `${new URL(action).pathname}: foreign 403 ${JSON.stringify(
+      evilBody
+        .replace(/<[^>]*>/g, " ")
+        .replace(/\s+/g, " ")
+        .trim()
+        .slice(0, 80),
+    )}; same-origin 303`;
+  });
+
+  // ---- 4. live: a bot writes through the API while the page is open -----------------------------------------
+  let botId = null;
+  let botSegmentShown = false;
+  await t.check("live: a bot joins through the API; p.current-turn names it without a reload", async () => {
+    need(mainPath, "the branch page");
+    await page.reload({ waitUntil: "load" });
+    await page.waitForFunction(() => /^Live\b/.test(document.querySelector("#live-status")?.textContent?.trim() ?? ""), null, { timeout: TIMEOUT });
+    await page.evaluate(() => {
+      window.__marker = "kept";
+    });
+    const turn = page.locator("p.current-turn");
+    const before = (await turn.count()) ? await shown(turn) : "(none)";
+    const reg = await api("/auth/bot/register", { method: "POST", body: { ...bot, language: "en", role: "narrator" } });
+    bot.key = reg.data.api_key;
+    botId = reg.data.bot_id;
+    const joined = await api(`/branches/${mainPath.split("/").pop()}/join`, { method: "POST", token: bot.key, body: { role: "narrator" } });
+    assert(joined.data.your_turn_order === 1, `join: ${JSON.stringify(joined.data)}`);
+    await turn
+      .filter({ hasText: bot.name })
+      .waitFor()
+      .catch(async () => {
+        throw new Error(
+          `p.current-turn says ${JSON.stringify((await turn.count()) ? await shown(turn) : "(missing)")} after the join (before: ${JSON.stringify(before)})`,
+        );
+      });
+    assert((await page.evaluate(() => window.__marker)) === "kept", "the page was reloaded");
+    return `${JSON.stringify(before)} → ${JSON.stringify(await shown(turn))}`;
+  });
+
+  await t.check("live: the bot's segment appears on the open page without a reload; the turn stays the bot's", async () => {
+    need(botId, "the bot");
+    const navigations = [];
+    const onNav = (frame) => frame === page.mainFrame() && navigations.push(frame.url());
+    page.on("framenavigated", onNav);
+    try {
+      const res = await api(`/branches/${mainPath.split("/").pop()}/segments`, { method: "POST", token: bot.key, body: { content: BOT_SEGMENT } });
+      await reading
+        .getByText(BOT_SEGMENT)
+        .first()
+        .waitFor()
+        .catch(() => {
+          throw new Error(`the bot's segment #${res.data.sequence_order} did not appear within ${TIMEOUT / 1000} s`);
+        });
+      assert((await page.evaluate(() => window.__marker)) === "kept" && navigations.length === 0, `the page navigated: ${navigations.join(", ")}`);
+      const turn = await shown(page.locator("p.current-turn"));
+      assert(turn.includes(bot.name), `p.current-turn after the bot wrote (one bot queued): ${JSON.stringify(turn)}`);
+      botSegmentShown = true;
+      return `segment #${res.data.sequence_order}; turn: ${JSON.stringify(turn)}`;
+    } finally {
+      page.off("framenavigated", onNav);
+    }
+  });
+  await audit("branch (live update)", mainPath);
+
+  await t.check('vote: "Vote segment #N up" on the bot\'s segment makes its .score +1', async () => {
+    need(botId, "the bot's segment");
+    await page.reload({ waitUntil: "load" });
+    const article = page
+      .locator("article")
+      .filter({ has: page.getByText(BOT_SEGMENT) })
+      .last();
+    const footer = await shown(article);
+    const n = /#(\d+)/.exec(footer)?.[1];
+    assert(n, `no "#N" in the bot segment's article: ${JSON.stringify(footer)}`);
+    await page.getByRole("button", { name: `Vote segment #${n} down` }).waitFor();
+    await page.getByRole("button", { name: `Vote segment #${n} up` }).click();
+    const score = page
+      .locator("article")
+      .filter({ has: page.getByText(BOT_SEGMENT) })
+      .last()
+      .locator(".score");
+    await score
+      .filter({ hasText: "+1" })
+      .waitFor()
+      .catch(async () => {
+        throw new Error(`the segment's .score says ${JSON.stringify((await score.count()) ? await score.first().textContent() : "(missing)")}`);
+      });
+    await page.waitForLoadState("load");
+    return `segment #${n}: ${(await score.first().textContent()).trim()}${branchVoted ? `; #branch-score now ${(await page.locator("#branch-score").textContent()).trim()}` : ""}`;
+  });
+  await audit("branch (votes)", mainPath);
+  await capture("branch", mainPath);
+
+  // ---- fork -------------------------------------------------------------------------------------------------
+  let forkPath = null;
+  await t.check('fork: the last segment\'s "Fork from here" → "Create branch" lands on the new branch, titled', async () => {
+    need(mainPath, "the branch page");
+    // The segments are in reading order: the last "Fork from here" is the last segment's.
+    const details = page
+      .locator("details")
+      .filter({ has: page.locator("summary", { hasText: "Fork from here" }) })
+      .last();
+    await details.locator("summary").click();
+    await details.getByLabel("Branch title", { exact: true }).fill(FORK.title);
+    await details.getByLabel("First segment (optional)", { exact: true }).fill(FORK.first);
+    const sent = await submit(details.getByRole("button", { name: "Create branch" }), "Create branch");
+    const path = new URL(page.url()).pathname;
+    assert(/^\/branches\/[^/]+$/.test(path) && path !== mainPath, `after "Create branch" (POST → ${sent.status}) the page is ${path}`);
+    await page.getByRole("heading", { level: 1, name: FORK.title }).waitFor();
+    await reading.getByText(FORK.first).first().waitFor();
+    if (botSegmentShown) await reading.getByText(BOT_SEGMENT).first().waitFor();
+    forkPath = path;
+    return `POST → ${sent.status}, ${path}`;
+  });
+  await audit("fork branch", forkPath);
+  await capture("fork", forkPath);
+
+  // ---- the bot's page ---------------------------------------------------------------------------------------
+  let botPage = false;
+  await t.check("bot page: /bots/{id} shows its name and its segment", async () => {
+    need(botId, "the bot");
+    await goto(`/bots/${botId}`);
+    botPage = true;
+    await page.getByRole("heading", { level: 1, name: new RegExp(bot.name) }).waitFor();
+    await page.getByText(BOT_SEGMENT).first().waitFor();
+  });
+  await audit("bot", botPage);
+  await capture("bot", botPage);
+
+  // ---- 5. log out, the login page ---------------------------------------------------------------------------
+  await t.check('log out: the header\'s "Log out" → the header shows "Log in"', async () => {
+    need(signedIn, "the session");
+    await banner.getByRole("button", { name: "Log out" }).click();
+    await banner.getByRole("link", { name: "Log in" }).waitFor();
+    const header = await shown(banner);
+    assert(!header.includes("Signed in as"), `still signed in: ${JSON.stringify(header)}`);
+    const left = (await browser.context.cookies(origin)).filter((c) => human.cookieNames?.includes(c.name));
+    assert(left.length === 0, `the session cookie is still there after logging out: ${left.map((c) => c.name).join(", ")}`);
+  });
+  let loginPage = false;
+  await t.check('login page: the header\'s "Log in" link opens it (a "Password" field)', async () => {
+    const link = banner.getByRole("link", { name: "Log in" });
+    if (await link.count()) await link.first().click();
+    else await goto("/login");
+    await page.waitForURL(/\/login\b/);
+    await page.getByLabel("Password", { exact: true }).waitFor();
+    loginPage = true;
+  });
+  await audit("login", loginPage);
+  await capture("login", loginPage);
+
+  // ---- 8. the whole walk ------------------------------------------------------------------------------------
+  await t.check("no request leaves 127.0.0.1", async () => {
+    const foreign = browser.foreign();
+    assert(foreign.length === 0, `requests to other hosts: ${foreign.map((r) => `${r.method} ${r.url}`).join(", ")}`);
+    const sockets = browser.requests.filter((r) => r.resourceType === "websocket").length;
+    return `${browser.requests.length} requests (${sockets} WebSocket), all to 127.0.0.1`;
+  });
+  await t.check("no page error and no CSP violation on any page", async () => {
+    assert(browser.errors.length === 0, `page errors: ${browser.errors.join(" | ")}`);
+    assert(browser.violations.length === 0, `CSP violations: ${JSON.stringify(browser.violations)}`);
+  });
+} catch (err) {
+  t.fail("setup", err);
+  if (worker) console.log(worker.log().slice(-2000));
+} finally {
+  await browser?.stop();
+  await worker?.stop();
+  cleanup();
+}
+console.log(`reader browser test took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+process.exit(t.report() ? 1 : 0);
