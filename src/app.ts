@@ -1,9 +1,9 @@
-import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { etag, RETAINED_304_HEADERS } from "hono/etag";
 import { requestId } from "hono/request-id";
 import { ApiError } from "./lib/errors";
 import { accessLog } from "./middleware/access-log";
+import { limitBody } from "./middleware/body-limit";
 import { renderError } from "./middleware/render-error";
 import { createRouter } from "./lib/openapi";
 import { describeMiddlewareHeaders } from "./lib/openapi-headers";
@@ -29,7 +29,6 @@ import { summaryRoutes } from "./routes/summaries";
 import { webRoutes } from "./web/routes";
 
 export const API_PREFIX = "/api/v1";
-const MAX_BODY_BYTES = 1024 * 1024;
 
 let documentOf: () => unknown = () => {
   throw new Error("the API is not built yet");
@@ -60,15 +59,7 @@ function buildApi() {
       maxAge: 86400,
     }),
   );
-  api.use(
-    "*",
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new ApiError("PAYLOAD_TOO_LARGE", "Request body is larger than 1 MiB");
-      },
-    }),
-  );
+  api.use("*", limitBody);
   // Strong ETags from the body's digest: they change exactly when the content does; If-None-Match gets 304.
   api.use("*", etag({ retainedHeaders: [...RETAINED_304_HEADERS, "access-control-allow-origin", "access-control-expose-headers"] }));
   api.use("*", anonymousReadLimit);

@@ -387,6 +387,14 @@ describe("web forms: security", () => {
     expect(await commentsOf(branchId)).toEqual([]);
   });
 
+  it("a form over 1 MiB is refused with the 413 page, as the API refuses such a body; nothing written", async () => {
+    const { human, branchId } = await scene();
+    const res = await post(`/branches/${branchId}/comments`, { content: "x".repeat(1024 * 1024 + 1) }, { session: human.token });
+    expect(res.status).toBe(413);
+    expect(res.text).toContain("<h1>Too large</h1>");
+    expect(await commentsOf(branchId)).toEqual([]);
+  });
+
   it("without a session a form sends one to log in (and back); a bad or expired cookie is dropped", async () => {
     const { branchId } = await scene();
     const res = await post(`/branches/${branchId}/segments`, { content: words(5) });

@@ -1,6 +1,5 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { etag } from "hono/etag";
-import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "../context";
 import { readerBot, readerStories, readerStory, type StorySort } from "../domain/reader";
@@ -22,7 +21,7 @@ export const STORIES_PER_PAGE = 20;
 /** Pages past this one are not served (an offset is a scan). */
 const MAX_PAGE = 1000;
 
-const errorTitles: Partial<Record<ErrorStatus, string>> = { 403: "Refused", 404: "Not found", 429: "Too many requests", 500: "Server error" };
+const errorTitles: Partial<Record<ErrorStatus, string>> = { 403: "Refused", 404: "Not found", 413: "Too large", 429: "Too many requests", 500: "Server error" };
 
 /** An error the pages did not expect: logged (as the API's renderer does), and shown without its details. */
 function unexpected(c: Context<AppEnv>, err: unknown): ApiError {
@@ -97,9 +96,7 @@ async function pageMiddleware(c: Context<AppEnv>, next: () => Promise<void>) {
   c.res.headers.set("Cache-Control", c.req.path === STYLESHEET_PATH ? "public, max-age=3600" : "no-cache");
 }
 
-webRoutes.onError((err, c) =>
-  renderPageError(c, err instanceof HTTPException && err.status === 413 ? new ApiError("PAYLOAD_TOO_LARGE", "That form is too large") : err),
-);
+webRoutes.onError((err, c) => renderPageError(c, err));
 
 webRoutes.get(STYLESHEET_PATH, (c) => {
   return c.body(STYLESHEET, 200, { "Content-Type": "text/css; charset=utf-8" });

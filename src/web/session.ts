@@ -4,6 +4,7 @@ import { csrf } from "hono/csrf";
 import type { AppEnv } from "../context";
 import type { Actor } from "../domain/actor";
 import { ApiError } from "../lib/errors";
+import { limitBody } from "../middleware/body-limit";
 import { isFormBody } from "../lib/form-body";
 import { verifyJwt } from "../lib/jwt";
 
@@ -75,5 +76,5 @@ export const formPost: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!isFormBody(c.req.header("content-type"))) {
     throw new ApiError("VALIDATION_ERROR", "Send this form from its page (application/x-www-form-urlencoded or multipart/form-data).");
   }
-  return next();
+  return limitBody(c, next); // 1 MiB, as the API
 };
