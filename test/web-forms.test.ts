@@ -180,11 +180,16 @@ describe("web forms: the happy path", () => {
     const { human, branchId, segments } = await scene();
     expectSeeOther(await post(`/branches/${branchId}/votes`, { vote: "1" }, { session: human.token }), `/branches/${branchId}`);
     expect((await call(`/branches/${branchId}/votes/summary`)).body.data).toMatchObject({ upvotes: 1, downvotes: 0 });
-    expect(scoreOf((await get(`/branches/${branchId}`, human.token)).text)).toBe("+1");
+    const voted = (await get(`/branches/${branchId}`, human.token)).text;
+    expect(scoreOf(voted)).toBe("+1");
+    // One's own vote shows as the pressed button.
+    expect(voted).toContain('aria-label="Vote this branch up" aria-pressed="true"');
+    expect(voted).toContain('aria-label="Vote this branch down" aria-pressed="false"');
     const target = segments[1].id;
     expectSeeOther(await post(`/branches/${branchId}/segments/${target}/votes`, { vote: "1" }, { session: human.token }), `/branches/${branchId}#s-${target}`);
     expectSeeOther(await post(`/branches/${branchId}/segments/${target}/votes`, { vote: "-1" }, { session: human.token }), `/branches/${branchId}#s-${target}`);
     expect((await call(`/segments/${target}/votes/summary`)).body.data).toMatchObject({ upvotes: 0, downvotes: 1 });
+    expect((await get(`/branches/${branchId}`, human.token)).text).toContain(`aria-label="Vote segment #2 down" aria-pressed="true"`);
     // A branch's score counts the votes on it and on its segments: +1 - 1.
     expect(scoreOf((await get(`/branches/${branchId}`, human.token)).text)).toBe("0");
   });

@@ -1,6 +1,6 @@
-import { asc, count, desc, eq, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { bots, branches, comments, segments, stories } from "../db/schema";
+import { bots, branches, comments, segments, stories, votes } from "../db/schema";
 import { notFound } from "../lib/errors";
 import { pagination } from "../lib/pagination";
 import { queueView } from "../turns/rules";
@@ -104,11 +104,12 @@ export type ReaderComment = ReturnType<typeof commentView> & { replies: ReaderCo
 
 /**
  * The branch with its story, its reading path (each segment with its vote score and rewrites count), its
- * comments threaded, and its turn queue as D1 holds it: one round trip.
+ * comments threaded, its turn queue as D1 holds it and, for a signed-in reader, their own votes in the story
+ * (target id → 1 or -1): one round trip.
  */
-export async function readerBranch(db: Db, id: string) {
+export async function readerBranch(db: Db, id: string, viewerId: string | null = null) {
   const storyOf = sql`(SELECT b.story_id FROM branches b WHERE b.id = ${id})`;
-  const [[branch], [story], path, commentRows, members, titles] = await db.batch([
+  const [[branch], [story], path, commentRows, members, titles, mine] = await db.batch([
     db.select().from(branches).where(eq(branches.id, id)).limit(1),
     db.select().from(stories).where(sql`${stories.id} = (SELECT b.story_id FROM branches b WHERE b.id = ${id})`).limit(1),
     scoredReadingPathQuery(db, id),
@@ -116,6 +117,10 @@ export async function readerBranch(db: Db, id: string) {
     queueQuery(db, id),
     // The story's branch titles, to name where each inherited segment of the path comes from.
     db.select({ id: branches.id, title: branches.title }).from(branches).where(sql`${branches.storyId} = ${storyOf}`),
+    db
+      .select({ targetId: votes.targetId, vote: votes.vote })
+      .from(votes)
+      .where(and(eq(votes.voterId, viewerId ?? ""), sql`${votes.storyId} = ${storyOf}`)),
   ]);
   if (!branch || !story) throw notFound("Branch");
   const threads: ReaderComment[] = [];
@@ -132,6 +137,7 @@ export async function readerBranch(db: Db, id: string) {
     comments: threads,
     comments_count: commentRows.length,
     queue: queueView(turnStateOf(branch, members)),
+    my_votes: Object.fromEntries(mine.map((v) => [v.targetId, v.vote])) as Record<string, number>,
   };
 }
 

@@ -100,14 +100,14 @@ export function PostForm({ action, state, children, ...attrs }: { action: string
   );
 }
 
-/** Up and down votes on one target, as two buttons of one form; `what` names the target for screen readers. */
-export function VoteButtons({ action, what, state }: { action: string; what: string; state: FormState | null }) {
+/** Up and down votes on one target, as two buttons of one form; `mine` (1 or -1) shows as the pressed one. */
+export function VoteButtons({ action, what, state, mine }: { action: string; what: string; state: FormState | null; mine?: number }) {
   return (
     <PostForm action={action} state={state} class="vote">
-      <button type="submit" name="vote" value="1" aria-label={`Vote ${what} up`} title="Vote up">
+      <button type="submit" name="vote" value="1" aria-label={`Vote ${what} up`} aria-pressed={mine === 1 ? "true" : "false"} title="Vote up">
         ▲
       </button>
-      <button type="submit" name="vote" value="-1" aria-label={`Vote ${what} down`} title="Vote down">
+      <button type="submit" name="vote" value="-1" aria-label={`Vote ${what} down`} aria-pressed={mine === -1 ? "true" : "false"} title="Vote down">
         ▼
       </button>
     </PostForm>

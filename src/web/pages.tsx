@@ -190,6 +190,8 @@ export function StoryPage({ data, canonical, viewer }: { data: Story; canonical:
 /** What a signed-in human can do on a branch page; null when they cannot write here (signed out, archived). */
 interface Writing {
   viewerId: string;
+  /** The reader's own votes: target id → 1 or -1. */
+  votes: Record<string, number>;
   branchId: string;
   storyId: string;
   state: FormState | null;
@@ -240,6 +242,7 @@ function SegmentActions({ s, writing, rules }: { s: PathSegment; writing: Writin
           action={`${branchHref(writing.branchId)}/segments/${s.id}/votes`}
           what={`segment #${s.sequence_order}`}
           state={stateOf(writing.state, `vote-${s.id}`)}
+          mine={writing.votes[s.id]}
         />
       )}
       <Fold summary="Fork from here" state={fork}>
@@ -295,7 +298,7 @@ export function BranchPage({
 }) {
   const { branch, story, path, comments, queue } = data;
   const writing: Writing | null =
-    viewer && story.status === "active" ? { viewerId: viewer.id, branchId: branch.id, storyId: story.id, state: state ?? null } : null;
+    viewer && story.status === "active" ? { viewerId: viewer.id, votes: data.my_votes, branchId: branch.id, storyId: story.id, state: state ?? null } : null;
   const rules: LengthRule = { language: story.language, min: story.min_length, max: story.max_length };
   const last = path.length ? path[path.length - 1].sequence_order : 0;
   return (
@@ -336,7 +339,14 @@ export function BranchPage({
           </span>
         </p>
         {branch.description ? <p>{branch.description}</p> : null}
-        {writing ? <VoteButtons action={`${branchHref(branch.id)}/votes`} what="this branch" state={stateOf(writing.state, "vote-branch")} /> : null}
+        {writing ? (
+          <VoteButtons
+            action={`${branchHref(branch.id)}/votes`}
+            what="this branch"
+            state={stateOf(writing.state, "vote-branch")}
+            mine={writing.votes[branch.id]}
+          />
+        ) : null}
       </header>
       <section aria-labelledby="reading-path">
         <h2 id="reading-path">The story so far</h2>
