@@ -26,6 +26,8 @@ export interface AppEnv {
     errorCode?: string;
     /** The authenticated caller, set by `auth()`. */
     actor?: Actor;
+    /** The web reader's signed-in human, from the session cookie only (src/web/session.ts). */
+    viewer?: Actor;
     /** The write's Idempotency-Key, set by `limitsAndIdempotency()`: domain writes record it in their batch. */
     idempotency?: IdempotentRequest;
     /**

@@ -12,7 +12,8 @@ import { call, join, registerBot, registerHuman, storyWithSegments, submit, uniq
  */
 
 const ORIGIN = "http://storyloom.test";
-const COOKIE = "storyloom_session";
+/** The session cookie's name on this (non-local) host: `__Host-` prefixed; on localhost it is `storyloom_session`. */
+const COOKIE = "__Host-storyloom_session";
 
 interface Sent {
   status: number;
@@ -116,6 +117,7 @@ describe("web forms: the happy path", () => {
     const username = unique("web");
     const res = await post("/register", { username, email: `${username}@example.com`, password: "a good password" }, { site: "http://localhost:8787" });
     expectSeeOther(res, "/");
+    expect(res.headers.get("set-cookie")).toMatch(/^storyloom_session=/);
     expect(res.headers.get("set-cookie")).not.toMatch(/Secure/i);
     expect(res.headers.get("set-cookie")).toMatch(/HttpOnly/i);
   });
@@ -346,6 +348,14 @@ describe("web forms: errors in words, next to the form", () => {
     expect(third.status).toBe(429);
   });
 
+  it("an error whose form is not on the page is shown at its top (a reply to a comment that is gone)", async () => {
+    const { human, branchId } = await scene();
+    const res = await post(`/branches/${branchId}/comments`, { content: "hello?", parent_comment_id: crypto.randomUUID() }, { session: human.token });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.text).toMatch(/<main><div class="form-error" role="alert"/);
+    expect(alertOf(res.text)).toBeTruthy();
+  });
+
   it("an unknown branch is the HTML 404 page", async () => {
     const human = await registerHuman();
     const res = await post(`/branches/${crypto.randomUUID()}/comments`, { content: "hello" }, { session: human.token });
@@ -411,15 +421,59 @@ describe("web forms: security", () => {
     expect((await get("/stories/new")).location).toBe("/login?next=%2Fstories%2Fnew");
   });
 
-  it("a bot's token is no web session", async () => {
+  it("a bot's token is no web session, in the cookie or in an Authorization header", async () => {
     const bot = await registerBot();
-    const page = await get("/", bot.token);
-    expect(page.text).not.toContain("Signed in as");
+    expect((await get("/", bot.token)).text).not.toContain("Signed in as");
+    const human = await registerHuman();
+    for (const token of [bot.token, human.token]) {
+      const res = await exports.default.fetch(`${ORIGIN}/`, { headers: { Authorization: `Bearer ${token}`, "CF-Connecting-IP": address() } });
+      expect(await res.text()).not.toContain("Signed in as");
+    }
+  });
+
+  it("a signed-in page's 304 stays private", async () => {
+    const { human, branchId } = await scene();
+    const first = await get(`/branches/${branchId}`, human.token);
+    const res = await exports.default.fetch(`${ORIGIN}/branches/${branchId}`, {
+      headers: { Cookie: `${COOKIE}=${human.token}`, "If-None-Match": first.headers.get("etag")!, "CF-Connecting-IP": address() },
+    });
+    expect(res.status).toBe(304);
+    expect(res.headers.get("cache-control")).toBe("private, no-cache");
+  });
+
+  it("an unreadable form body is a 400 on the page, never a 500", async () => {
+    const { human, branchId } = await scene();
+    for (const [path, session] of [
+      ["/login", undefined],
+      [`/branches/${branchId}/comments`, human.token],
+    ] as const) {
+      const res = await exports.default.fetch(`${ORIGIN}${path}`, {
+        method: "POST",
+        headers: {
+          "content-type": "multipart/form-data",
+          Origin: ORIGIN,
+          "CF-Connecting-IP": address(),
+          ...(session ? { Cookie: `${COOKIE}=${session}` } : {}),
+        },
+        body: "--x\r\nbroken",
+        redirect: "manual",
+      });
+      expect(res.status, path).toBe(400);
+      expect(alertOf(await res.text())).toMatch(/could not be read/);
+    }
   });
 
   it("no open redirect: `next` must be a path on this site", async () => {
     const human = await registerHuman();
-    for (const next of ["//evil.example/x", "https://evil.example/", "/\\evil.example", "javascript:alert(1)"]) {
+    for (const next of [
+      "//evil.example/x",
+      "https://evil.example/",
+      "/\\evil.example",
+      "javascript:alert(1)",
+      "/\t/evil.example/x",
+      "/\n",
+      "/\t\\evil.example",
+    ]) {
       const res = await post(`/login?next=${encodeURIComponent(next)}`, { email: human.input.email, password: human.input.password });
       expectSeeOther(res, "/");
     }

@@ -10,6 +10,18 @@ import { contentLength, lengthUnit } from "./length-rule.js";
 
 document.querySelector(".form-error")?.focus();
 
+// ---- a form is sent once: a second click while the first is on its way does nothing ----
+
+document.addEventListener("submit", (event) => {
+  const form = event.target;
+  if (form.dataset.sending) event.preventDefault();
+  else form.dataset.sending = "true";
+});
+// A page restored from the back-forward cache may be sent again.
+addEventListener("pageshow", (event) => {
+  if (event.persisted) for (const form of document.querySelectorAll("form[data-sending]")) delete form.dataset.sending;
+});
+
 // ---- length counters ----
 
 /** The rule of a text area: its own data attributes, or (the new-story form) the form's language and length fields. */

@@ -1,8 +1,18 @@
 import { type FormState, Input, PostForm } from "./forms";
 import { Layout } from "./layout";
 
-/** Where to go after signing in: a path on this site only (never `//host` or a scheme), else the home page. */
-export const safeNext = (next: string | undefined) => (next && /^\/(?![/\\])/.test(next) ? next : "/");
+const HERE = "http://storyloom.invalid";
+
+/**
+ * Where to go after signing in: a path on this site only, else the home page. Never `//host`, `/\host`, a scheme,
+ * or anything with white space or control characters (browsers drop tabs and newlines from a URL, so `/\t/host`
+ * would be `//host`; a newline would also be refused as a header value).
+ */
+export function safeNext(next: string | undefined): string {
+  if (!next?.startsWith("/") || /[\x00-\x20\x7f\\]/.test(next)) return "/";
+  const url = new URL(next, HERE);
+  return url.origin === HERE ? `${url.pathname}${url.search}${url.hash}` : "/";
+}
 
 const withNext = (path: string, next: string) => (next === "/" ? path : `${path}?next=${encodeURIComponent(next)}`);
 

@@ -9,7 +9,9 @@ export type Fields = Record<string, string>;
 
 /** A form's fields as sent (text fields only; a file field is ignored). */
 export async function fieldsOf(c: Context<AppEnv>): Promise<Fields> {
-  const body = await c.req.parseBody();
+  const body = await c.req.parseBody().catch(() => {
+    throw new ApiError("VALIDATION_ERROR", "This form's body could not be read: send it from its page.");
+  });
   return Object.fromEntries(Object.entries(body).filter((e): e is [string, string] => typeof e[1] === "string"));
 }
 
@@ -66,7 +68,7 @@ export function showErrorsIn(
     await next();
     const err = c.error;
     if (!(err instanceof ApiError) || err.status >= 500) return;
-    const values = await fieldsOf(c);
+    const values = await fieldsOf(c).catch((): Fields => ({}));
     delete values.password; // never sent back
     const words = inWords(err, (field, index) => label(field, index, values));
     const page = await rerender(c, { form: formOf(c, values), values, ...words });

@@ -1,5 +1,5 @@
 import type { readerBot, readerBranch, readerStories, readerStory, ReaderBranchNode, ReaderComment } from "../domain/reader";
-import { type FormState, Fold, Input, PostForm, stateOf, TextArea, VoteButtons } from "./forms";
+import { FormError, type FormState, Fold, Input, PostForm, stateOf, TextArea, VoteButtons } from "./forms";
 import { Author, Layout, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
 
 type Stories = Awaited<ReturnType<typeof readerStories>>;
@@ -300,6 +300,9 @@ export function BranchPage({
   const writing: Writing | null =
     viewer && story.status === "active" ? { viewerId: viewer.id, votes: data.my_votes, branchId: branch.id, storyId: story.id, state: state ?? null } : null;
   const rules: LengthRule = { language: story.language, min: story.min_length, max: story.max_length };
+  // An error whose form is not on the page (a reply to a comment deleted since, a vote on a segment that is not
+  // on this path) is shown at the top, so it is never lost.
+  const unclaimed = state && !formsOf(data).has(state.form) ? state : null;
   const last = path.length ? path[path.length - 1].sequence_order : 0;
   return (
     <Layout
@@ -310,6 +313,7 @@ export function BranchPage({
       scripts={[READER_SCRIPT]}
       error={!!state}
     >
+      <FormError state={unclaimed} />
       <nav class="breadcrumbs" aria-label="Breadcrumbs">
         <ol>
           <li>
@@ -413,6 +417,13 @@ export function BranchPage({
       </p>
     </Layout>
   );
+}
+
+/** The keys of the forms a signed-in reader finds on a branch page (`stateOf` shows an error in the one it names). */
+function formsOf(data: Branch): Set<string> {
+  const keys = ["write", "comment", "vote-branch", ...data.path.flatMap((s) => [`vote-${s.id}`, `fork-${s.id}`])];
+  const replies = (items: ReaderComment[]): string[] => items.flatMap((c) => [`reply-${c.id}`, ...replies(c.replies)]);
+  return new Set([...keys, ...replies(data.comments)]);
 }
 
 /** Whose turn it is and who is queued (the live script redraws this from the stream's frames). */

@@ -7,16 +7,20 @@ import { ApiError } from "../lib/errors";
 import { limitBody } from "../middleware/body-limit";
 import { isFormBody } from "../lib/form-body";
 import { verifyJwt } from "../lib/jwt";
+import { STYLESHEET_PATH } from "./style";
 
 /**
  * A human's session on the web reader: the access token a login returns, in an HttpOnly cookie (scripts never
- * see it), SameSite=Lax (other sites' forms do not carry it), Secure everywhere but on the local machine. The
- * API never reads it: it takes credentials from headers only, so the cookie is good for these pages alone.
+ * see it), SameSite=Lax (other sites' forms do not carry it), Secure everywhere but on the local machine, where
+ * it is also the only place without the `__Host-` prefix (which needs Secure: no subdomain can set or shadow it).
+ * The API never reads it: it takes credentials from headers only, so the cookie is good for these pages alone.
  */
 export const SESSION_COOKIE = "storyloom_session";
 
 const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 const isLocal = (c: Context<AppEnv>) => LOCAL_HOSTS.has(new URL(c.req.url).hostname);
+/** hono/cookie's prefix option: `__Host-` off the local machine. */
+const prefixOf = (c: Context<AppEnv>) => (isLocal(c) ? undefined : ("host" as const));
 
 /** Starts a session that lasts as long as its token. */
 export function startSession(c: Context<AppEnv>, accessToken: string) {
@@ -26,31 +30,38 @@ export function startSession(c: Context<AppEnv>, accessToken: string) {
     sameSite: "Lax",
     path: "/",
     maxAge: c.var.config.jwt.ttlSeconds,
+    prefix: prefixOf(c),
   });
 }
 
-export const endSession = (c: Context<AppEnv>) => deleteCookie(c, SESSION_COOKIE, { path: "/", secure: !isLocal(c) });
+export const endSession = (c: Context<AppEnv>) =>
+  deleteCookie(c, SESSION_COOKIE, { path: "/", secure: !isLocal(c), prefix: prefixOf(c), httpOnly: true, sameSite: "Lax" });
 
-/** The signed-in human, or null. */
-export const viewerOf = (c: Context<AppEnv>): Actor | null => c.var.actor ?? null;
+/** The signed-in human, or null: from the session cookie only (never from a header credential). */
+export const viewerOf = (c: Context<AppEnv>): Actor | null => c.var.viewer ?? null;
 
 /**
- * Reads the session: a token that verifies puts its human on `c.var.actor` (as `auth()` does for the API, so the
- * same limits and domain functions apply); one that does not (expired, or signed with an old secret) is dropped.
+ * Reads the session: a token that verifies (a human's or an admin's) is the page's viewer, and the caller on
+ * `c.var.actor` (as `auth()` does for the API, so the forms run the same limits and domain functions, and the
+ * read limit counts the reader as authenticated); one that does not (expired, an old secret) is dropped.
  */
 export const session: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const token = getCookie(c, SESSION_COOKIE);
+  const token = getCookie(c, SESSION_COOKIE, prefixOf(c));
   if (token) {
     try {
       const claims = await verifyJwt(token, c.var.config.jwt.secret);
-      if (claims.typ !== "bot") c.set("actor", { id: claims.sub, type: claims.typ, name: claims.name, credential: "jwt" });
+      if (claims.typ !== "bot") {
+        const viewer: Actor = { id: claims.sub, type: claims.typ, name: claims.name, credential: "jwt" };
+        c.set("viewer", viewer);
+        c.set("actor", viewer);
+      }
     } catch {
       endSession(c);
     }
   }
   await next();
-  // A page shown to a signed-in human is theirs: no shared cache may keep it, and it varies with the cookie.
-  if (viewerOf(c) && c.res.headers.get("content-type")?.startsWith("text/html")) c.res.headers.set("Cache-Control", "private, no-cache");
+  // A page shown to a signed-in human is theirs (its 304s too): no shared cache may keep it; it varies with the cookie.
+  if (viewerOf(c) && c.req.path !== STYLESHEET_PATH) c.res.headers.set("Cache-Control", "private, no-cache");
   c.res.headers.append("Vary", "Cookie");
 };
 
