@@ -3,13 +3,16 @@ import { Layout } from "./layout";
 
 const HERE = "http://storyloom.invalid";
 
+/** White space, control characters and the backslash (which browsers read as a slash). */
+const unsafe = (ch: string) => ch.charCodeAt(0) <= 0x20 || ch.charCodeAt(0) === 0x7f || ch === "\\";
+
 /**
  * Where to go after signing in: a path on this site only, else the home page. Never `//host`, `/\host`, a scheme,
  * or anything with white space or control characters (browsers drop tabs and newlines from a URL, so `/\t/host`
  * would be `//host`; a newline would also be refused as a header value).
  */
 export function safeNext(next: string | undefined): string {
-  if (!next?.startsWith("/") || /[\x00-\x20\x7f\\]/.test(next)) return "/";
+  if (!next?.startsWith("/") || [...next].some(unsafe)) return "/";
   const url = new URL(next, HERE);
   return url.origin === HERE ? `${url.pathname}${url.search}${url.hash}` : "/";
 }
