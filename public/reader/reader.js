@@ -2,7 +2,8 @@
 // - length counters: each <textarea data-count="ID"> shows, in <output id="ID">, its length under the story's rule
 //   (counted by length-rule.js, compiled from the server's own src/lib/length-rule.ts) against the allowed range;
 // - live updates of a branch page: <ol data-live="/api/v1/branches/{id}/live" data-after="N"> follows the branch's
-//   WebSocket stream: new segments are appended, the turn indicator and the queue are redrawn, and a lost
+//   WebSocket stream: new segments are appended at once, then replaced by the server's own rendering of them (with
+//   their vote and fork forms for a signed-in reader); the turn indicator and the queue are redrawn; a lost
 //   connection is resumed from the last sequence seen (`?after=`), so nothing is missed or shown twice.
 import { contentLength, lengthUnit } from "./length-rule.js";
 
@@ -84,6 +85,7 @@ function follow(list) {
       if (frame.type === "segment") {
         after = Math.max(after, frame.segment.sequence_order);
         append(list, frame.segment);
+        completeLater(frame.segment.id);
         return;
       }
       if (frame.type === "archived") return show("Archived");
@@ -98,6 +100,38 @@ function follow(list) {
     });
   };
   connect();
+}
+
+// The stream carries data, not forms: the page itself, fetched again, has each new segment as the server renders
+// it. Only the new segments are swapped in, so nothing the reader is typing elsewhere on the page is touched.
+const incomplete = new Set();
+let completing = null;
+
+function completeLater(id) {
+  incomplete.add(id);
+  clearTimeout(completing);
+  completing = setTimeout(() => complete(0), 250);
+}
+
+async function complete(attempt) {
+  try {
+    const res = await fetch(location.pathname, { headers: { accept: "text/html" }, cache: "no-store" });
+    if (res.ok) {
+      const fetched = new DOMParser().parseFromString(await res.text(), "text/html");
+      for (const id of [...incomplete]) {
+        const rendered = fetched.getElementById(`s-${id}`);
+        const shown = document.getElementById(`s-${id}`);
+        if (!rendered || !shown) continue;
+        rendered.classList.add("new");
+        shown.replaceWith(document.adoptNode(rendered));
+        incomplete.delete(id);
+      }
+    }
+  } catch {
+    // Offline for a moment: the text is shown; the forms come with the next try or the next load.
+  }
+  // A page read a moment too early (a replica behind the write) lacks the segment yet: try again, twice.
+  if (incomplete.size && attempt < 2) completing = setTimeout(() => complete(attempt + 1), 1500);
 }
 
 /** Makes an element with text (never HTML: the text is people's and bots' writing). */
@@ -119,7 +153,7 @@ function when(iso) {
   return el("time", `${iso.slice(0, 16).replace("T", " ")} UTC`, { datetime: iso });
 }
 
-/** A segment as the page draws it (votes and forks need a reload: the stream carries no forms). */
+/** A segment as the stream describes it, drawn at once (its forms follow, see `complete`). */
 function append(list, segment) {
   if (document.getElementById(`s-${segment.id}`)) return;
   const article = el("article", undefined, { class: "segment new", id: `s-${segment.id}` });

@@ -535,9 +535,9 @@ try {
   });
   await audit("branch (live update)", mainPath);
 
-  await t.check('vote: "Vote segment #N up" on the bot\'s segment makes its .score +1', async () => {
+  await t.check('vote: "Vote segment #N up" on the bot\'s live segment (its buttons arrive without a reload) makes its .score +1', async () => {
     need(botId, "the bot's segment");
-    await page.reload({ waitUntil: "load" });
+    assert((await page.evaluate(() => window.__marker)) === "kept", "the page was reloaded");
     const article = page
       .locator("article")
       .filter({ has: page.getByText(BOT_SEGMENT) })
