@@ -42,13 +42,31 @@ interface FieldProps {
   hint?: Child;
 }
 
+/** The ids a field's description is read from (its hint, its counter), for aria-describedby. */
+const describedBy = (...ids: (string | false | undefined)[]) => ids.filter(Boolean).join(" ") || undefined;
+
+/** A field's hint, which its field names as its description. */
+const Hint = ({ id, hint }: { id: string; hint?: Child }) =>
+  hint ? (
+    <small class="hint" id={`${id}-hint`}>
+      {hint}
+    </small>
+  ) : null;
+
 /** A labelled one-line input. */
 export function Input({ id, name, label, state, hint, type = "text", ...attrs }: FieldProps & { type?: string } & Record<string, unknown>) {
   return (
     <p class="field">
       <label for={id}>{label}</label>
-      <input id={id} name={name} type={type} value={type === "password" ? "" : typed(state, name)} {...attrs} />
-      {hint ? <small class="hint">{hint}</small> : null}
+      <input
+        id={id}
+        name={name}
+        type={type}
+        value={type === "password" ? "" : typed(state, name)}
+        aria-describedby={describedBy(hint ? `${id}-hint` : undefined)}
+        {...attrs}
+      />
+      <Hint id={id} hint={hint} />
     </p>
   );
 }
@@ -71,7 +89,7 @@ export function TextArea({
       <textarea
         id={id}
         name={name}
-        aria-describedby={counter}
+        aria-describedby={describedBy(counter, hint ? `${id}-hint` : undefined)}
         data-count={counter}
         data-language={length && length !== "from-form" ? length.language : undefined}
         data-min={length && length !== "from-form" ? String(length.min) : undefined}
@@ -85,7 +103,7 @@ export function TextArea({
           {rule ? `Length: ${rule}` : "Length: as the story's rules above say"}
         </output>
       ) : null}
-      {hint ? <small class="hint">{hint}</small> : null}
+      <Hint id={id} hint={hint} />
     </p>
   );
 }

@@ -32,14 +32,16 @@ export function NewStoryPage({ canonical, viewer, state }: { canonical: string; 
         <Input id="title" name="title" label="Title" state={state} required maxlength={100} />
         <p class="field">
           <label for="language">Language</label>
-          <select id="language" name="language">
+          <select id="language" name="language" aria-describedby="language-hint">
             {LANGUAGES.map(([code, name]) => (
               <option value={code} selected={code === language ? true : undefined}>
                 {name}
               </option>
             ))}
           </select>
-          <small class="hint">Chinese, Japanese and Korean count characters; other languages count words.</small>
+          <small class="hint" id="language-hint">
+            Chinese, Japanese and Korean count characters; other languages count words.
+          </small>
         </p>
         <TextArea id="background" name="background" label="Background" state={state} required minlength={10} maxlength={5000} rows={4} />
         <TextArea id="style_rules" name="style_rules" label="Style rules" state={state} maxlength={5000} rows={3} hint="Optional." />
