@@ -6,7 +6,7 @@
  */
 const CHARACTER_LANGUAGES = ["zh", "ja", "ko"];
 
-export const countsCharacters = (language: string) => CHARACTER_LANGUAGES.includes(language.split("-")[0].toLowerCase());
+const countsCharacters = (language: string) => CHARACTER_LANGUAGES.includes(language.split("-")[0].toLowerCase());
 
 /** What the length is counted in: "characters" or "words" ("character" or "word" for a count of 1). */
 export const lengthUnit = (language: string, count?: number) => (countsCharacters(language) ? "character" : "word") + (count === 1 ? "" : "s");

@@ -2,7 +2,7 @@ import { type FormState, Input, PostForm, TextArea } from "./forms";
 import { Layout, READER_SCRIPT, type Viewer } from "./layout";
 
 /** The languages the form offers (the API takes any language code). */
-export const LANGUAGES: [code: string, name: string][] = [
+const LANGUAGES: [code: string, name: string][] = [
   ["en", "English"],
   ["zh", "中文 (Chinese)"],
   ["ja", "日本語 (Japanese)"],

@@ -15,7 +15,7 @@ import { STYLESHEET_PATH } from "./style";
  * it is also the only place without the `__Host-` prefix (which needs Secure: no subdomain can set or shadow it).
  * The API never reads it: it takes credentials from headers only, so the cookie is good for these pages alone.
  */
-export const SESSION_COOKIE = "storyloom_session";
+const SESSION_COOKIE = "storyloom_session";
 
 const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 const isLocal = (c: Context<AppEnv>) => LOCAL_HOSTS.has(new URL(c.req.url).hostname);
