@@ -1,31 +1,38 @@
 // Helpers for the benchmark scripts: start servers, call the API, run autocannon.
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import autocannon from "autocannon";
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Starts a command in its own process group and waits until `url` answers. */
+/**
+ * Starts a command in its own process group and waits until `url` answers. Its output goes to a file (`opts.log`,
+ * else a temporary one), not through this process: reading a server's log lines here would cost CPU on the same
+ * cores the server runs on.
+ */
 export async function startServer(cmd, args, url, opts = {}) {
+  const logFile = opts.log ?? path.join(mkdtempSync(path.join(tmpdir(), "storyloom-server-")), "server.log");
+  const out = openSync(logFile, "w");
   const child = spawn(cmd, args, {
     cwd: opts.cwd,
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
-    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", ...opts.env },
+    stdio: ["ignore", out, out],
     detached: true,
   });
-  let log = "";
-  child.stdout.on("data", (d) => (log += d));
-  child.stderr.on("data", (d) => (log += d));
+  closeSync(out);
+  const log = () => readFileSync(logFile, "utf8");
   for (let i = 0; i < 240; i++) {
     try {
       const res = await fetch(url);
-      if (res.status < 500) return { child, log: () => log, stop: () => stop(child) };
+      if (res.status < 500) return { child, log, stop: () => stop(child) };
     } catch {}
     if (child.exitCode !== null) break;
     await sleep(500);
   }
   stop(child);
-  throw new Error(`server did not start: ${cmd} ${args.join(" ")}\n${log}`);
+  throw new Error(`server did not start: ${cmd} ${args.join(" ")}\n${log()}`);
 }
 
 function stop(child) {

@@ -482,7 +482,7 @@ async function crash() {
     .log()
     .split("\n")
     // The service's own JSON access-log lines carry an `error` member (a code, or null): they are answers, not faults.
-    .filter((l) => /✘|\berror\b|exception/i.test(l) && !/^\{"at":.*"route":/.test(l.trim()));
+    .filter((l) => /✘|\berror\b|exception/i.test(l) && !/^\{"request_id":.*"route":/.test(l.trim()));
   if (errors.length) console.log(`      (wrangler logged ${errors.length} error line(s) before the kill${VERBOSE ? "" : "; --verbose shows them"})`);
   if (VERBOSE) for (const l of errors.slice(-20)) console.log(`      | ${l.slice(0, 300)}`);
 }

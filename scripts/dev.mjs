@@ -1,8 +1,7 @@
 // `npm run dev [-- --port N --ip ADDR --persist-to DIR]`: makes .dev.vars when missing, migrates local D1 (saying
-// so in one line), then runs `wrangler dev` and, once it is ready, says where to go.
+// so in one line), then runs `wrangler dev` and, once it answers, says where to go.
 import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync } from "node:fs";
-import { createInterface } from "node:readline";
 
 // Offline and quiet: no request.cf look-up (it prints a stack trace without internet), no metrics.
 const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
@@ -33,15 +32,20 @@ const devArgs = ["dev", ...args];
 if (!args.includes("--ip")) devArgs.push("--ip", ip);
 if (!args.includes("--port")) devArgs.push("--port", port);
 
-const child = spawn("wrangler", devArgs, { stdio: ["inherit", "pipe", "inherit"], env });
-let told = false;
-createInterface({ input: child.stdout }).on("line", (line) => {
-  console.log(line);
-  if (!told && /Ready on/.test(line)) {
-    told = true;
-    const base = `http://${ip}:${port}/api/v1`;
-    console.log(`\n  API        ${base}\n  docs       ${base}/docs\n  master key MASTER_KEY in .dev.vars (local value: dev-master-key)\n`);
+// wrangler writes straight to this terminal: re-printing its lines through this process would cost every request
+// a second process's CPU on the same cores (each request logs a line). Readiness is seen by asking the server.
+const child = spawn("wrangler", devArgs, { stdio: "inherit", env });
+const base = `http://${ip}:${port}/api/v1`;
+(async () => {
+  for (let i = 0; i < 600 && child.exitCode === null; i++) {
+    try {
+      if ((await fetch(`${base}/health`)).ok) {
+        console.log(`\n  API        ${base}\n  docs       ${base}/docs\n  master key MASTER_KEY in .dev.vars (local value: dev-master-key)\n`);
+        return;
+      }
+    } catch {}
+    await new Promise((r) => setTimeout(r, 500));
   }
-});
+})();
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
 child.on("exit", (code) => process.exit(code ?? 0));

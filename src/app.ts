@@ -1,8 +1,10 @@
-import { cors } from "hono/cors";
 import { etag, RETAINED_304_HEADERS } from "hono/etag";
 import { requestId } from "hono/request-id";
+import { getPath } from "hono/utils/url";
+import type { Env } from "./env";
 import { ApiError } from "./lib/errors";
 import { accessLog } from "./middleware/access-log";
+import { apiCors } from "./middleware/cors";
 import { limitBody } from "./middleware/body-limit";
 import { renderError } from "./middleware/render-error";
 import { createRouter } from "./lib/openapi";
@@ -39,26 +41,7 @@ export const openApiDocument = () => documentOf();
 
 function buildApi() {
   const api = createRouter();
-  api.use(
-    "*",
-    cors({
-      origin: "*",
-      allowHeaders: ["Authorization", "X-API-Key", "Content-Type", "Idempotency-Key", "If-None-Match", "x-d1-bookmark"],
-      allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-      exposeHeaders: [
-        "ETag",
-        "Retry-After",
-        "Server-Timing",
-        "x-d1-bookmark",
-        "Idempotent-Replayed",
-        "X-RateLimit-Limit",
-        "X-RateLimit-Remaining",
-        "X-RateLimit-Reset",
-        "X-Request-Id",
-      ],
-      maxAge: 86400,
-    }),
-  );
+  api.use("*", apiCors);
   api.use("*", limitBody);
   // Strong ETags from the body's digest: they change exactly when the content does; If-None-Match gets 304.
   api.use("*", etag({ retainedHeaders: [...RETAINED_304_HEADERS, "access-control-allow-origin", "access-control-expose-headers"] }));
@@ -114,19 +97,51 @@ function buildApi() {
   return api;
 }
 
-export function createApp() {
+/** `/api/v1` and everything under it is the API's; any other path is the web reader's (or a static asset's). */
+export const isApiPath = (path: string) => path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
+
+/** What every request goes through, whichever door: its id, its access-log line, and the services on `c.var`. */
+function platform() {
   const app = createRouter();
   // Outermost, so every response (CORS preflights and unknown paths included) carries Server-Timing.
   app.use("*", requestId({ generator: (c) => c.req.header("cf-ray") ?? crypto.randomUUID() }));
-  // The live stream first: its 101 answer must reach the client untouched by the middleware below.
-  app.get(`${API_PREFIX}/branches/:branch_id/live`, openLiveStream);
-  app.use("*", accessLog);
-  app.use("*", servicesAndServerTiming);
-  app.route(API_PREFIX, buildApi());
-  app.route("/", webRoutes); // the web reader's pages (src/web/), after the API so its paths stay its own
   app.notFound((c) => renderError(c, new ApiError("NOT_FOUND", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)));
   app.onError((err, c) => renderError(c, err));
   return app;
+}
+
+function withServices(app: ReturnType<typeof createRouter>) {
+  app.use("*", accessLog);
+  app.use("*", servicesAndServerTiming);
+  return app;
+}
+
+function createApiApp() {
+  const app = platform();
+  // The live stream first: its 101 answer must reach the client untouched by the middleware below.
+  app.get(`${API_PREFIX}/branches/:branch_id/live`, openLiveStream);
+  return withServices(app).route(API_PREFIX, buildApi());
+}
+
+function createWebApp() {
+  return withServices(platform()).route("/", webRoutes);
+}
+
+/**
+ * Two apps behind one prefix test, so an API request never runs the pages' middleware (sessions, CSP) and
+ * each router holds only its own routes. `request` is Hono's test entry, kept for the tests.
+ */
+export function createApp() {
+  const api = createApiApp();
+  const web = createWebApp();
+  const appFor = (request: Request) => (isApiPath(getPath(request)) ? api : web);
+  const fetch = (request: Request, env?: Env, ctx?: ExecutionContext) => appFor(request).fetch(request, env, ctx);
+  const request = (input: RequestInfo | URL, init?: RequestInit, env?: Env, ctx?: ExecutionContext) => {
+    const url = input instanceof Request ? input.url : String(input);
+    const probe = new Request(/^https?:\/\//.test(url) ? url : `http://localhost${url}`);
+    return appFor(probe).request(input, init, env, ctx);
+  };
+  return { fetch, request };
 }
 
 export const app = createApp();

@@ -7,7 +7,10 @@ import type { Env } from "./env";
 import type { RateState, Refusal } from "./lib/limit-error";
 import type { RequestMeter } from "./lib/meter";
 
-/** What every request has on `c.var`, set by the `servicesAndServerTiming` middleware before any route runs. */
+/**
+ * What every request has on `c.var`, set by the `servicesAndServerTiming` middleware before any route runs.
+ * Code reads them with `c.get(name)`: Hono builds a new object from all of them on every `c.var` access.
+ */
 export interface Services {
   config: Config;
   /** Drizzle on this request's metered D1 session (`c.env.DB` stays the raw binding). */
@@ -22,6 +25,8 @@ export interface AppEnv {
   Variables: Services & {
     /** This request's id (the cf-ray when present), set by `requestId()`; on every response as X-Request-Id. */
     requestId: string;
+    /** The JSON text of a read's success envelope, as `ok()` serialized it (the micro-cache stores it). */
+    rendered?: string;
     /** The error code the response carries, set by the one error renderer (for the access log). */
     errorCode?: string;
     /** The authenticated caller, set by `auth()`. */

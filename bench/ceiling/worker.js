@@ -1,10 +1,51 @@
-// Two local ceilings: GET / answers at once; GET /d1 makes one D1 round trip first (a read that must reach D1).
+// The local ceilings: the smallest Workers that do what a Storyloom request must, under the same `wrangler dev`
+// and deployed the same way (static assets in front, `/api/v1/*` to the Worker first). With LOG = "true" each
+// request writes one JSON line of the same shape as Storyloom's access log.
+//   GET  /api/v1/        answers at once (a cached read's ceiling)
+//   GET  /api/v1/d1      makes one D1 round trip (a read that must reach D1)
+//   POST /api/v1/write   one RPC to a SQLite-backed Durable Object that runs one D1 batch of two statements
+//                        (insert a row, bump a counter): a segment write's ceiling
+import { DurableObject } from "cloudflare:workers";
+
+let tables = null;
+const ensureTables = (db) =>
+  (tables ??= db.batch([
+    db.prepare("CREATE TABLE IF NOT EXISTS rows (id TEXT PRIMARY KEY, branch TEXT NOT NULL, body TEXT NOT NULL)"),
+    db.prepare("CREATE TABLE IF NOT EXISTS counters (branch TEXT PRIMARY KEY, n INTEGER NOT NULL)"),
+  ]));
+
+export class Room extends DurableObject {
+  async write(branch, body) {
+    await ensureTables(this.env.DB);
+    const id = crypto.randomUUID();
+    await this.env.DB.batch([
+      this.env.DB.prepare("INSERT INTO rows (id, branch, body) VALUES (?, ?, ?)").bind(id, branch, body),
+      this.env.DB.prepare("INSERT INTO counters (branch, n) VALUES (?, 1) ON CONFLICT (branch) DO UPDATE SET n = n + 1").bind(branch),
+    ]);
+    return { id };
+  }
+}
+
+async function answer(request, env) {
+  const path = new URL(request.url).pathname;
+  if (path === "/api/v1/d1") {
+    const row = await env.DB.prepare("SELECT 1 AS ok").first();
+    return [Response.json({ status: "success", data: { ok: row.ok === 1 } }), 1];
+  }
+  if (path === "/api/v1/write" && request.method === "POST") {
+    const { branch, content } = await request.json();
+    const room = env.ROOM.get(env.ROOM.idFromName(branch));
+    return [Response.json({ status: "success", data: await room.write(branch, content) }, { status: 201 }), 1];
+  }
+  return [Response.json({ status: "success", data: { ok: true } }), 0];
+}
+
 export default {
   async fetch(request, env) {
-    if (new URL(request.url).pathname === "/d1") {
-      const row = await env.DB.prepare("SELECT 1 AS ok").first();
-      return Response.json({ status: "success", data: { ok: row.ok === 1 } });
+    const [response, trips] = await answer(request, env);
+    if (env.LOG === "true") {
+      console.log(JSON.stringify({ request_id: crypto.randomUUID(), route: "/api/v1/*", d1_round_trips: trips, actor: "anonymous", error: null }));
     }
-    return Response.json({ status: "success", data: { ok: true } });
+    return response;
   },
 };

@@ -1,9 +1,15 @@
 import type { SQL } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import * as schema from "./schema";
 
-export const getDb = (d1: D1Database) => drizzle(d1, { schema });
+/**
+ * Drizzle on a D1 database or session. Without a schema: relational queries (`db.query`) are not used, and
+ * extracting their config from the schema cost every request ~0.2 ms of CPU (bench/PROFILE.md).
+ */
+export const getDb = (d1: D1Database) => drizzle(d1);
 export type Db = ReturnType<typeof getDb>;
+
+/** The first row of a query (with `LIMIT 1`), or undefined. */
+export const first = async <T>(query: { limit(n: number): PromiseLike<T[]> }): Promise<T | undefined> => (await query.limit(1))[0];
 
 /** True when the error (or one it wraps) is a SQLite UNIQUE violation. */
 export function uniqueViolation(err: unknown): string | null {

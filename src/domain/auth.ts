@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { nowIso, uniqueViolation } from "../db/client";
+import { first, nowIso, uniqueViolation } from "../db/client";
 import { apiTokens, bots, users, type BotRow, type UserRow } from "../db/schema";
 import type { Actor } from "./actor";
 import { ApiError } from "../lib/errors";
@@ -39,7 +39,7 @@ export async function registerUser(db: Db, input: { username: string; email: str
 }
 
 export async function loginUser(db: Db, email: string, password: string): Promise<UserRow> {
-  const user = await db.query.users.findFirst({ where: sql`lower(${users.email}) = lower(${email})` });
+  const [user] = await db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`).limit(1);
   // Verify against a dummy hash when the user is unknown so timing does not reveal which emails exist.
   const valid = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
   if (!user || !valid) throw new ApiError("UNAUTHORIZED", "Email or password is incorrect");
@@ -79,11 +79,21 @@ export async function registerBot(db: Db, input: NewBot) {
 }
 
 export async function findBotByApiKey(db: Db, apiKey: string): Promise<BotRow | undefined> {
-  return db.query.bots.findFirst({ where: eq(bots.apiKeyHash, await sha256Hex(apiKey)) });
+  return first(
+    db
+      .select()
+      .from(bots)
+      .where(eq(bots.apiKeyHash, await sha256Hex(apiKey))),
+  );
 }
 
 export async function findBotByName(db: Db, name: string): Promise<BotRow | undefined> {
-  return db.query.bots.findFirst({ where: eq(bots.nameKey, nameKey(name)) });
+  return first(
+    db
+      .select()
+      .from(bots)
+      .where(eq(bots.nameKey, nameKey(name))),
+  );
 }
 
 /** Resolves a human API token to its owner; one indexed lookup by the token's hash. */
@@ -124,9 +134,9 @@ export async function generateApiToken(db: Db, userId: string) {
 }
 
 export async function getUser(db: Db, id: string) {
-  return db.query.users.findFirst({ where: eq(users.id, id) });
+  return first(db.select().from(users).where(eq(users.id, id)));
 }
 
 export async function getBot(db: Db, id: string) {
-  return db.query.bots.findFirst({ where: eq(bots.id, id) });
+  return first(db.select().from(bots).where(eq(bots.id, id)));
 }

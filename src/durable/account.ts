@@ -42,6 +42,8 @@ const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 const RESERVATION_LEASE_MS = 120_000;
 const MAX_WINDOW_MS = 24 * 3600_000;
 const INFLIGHT_WAIT_MS = 30_000;
+/** Expired hits and answers are deleted at most this often: every query bounds its own window by time anyway. */
+const PRUNE_EVERY_MS = 60_000;
 
 /**
  * One per account (named by its id): rate-limit windows and idempotency keys. Its methods touch only its
@@ -56,6 +58,9 @@ const INFLIGHT_WAIT_MS = 30_000;
  */
 export class AccountGate extends DurableObject<Env> {
   private inflight = new Map<string, Inflight>();
+  /** The keys each live reservation holds hits under (memory only: a cold start deleted every pending hit). */
+  private reserved = new Map<string, { keys: string[]; at: number }>();
+  private prunedAt = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -97,7 +102,9 @@ export class AccountGate extends DurableObject<Env> {
       return { kind: "limited", ...this.refusal(over, now) };
     }
     const reservation = crypto.randomUUID();
-    for (const s of states) if (!isOver(s)) this.insertHits(reservation, [s.c.key], now, { pending: true });
+    const keys = states.filter((s) => !isOver(s)).map((s) => s.c.key);
+    this.insertHits(reservation, keys, now, { pending: true });
+    this.reserved.set(reservation, { keys, at: now });
     const tightest = this.tightest(
       states.filter((s) => !s.c.deferred),
       now,
@@ -119,14 +126,15 @@ export class AccountGate extends DurableObject<Env> {
   ): Promise<void> {
     const { counted, response, keys } = outcome;
     const sql = this.ctx.storage.sql;
-    // Only the keys the request counted against (a deferred counter that did not apply is left out).
-    sql.exec(
-      `DELETE FROM counted_hits WHERE reservation = ? AND (? = 0 OR key NOT IN (SELECT value FROM json_each(?)))`,
-      reservation,
-      counted ? 1 : 0,
-      JSON.stringify(keys),
-    );
+    const held = this.reserved.get(reservation);
+    this.reserved.delete(reservation);
+    // Only the keys the request counted against (a deferred counter that did not apply is let go).
+    const letGo = counted ? (held?.keys ?? []).filter((k) => !keys.includes(k)) : null;
+    if (letGo === null) sql.exec("DELETE FROM counted_hits WHERE reservation = ?", reservation);
+    else if (letGo.length)
+      sql.exec("DELETE FROM counted_hits WHERE reservation = ? AND key IN (SELECT value FROM json_each(?))", reservation, JSON.stringify(letGo));
     if (counted && !sql.exec("UPDATE counted_hits SET pending = 0 WHERE reservation = ?", reservation).rowsWritten) {
+      // A cold start forgot the reservation (and deleted its pending hits): count the request again.
       this.insertHits(reservation, keys, Date.now(), { pending: false });
     }
     if (!idem) return;
@@ -153,8 +161,9 @@ export class AccountGate extends DurableObject<Env> {
     for (;;) {
       const row = this.ctx.storage.sql
         .exec<{ hash: string; status: number; body: string; content_type: string; bookmark: string | null }>(
-          "SELECT hash, status, body, content_type, bookmark FROM stored_answers WHERE key = ?",
+          "SELECT hash, status, body, content_type, bookmark FROM stored_answers WHERE key = ? AND created_at > ?",
           idem.key,
+          Date.now() - IDEMPOTENCY_TTL_MS,
         )
         .toArray()[0];
       if (row) {
@@ -173,9 +182,14 @@ export class AccountGate extends DurableObject<Env> {
   }
 
   private insertHits(reservation: string, keys: string[], at: number, { pending }: { pending: boolean }) {
-    for (const key of keys) {
-      this.ctx.storage.sql.exec("INSERT INTO counted_hits (reservation, key, at, pending) VALUES (?, ?, ?, ?)", reservation, key, at, pending ? 1 : 0);
-    }
+    if (!keys.length) return;
+    this.ctx.storage.sql.exec(
+      "INSERT INTO counted_hits (reservation, key, at, pending) SELECT ?, value, ?, ? FROM json_each(?)",
+      reservation,
+      at,
+      pending ? 1 : 0,
+      JSON.stringify(keys),
+    );
   }
 
   private claim(idem: { key: string; hash: string }) {
@@ -219,6 +233,9 @@ export class AccountGate extends DurableObject<Env> {
   }
 
   private prune(now: number) {
+    if (now - this.prunedAt < PRUNE_EVERY_MS) return;
+    this.prunedAt = now;
+    for (const [reservation, { at }] of this.reserved) if (at <= now - RESERVATION_LEASE_MS) this.reserved.delete(reservation);
     this.ctx.storage.sql.exec("DELETE FROM counted_hits WHERE at <= ? OR (pending = 1 AND at <= ?)", now - MAX_WINDOW_MS, now - RESERVATION_LEASE_MS);
     this.ctx.storage.sql.exec("DELETE FROM stored_answers WHERE created_at <= ?", now - IDEMPOTENCY_TTL_MS);
   }

@@ -8,9 +8,10 @@ export function base64url(bytes: Uint8Array): string {
 
 export function fromBase64url(text: string): Uint8Array {
   if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new Error("not base64url");
-  const padded = text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4);
-  const bin = atob(padded);
-  return Uint8Array.from(bin, (ch) => ch.charCodeAt(0));
+  const bin = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  return bytes;
 }
 
 export function randomBytes(n: number): Uint8Array {
@@ -30,12 +31,12 @@ export async function sha256Hex(text: string): Promise<string> {
   return toHex(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
 }
 
-export async function sha1Hex(data: ArrayBuffer): Promise<string> {
-  return toHex(await crypto.subtle.digest("SHA-1", data));
+export function importHmacKey(secret: string): Promise<CryptoKey> {
+  return crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
 }
 
-export async function hmacSha256(key: string, message: string): Promise<Uint8Array> {
-  const k = await crypto.subtle.importKey("raw", encoder.encode(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+export async function hmacSha256(key: string | CryptoKey, message: string): Promise<Uint8Array> {
+  const k = typeof key === "string" ? await importHmacKey(key) : key;
   return new Uint8Array(await crypto.subtle.sign("HMAC", k, encoder.encode(message)));
 }
 

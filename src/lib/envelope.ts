@@ -1,6 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import type { TypedResponse } from "hono/types";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { JSONParsed } from "hono/utils/types";
+import { contentTag } from "./content-tag";
 import { ERROR_STATUS, type ErrorCode } from "./errors";
 
 /** `{status:'success', data}`: the envelope of most responses. */
@@ -23,6 +26,18 @@ export type ErrorBody = z.infer<typeof errorSchema>;
 /** A write that succeeded: a 2xx, or the 303 See Other with which the web reader answers a form (src/web/). */
 export const succeeded = (status: number) => status < 300 || status === 303;
 
+const isRead = (method: string) => method === "GET" || method === "HEAD";
+
+/**
+ * `{status:'success', data}` as JSON, serialized once: a read also gets its strong ETag from the text here (the
+ * etag middleware then only compares), and the text is kept on `c.var.rendered` for the micro-cache.
+ */
 export function ok<T, S extends ContentfulStatusCode = 200>(c: Context, data: T, status?: S) {
-  return c.json({ status: "success" as const, data }, (status ?? 200) as S);
+  const text = JSON.stringify({ status: "success", data });
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (isRead(c.req.method)) {
+    headers.etag = contentTag(text);
+    c.set("rendered", text);
+  }
+  return c.body(text, (status ?? 200) as S, headers) as unknown as Response & TypedResponse<JSONParsed<{ status: "success"; data: T }>, S, "json">;
 }

@@ -1,6 +1,6 @@
 import type { ActorType } from "../domain/actor";
 import { ApiError } from "./errors";
-import { base64url, fromBase64url, hmacSha256, timingSafeEqualBytes } from "./crypto";
+import { base64url, fromBase64url, hmacSha256, importHmacKey, timingSafeEqualBytes } from "./crypto";
 
 export interface JwtClaims {
   sub: string;
@@ -17,6 +17,21 @@ const decoder = new TextDecoder();
 
 const encodeJson = (value: unknown) => base64url(encoder.encode(JSON.stringify(value)));
 
+/** Tokens verified in this isolate, kept at most this many: a repeat costs a Map look-up and the expiry check. */
+const MAX_VERIFIED = 10_000;
+
+/**
+ * Per isolate, for the one signing secret in use: its imported key (importing it per request cost ~0.1 ms) and
+ * the claims of tokens whose signature already checked out. A signature never stops matching, so a remembered
+ * token is only checked for expiry again; the account's standing is not the token's business (checked elsewhere).
+ */
+let signer: { secret: string; key: Promise<CryptoKey>; verified: Map<string, JwtClaims> } | null = null;
+
+function signerFor(secret: string) {
+  if (signer?.secret !== secret) signer = { secret, key: importHmacKey(secret), verified: new Map() };
+  return signer;
+}
+
 export async function signJwt(
   subject: { id: string; type: ActorType; name: string },
   secret: string,
@@ -32,7 +47,7 @@ export async function signJwt(
     jti: crypto.randomUUID(),
   };
   const unsigned = `${encodeJson({ alg: "HS256", typ: "JWT" })}.${encodeJson(claims)}`;
-  return `${unsigned}.${base64url(await hmacSha256(secret, unsigned))}`;
+  return `${unsigned}.${base64url(await hmacSha256(await signerFor(secret).key, unsigned))}`;
 }
 
 const invalid = (reason: string, message = "Invalid token") => new ApiError("AUTH_INVALID_TOKEN", message, { reason });
@@ -60,6 +75,9 @@ function checkClaims(payload: Record<string, unknown>, now: number): JwtClaims {
 
 /** Verifies an HS256 JWT; throws AUTH_INVALID_TOKEN (with details.reason) or AUTH_EXPIRED_TOKEN. */
 export async function verifyJwt(token: string, secret: string, now = Math.floor(Date.now() / 1000)): Promise<JwtClaims> {
+  const { key, verified } = signerFor(secret);
+  const known = verified.get(token);
+  if (known) return checkClaims({ ...known }, now);
   const parts = token.split(".");
   if (parts.length !== 3) throw invalid("malformed", "Token is malformed");
   const [head, body, signature] = parts;
@@ -71,7 +89,10 @@ export async function verifyJwt(token: string, secret: string, now = Math.floor(
   } catch {
     throw invalid("malformed", "Token is malformed");
   }
-  const expected = await hmacSha256(secret, `${head}.${body}`);
+  const expected = await hmacSha256(await key, `${head}.${body}`);
   if (!timingSafeEqualBytes(given, expected)) throw invalid("bad_signature", "Token signature does not match");
-  return checkClaims(decodePart(body), now);
+  const claims = checkClaims(decodePart(body), now);
+  if (verified.size >= MAX_VERIFIED) verified.clear();
+  verified.set(token, claims);
+  return claims;
 }

@@ -39,12 +39,13 @@ interface AuthOptions {
  * not verify: the read limit treats both as anonymous). Remembered on `c.var.actor` for `auth()`.
  */
 export async function verifiedActor(c: Context<AppEnv>): Promise<Actor | null> {
-  if (c.var.actor) return c.var.actor;
+  const known = c.get("actor");
+  if (known) return known;
   try {
     const credential = readCredential(c);
     if (!credential) return null;
-    c.set("actor", await resolveActor(c.var.db, c.var.config, credential));
-    return c.var.actor ?? null;
+    c.set("actor", await resolveActor(c.get("db"), c.get("config"), credential));
+    return c.get("actor") ?? null;
   } catch {
     return null;
   }
@@ -59,7 +60,7 @@ export function auth(options: AuthOptions = {}): MiddlewareHandler<AppEnv> {
       throw new ApiError("UNAUTHORIZED", "Authentication required: send Authorization: Bearer <credential>");
     }
     // Already verified by the read limit on this request, or verified now (a bad credential throws its 401).
-    const actor = c.var.actor ?? (await resolveActor(c.var.db, c.var.config, credential));
+    const actor = c.get("actor") ?? (await resolveActor(c.get("db"), c.get("config"), credential));
     if (options.types && !options.types.includes(actor.type)) {
       throw new ApiError("FORBIDDEN", `This endpoint is for ${options.types.join(" or ")} accounts`);
     }

@@ -72,7 +72,7 @@ const onLimited: Partial<Record<LimitedAction, (c: Context<AppEnv>) => Promise<R
   segment: async (c) => {
     const actor = actorOf(c);
     if (actor.type !== "bot") return {};
-    const { turn_passed, next_bot } = await c.var.rooms.yieldTurn(c.req.param("branch_id")!.toLowerCase(), actor.id);
+    const { turn_passed, next_bot } = await c.get("rooms").yieldTurn(c.req.param("branch_id")!.toLowerCase(), actor.id);
     return turn_passed ? { turn_passed, next_bot } : {};
   },
 };
@@ -99,10 +99,10 @@ export function limitsAndIdempotency(action: LimitedAction): MiddlewareHandler<A
   return async (c, next) => {
     const actor = actorOf(c);
     const idem = await idempotencyOf(c);
-    const counters = actor.type === "admin" ? [] : countersFor(action, c.var.config.limits, c.req.param("branch_id"));
+    const counters = actor.type === "admin" ? [] : countersFor(action, c.get("config").limits, c.req.param("branch_id"));
     if (!idem && !counters.length) return next();
     const gate = c.env.ACCOUNT_GATE.get(c.env.ACCOUNT_GATE.idFromName(actor.id)) as DurableObjectStub<AccountGate>;
-    const timeGate = <T>(call: () => Promise<T>) => c.var.meter.timeObject("AccountGate", call);
+    const timeGate = <T>(call: () => Promise<T>) => c.get("meter").timeObject("AccountGate", call);
     const admission = await timeGate(async (): Promise<Admission> => await gate.admit(idem, counters));
     if (admission.kind === "replay") {
       const { status, body, contentType, bookmark } = admission.response;
@@ -130,9 +130,9 @@ export function limitsAndIdempotency(action: LimitedAction): MiddlewareHandler<A
     const counted = !replayed && counts(action, status);
     const response =
       status < 300 && idem
-        ? { status, body: await c.res.clone().text(), contentType: headers.get("content-type") ?? "application/json", bookmark: c.var.meter.bookmark() }
+        ? { status, body: await c.res.clone().text(), contentType: headers.get("content-type") ?? "application/json", bookmark: c.get("meter").bookmark() }
         : null;
-    const deferred = c.var.deferredLimit;
+    const deferred = c.get("deferredLimit");
     const keys = counters.map((k) => k.key).filter((k) => deferred?.applies !== false || k !== deferred.key);
     const settled = timeGate(() => gate.settle(idem, admission.reservation, { counted, response, keys }));
     // With a key the answer must be stored before we answer; a counted request without one need not wait.
@@ -147,7 +147,7 @@ export function limitsAndIdempotency(action: LimitedAction): MiddlewareHandler<A
 
 /** Answers with the response D1 committed under the key (or 422 when the key came with another request). */
 async function replayCommitted(c: Context<AppEnv>, request: { actorId: string; key: string; hash: string }): Promise<boolean> {
-  const stored = await committedAnswer(c.var.db, request);
+  const stored = await committedAnswer(c.get("db"), request);
   if (!stored) return false;
   c.error = undefined;
   // Hono's setter copies the previous response's headers onto a new one; the error's (Retry-After …) must not stay.

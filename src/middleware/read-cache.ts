@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context";
-import { sha1Hex } from "../lib/crypto";
+import { contentTag } from "../lib/content-tag";
 import { succeeded } from "../lib/envelope";
 
 /**
@@ -15,41 +15,44 @@ import { succeeded } from "../lib/envelope";
  */
 interface Entry {
   expires: number;
-  status: number;
-  body: ArrayBuffer;
+  body: string;
   contentType: string;
-  etag: string | null;
+  etag: string;
 }
 
 const MAX_ENTRIES = 500;
 const entries = new Map<string, Entry>();
 
+/** The route Hono matched, its decoded parameters and the raw query string. */
 function keyOf(c: Context<AppEnv>): string {
-  const query = [...new URL(c.req.url).searchParams].sort(([a], [b]) => a.localeCompare(b));
-  return JSON.stringify([c.req.method, c.req.routePath, c.req.param(), query]);
+  const url = c.req.url;
+  const query = url.indexOf("?");
+  return `${c.req.method} ${c.req.routePath} ${JSON.stringify(c.req.param())} ${query < 0 ? "" : url.slice(query + 1)}`;
 }
 
-/** Serves and stores a public route's 200s; `unless` names requests of that route that must reach D1. */
+/**
+ * Serves and stores a public route's 200s; `unless` names requests of that route that must reach D1. An entry
+ * keeps the body as text with its ETag and content type, so a hit is one Map look-up and one Response: nothing
+ * is serialized, copied out of a stream or hashed again.
+ */
 export function publicReadCache(options: { unless?: (c: Context<AppEnv>) => boolean } = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const ttl = c.var.config.readCacheMs;
+    const ttl = c.get("config").readCacheMs;
     if (ttl <= 0 || c.req.header("x-d1-bookmark") || options.unless?.(c)) return next();
     const key = keyOf(c);
     const hit = entries.get(key);
-    if (hit && hit.expires > Date.now()) {
-      // The stored ETag spares the etag middleware from hashing the body again.
-      const headers: Record<string, string> = { "content-type": hit.contentType, "x-read-cache": "hit" };
-      if (hit.etag) headers.etag = hit.etag;
-      return new Response(hit.body, { status: hit.status, headers });
+    const now = Date.now();
+    if (hit && hit.expires > now) {
+      return new Response(hit.body, { headers: { "content-type": hit.contentType, etag: hit.etag, "x-read-cache": "hit" } });
     }
     await next();
     if (c.res.status !== 200) return;
+    // `ok()` kept the JSON it sent; a page (HTML) is read back from a copy of the response.
+    const body = c.get("rendered") ?? (await c.res.clone().text());
+    const etag = c.res.headers.get("etag") ?? contentTag(body);
+    c.res.headers.set("etag", etag); // the tag the etag middleware then compares, not computes
     if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
-    const body = await c.res.clone().arrayBuffer();
-    const contentType = c.res.headers.get("content-type") ?? "application/json";
-    const etag = `"${await sha1Hex(body)}"`;
-    c.res.headers.set("etag", etag); // the same digest the etag middleware would compute
-    entries.set(key, { expires: Date.now() + ttl, status: 200, body, contentType, etag });
+    entries.set(key, { expires: now + ttl, body, contentType: c.res.headers.get("content-type") ?? "application/json", etag });
   };
 }
 

@@ -29,9 +29,9 @@ export function limitBySubject(limits: SubjectLimit[], counts: (status: number) 
     for (const limit of limits) {
       const subject = await limit.subject(c);
       if (!subject) continue;
-      const counter = limit.counter(c.var.config.limits);
+      const counter = limit.counter(c.get("config").limits);
       const gate = c.env.ACCOUNT_GATE.get(c.env.ACCOUNT_GATE.idFromName(subject)) as DurableObjectStub<AccountGate>;
-      const admission = await c.var.meter.timeObject("AccountGate", async (): Promise<Admission> => await gate.admit(null, [counter]));
+      const admission = await c.get("meter").timeObject("AccountGate", async (): Promise<Admission> => await gate.admit(null, [counter]));
       if (admission.kind === "limited") {
         await release();
         throw limitError(admission);
@@ -64,7 +64,10 @@ const regenerates = (c: Context<AppEnv>) => c.req.method === "POST" || /^(true|1
 export const summaryLimit = limitBySubject(
   [
     {
-      subject: (c) => (regenerates(c) && c.var.actor && c.var.actor.type !== "admin" ? c.var.actor.id : null),
+      subject: (c) => {
+        const actor = c.get("actor");
+        return regenerates(c) && actor && actor.type !== "admin" ? actor.id : null;
+      },
       counter: (l) => hourly("summary", l.summariesPerHour),
     },
     {

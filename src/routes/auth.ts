@@ -161,20 +161,20 @@ const botView = (b: BotRow) => ({ id: b.id, name: b.name, model: b.model, status
 export const authRoutes = createRouter()
   .openapi(registerRoute, async (c) => {
     const body = c.req.valid("json");
-    const user = await authDomain.registerUser(c.var.db, body);
-    const access_token = await issueAccessToken(c.var.config, { id: user.id, type: "human", name: user.username });
+    const user = await authDomain.registerUser(c.get("db"), body);
+    const access_token = await issueAccessToken(c.get("config"), { id: user.id, type: "human", name: user.username });
     return c.json({ message: "Registration successful", user: userView(user), access_token }, 201);
   })
   .openapi(loginRoute, async (c) => {
     const { email, password } = c.req.valid("json");
-    const user = await authDomain.loginUser(c.var.db, email, password);
-    const access_token = await issueAccessToken(c.var.config, { id: user.id, type: user.userType, name: user.username });
+    const user = await authDomain.loginUser(c.get("db"), email, password);
+    const access_token = await issueAccessToken(c.get("config"), { id: user.id, type: user.userType, name: user.username });
     return c.json({ message: "Login successful", user: userView(user), access_token }, 200);
   })
   .openapi(botRegisterRoute, async (c) => {
     const body = c.req.valid("json");
-    const webhookUrl = body.webhook_url ? checkWebhookUrl(body.webhook_url, { allowPrivate: c.var.config.allowPrivateWebhooks }) : null;
-    const { bot, apiKey } = await authDomain.registerBot(c.var.db, { ...body, webhookUrl });
+    const webhookUrl = body.webhook_url ? checkWebhookUrl(body.webhook_url, { allowPrivate: c.get("config").allowPrivateWebhooks }) : null;
+    const { bot, apiKey } = await authDomain.registerBot(c.get("db"), { ...body, webhookUrl });
     const data = {
       bot_id: bot.id,
       api_key: apiKey,
@@ -189,26 +189,26 @@ export const authRoutes = createRouter()
     return c.json({ status: "success" as const, data }, 201);
   })
   .openapi(botLoginRoute, async (c) => {
-    const bot = await authDomain.findBotByApiKey(c.var.db, c.req.valid("json").api_key);
+    const bot = await authDomain.findBotByApiKey(c.get("db"), c.req.valid("json").api_key);
     if (!bot) throw new ApiError("UNAUTHORIZED", "API key is not valid");
-    const access_token = await issueAccessToken(c.var.config, { id: bot.id, type: "bot", name: bot.name });
+    const access_token = await issueAccessToken(c.get("config"), { id: bot.id, type: "bot", name: bot.name });
     return c.json({ message: "Login successful", access_token, bot: botView(bot) }, 200);
   })
   .openapi(botLoginByNameRoute, async (c) => {
     const { bot_name, master_key } = c.req.valid("json");
-    const masterKey = c.var.config.masterKey;
+    const masterKey = c.get("config").masterKey;
     if (!masterKey) throw new ApiError("FORBIDDEN", "Recovery login is disabled on this server");
     if (!(await timingSafeEqualStrings(master_key, masterKey))) {
       throw new ApiError("UNAUTHORIZED", "Master key is not valid");
     }
-    const bot = await authDomain.findBotByName(c.var.db, bot_name);
+    const bot = await authDomain.findBotByName(c.get("db"), bot_name);
     if (!bot) throw new ApiError("NOT_FOUND", "Bot not found");
-    const access_token = await issueAccessToken(c.var.config, { id: bot.id, type: "bot", name: bot.name });
+    const access_token = await issueAccessToken(c.get("config"), { id: bot.id, type: "bot", name: bot.name });
     return c.json({ message: "Login successful", access_token, bot: botView(bot) }, 200);
   })
   .openapi(meRoute, async (c) => {
     const actor = actorOf(c);
-    const db = c.var.db;
+    const db = c.get("db");
     if (actor.type === "bot") {
       const bot = await authDomain.getBot(db, actor.id);
       if (!bot) throw new ApiError("UNAUTHORIZED", "Account no longer exists");
@@ -220,7 +220,7 @@ export const authRoutes = createRouter()
     return c.json({ ...userView(user), created_at: user.createdAt }, 200);
   })
   .openapi(apiTokenRoute, async (c) => {
-    const { token, expiresAt, remainingDays } = await authDomain.generateApiToken(c.var.db, actorOf(c).id);
+    const { token, expiresAt, remainingDays } = await authDomain.generateApiToken(c.get("db"), actorOf(c).id);
     return c.json(
       {
         message: "API token generated; it replaces any earlier token",

@@ -22,4 +22,6 @@ const reputationRoute = createRoute({
   },
 });
 
-export const botRoutes = createRouter().openapi(reputationRoute, async (c) => ok(c, await botReputation(c.var.db, pathId(c.req.valid("param").bot_id, "Bot"))));
+export const botRoutes = createRouter().openapi(reputationRoute, async (c) =>
+  ok(c, await botReputation(c.get("db"), pathId(c.req.valid("param").bot_id, "Bot"))),
+);

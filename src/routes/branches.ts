@@ -48,8 +48,8 @@ export const branchBody = z.object({
 
 /** Creates the branch, then hands its `new_branch` announcements (already in the outbox) to the queue. */
 export async function forkBranch(c: Context<AppEnv>, storyId: string, body: z.infer<typeof branchBody>) {
-  const { branch, announcements } = await domain.createBranch(c.var.db, actorOf(c), storyId, body, c.var.idempotency);
-  await inBackground(c, publish(c.env.WEBHOOKS, c.var.db, announcements));
+  const { branch, announcements } = await domain.createBranch(c.get("db"), actorOf(c), storyId, body, c.get("idempotency"));
+  await inBackground(c, publish(c.env.WEBHOOKS, c.get("db"), announcements));
   return branch;
 }
 
@@ -166,7 +166,7 @@ export const branchRoutes = createRouter()
   .openapi(listRoute, async (c) => {
     const storyId = pathId(c.req.valid("param").story_id, "Story");
     const { sort, include_all, limit, offset } = c.req.valid("query");
-    return ok(c, await domain.listBranches(c.var.db, storyId, { sort, includeAll: include_all, limit, offset }));
+    return ok(c, await domain.listBranches(c.get("db"), storyId, { sort, includeAll: include_all, limit, offset }));
   })
   .openapi(createRouteDef, async (c) => {
     const storyId = pathId(c.req.valid("param").story_id, "Story");
@@ -174,20 +174,20 @@ export const branchRoutes = createRouter()
   })
   .openapi(treeRoute, async (c) => {
     const storyId = pathId(c.req.valid("param").story_id, "Story");
-    return ok(c, await domain.branchTree(c.var.db, storyId));
+    return ok(c, await domain.branchTree(c.get("db"), storyId));
   })
   .openapi(getRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
-    return ok(c, await domain.getBranchDetail(c.var.db, id));
+    return ok(c, await domain.getBranchDetail(c.get("db"), id));
   })
   .openapi(joinRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
     const actor = actorOf(c);
     const role = c.req.valid("json").role ?? "narrator";
-    const { created, ...joined } = await c.var.rooms.join(id, { id: actor.id, name: actor.name }, role, c.var.idempotency);
+    const { created, ...joined } = await c.get("rooms").join(id, { id: actor.id, name: actor.name }, role, c.get("idempotency"));
     return created ? ok(c, joined, 201) : ok(c, joined, 200);
   })
   .openapi(leaveRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
-    return ok(c, await c.var.rooms.leave(id, actorOf(c).id));
+    return ok(c, await c.get("rooms").leave(id, actorOf(c).id));
   });

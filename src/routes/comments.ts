@@ -74,10 +74,10 @@ export const commentRoutes = createRouter()
   .openapi(listRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
     const { limit, offset } = c.req.valid("query");
-    return ok(c, await domain.listComments(c.var.db, id, limit, offset));
+    return ok(c, await domain.listComments(c.get("db"), id, limit, offset));
   })
   .openapi(addRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
-    return ok(c, await domain.addComment(c.var.db, actorOf(c), id, c.req.valid("json"), c.var.idempotency), 201);
+    return ok(c, await domain.addComment(c.get("db"), actorOf(c), id, c.req.valid("json"), c.get("idempotency")), 201);
   })
-  .openapi(deleteRoute, async (c) => ok(c, await domain.deleteComment(c.var.db, actorOf(c), pathId(c.req.valid("param").comment_id, "Comment"))));
+  .openapi(deleteRoute, async (c) => ok(c, await domain.deleteComment(c.get("db"), actorOf(c), pathId(c.req.valid("param").comment_id, "Comment"))));

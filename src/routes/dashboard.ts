@@ -34,4 +34,4 @@ const dashboardRoute = createRoute({
   },
 });
 
-export const dashboardRoutes = createRouter().openapi(dashboardRoute, async (c) => ok(c, await dashboardStats(c.var.db)));
+export const dashboardRoutes = createRouter().openapi(dashboardRoute, async (c) => ok(c, await dashboardStats(c.get("db"))));

@@ -35,10 +35,10 @@ export const healthRoutes = createRouter().openapi(healthRoute, async (c) => {
   let migration: string | null;
   try {
     // One trivial query that also tells the migration level D1 is at.
-    const [row] = await c.var.db.all<{ name: string | null }>(sql`SELECT (SELECT name FROM d1_migrations ORDER BY id DESC LIMIT 1) AS name`);
+    const [row] = await c.get("db").all<{ name: string | null }>(sql`SELECT (SELECT name FROM d1_migrations ORDER BY id DESC LIMIT 1) AS name`);
     migration = row?.name ?? null;
   } catch (err) {
-    console.error(JSON.stringify({ request_id: c.var.requestId, event: "health: D1 unreachable", error: (err as Error).message }));
+    console.error(JSON.stringify({ request_id: c.get("requestId"), event: "health: D1 unreachable", error: (err as Error).message }));
     throw new ApiError("SERVICE_UNAVAILABLE", "D1 is unreachable");
   }
   const d1 = { ok: true as const, ms: Math.round((performance.now() - started) * 10) / 10 };

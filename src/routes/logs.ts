@@ -100,6 +100,6 @@ export const logRoutes = createRouter()
   .openapi(logsRoute, async (c) => {
     const q = c.req.valid("query");
     const filters = { storyId: q.story_id?.toLowerCase(), authorType: q.author_type };
-    return ok(c, await listLogs(c.var.db, { page: q.page, limit: q.limit, days: q.days, ...filters }));
+    return ok(c, await listLogs(c.get("db"), { page: q.page, limit: q.limit, days: q.days, ...filters }));
   })
-  .openapi(logStatsRoute, async (c) => ok(c, await logStats(c.var.db)));
+  .openapi(logStatsRoute, async (c) => ok(c, await logStats(c.get("db"))));

@@ -72,22 +72,22 @@ export const pinRoutes = createRouter()
   .openapi(createRouteDef, async (c) =>
     ok(
       c,
-      await domain.createPin(c.var.db, actorOf(c), pathId(c.req.valid("param").story_id, "Story"), c.req.valid("json"), {
-        activePinCap: c.var.config.limits.activePinsPerStory,
-        idempotency: c.var.idempotency,
+      await domain.createPin(c.get("db"), actorOf(c), pathId(c.req.valid("param").story_id, "Story"), c.req.valid("json"), {
+        activePinCap: c.get("config").limits.activePinsPerStory,
+        idempotency: c.get("idempotency"),
       }),
       201,
     ),
   )
   .openapi(listRoute, async (c) =>
-    ok(c, await domain.listPins(c.var.db, pathId(c.req.valid("param").story_id, "Story"), { includeInactive: c.req.valid("query").include_inactive })),
+    ok(c, await domain.listPins(c.get("db"), pathId(c.req.valid("param").story_id, "Story"), { includeInactive: c.req.valid("query").include_inactive })),
   )
   .openapi(patchRoute, async (c) => {
     const { story_id, pin_id } = c.req.valid("param");
     return ok(
       c,
-      await domain.updatePin(c.var.db, actorOf(c), pathId(story_id, "Story"), pathId(pin_id, "Pin"), c.req.valid("json"), {
-        activePinCap: c.var.config.limits.activePinsPerStory,
+      await domain.updatePin(c.get("db"), actorOf(c), pathId(story_id, "Story"), pathId(pin_id, "Pin"), c.req.valid("json"), {
+        activePinCap: c.get("config").limits.activePinsPerStory,
       }),
     );
   });

@@ -59,9 +59,9 @@ const listRoute = createRoute({
 
 export const rewriteRoutes = createRouter()
   .openapi(addRoute, async (c) =>
-    ok(c, await domain.addRewrite(c.var.db, actorOf(c), pathId(c.req.valid("param").segment_id, "Segment"), c.req.valid("json"), c.var.idempotency), 201),
+    ok(c, await domain.addRewrite(c.get("db"), actorOf(c), pathId(c.req.valid("param").segment_id, "Segment"), c.req.valid("json"), c.get("idempotency")), 201),
   )
   .openapi(listRoute, async (c) => {
     const { limit, offset } = c.req.valid("query");
-    return ok(c, await domain.listRewrites(c.var.db, pathId(c.req.valid("param").segment_id, "Segment"), limit, offset));
+    return ok(c, await domain.listRewrites(c.get("db"), pathId(c.req.valid("param").segment_id, "Segment"), limit, offset));
   });

@@ -34,9 +34,9 @@ export const segmentBody = z.object({ content: z.string().min(1).max(TEXT_MAX), 
  */
 export async function submitSegment(c: Context<AppEnv>, branchId: string, body: z.infer<typeof segmentBody>) {
   const { id, type, name } = actorOf(c);
-  const limit = c.var.deferredLimit;
-  const options = { isStarter: body.is_starter, idempotency: c.var.idempotency, branchLimit: limit?.refusal ?? null };
-  const { data, inTurn } = await c.var.rooms.submit(branchId, { id, type, name }, body.content, options);
+  const limit = c.get("deferredLimit");
+  const options = { isStarter: body.is_starter, idempotency: c.get("idempotency"), branchLimit: limit?.refusal ?? null };
+  const { data, inTurn } = await c.get("rooms").submit(branchId, { id, type, name }, body.content, options);
   if (limit) limit.applies = !inTurn;
   return data;
 }
@@ -82,7 +82,7 @@ export const segmentRoutes = createRouter()
   .openapi(listRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
     const { limit, offset } = c.req.valid("query");
-    return ok(c, await listSegments(c.var.db, id, limit, offset));
+    return ok(c, await listSegments(c.get("db"), id, limit, offset));
   })
   .openapi(submitRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");

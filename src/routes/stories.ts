@@ -136,25 +136,25 @@ const patchRoute = createRoute({
 export function createStory(c: Context<AppEnv>, body: z.infer<typeof createStoryBody>) {
   const pack = body.story_pack;
   const input = { ...body, starter: (body.starter ?? pack?.starter)!, initial_segments: (body.initial_segments ?? pack?.initial_segments)! };
-  return domain.createStory(c.var.db, actorOf(c), input, c.var.idempotency);
+  return domain.createStory(c.get("db"), actorOf(c), input, c.get("idempotency"));
 }
 
 export const storyRoutes = createRouter()
   .openapi(createRouteDef, async (c) => ok(c, await createStory(c, c.req.valid("json")), 201))
   .openapi(listRoute, async (c) => {
     const { status, limit, offset } = c.req.valid("query");
-    return ok(c, await domain.listStories(c.var.db, status, limit, offset));
+    return ok(c, await domain.listStories(c.get("db"), status, limit, offset));
   })
   .openapi(getRoute, async (c) => {
     const id = pathId(c.req.valid("param").story_id, "Story");
-    return ok(c, await domain.getStory(c.var.db, id));
+    return ok(c, await domain.getStory(c.get("db"), id));
   })
   .openapi(patchRoute, async (c) => {
     const id = pathId(c.req.valid("param").story_id, "Story");
     const patch = c.req.valid("json");
-    const story = await domain.updateStory(c.var.db, actorOf(c), id, patch);
+    const story = await domain.updateStory(c.get("db"), actorOf(c), id, patch);
     if (patch.status === "archived") {
-      const tell = domain.storyBranchIds(c.var.db, id).then((ids) => Promise.all(ids.map((branchId) => c.var.rooms.archived(branchId))));
+      const tell = domain.storyBranchIds(c.get("db"), id).then((ids) => Promise.all(ids.map((branchId) => c.get("rooms").archived(branchId))));
       await inBackground(c, tell);
     }
     return ok(c, story);

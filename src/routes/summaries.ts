@@ -48,8 +48,8 @@ const postSummaryRoute = createRoute({
 export const summaryRoutes = createRouter()
   .openapi(getSummaryRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
-    if (!c.req.valid("query").force_refresh) return ok(c, await getSummary(c.var.db, id));
+    if (!c.req.valid("query").force_refresh) return ok(c, await getSummary(c.get("db"), id));
     if (!c.get("actor")) throw new ApiError("UNAUTHORIZED", "force_refresh needs a credential");
-    return ok(c, await generateSummary(c.var.db, c.var.config.llm, id));
+    return ok(c, await generateSummary(c.get("db"), c.get("config").llm, id));
   })
-  .openapi(postSummaryRoute, async (c) => ok(c, await generateSummary(c.var.db, c.var.config.llm, pathId(c.req.valid("param").branch_id, "Branch"))));
+  .openapi(postSummaryRoute, async (c) => ok(c, await generateSummary(c.get("db"), c.get("config").llm, pathId(c.req.valid("param").branch_id, "Branch"))));

@@ -61,8 +61,8 @@ const summaryRoute = (target: "branch" | "segment") =>
 
 export const voteRoutes = createRouter()
   .openapi(castRoute, async (c) => {
-    const { created, ...result } = await domain.castVote(c.var.db, actorOf(c), c.req.valid("json"), c.var.idempotency);
+    const { created, ...result } = await domain.castVote(c.get("db"), actorOf(c), c.req.valid("json"), c.get("idempotency"));
     return created ? ok(c, result, 201) : ok(c, result, 200);
   })
-  .openapi(summaryRoute("branch"), async (c) => ok(c, await domain.voteSummary(c.var.db, "branch", pathId(c.req.param("branch_id"), "Branch"))))
-  .openapi(summaryRoute("segment"), async (c) => ok(c, await domain.voteSummary(c.var.db, "segment", pathId(c.req.param("segment_id"), "Segment"))));
+  .openapi(summaryRoute("branch"), async (c) => ok(c, await domain.voteSummary(c.get("db"), "branch", pathId(c.req.param("branch_id"), "Branch"))))
+  .openapi(summaryRoute("segment"), async (c) => ok(c, await domain.voteSummary(c.get("db"), "segment", pathId(c.req.param("segment_id"), "Segment"))));

@@ -58,10 +58,10 @@ const deliveriesRoute = createRoute({
 
 export const webhookRoutes = createRouter()
   .openapi(putRoute, async (c) => {
-    const url = checkWebhookUrl(c.req.valid("json").webhook_url, { allowPrivate: c.var.config.allowPrivateWebhooks });
-    return ok(c, await setWebhook(c.var.db, actorOf(c), pathId(c.req.valid("param").bot_id, "Bot"), url));
+    const url = checkWebhookUrl(c.req.valid("json").webhook_url, { allowPrivate: c.get("config").allowPrivateWebhooks });
+    return ok(c, await setWebhook(c.get("db"), actorOf(c), pathId(c.req.valid("param").bot_id, "Bot"), url));
   })
   .openapi(deliveriesRoute, async (c) => {
     const { limit, offset } = c.req.valid("query");
-    return ok(c, await listDeliveries(c.var.db, actorOf(c), pathId(c.req.valid("param").bot_id, "Bot"), limit, offset));
+    return ok(c, await listDeliveries(c.get("db"), actorOf(c), pathId(c.req.valid("param").bot_id, "Bot"), limit, offset));
   });

@@ -1,4 +1,4 @@
-import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { type Context, Hono } from "hono";
 import { etag } from "hono/etag";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "../context";
@@ -12,9 +12,6 @@ import { absolute, branchPage, page } from "./render";
 import { session, viewerOf } from "./session";
 import { STYLESHEET, STYLESHEET_PATH } from "./style";
 import { writeRoutes } from "./write-routes";
-
-/** The API's prefix (src/app.ts): its paths, unknown ones included, are left to it. */
-const API_PREFIX = "/api/v1";
 
 /** Stories per page of the home page. */
 export const STORIES_PER_PAGE = 20;
@@ -70,20 +67,9 @@ const pageHeaders = secureHeaders({
   referrerPolicy: "same-origin",
 });
 
-const isApiPath = (path: string) => path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
-
-/** Paths under the API are the API's, its JSON 404s included: the pages' middleware leaves them alone. */
-const pagesOnly =
-  (middleware: MiddlewareHandler<AppEnv>): MiddlewareHandler<AppEnv> =>
-  (c, next) =>
-    isApiPath(c.req.path) ? next() : middleware(c, next);
-
-webRoutes.use("*", pagesOnly(pageHeaders));
-webRoutes.use("*", pagesOnly(session));
-webRoutes.use(
-  "*",
-  pagesOnly((c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? pageMiddleware(c, next) : next())),
-);
+webRoutes.use("*", pageHeaders);
+webRoutes.use("*", session);
+webRoutes.use("*", (c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? pageMiddleware(c, next) : next()));
 
 const strongEtag = etag();
 /**
@@ -111,7 +97,7 @@ const readCache = publicReadCache({ unless: (c) => viewerOf(c) !== null });
 webRoutes.get("/", readCache, async (c) => {
   const sort: StorySort = c.req.query("sort") === "active" ? "active" : "newest";
   const pageNo = positiveInt(c.req.query("page"), MAX_PAGE);
-  const data = await readerStories(c.var.db, { sort, limit: STORIES_PER_PAGE, offset: (pageNo - 1) * STORIES_PER_PAGE });
+  const data = await readerStories(c.get("db"), { sort, limit: STORIES_PER_PAGE, offset: (pageNo - 1) * STORIES_PER_PAGE });
   const hrefOf = (n: number) => {
     const q = new URLSearchParams();
     if (sort === "active") q.set("sort", "active");
@@ -124,7 +110,7 @@ webRoutes.get("/", readCache, async (c) => {
 
 webRoutes.get("/stories/:id", readCache, async (c) => {
   const id = pathId(c.req.param("id"), "Story");
-  const data = await readerStory(c.var.db, id);
+  const data = await readerStory(c.get("db"), id);
   return page(c, <StoryPage data={data} canonical={absolute(c, `/stories/${id}`)} viewer={viewerOf(c)} />);
 });
 
@@ -132,12 +118,11 @@ webRoutes.get("/branches/:id", readCache, async (c) => branchPage(c, pathId(c.re
 
 webRoutes.get("/bots/:id", readCache, async (c) => {
   const id = pathId(c.req.param("id"), "Bot");
-  const data = await readerBot(c.var.db, id);
+  const data = await readerBot(c.get("db"), id);
   return page(c, <BotPage data={data} canonical={absolute(c, `/bots/${id}`)} viewer={viewerOf(c)} />);
 });
 
-// Any other path outside the API: an HTML 404.
-webRoutes.all("*", (c, next) => {
-  if (isApiPath(c.req.path)) return next();
+// Any other path: an HTML 404.
+webRoutes.all("*", () => {
   throw new ApiError("NOT_FOUND", "Page not found");
 });

@@ -29,7 +29,7 @@ export function startSession(c: Context<AppEnv>, accessToken: string) {
     secure: !isLocal(c),
     sameSite: "Lax",
     path: "/",
-    maxAge: c.var.config.jwt.ttlSeconds,
+    maxAge: c.get("config").jwt.ttlSeconds,
     prefix: prefixOf(c),
   });
 }
@@ -38,7 +38,7 @@ export const endSession = (c: Context<AppEnv>) =>
   deleteCookie(c, SESSION_COOKIE, { path: "/", secure: !isLocal(c), prefix: prefixOf(c), httpOnly: true, sameSite: "Lax" });
 
 /** The signed-in human, or null: from the session cookie only (never from a header credential). */
-export const viewerOf = (c: Context<AppEnv>): Actor | null => c.var.viewer ?? null;
+export const viewerOf = (c: Context<AppEnv>): Actor | null => c.get("viewer") ?? null;
 
 /**
  * Reads the session: a token that verifies (a human's or an admin's) is the page's viewer, and the caller on
@@ -49,7 +49,7 @@ export const session: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = getCookie(c, SESSION_COOKIE, prefixOf(c));
   if (token) {
     try {
-      const claims = await verifyJwt(token, c.var.config.jwt.secret);
+      const claims = await verifyJwt(token, c.get("config").jwt.secret);
       if (claims.typ !== "bot") {
         const viewer: Actor = { id: claims.sub, type: claims.typ, name: claims.name, credential: "jwt" };
         c.set("viewer", viewer);

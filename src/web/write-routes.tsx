@@ -35,7 +35,7 @@ const optional = (value: string | undefined) => (value?.trim() ? value : undefin
 
 /** Logging in and registering answer with the session cookie and go where the person was going. */
 async function signIn(c: Context<AppEnv>, user: { id: string; userType: "human" | "admin"; username: string }) {
-  startSession(c, await issueAccessToken(c.var.config, { id: user.id, type: user.userType, name: user.username }));
+  startSession(c, await issueAccessToken(c.get("config"), { id: user.id, type: user.userType, name: user.username }));
   return see(c, safeNext(c.req.query("next")));
 }
 
@@ -47,7 +47,7 @@ writeRoutes.post(
   formPost,
   showErrorsIn(() => "register", labelsFrom({ username: "Username", email: "Email", password: "Password" }), registerPage),
   registrationLimit,
-  async (c) => signIn(c, await auth.registerUser(c.var.db, parseWith(registerBody, { ...(await fieldsOf(c)), user_type: "human" }))),
+  async (c) => signIn(c, await auth.registerUser(c.get("db"), parseWith(registerBody, { ...(await fieldsOf(c)), user_type: "human" }))),
 );
 
 writeRoutes.post(
@@ -57,7 +57,7 @@ writeRoutes.post(
   failedLoginLimit("email"),
   async (c) => {
     const { email, password } = parseWith(loginBody, await fieldsOf(c));
-    return signIn(c, await auth.loginUser(c.var.db, email, password));
+    return signIn(c, await auth.loginUser(c.get("db"), email, password));
   },
 );
 
@@ -138,7 +138,7 @@ writeRoutes.post("/branches/:branch_id/segments", ...branchForm("segment", () =>
 });
 
 const vote = (c: Context<AppEnv>, target_type: "branch" | "segment", target_id: string, fields: Fields) =>
-  castVote(c.var.db, c.var.actor!, parseWith(voteBody, { target_type, target_id, vote: Number(fields.vote) }), c.var.idempotency);
+  castVote(c.get("db"), c.get("actor")!, parseWith(voteBody, { target_type, target_id, vote: Number(fields.vote) }), c.get("idempotency"));
 
 writeRoutes.post("/branches/:branch_id/votes", ...branchForm("vote", () => "vote-branch", { vote: "Vote" }), async (c) => {
   const id = branchIdOf(c);
@@ -163,7 +163,7 @@ writeRoutes.post(
     const id = branchIdOf(c);
     const fields = await fieldsOf(c);
     const body = parseWith(commentBody, { content: fields.content, parent_comment_id: optional(fields.parent_comment_id) });
-    const comment = await addComment(c.var.db, c.var.actor!, id, body, c.var.idempotency);
+    const comment = await addComment(c.get("db"), c.get("actor")!, id, body, c.get("idempotency"));
     return see(c, `${branchHref(id)}#c-${comment.id}`);
   },
 );

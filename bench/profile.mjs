@@ -1,0 +1,230 @@
+// `npm run profile [-- --duration S --write]`: where a request's CPU goes. Starts `npm run dev` on a fresh local
+// state with V8's inspector open (wrangler dev exposes the Worker's isolate, Durable Objects included), seeds
+// data, then samples the isolate with the inspector's CPU profiler under four loads: an anonymous cached read,
+// the same read with a JWT, a read that must reach D1, and segment writes spread over 40 branches. Each sample is
+// charged to the nearest frame of the Worker's bundle (its module, from esbuild's `// path` comments) or of a
+// runtime script (D1's client, workerd's internals); builtins (JSON, crypto, regexps) count for the code that
+// called them. Prints µs per request by category and the top functions; writes bench/PROFILE.md only with
+// --write (and --label, the heading of the section it replaces or adds).
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { parseArgs } from "node:util";
+import { NO_LIMITS, asClient, load, startServer } from "./lib.mjs";
+import { seed, spreadWrites } from "./seed.mjs";
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: "string", default: "8" },
+    connections: { type: "string", default: "10" },
+    write: { type: "boolean", default: false },
+    label: { type: "string", default: "current" },
+  },
+});
+const PORT = 8793;
+const INSPECTOR = 9339;
+const ORIGIN = `http://127.0.0.1:${PORT}`;
+const BASE = `${ORIGIN}/api/v1`;
+const STATE = "bench/.tmp/profile-state";
+
+/** A minimal Chrome DevTools Protocol client over the inspector's WebSocket. */
+async function inspector() {
+  // The inspector proxy accepts local origins only.
+  const ws = new WebSocket(`ws://127.0.0.1:${INSPECTOR}/ws`, { headers: { origin: "http://localhost" } });
+  const pending = new Map();
+  const scripts = new Map();
+  let next = 0;
+  ws.onmessage = (m) => {
+    const msg = JSON.parse(m.data);
+    if (msg.id && pending.has(msg.id)) {
+      pending.get(msg.id)(msg);
+      pending.delete(msg.id);
+    } else if (msg.method === "Debugger.scriptParsed") scripts.set(msg.params.scriptId, msg.params.url);
+  };
+  await new Promise((resolve, reject) => {
+    ws.onopen = resolve;
+    ws.onerror = () => reject(new Error("cannot open the inspector"));
+  });
+  const send = (method, params = {}) =>
+    new Promise((resolve, reject) => {
+      const id = ++next;
+      const timer = setTimeout(() => reject(new Error(`${method}: no answer`)), 60_000);
+      pending.set(id, (msg) => {
+        clearTimeout(timer);
+        msg.error ? reject(new Error(`${method}: ${msg.error.message}`)) : resolve(msg.result);
+      });
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+  return { send, scripts, close: () => ws.close() };
+}
+
+/** Line → module of the bundle, from esbuild's `// src/…` and `// node_modules/…` boundary comments. */
+function moduleMap(source) {
+  const starts = [];
+  source.split("\n").forEach((line, i) => {
+    const m = /^\/\/ ((?:src|node_modules)\/\S+)$/.exec(line);
+    if (m) starts.push([i, m[1]]);
+  });
+  return (line) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    let found = "(bundle prelude)";
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (starts[mid][0] <= line) {
+        found = starts[mid][1];
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found;
+  };
+}
+
+/** The categories of the table: the first rule that matches a module (or runtime script) names it. */
+const CATEGORIES = [
+  [/^src\/middleware\/access-log/, "access log"],
+  [/^src\/middleware\/read-cache/, "micro-cache"],
+  [/^src\/middleware\/read-limit|^src\/lib\/read-leases/, "anonymous read limit"],
+  [/^src\/middleware\/services|^src\/lib\/meter|^src\/db\/metered/, "services, Server-Timing, D1 metering"],
+  [/^src\/middleware\/auth|^src\/lib\/jwt|^src\/lib\/crypto/, "auth, JWT, hashing"],
+  [/^src\/middleware\/limits|^src\/middleware\/subject-limits|^src\/domain\/idempotency/, "limits and idempotency"],
+  [/^src\/middleware\//, "other middleware (src)"],
+  [/^node_modules\/hono\/dist\/middleware\/etag/, "ETag (hono/etag)"],
+  [/^node_modules\/hono\/dist\/middleware\/cors/, "CORS (hono/cors)"],
+  [/^node_modules\/hono\/dist\/middleware\/request-id/, "request id (hono/request-id)"],
+  [/^node_modules\/hono\/dist\/middleware\//, "other Hono middleware"],
+  [/^node_modules\/hono\/dist\/(router|hono-base|hono|compose|context|request|utils)/, "Hono routing, context, request"],
+  [/^node_modules\/(@hono\/zod-openapi|@hono\/zod-validator|zod|@asteasolutions)/, "validation (zod, zod-openapi)"],
+  [/^node_modules\/hono\/dist\/validator/, "validation (zod, zod-openapi)"],
+  [/^node_modules\/drizzle-orm/, "Drizzle (query building, mapping)"],
+  [/^src\/durable\/|^src\/turns\//, "Durable Objects (room, gate)"],
+  [/^src\/domain\/|^src\/db\//, "domain functions"],
+  [/^src\/routes\/|^src\/lib\/(envelope|validation|openapi)/, "route handlers, envelope"],
+  [/^cloudflare-internal:d1/, "D1 client (workerd)"],
+  [/^\(garbage collector\)/, "garbage collector"],
+  [/^\((program|root)\)/, "(program): runtime outside JS"],
+  [/^(workerd|node-internal|cloudflare|file:.*miniflare)/, "workerd and miniflare internals"],
+];
+const categoryOf = (where) => CATEGORIES.find(([re]) => re.test(where))?.[1] ?? "other";
+
+/** Charges each node's samples to the nearest frame that names a place (bundle module or runtime script). */
+function attribute(profile, bundleId, lineToModule) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const place = new Map();
+  const placeOf = (id) => {
+    if (place.has(id)) return place.get(id);
+    const { callFrame: f } = byId.get(id);
+    let where;
+    if (String(f.scriptId) === String(bundleId)) where = { module: lineToModule(f.lineNumber), fn: f.functionName || "(anonymous)" };
+    else if (/^\((program|garbage collector|idle|root)\)$/.test(f.functionName)) where = { module: f.functionName, fn: f.functionName };
+    else if (f.url) where = { module: f.url.replace(/^file:\/\/.*node_modules\//, "file:…/"), fn: f.functionName || "(anonymous)" };
+    else where = parent.has(id) ? placeOf(parent.get(id)) : { module: "(native)", fn: f.functionName };
+    place.set(id, where);
+    return where;
+  };
+  const perSample = (profile.endTime - profile.startTime) / profile.samples.length;
+  const hits = new Map();
+  for (const id of profile.samples) hits.set(id, (hits.get(id) ?? 0) + 1);
+  const modules = new Map();
+  const functions = new Map();
+  let busy = 0;
+  for (const [id, count] of hits) {
+    const where = placeOf(id);
+    if (where.module === "(idle)") continue;
+    const us = count * perSample;
+    busy += us;
+    modules.set(where.module, (modules.get(where.module) ?? 0) + us);
+    const fn = `${where.fn} (${where.module})`;
+    functions.set(fn, (functions.get(fn) ?? 0) + us);
+  }
+  return { modules, functions, busy };
+}
+
+const cases = (data) => [
+  [
+    "cached read, anonymous: GET /branches/{id}/segments",
+    { url: `${BASE}/branches/${data.hot.main_branch_id}/segments`, requests: [{ setupRequest: asClient }] },
+  ],
+  [
+    "cached read, JWT: GET /branches/{id}/segments",
+    { url: `${BASE}/branches/${data.hot.main_branch_id}/segments`, headers: { authorization: `Bearer ${data.bots[0].token}` } },
+  ],
+  [
+    "uncached read (x-d1-bookmark): GET /stories",
+    { url: `${BASE}/stories`, headers: { "x-d1-bookmark": data.bookmark }, requests: [{ setupRequest: asClient }] },
+  ],
+  ["write: POST /branches/{id}/segments, 40 branches", { url: ORIGIN, requests: [{ setupRequest: spreadWrites(data) }] }],
+];
+
+function table(name, r, requests) {
+  const per = (us) => (us / requests).toFixed(0);
+  const byCategory = new Map();
+  for (const [module, us] of r.modules) byCategory.set(categoryOf(module), (byCategory.get(categoryOf(module)) ?? 0) + us);
+  const sorted = (m) => [...m].sort((a, b) => b[1] - a[1]);
+  return [
+    `### ${name}`,
+    "",
+    `${requests} requests; JavaScript thread busy ${per(r.busy)} µs per request (samples, idle excluded).`,
+    "",
+    "| category | µs per request | share |",
+    "|---|---|---|",
+    ...sorted(byCategory).map(([c, us]) => `| ${c} | ${per(us)} | ${((us / r.busy) * 100).toFixed(0)} % |`),
+    "",
+    "| top functions (self, builtins charged to their caller) | µs per request |",
+    "|---|---|",
+    ...sorted(r.functions)
+      .slice(0, 12)
+      .map(([f, us]) => `| \`${f.replace(/\|/g, "\\|")}\` | ${per(us)} |`),
+    "",
+  ].join("\n");
+}
+
+rmSync(STATE, { recursive: true, force: true });
+mkdirSync(STATE, { recursive: true });
+const app = await startServer(
+  "npm",
+  ["run", "dev", "--", "--port", String(PORT), "--persist-to", STATE, "--inspector-port", String(INSPECTOR), "--var", "LOG_REQUESTS:false", ...NO_LIMITS],
+  `${BASE}/health`,
+);
+try {
+  const data = await seed(BASE);
+  const cdp = await inspector();
+  await cdp.send("Debugger.enable");
+  await cdp.send("Profiler.enable");
+  await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+  const [bundleId] = [...cdp.scripts].find(([, url]) => /\.wrangler\/tmp\/.*\/index\.js$/.test(url));
+  const lineToModule = moduleMap((await cdp.send("Debugger.getScriptSource", { scriptId: bundleId })).scriptSource);
+  await cdp.send("Debugger.disable"); // sampling only: no breakpoints, no pauses
+  const sections = [];
+  for (const [name, opts] of cases(data)) {
+    console.log(`profile: ${name}`);
+    await load({ duration: 2, connections: Number(values.connections), ...opts }); // warm
+    await cdp.send("Profiler.start");
+    const r = await load({ duration: Number(values.duration), connections: Number(values.connections), ...opts });
+    const { profile } = await cdp.send("Profiler.stop");
+    sections.push(table(name, attribute(profile, bundleId, lineToModule), r.total));
+  }
+  cdp.close();
+  const heading = `## ${values.label} (${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores, ${cpus()[0]?.model ?? "unknown CPU"})`;
+  const section = [heading, "", ...sections].join("\n");
+  console.log(section);
+  if (values.write) {
+    const intro = [
+      "# Where a request's CPU goes",
+      "",
+      "`npm run profile -- --write --label NAME` (bench/profile.mjs): V8's sampling profiler on the Worker's isolate under `wrangler dev`",
+      "(`LOG_REQUESTS` off, limits lifted), 10 connections. Each sample is charged to the nearest frame of our bundle (by module) or",
+      "of a runtime script; builtins count for their caller. The JavaScript thread is not all of a request's CPU: workerd's own",
+      "C++ work outside JavaScript (HTTP, the dev proxy, SQLite) shows only in `npm run bench`'s CPU per request.",
+      "",
+    ].join("\n");
+    const old = existsSync("bench/PROFILE.md") ? readFileSync("bench/PROFILE.md", "utf8") : intro;
+    const parts = old.split(/^(?=## )/m);
+    const kept = parts.filter((p) => !p.startsWith(`## ${values.label} (`));
+    writeFileSync("bench/PROFILE.md", `${[...kept, `${section}\n`].join("").trimEnd()}\n`);
+  }
+} finally {
+  app.stop();
+}
+process.exit(0);
