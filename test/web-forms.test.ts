@@ -483,6 +483,20 @@ describe("web forms: security", () => {
     );
   });
 
+  it("no open redirect: a raw `next` whose dot segments resolve to `//host` (or that does not parse) goes home", async () => {
+    const human = await registerHuman();
+    const signIn = { email: human.input.email, password: human.input.password };
+    for (const next of ["/.//evil.example", "/%2e//evil.example", "/a/..//evil.example", "/%2E%2E//evil.example", "/a/%2e%2e/.//evil.example", "//["]) {
+      // As typed into the address bar: not encoded, so the query's own decoding applies.
+      const res = await post(`/login?next=${next}`, signIn);
+      expectSeeOther(res, "/");
+    }
+    const register = await post("/register?next=/.//evil.example", { username: unique("w"), email: `${unique("w")}@example.com`, password: "a good password" });
+    expectSeeOther(register, "/");
+    const page = await send(`${ORIGIN}/login?next=/%2e//evil.example`, {});
+    expect(await page.text()).toContain('action="/login"');
+  });
+
   it("the cookie is not an API credential", async () => {
     const human = await registerHuman();
     const res = await exports.default.fetch(`${ORIGIN}/api/v1/auth/me`, { headers: { Cookie: `${COOKIE}=${human.token}` } });
