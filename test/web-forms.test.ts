@@ -512,6 +512,21 @@ describe("web forms: security", () => {
     expect(alertOf(locked.text)).toMatch(/^Limit reached: 10 per hour/);
   });
 
+  it("a stranger's failed web logins do not lock the owner out: the owner from another address signs in", async () => {
+    const human = await registerHuman();
+    const env = {
+      LIMIT_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS_PER_HOUR: "10",
+      LIMIT_LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR: "100",
+      LIMIT_LOGIN_FAILURES_PER_ADDRESS_PER_HOUR: "50",
+    };
+    const from = (ip: string) => ({ env, headers: { "CF-Connecting-IP": ip } });
+    for (let i = 0; i < 10; i++) expect((await post("/login", { email: human.input.email, password: `wrong ${i}` }, from("203.0.113.77"))).status).toBe(401);
+    const locked = await post("/login", { email: human.input.email, password: human.input.password }, from("203.0.113.77"));
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(3500);
+    expectSeeOther(await post("/login", { email: human.input.email, password: human.input.password }, from("198.51.100.9")), "/");
+  });
+
   it("a bot writing in its turn and a human writing from the page share the branch (humans may write any time)", async () => {
     const { human, branchId } = await scene();
     const bot = await registerBot();
