@@ -39,6 +39,7 @@ export default defineConfig(async () => {
                 "SUMMARIES_PER_HOUR",
                 "SUMMARIES_PER_BRANCH_PER_HOUR",
                 "REGISTRATIONS_PER_ADDRESS_PER_HOUR",
+                "LOGIN_FAILURES_PER_ACCOUNT_ADDRESS_PER_HOUR",
                 "LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR",
                 "LOGIN_FAILURES_PER_ADDRESS_PER_HOUR",
               ].map((n) => [`LIMIT_${n}`, "100000"]),

@@ -38,6 +38,7 @@ const schema = z.object({
   LIMIT_SUMMARIES_PER_HOUR: count,
   LIMIT_SUMMARIES_PER_BRANCH_PER_HOUR: count,
   LIMIT_REGISTRATIONS_PER_ADDRESS_PER_HOUR: count,
+  LIMIT_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS_PER_HOUR: count,
   LIMIT_LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR: count,
   LIMIT_LOGIN_FAILURES_PER_ADDRESS_PER_HOUR: count,
 });
@@ -71,6 +72,7 @@ function toConfig(v: z.infer<typeof schema>) {
       summariesPerHour: v.LIMIT_SUMMARIES_PER_HOUR,
       summariesPerBranchPerHour: v.LIMIT_SUMMARIES_PER_BRANCH_PER_HOUR,
       registrationsPerAddressPerHour: v.LIMIT_REGISTRATIONS_PER_ADDRESS_PER_HOUR,
+      loginFailuresPerAccountAddressPerHour: v.LIMIT_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS_PER_HOUR,
       loginFailuresPerAccountPerHour: v.LIMIT_LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR,
       loginFailuresPerAddressPerHour: v.LIMIT_LOGIN_FAILURES_PER_ADDRESS_PER_HOUR,
     },

@@ -240,6 +240,51 @@ describe("costs nobody bounded", () => {
     );
   });
 
+  it("a stranger's failed logins do not lock the owner out: 10 per (account, address) per hour, the owner elsewhere gets in", async () => {
+    const human = await registerHuman();
+    // The numbers of wrangler.toml (the test config lifts them).
+    const limits = {
+      LIMIT_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS_PER_HOUR: "10",
+      LIMIT_LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR: "100",
+      LIMIT_LOGIN_FAILURES_PER_ADDRESS_PER_HOUR: "50",
+    };
+    const login = (password: string, ip: string) =>
+      call("/auth/login", { body: { email: human.input.email, password }, headers: { "CF-Connecting-IP": ip }, env: limits });
+    const attacker = "203.0.113.66";
+    for (let i = 0; i < 10; i++) expectError(await login(`guess ${i}`, attacker), 401, "UNAUTHORIZED");
+    // The attacker's address is held to 10 guesses an hour on this account, even with the right password.
+    for (const password of ["guess 10", human.input.password]) {
+      const refused = await login(password, attacker);
+      expect(expectError(refused, 429, "RATE_LIMIT_EXCEEDED").details).toMatchObject({ limit: "10 per hour" });
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(3500);
+    }
+    // The owner, from another address, is not locked out; and neither is another account from the attacker's.
+    const owner = await login(human.input.password, "198.51.100.7");
+    expect(owner.status, owner.text).toBe(200);
+    const other = await registerHuman();
+    const elsewhere = await call("/auth/login", {
+      body: { email: other.input.email, password: other.input.password },
+      headers: { "CF-Connecting-IP": attacker },
+      env: limits,
+    });
+    expect(elsewhere.status, elsewhere.text).toBe(200);
+  });
+
+  it("the per-account backstop still locks the account after failures from many addresses", async () => {
+    const human = await registerHuman();
+    const limits = {
+      LIMIT_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS_PER_HOUR: "2",
+      LIMIT_LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR: "5",
+      LIMIT_LOGIN_FAILURES_PER_ADDRESS_PER_HOUR: "50",
+    };
+    const login = (password: string, ip: string) =>
+      call("/auth/login", { body: { email: human.input.email, password }, headers: { "CF-Connecting-IP": ip }, env: limits });
+    for (const ip of ["203.0.113.1", "203.0.113.1", "203.0.113.2", "203.0.113.2", "203.0.113.3"]) expectError(await login("guess", ip), 401, "UNAUTHORIZED");
+    const locked = await login(human.input.password, "198.51.100.8");
+    expect(expectError(locked, 429, "RATE_LIMIT_EXCEEDED").details).toMatchObject({ limit: "5 per hour" });
+    expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+
   it("a write to a branch that does not exist leaves no room behind", async () => {
     const human = await registerHuman();
     const id = crypto.randomUUID();

@@ -237,6 +237,20 @@ export const PROTECTED: ProtectedRoute[] = [
     through: { status: 404, because: "an unknown branch", path: () => `/branches/${unknown()}/summary?force_refresh=true` },
   },
   {
+    method: "PATCH",
+    route: "/branches/{branch_id}/summary",
+    path: (w) => `/branches/${w.story.main_branch_id}/summary`,
+    body: () => ({ current_summary: "So far: the tide went out." }),
+    access: "any credential",
+    owner: "the story's owner or an admin",
+    through: {
+      status: 404,
+      because: "an unknown branch",
+      path: () => `/branches/${unknown()}/summary`,
+      body: () => ({ current_summary: "So far: the tide went out." }),
+    },
+  },
+  {
     method: "PUT",
     route: "/bots/{bot_id}/webhook",
     path: (w) => `/bots/${w.bot.id}/webhook`,
@@ -252,6 +266,14 @@ export const PROTECTED: ProtectedRoute[] = [
     access: "bot only",
     owner: "the bot itself",
     through: { status: 200, because: "its deliveries", path: (w) => `/bots/${w.bot.id}/webhook/deliveries` },
+  },
+  {
+    method: "GET",
+    route: "/bots/{bot_id}/webhook/status",
+    path: (w) => `/bots/${w.bot.id}/webhook/status`,
+    access: "bot only",
+    owner: "the bot itself",
+    through: { status: 200, because: "its webhook's status", path: (w) => `/bots/${w.bot.id}/webhook/status` },
   },
 ];
 

@@ -90,6 +90,24 @@ describe("POST /stories/{id}/branches", () => {
     expectError(await call(`/stories/${story.id}/branches`, { token: human.token, body: { title: "x".repeat(101) } }), 400, "VALIDATION_ERROR");
   });
 
+  it("refuses control characters other than tab and newline in title and description (400 naming the field)", async () => {
+    const { human, story } = await setup();
+    for (const [body, field] of [
+      [{ title: "\u001b]0;owned\u0007" }, "title"],
+      [{ title: "fo\rrk" }, "title"],
+      [{ title: "fork", description: "An ending\u001b[2J" }, "description"],
+      [{ title: "fork", description: "\u0085next line" }, "description"],
+    ] as const) {
+      const res = await call(`/stories/${story.id}/branches`, { token: human.token, body });
+      expect(
+        expectError(res, 400, "VALIDATION_ERROR").details.fields.map((f: any) => f.field),
+        JSON.stringify(body),
+      ).toEqual([field]);
+    }
+    const ok = await createBranch(human.token, story.id, { title: "fork\tone", description: "Line one.\nLine two.\r\nLine three." });
+    expect(ok.description).toBe("Line one.\nLine two.\r\nLine three.");
+  });
+
   it("answers 404 for an unknown story and 403 FORBIDDEN on an archived one", async () => {
     const { human, story } = await setup();
     expectError(await call(`/stories/${crypto.randomUUID()}/branches`, { token: human.token, body: { title: "t" } }), 404, "NOT_FOUND");

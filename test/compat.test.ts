@@ -242,3 +242,61 @@ describe("headers a browser client needs", () => {
     expect(again.headers.get("x-d1-bookmark")).toBe(first.headers.get("x-d1-bookmark"));
   });
 });
+
+describe("InkPath's own server paths (its auth routes mounted at /api/v1)", () => {
+  it("POST /bot/login answers as POST /auth/bot/login: the token, the bot, and the same errors", async () => {
+    const bot = await registerBot();
+    const res = await call("/bot/login", { body: { api_key: bot.apiKey } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({
+      message: "Login successful",
+      access_token: expect.any(String),
+      bot: { id: bot.id, name: bot.name, model: "test-model", status: "active" },
+    });
+    expect((await call("/auth/me", { token: res.body.access_token })).body).toMatchObject({ id: bot.id, user_type: "bot" });
+    expectError(await call("/bot/login", { body: { api_key: "slk_not-a-key" } }), 401, "UNAUTHORIZED");
+    expect(expectError(await call("/bot/login", { body: {} }), 400, "VALIDATION_ERROR").details.fields[0].field).toBe("api_key");
+  });
+
+  it("POST /bot/login-by-name answers as POST /auth/bot/login-by-name, with the same errors", async () => {
+    const bot = await registerBot();
+    const res = await call("/bot/login-by-name", { body: { bot_name: bot.name, master_key: "test-master-key" } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ message: "Login successful", access_token: expect.any(String), bot: { id: bot.id, name: bot.name } });
+    expectError(await call("/bot/login-by-name", { body: { bot_name: bot.name, master_key: "wrong" } }), 401, "UNAUTHORIZED");
+    expectError(await call("/bot/login-by-name", { body: { bot_name: unique("nobody"), master_key: "test-master-key" } }), 404, "NOT_FOUND");
+    expectError(await call("/bot/login-by-name", { body: { bot_name: bot.name } }), 400, "VALIDATION_ERROR");
+    expectError(
+      await call("/bot/login-by-name", { body: { bot_name: bot.name, master_key: "test-master-key" }, env: { MASTER_KEY: undefined } }),
+      403,
+      "FORBIDDEN",
+    );
+  });
+
+  it("the aliases share the failed-login limits with the paths they alias", async () => {
+    const bot = await registerBot();
+    const ip = "192.0.2.230";
+    const env = { LIMIT_LOGIN_FAILURES_PER_ADDRESS_PER_HOUR: "2", LIMIT_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS_PER_HOUR: "2" };
+    const headers = { "CF-Connecting-IP": ip };
+    expectError(await call("/auth/bot/login", { body: { api_key: "slk_guess1" }, headers, env }), 401, "UNAUTHORIZED");
+    expectError(await call("/bot/login", { body: { api_key: "slk_guess2" }, headers, env }), 401, "UNAUTHORIZED");
+    const refused = await call("/bot/login", { body: { api_key: bot.apiKey }, headers, env });
+    expectError(refused, 429, "RATE_LIMIT_EXCEEDED");
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expectError(await call("/auth/bot/login", { body: { api_key: bot.apiKey }, headers, env }), 429, "RATE_LIMIT_EXCEEDED");
+  });
+
+  it("the OpenAPI document lists them as deprecated aliases, and the spec's paths as current", async () => {
+    const doc = (await call("/openapi.json")).body;
+    for (const [alias, path] of [
+      ["/bot/login", "/auth/bot/login"],
+      ["/bot/login-by-name", "/auth/bot/login-by-name"],
+    ]) {
+      expect(doc.paths[alias].post.deprecated, alias).toBe(true);
+      expect(doc.paths[alias].post.description).toContain(path);
+      expect(doc.paths[path].post.deprecated, path).toBeUndefined();
+      expect(doc.paths[alias].post.requestBody).toEqual(doc.paths[path].post.requestBody);
+      expect(Object.keys(doc.paths[alias].post.responses).sort()).toEqual(Object.keys(doc.paths[path].post.responses).sort());
+    }
+  });
+});

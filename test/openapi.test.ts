@@ -16,6 +16,8 @@ describe("GET /openapi.json and /docs", () => {
         "POST /auth/bot/register",
         "POST /auth/bot/login",
         "POST /auth/bot/login-by-name",
+        "POST /bot/login",
+        "POST /bot/login-by-name",
         "GET /auth/me",
         "POST /auth/api-token/generate",
         "POST /stories",
@@ -48,8 +50,10 @@ describe("GET /openapi.json and /docs", () => {
         "GET /dashboard/stats",
         "GET /branches/{branch_id}/summary",
         "POST /branches/{branch_id}/summary",
+        "PATCH /branches/{branch_id}/summary",
         "PUT /bots/{bot_id}/webhook",
         "GET /bots/{bot_id}/webhook/deliveries",
+        "GET /bots/{bot_id}/webhook/status",
       ].sort(),
     );
     expect(res.body.paths["/auth/me"].get.security).toBeDefined();

@@ -85,6 +85,29 @@ describe("POST /stories", () => {
     }
   });
 
+  it("refuses control characters other than tab and newline in title, background and style_rules (400 naming the field)", async () => {
+    const human = await registerHuman();
+    const cases: [Record<string, unknown>, string][] = [
+      [{ title: "\u001b]0;owned\u0007 Tale" }, "title"],
+      [{ title: "Tale\u0000" }, "title"],
+      [{ background: "A harbour town.\u001b[2J\u001b[H where the tide never comes back." }, "background"],
+      [{ background: "A harbour town where the tide\rnever comes back." }, "background"],
+      [{ background: "A harbour town where the tide\u007f never comes back." }, "background"],
+      [{ background: "A harbour town where the tide\u009b2J never comes back." }, "background"],
+      [{ style_rules: "Short\u0008 sentences." }, "style_rules"],
+    ];
+    for (const [patch, field] of cases) {
+      const err = expectError(await call("/stories", { token: human.token, body: storyInput(patch) }), 400, "VALIDATION_ERROR");
+      expect(err.details.fields, JSON.stringify(patch)).toEqual([{ field, issue: expect.stringMatching(/control characters/) }]);
+    }
+    const lines = await call("/stories", {
+      token: human.token,
+      body: storyInput({ background: "A harbour town.\nThe tide\r\nnever comes back.", style_rules: "\tShort sentences.\nNo adverbs.", title: "Tide\tline" }),
+    });
+    expect(lines.status, lines.text).toBe(201);
+    expect(lines.body.data).toMatchObject({ background: "A harbour town.\nThe tide\r\nnever comes back.", style_rules: "\tShort sentences.\nNo adverbs." });
+  });
+
   it("refuses an initial segment of the wrong length with 422 naming its index, writing nothing", async () => {
     const human = await registerHuman();
     const title = unique("Broken ");
@@ -173,5 +196,19 @@ describe("GET and PATCH /stories/{id}", () => {
     expect(res.body.data.status).toBe("archived");
     const restored = await call(`/stories/${s.id}`, { method: "PATCH", token: owner.token, body: { status: "active", title: "Renamed" } });
     expect(restored.body.data).toMatchObject({ status: "active", title: "Renamed" });
+  });
+
+  it("PATCH refuses control characters other than tab and newline in title, background and style_rules, changing nothing", async () => {
+    const owner = await registerHuman();
+    const s = await createStory(owner.token);
+    for (const [body, field] of [
+      [{ title: "\u001b[31mRed" }, "title"],
+      [{ background: "A long enough background\u001b[2J" }, "background"],
+      [{ style_rules: "rules\u0007" }, "style_rules"],
+    ] as const) {
+      const err = expectError(await call(`/stories/${s.id}`, { method: "PATCH", token: owner.token, body }), 400, "VALIDATION_ERROR");
+      expect(err.details.fields.map((f: any) => f.field)).toEqual([field]);
+    }
+    expect((await call(`/stories/${s.id}`)).body.data).toMatchObject({ title: s.title, background: s.background, style_rules: s.style_rules });
   });
 });

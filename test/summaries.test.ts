@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { call, createBranch, expectError, storyWithSegments, submit } from "./helpers";
+import { call, createBranch, expectError, registerAdmin, registerBot, registerHuman, storyWithSegments, submit } from "./helpers";
 
 const realFetch = globalThis.fetch;
 /** A summary provider that exists only here, where fetch to it is mocked. */
@@ -83,5 +83,90 @@ describe("a branch's summary", () => {
     const { owner } = await forkedBranch();
     expectError(await call(`/branches/${crypto.randomUUID()}/summary`, { method: "POST", token: owner.token }), 404, "NOT_FOUND");
     expectError(await call(`/branches/${fork.id}/summary?force_refresh=perhaps`), 400, "VALIDATION_ERROR");
+  });
+});
+
+describe("a summary written by hand (PATCH /branches/{id}/summary, InkPath's path)", () => {
+  const written = "So far: a storm, and nobody at the harbour.";
+
+  it("the story's owner sets it; GET serves it, in the spec's record and InkPath's names", async () => {
+    const { owner, fork } = await forkedBranch();
+    const res = await call(`/branches/${fork.id}/summary`, { method: "PATCH", token: owner.token, body: { current_summary: written } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data).toEqual({
+      branch_id: fork.id,
+      summary: written,
+      covers_up_to: 4,
+      source: "manual",
+      updated_at: expect.any(String),
+      current_summary: written,
+      summary_updated_at: res.body.data.updated_at,
+      summary_covers_up_to: 4,
+    });
+    expect((await call(`/branches/${fork.id}/summary`)).body.data).toEqual({
+      branch_id: fork.id,
+      summary: written,
+      covers_up_to: 4,
+      source: "manual",
+      updated_at: res.body.data.updated_at,
+    });
+  });
+
+  it("an admin may set it too; anyone else is 403 PERMISSION_DENIED and changes nothing", async () => {
+    const { owner, fork } = await forkedBranch();
+    const admin = await registerAdmin();
+    expect((await call(`/branches/${fork.id}/summary`, { method: "PATCH", token: admin.token, body: { current_summary: written } })).status).toBe(200);
+    for (const stranger of [await registerHuman(), await registerBot()]) {
+      const res = await call(`/branches/${fork.id}/summary`, { method: "PATCH", token: stranger.token, body: { current_summary: "Mine now." } });
+      expectError(res, 403, "PERMISSION_DENIED");
+    }
+    expect((await call(`/branches/${fork.id}/summary`)).body.data.summary).toBe(written);
+    expect(owner.id).toBeTruthy();
+  });
+
+  it("a regeneration asked by anyone else leaves it in place (no provider call); the owner's force_refresh or POST replaces it", async () => {
+    const { owner, fork } = await forkedBranch();
+    await call(`/branches/${fork.id}/summary`, { method: "PATCH", token: owner.token, body: { current_summary: written } });
+    const calls = mockProvider(async () => Response.json({ choices: [{ message: { content: "A generated summary." } }] }));
+    const reader = await registerHuman();
+    for (const res of [
+      await call(`/branches/${fork.id}/summary`, { method: "POST", token: reader.token, ...LLM }),
+      await call(`/branches/${fork.id}/summary?force_refresh=true`, { token: reader.token, ...LLM }),
+    ]) {
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.data).toMatchObject({ summary: written, source: "manual" });
+    }
+    expect(calls).toHaveLength(0);
+    const refreshed = await call(`/branches/${fork.id}/summary?force_refresh=true`, { token: owner.token, ...LLM });
+    expect(refreshed.body.data).toMatchObject({ summary: "A generated summary.", source: "llm" });
+    await call(`/branches/${fork.id}/summary`, { method: "PATCH", token: owner.token, body: { current_summary: written } });
+    const posted = await call(`/branches/${fork.id}/summary`, { method: "POST", token: owner.token });
+    expect(posted.body.data).toMatchObject({ source: "extractive" });
+    // A generated summary is anyone's to regenerate again.
+    expect((await call(`/branches/${fork.id}/summary`, { method: "POST", token: reader.token, ...LLM })).body.data).toMatchObject({ source: "llm" });
+  });
+
+  it("refuses a missing, empty, non-string, too long or control-character summary (400), and an unknown branch (404)", async () => {
+    const { owner, fork } = await forkedBranch();
+    for (const body of [
+      {},
+      { current_summary: "" },
+      { current_summary: "   " },
+      { current_summary: 42 },
+      { current_summary: "x".repeat(10_001) },
+      { current_summary: "So far\u001b[2J" },
+    ]) {
+      const res = await call(`/branches/${fork.id}/summary`, { method: "PATCH", token: owner.token, body });
+      expect(
+        expectError(res, 400, "VALIDATION_ERROR").details.fields.map((f: any) => f.field),
+        JSON.stringify(body),
+      ).toEqual(["current_summary"]);
+    }
+    expectError(
+      await call(`/branches/${crypto.randomUUID()}/summary`, { method: "PATCH", token: owner.token, body: { current_summary: written } }),
+      404,
+      "NOT_FOUND",
+    );
+    expect((await call(`/branches/${fork.id}/summary`)).body.data.summary).toBeNull();
   });
 });

@@ -483,6 +483,20 @@ describe("web forms: security", () => {
     );
   });
 
+  it("no open redirect: a raw `next` whose dot segments resolve to `//host` (or that does not parse) goes home", async () => {
+    const human = await registerHuman();
+    const signIn = { email: human.input.email, password: human.input.password };
+    for (const next of ["/.//evil.example", "/%2e//evil.example", "/a/..//evil.example", "/%2E%2E//evil.example", "/a/%2e%2e/.//evil.example", "//["]) {
+      // As typed into the address bar: not encoded, so the query's own decoding applies.
+      const res = await post(`/login?next=${next}`, signIn);
+      expectSeeOther(res, "/");
+    }
+    const register = await post("/register?next=/.//evil.example", { username: unique("w"), email: `${unique("w")}@example.com`, password: "a good password" });
+    expectSeeOther(register, "/");
+    const page = await send(`${ORIGIN}/login?next=/%2e//evil.example`, {});
+    expect(await page.text()).toContain('action="/login"');
+  });
+
   it("the cookie is not an API credential", async () => {
     const human = await registerHuman();
     const res = await exports.default.fetch(`${ORIGIN}/api/v1/auth/me`, { headers: { Cookie: `${COOKIE}=${human.token}` } });
@@ -496,6 +510,21 @@ describe("web forms: security", () => {
     const locked = await post("/login", { email: human.input.email, password: human.input.password }, limit);
     expect(locked.status).toBe(429);
     expect(alertOf(locked.text)).toMatch(/^Limit reached: 10 per hour/);
+  });
+
+  it("a stranger's failed web logins do not lock the owner out: the owner from another address signs in", async () => {
+    const human = await registerHuman();
+    const env = {
+      LIMIT_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS_PER_HOUR: "10",
+      LIMIT_LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR: "100",
+      LIMIT_LOGIN_FAILURES_PER_ADDRESS_PER_HOUR: "50",
+    };
+    const from = (ip: string) => ({ env, headers: { "CF-Connecting-IP": ip } });
+    for (let i = 0; i < 10; i++) expect((await post("/login", { email: human.input.email, password: `wrong ${i}` }, from("203.0.113.77"))).status).toBe(401);
+    const locked = await post("/login", { email: human.input.email, password: human.input.password }, from("203.0.113.77"));
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(3500);
+    expectSeeOther(await post("/login", { email: human.input.email, password: human.input.password }, from("198.51.100.9")), "/");
   });
 
   it("a bot writing in its turn and a human writing from the page share the branch (humans may write any time)", async () => {

@@ -261,3 +261,62 @@ describe("PUT /bots/{id}/webhook", () => {
     }
   });
 });
+
+describe("GET /bots/{id}/webhook/status", () => {
+  it("a bot without a webhook: not configured, no deliveries, no attempt", async () => {
+    const bot = await registerBot();
+    const res = await call(`/bots/${bot.id}/webhook/status`, { token: bot.token });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data).toEqual({
+      bot_id: bot.id,
+      webhook_url: null,
+      is_configured: false,
+      deliveries: { total: 0, pending: 0, retrying: 0, delivered: 0, failed: 0 },
+      last_attempt: null,
+    });
+  });
+
+  it("the address as configured, its deliveries counted by outcome, and the last attempt's time and status", async () => {
+    const bot = await hookedBot();
+    let answer = 200;
+    mockReceiver(async () => new Response("", { status: answer }));
+    const delivered = await newBranchMessage(bot);
+    await consume("webhooks", [{ body: delivered, attempts: 1 }]);
+    answer = 503;
+    const retrying = await newBranchMessage(bot);
+    await consume("webhooks", [{ body: retrying, attempts: 1 }]);
+    await consume("webhooks", [{ body: retrying, attempts: 2 }]);
+    const before = Date.now();
+    const failed = await newBranchMessage(bot);
+    await consume("webhooks", [{ body: failed, attempts: 1 }]);
+    await consume("webhooks-dlq", [{ body: failed, attempts: 6 }]);
+    const res = await call(`/bots/${bot.id}/webhook/status`, { token: bot.apiKey });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data).toEqual({
+      bot_id: bot.id,
+      webhook_url: bot.webhook_url,
+      is_configured: true,
+      deliveries: { total: 3, pending: 0, retrying: 1, delivered: 1, failed: 1 },
+      last_attempt: {
+        delivery_id: failed.deliveryId,
+        event: "new_branch",
+        attempt: 1,
+        at: expect.any(String),
+        status_code: 503,
+        error: "receiver answered 503",
+        ok: false,
+      },
+    });
+    expect(Date.parse(res.body.data.last_attempt.at)).toBeGreaterThanOrEqual(before - 1000);
+  });
+
+  it("is the bot's own: 404 for an unknown bot, 403 FORBIDDEN for a human, 403 PERMISSION_DENIED for another bot", async () => {
+    const bot = await registerBot();
+    const other = await registerBot();
+    const human = await registerHuman();
+    expectError(await call(`/bots/${crypto.randomUUID()}/webhook/status`, { token: bot.token }), 404, "NOT_FOUND");
+    expectError(await call(`/bots/${bot.id}/webhook/status`, { token: human.token }), 403, "FORBIDDEN");
+    expectError(await call(`/bots/${bot.id}/webhook/status`, { token: other.token }), 403, "PERMISSION_DENIED");
+    expectError(await call(`/bots/${bot.id}/webhook/status`), 401, "UNAUTHORIZED");
+  });
+});

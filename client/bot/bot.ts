@@ -13,6 +13,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { type LiveEvent, StoryloomClient, StoryloomError, contentLength, countsCharacters, toError, unwrap } from "../src/index";
+import { printable } from "./printable";
 import { type WriteContext, fitLength, llmSettings, llmWrite, offlineWrite } from "./writer";
 
 const { values: args } = parseArgs({
@@ -47,7 +48,8 @@ function log(event: string, fields: Record<string, unknown> = {}) {
   const kv = Object.entries(fields)
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `${k}=${typeof v === "string" && /\s/.test(v) ? JSON.stringify(v) : v}`);
-  console.log([new Date().toISOString(), NAME, event, ...kv].join(" "));
+  // Titles, names and messages come from other people: nothing of theirs may drive the operator's terminal.
+  console.log(printable([new Date().toISOString(), NAME, event, ...kv].join(" ")));
 }
 
 const stop = new AbortController();

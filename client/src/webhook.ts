@@ -2,6 +2,8 @@
  * Verifying a webhook delivery: `X-Service-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<raw body>">`, keyed
  * with the UTF-8 bytes of the bot's webhook secret, `X-Service-Timestamp` in unix seconds. WebCrypto only, so it
  * runs in Node ≥ 20, browsers and Workers; the MAC is checked with `crypto.subtle.verify` (constant time).
+ * Only the timestamp and the body are signed, so the event and the delivery id are read from the body
+ * (`event`, `delivery_id`), never from the unsigned `X-Service-Event` and `X-Service-Delivery` headers.
  */
 
 export type HeadersLike = Headers | Record<string, string | string[] | undefined>;
@@ -14,8 +16,8 @@ export interface VerifyOptions {
 }
 
 export type VerifyResult =
-  | { ok: true; event: string | null; deliveryId: string | null; timestamp: number; body: string }
-  | { ok: false; reason: "missing_headers" | "bad_timestamp" | "stale_timestamp" | "bad_signature" };
+  | { ok: true; event: string; deliveryId: string; timestamp: number; body: string }
+  | { ok: false; reason: "missing_headers" | "bad_timestamp" | "stale_timestamp" | "bad_signature" | "bad_body" };
 
 const encoder = new TextEncoder();
 
@@ -39,10 +41,24 @@ function hexToBytes(hex: string): Uint8Array<ArrayBuffer> | null {
   return out;
 }
 
+/** The signed body's `event` and `delivery_id`; null when it is not a JSON object naming both. */
+function signedNames(text: string): { event: string; deliveryId: string } | null {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const { event, delivery_id } = (body && typeof body === "object" ? body : {}) as Record<string, unknown>;
+  return typeof event === "string" && typeof delivery_id === "string" ? { event, deliveryId: delivery_id } : null;
+}
+
 /**
  * Checks a delivery. Pass the body exactly as received (before any JSON parsing). Returns `ok: false` with a
  * reason for a missing header, a timestamp more than `toleranceSeconds` (5 minutes) away from now, or a
- * signature that does not match; `ok: true` with the body text otherwise. Drop repeats by `deliveryId`.
+ * signature that does not match, or a signed body that does not name its `event` and `delivery_id`; `ok: true` with
+ * the body text otherwise. `event` and `deliveryId` come from the signed body (a replay cannot change them by
+ * changing headers): drop repeats by `deliveryId`.
  */
 export async function verifyWebhook(
   secret: string,
@@ -66,11 +82,7 @@ export async function verifyWebhook(
   message.set(body, prefix.length);
   const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);
   if (!(await crypto.subtle.verify("HMAC", key, mac, message))) return { ok: false, reason: "bad_signature" };
-  return {
-    ok: true,
-    event: header(headers, "X-Service-Event"),
-    deliveryId: header(headers, "X-Service-Delivery"),
-    timestamp,
-    body: typeof rawBody === "string" ? rawBody : new TextDecoder().decode(body),
-  };
+  const text = typeof rawBody === "string" ? rawBody : new TextDecoder().decode(body);
+  const names = signedNames(text);
+  return names ? { ok: true, ...names, timestamp, body: text } : { ok: false, reason: "bad_body" };
 }

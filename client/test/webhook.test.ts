@@ -98,4 +98,39 @@ describe("verifyWebhook against the queue consumer's real deliveries", () => {
     bad.delete("X-Service-Signature");
     expect(await verifyWebhook(bot.webhook_secret, bad, d.body)).toEqual({ ok: false, reason: "missing_headers" });
   });
+
+  it("reads event and deliveryId from the signed body: a replay under a new X-Service-Delivery keeps the first id", async () => {
+    const captured = receiver();
+    const bot = await hookedBot();
+    const story = await createStory((await registerHuman()).token);
+    await join(bot.token, story.main_branch_id);
+    const d = await waitFor(() => captured.find((c) => c.url === bot.webhook_url));
+    const signed = JSON.parse(d.body);
+    const replayed = new Headers(d.headers);
+    replayed.set("X-Service-Delivery", crypto.randomUUID());
+    replayed.set("X-Service-Event", "new_branch");
+    const result = await verifyWebhook(bot.webhook_secret, replayed, d.body);
+    expect(result).toMatchObject({ ok: true, event: "your_turn", deliveryId: signed.delivery_id });
+    expect(signed.delivery_id).toBe(d.headers.get("X-Service-Delivery"));
+    // Without the headers the service adds for routing, the body still says which delivery it is.
+    replayed.delete("X-Service-Delivery");
+    replayed.delete("X-Service-Event");
+    expect(await verifyWebhook(bot.webhook_secret, replayed, d.body)).toMatchObject({ ok: true, event: "your_turn", deliveryId: signed.delivery_id });
+  });
+
+  it("refuses a correctly signed body that does not name its event and delivery (bad_body)", async () => {
+    const secret = "whsec-test";
+    const ts = String(Math.floor(Date.now() / 1000));
+    const signedWith = async (body: string) => {
+      const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+      const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${ts}.${body}`)));
+      const hex = [...mac].map((b) => b.toString(16).padStart(2, "0")).join("");
+      return new Headers({ "X-Service-Timestamp": ts, "X-Service-Signature": `sha256=${hex}`, "X-Service-Delivery": "d1", "X-Service-Event": "your_turn" });
+    };
+    for (const body of ["not json", "[]", "null", '{"event":"your_turn"}', '{"delivery_id":"d1"}', '{"event":1,"delivery_id":"d1"}']) {
+      expect(await verifyWebhook(secret, await signedWith(body), body), body).toEqual({ ok: false, reason: "bad_body" });
+    }
+    const good = '{"event":"your_turn","delivery_id":"d2","created_at":"2025-01-01T00:00:00.000Z"}';
+    expect(await verifyWebhook(secret, await signedWith(good), good)).toMatchObject({ ok: true, event: "your_turn", deliveryId: "d2" });
+  });
 });

@@ -275,7 +275,10 @@ export const branchSummaries = sqliteTable("branch_summaries", {
     .references(() => branches.id, { onDelete: "cascade" }),
   summary: text("summary").notNull(),
   coversUpTo: integer("covers_up_to").notNull(),
-  source: text("source", { enum: ["llm", "extractive"] }).notNull(),
+  /** `manual`: written by hand (PATCH …/summary); a regeneration replaces it only when its story's owner or an admin asks. */
+  source: text("source", { enum: ["llm", "extractive", "manual"] }).notNull(),
+  /** Who wrote a `manual` summary (the story's owner or an admin); null for a generated one. */
+  writtenBy: text("written_by"),
   updatedAt: text("updated_at").notNull(),
 });
 

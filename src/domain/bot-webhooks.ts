@@ -1,7 +1,7 @@
-import { count, desc, eq, getTableColumns } from "drizzle-orm";
+import { count, desc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nowIso } from "../db/client";
-import { bots, webhookDeliveries, type DeliveryRow } from "../db/schema";
+import { bots, webhookAttempts, webhookDeliveries, type DeliveryRow } from "../db/schema";
 import { randomSecret } from "../lib/crypto";
 import { ApiError, notFound } from "../lib/errors";
 import { pagination } from "../lib/pagination";
@@ -60,4 +60,57 @@ export async function listDeliveries(db: Db, actor: Actor, botId: string, limit:
     db.select({ total: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.botId, botId)),
   ]);
   return { deliveries: rows.map(deliveryView), pagination: pagination(limit, offset, total) };
+}
+
+const OUTCOMES = ["pending", "retrying", "delivered", "failed"] as const;
+
+const lastAttempt = {
+  deliveryId: webhookAttempts.deliveryId,
+  event: webhookDeliveries.event,
+  attempt: webhookAttempts.attempt,
+  at: webhookAttempts.createdAt,
+  statusCode: webhookAttempts.statusCode,
+  error: webhookAttempts.error,
+};
+
+const attemptView = (a: { deliveryId: string; event: DeliveryRow["event"]; attempt: number; at: string; statusCode: number | null; error: string | null }) => ({
+  delivery_id: a.deliveryId,
+  event: a.event,
+  attempt: a.attempt,
+  at: a.at,
+  status_code: a.statusCode,
+  error: a.error,
+  ok: a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300,
+});
+
+/**
+ * The bot's webhook as configured (InkPath's `webhook_url` and `is_configured`), its deliveries kept (7 days)
+ * counted by outcome, and its last attempt: when, which delivery, and how the receiver answered. One round trip.
+ */
+export async function webhookStatus(db: Db, actor: Actor, botId: string) {
+  await requireOwnBot(db, actor, botId);
+  const [[bot], outcomes, [last]] = await db.batch([
+    db.select({ url: bots.webhookUrl }).from(bots).where(eq(bots.id, botId)).limit(1),
+    db
+      .select({ status: webhookDeliveries.status, n: count() })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.botId, botId))
+      .groupBy(webhookDeliveries.status),
+    db
+      .select(lastAttempt)
+      .from(webhookDeliveries)
+      .innerJoin(webhookAttempts, eq(webhookAttempts.deliveryId, webhookDeliveries.id))
+      .where(eq(webhookDeliveries.botId, botId))
+      .orderBy(desc(webhookAttempts.createdAt), sql`${webhookAttempts}.rowid DESC`)
+      .limit(1),
+  ]);
+  if (!bot) throw notFound("Bot");
+  const counts = Object.fromEntries(OUTCOMES.map((o) => [o, outcomes.find((r) => r.status === o)?.n ?? 0])) as Record<(typeof OUTCOMES)[number], number>;
+  return {
+    bot_id: botId,
+    webhook_url: bot.url,
+    is_configured: !!bot.url,
+    deliveries: { total: outcomes.reduce((sum, r) => sum + r.n, 0), ...counts },
+    last_attempt: last ? attemptView(last) : null,
+  };
 }

@@ -1,10 +1,11 @@
-import { eq } from "drizzle-orm";
+import { eq, ne } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nowIso } from "../db/client";
 import { branches, branchSummaries, stories } from "../db/schema";
 import type { LlmConfig } from "../config";
 import { notFound } from "../lib/errors";
 import { llmSummary } from "../lib/llm";
+import { type Actor, ownsOrAdmin, requireOwnerOrAdmin } from "./actor";
 import { extractiveSummary } from "./extractive";
 import { readingPathQuery } from "./reading-path";
 
@@ -18,22 +19,35 @@ const view = (s: Summary) => ({
   updated_at: s.updatedAt,
 });
 
+const storedSummary = (db: Db, branchId: string) => db.select().from(branchSummaries).where(eq(branchSummaries.branchId, branchId)).limit(1);
+
+/** The branch's story: its language (for the provider) and its owner (who may write or replace a summary by hand). */
+const storyOf = (db: Db, branchId: string) =>
+  db
+    .select({ language: stories.language, ownerId: stories.ownerId })
+    .from(branches)
+    .innerJoin(stories, eq(stories.id, branches.storyId))
+    .where(eq(branches.id, branchId))
+    .limit(1);
+
 export async function getSummary(db: Db, branchId: string) {
   const [branch, [stored]] = await db.batch([
     db.select({ id: branches.id }).from(branches).where(eq(branches.id, branchId)).limit(1),
-    db.select().from(branchSummaries).where(eq(branchSummaries.branchId, branchId)).limit(1),
+    storedSummary(db, branchId),
   ]);
   if (!branch.length) throw notFound("Branch");
   return stored ? view(stored) : { branch_id: branchId, summary: null, covers_up_to: 0, source: null, updated_at: null };
 }
 
-/** Summarises the branch's reading path with the configured provider, or extractively when it is absent or fails. */
-export async function generateSummary(db: Db, llm: LlmConfig | null, branchId: string) {
-  const [[branch], path] = await db.batch([
-    db.select({ language: stories.language }).from(branches).innerJoin(stories, eq(stories.id, branches.storyId)).where(eq(branches.id, branchId)).limit(1),
-    readingPathQuery(db, branchId),
-  ]);
+/**
+ * Summarises the branch's reading path with the configured provider, or extractively when it is absent or fails.
+ * A summary written by hand stays unless the story's owner or an admin asks: anyone else gets it as it is.
+ */
+export async function generateSummary(db: Db, llm: LlmConfig | null, branchId: string, actor: Actor) {
+  const [[branch], path, [stored]] = await db.batch([storyOf(db, branchId), readingPathQuery(db, branchId), storedSummary(db, branchId)]);
   if (!branch) throw notFound("Branch");
+  const mayReplaceManual = ownsOrAdmin(actor, branch.ownerId);
+  if (stored?.source === "manual" && !mayReplaceManual) return view(stored);
   const texts = path.map((s) => s.content);
   let summary: string | null = null;
   let source: Summary["source"] = "extractive";
@@ -45,16 +59,31 @@ export async function generateSummary(db: Db, llm: LlmConfig | null, branchId: s
       console.warn(`summary provider failed, using the extractive summary: ${(err as Error).message}`);
     }
   }
-  const row: Summary = {
-    branchId,
-    summary: summary ?? extractiveSummary(texts),
-    coversUpTo: path.length,
-    source,
-    updatedAt: nowIso(),
-  };
-  await db
+  const row: Summary = { branchId, summary: summary ?? extractiveSummary(texts), coversUpTo: path.length, source, writtenBy: null, updatedAt: nowIso() };
+  const saved = await db
     .insert(branchSummaries)
     .values(row)
-    .onConflictDoUpdate({ target: branchSummaries.branchId, set: { summary: row.summary, coversUpTo: row.coversUpTo, source, updatedAt: row.updatedAt } });
+    .onConflictDoUpdate({
+      target: branchSummaries.branchId,
+      set: { summary: row.summary, coversUpTo: row.coversUpTo, source, writtenBy: null, updatedAt: row.updatedAt },
+      // Written by hand while the provider was busy: it stays, as above.
+      setWhere: mayReplaceManual ? undefined : ne(branchSummaries.source, "manual"),
+    })
+    .returning({ branchId: branchSummaries.branchId });
+  return saved.length ? view(row) : getSummary(db, branchId);
+}
+
+/**
+ * The story's owner (or an admin) writes the branch's summary by hand; it covers the reading path as it is now,
+ * and `GET …/summary` serves it until its owner or an admin asks for a regeneration.
+ */
+export async function writeSummary(db: Db, actor: Actor, branchId: string, text: string) {
+  const [[branch], [last]] = await db.batch([storyOf(db, branchId), readingPathQuery(db, branchId, 1)]);
+  if (!branch) throw notFound("Branch");
+  requireOwnerOrAdmin(actor, branch.ownerId, "Only the story's owner or an admin may write a branch's summary");
+  // Sequence numbers run 1, 2, 3 … along a reading path, so the last one is its length.
+  const row: Summary = { branchId, summary: text, coversUpTo: last?.sequence_order ?? 0, source: "manual", writtenBy: actor.id, updatedAt: nowIso() };
+  const { branchId: _id, ...changes } = row;
+  await db.insert(branchSummaries).values(row).onConflictDoUpdate({ target: branchSummaries.branchId, set: changes });
   return view(row);
 }

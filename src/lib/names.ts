@@ -1,7 +1,5 @@
 import { z } from "zod";
-
-/** Control (Cc) and format (Cf) characters: zero-width spaces and joiners, bidi overrides, soft hyphens … */
-const INVISIBLE = /[\p{Cc}\p{Cf}]/u;
+import { isPlainName } from "./characters";
 
 /**
  * The key two names are the same by: NFKC (full-width, ligatures and compatibility forms folded) with full
@@ -17,5 +15,5 @@ export const nameSchema = (max: number) =>
     .trim()
     .min(1)
     .max(max)
-    .refine((v) => !INVISIBLE.test(v), { message: "must not contain control or format characters (zero-width, bidi overrides)" })
+    .refine(isPlainName, { message: "must not contain control or format characters (zero-width, bidi overrides)" })
     .transform((v) => v.normalize("NFC"));

@@ -11,11 +11,12 @@ import { inBackground } from "./background";
 /**
  * Limits on something other than the caller's account, each counted in the gate object named by its subject
  * (a client address, the account a login names, a branch): registrations per address, failed logins per
- * account and per address, summary regenerations per branch. A subject of null skips its limit.
+ * address, per account and address, and per account, summary regenerations per branch. A subject's counters
+ * are admitted together, in one call to its gate. A subject of null skips its limits.
  */
 export interface SubjectLimit {
   subject: (c: Context<AppEnv>) => Promise<string | null> | string | null;
-  counter: (limits: Config["limits"]) => Counter;
+  counters: (limits: Config["limits"], c: Context<AppEnv>) => Counter[];
 }
 
 const HOUR = 3600_000;
@@ -29,14 +30,14 @@ export function limitBySubject(limits: SubjectLimit[], counts: (status: number) 
     for (const limit of limits) {
       const subject = await limit.subject(c);
       if (!subject) continue;
-      const counter = limit.counter(c.get("config").limits);
+      const counters = limit.counters(c.get("config").limits, c);
       const gate = c.env.ACCOUNT_GATE.get(c.env.ACCOUNT_GATE.idFromName(subject)) as DurableObjectStub<AccountGate>;
-      const admission = await c.get("meter").timeObject("AccountGate", async (): Promise<Admission> => await gate.admit(null, [counter]));
+      const admission = await c.get("meter").timeObject("AccountGate", async (): Promise<Admission> => await gate.admit(null, counters));
       if (admission.kind === "limited") {
         await release();
         throw limitError(admission);
       }
-      if (admission.kind === "proceed") admitted.push({ gate, reservation: admission.reservation, keys: [counter.key] });
+      if (admission.kind === "proceed") admitted.push({ gate, reservation: admission.reservation, keys: counters.map((k) => k.key) });
     }
     await next();
     const counted = counts(c.res.status);
@@ -68,27 +69,34 @@ export const summaryLimit = limitBySubject(
         const actor = c.get("actor");
         return regenerates(c) && actor && actor.type !== "admin" ? actor.id : null;
       },
-      counter: (l) => hourly("summary", l.summariesPerHour),
+      counters: (l) => [hourly("summary", l.summariesPerHour)],
     },
     {
       subject: (c) => (regenerates(c) ? `branch:${c.req.param("branch_id")?.toLowerCase()}` : null),
-      counter: (l) => hourly("summary", l.summariesPerBranchPerHour),
+      counters: (l) => [hourly("summary", l.summariesPerBranchPerHour)],
     },
   ],
   (status) => status < 300,
 );
 
 /** Registrations (humans and bots) per client address. */
-export const registrationLimit = limitBySubject([{ subject: address, counter: (l) => hourly("register", l.registrationsPerAddressPerHour) }], succeeded);
+export const registrationLimit = limitBySubject([{ subject: address, counters: (l) => [hourly("register", l.registrationsPerAddressPerHour)] }], succeeded);
+
+/**
+ * Failures against the account a login names, in its gate: per client address (a stranger's guesses lock out
+ * that stranger, not the owner elsewhere) and, a far higher backstop, in all (guesses spread over many addresses).
+ */
+const accountFailures = (l: Config["limits"], c: Context<AppEnv>) => [
+  hourly(`login-failure:${address(c)}`, l.loginFailuresPerAccountAddressPerHour),
+  hourly("login-failure", l.loginFailuresPerAccountPerHour),
+];
 
 /** Failed logins (a 401: wrong password, API key or master key) per client address and, where the body names one, per account. */
 export const failedLoginLimit = (accountField?: string) =>
   limitBySubject(
     [
-      { subject: address, counter: (l) => hourly("login-failure", l.loginFailuresPerAddressPerHour) },
-      ...(accountField
-        ? [{ subject: loginName(accountField), counter: (l: Config["limits"]) => hourly("login-failure", l.loginFailuresPerAccountPerHour) }]
-        : []),
+      { subject: address, counters: (l) => [hourly("login-failure", l.loginFailuresPerAddressPerHour)] },
+      ...(accountField ? [{ subject: loginName(accountField), counters: accountFailures }] : []),
     ],
     (status) => status === 401,
   );

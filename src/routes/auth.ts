@@ -1,4 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../context";
 import type { BotRow } from "../db/schema";
 import * as authDomain from "../domain/auth";
 import { actorOf, auth, issueAccessToken } from "../middleware/auth";
@@ -83,28 +85,45 @@ const botRegisterRoute = createRoute({
   },
 });
 
-const botLoginRoute = createRoute({
-  method: "post",
-  path: "/auth/bot/login",
-  tags: ["Authentication"],
-  summary: "Exchange a bot API key for a JWT",
-  middleware: [failedLoginLimit()] as const,
-  request: { body: jsonBody(z.object({ api_key: z.string().min(1).max(200) })) },
-  responses: { 200: jsonContent(botAuthSchema, "Logged in"), ...errorResponses("UNAUTHORIZED", "RATE_LIMIT_EXCEEDED") },
+/** InkPath's server mounts its auth routes at /api/v1, so its clients call /bot/login: the same route, deprecated. */
+const inkPathAliasOf = (path: string) => ({
+  deprecated: true,
+  description: `Deprecated alias of \`POST ${path}\` (the path InkPath's own server serves): the same request, answer, errors and limits.`,
 });
 
-const botLoginByNameRoute = createRoute({
-  method: "post",
-  path: "/auth/bot/login-by-name",
-  tags: ["Authentication"],
-  summary: "Recovery login for a bot with the operator's master key",
-  middleware: [failedLoginLimit("bot_name")] as const,
-  request: { body: jsonBody(z.object({ bot_name: z.string().min(1).max(50), master_key: z.string().min(1).max(500) })) },
-  responses: {
-    200: jsonContent(botAuthSchema, "Logged in"),
-    ...errorResponses("UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "RATE_LIMIT_EXCEEDED"),
-  },
-});
+/** `POST /auth/bot/login`, or with `aliasOf` its deprecated alias at another path. */
+const botLoginRouteAt = <P extends string>(path: P, aliasOf?: string) =>
+  createRoute({
+    method: "post",
+    path,
+    tags: ["Authentication"],
+    summary: "Exchange a bot API key for a JWT",
+    ...(aliasOf ? inkPathAliasOf(aliasOf) : {}),
+    middleware: [failedLoginLimit()] as const,
+    request: { body: jsonBody(z.object({ api_key: z.string().min(1).max(200) })) },
+    responses: { 200: jsonContent(botAuthSchema, "Logged in"), ...errorResponses("UNAUTHORIZED", "RATE_LIMIT_EXCEEDED") },
+  });
+
+/** `POST /auth/bot/login-by-name`, or with `aliasOf` its deprecated alias at another path. */
+const botLoginByNameRouteAt = <P extends string>(path: P, aliasOf?: string) =>
+  createRoute({
+    method: "post",
+    path,
+    tags: ["Authentication"],
+    summary: "Recovery login for a bot with the operator's master key",
+    ...(aliasOf ? inkPathAliasOf(aliasOf) : {}),
+    middleware: [failedLoginLimit("bot_name")] as const,
+    request: { body: jsonBody(z.object({ bot_name: z.string().min(1).max(50), master_key: z.string().min(1).max(500) })) },
+    responses: {
+      200: jsonContent(botAuthSchema, "Logged in"),
+      ...errorResponses("UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "RATE_LIMIT_EXCEEDED"),
+    },
+  });
+
+const botLoginRoute = botLoginRouteAt("/auth/bot/login");
+const botLoginAliasRoute = botLoginRouteAt("/bot/login", "/auth/bot/login");
+const botLoginByNameRoute = botLoginByNameRouteAt("/auth/bot/login-by-name");
+const botLoginByNameAliasRoute = botLoginByNameRouteAt("/bot/login-by-name", "/auth/bot/login-by-name");
 
 const meRoute = createRoute({
   method: "get",
@@ -158,6 +177,25 @@ const userView = (u: { id: string; username: string; email: string; userType: "h
 });
 const botView = (b: BotRow) => ({ id: b.id, name: b.name, model: b.model, status: b.status });
 
+async function loginBot(c: Context<AppEnv>, { api_key }: { api_key: string }) {
+  const bot = await authDomain.findBotByApiKey(c.get("db"), api_key);
+  if (!bot) throw new ApiError("UNAUTHORIZED", "API key is not valid");
+  const access_token = await issueAccessToken(c.get("config"), { id: bot.id, type: "bot", name: bot.name });
+  return c.json({ message: "Login successful", access_token, bot: botView(bot) }, 200);
+}
+
+async function loginBotByName(c: Context<AppEnv>, { bot_name, master_key }: { bot_name: string; master_key: string }) {
+  const masterKey = c.get("config").masterKey;
+  if (!masterKey) throw new ApiError("FORBIDDEN", "Recovery login is disabled on this server");
+  if (!(await timingSafeEqualStrings(master_key, masterKey))) {
+    throw new ApiError("UNAUTHORIZED", "Master key is not valid");
+  }
+  const bot = await authDomain.findBotByName(c.get("db"), bot_name);
+  if (!bot) throw new ApiError("NOT_FOUND", "Bot not found");
+  const access_token = await issueAccessToken(c.get("config"), { id: bot.id, type: "bot", name: bot.name });
+  return c.json({ message: "Login successful", access_token, bot: botView(bot) }, 200);
+}
+
 export const authRoutes = createRouter()
   .openapi(registerRoute, async (c) => {
     const body = c.req.valid("json");
@@ -188,24 +226,10 @@ export const authRoutes = createRouter()
     };
     return c.json({ status: "success" as const, data }, 201);
   })
-  .openapi(botLoginRoute, async (c) => {
-    const bot = await authDomain.findBotByApiKey(c.get("db"), c.req.valid("json").api_key);
-    if (!bot) throw new ApiError("UNAUTHORIZED", "API key is not valid");
-    const access_token = await issueAccessToken(c.get("config"), { id: bot.id, type: "bot", name: bot.name });
-    return c.json({ message: "Login successful", access_token, bot: botView(bot) }, 200);
-  })
-  .openapi(botLoginByNameRoute, async (c) => {
-    const { bot_name, master_key } = c.req.valid("json");
-    const masterKey = c.get("config").masterKey;
-    if (!masterKey) throw new ApiError("FORBIDDEN", "Recovery login is disabled on this server");
-    if (!(await timingSafeEqualStrings(master_key, masterKey))) {
-      throw new ApiError("UNAUTHORIZED", "Master key is not valid");
-    }
-    const bot = await authDomain.findBotByName(c.get("db"), bot_name);
-    if (!bot) throw new ApiError("NOT_FOUND", "Bot not found");
-    const access_token = await issueAccessToken(c.get("config"), { id: bot.id, type: "bot", name: bot.name });
-    return c.json({ message: "Login successful", access_token, bot: botView(bot) }, 200);
-  })
+  .openapi(botLoginRoute, (c) => loginBot(c, c.req.valid("json")))
+  .openapi(botLoginAliasRoute, (c) => loginBot(c, c.req.valid("json")))
+  .openapi(botLoginByNameRoute, (c) => loginBotByName(c, c.req.valid("json")))
+  .openapi(botLoginByNameAliasRoute, (c) => loginBotByName(c, c.req.valid("json")))
   .openapi(meRoute, async (c) => {
     const actor = actorOf(c);
     const db = c.get("db");

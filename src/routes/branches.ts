@@ -5,6 +5,7 @@ import * as domain from "../domain/branches";
 import { publish } from "../domain/webhook-events";
 import { actorOf, auth } from "../middleware/auth";
 import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
+import { plainText } from "../lib/characters";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent, optionalJsonBody } from "../lib/openapi";
@@ -39,8 +40,8 @@ const listRoute = createRoute({
 
 /** A fork (the web reader's fork form is parsed with it too). */
 export const branchBody = z.object({
-  title: z.string().trim().min(1).max(100),
-  description: z.string().max(5000).nullish(),
+  title: plainText(z.string().trim().min(1).max(100)),
+  description: plainText(z.string().max(5000)).nullish(),
   fork_at_segment_id: z.string().max(64).optional(),
   parent_branch_id: z.string().max(64).optional(),
   initial_segment: z.string().min(1).max(TEXT_MAX).optional(),

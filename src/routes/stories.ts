@@ -6,6 +6,7 @@ import { actorOf, auth } from "../middleware/auth";
 import { inBackground } from "../middleware/background";
 import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
+import { plainText } from "../lib/characters";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { pageQuery, paginationSchema } from "../lib/pagination";
@@ -35,11 +36,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 /** A new story (the web reader's story form is parsed with it too). */
 export const createStoryBody = z
   .object({
-    title: z.string().trim().min(1).max(100),
-    background: z.string().min(10).max(5000),
+    title: plainText(z.string().trim().min(1).max(100)),
+    background: plainText(z.string().min(10).max(5000)),
     starter: segmentText.optional(),
     initial_segments: initialSegments.optional(),
-    style_rules: z.string().max(5000).nullish(),
+    style_rules: plainText(z.string().max(5000)).nullish(),
     language: languageSchema.default("zh"),
     min_length: z.number().int().min(1).max(100_000).default(150),
     max_length: z.number().int().min(1).max(100_000).default(500),
@@ -119,9 +120,9 @@ const patchRoute = createRoute({
       z
         .object({
           status: z.enum(["active", "archived"]).optional(),
-          title: z.string().trim().min(1).max(100).optional(),
-          background: z.string().min(10).max(5000).optional(),
-          style_rules: z.string().max(5000).nullish(),
+          title: plainText(z.string().trim().min(1).max(100)).optional(),
+          background: plainText(z.string().min(10).max(5000)).optional(),
+          style_rules: plainText(z.string().max(5000)).nullish(),
         })
         .refine((b) => Object.values(b).some((v) => v !== undefined), { message: "name at least one field to change" }),
     ),

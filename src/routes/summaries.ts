@@ -1,10 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { generateSummary, getSummary } from "../domain/summaries";
-import { auth } from "../middleware/auth";
+import { generateSummary, getSummary, writeSummary } from "../domain/summaries";
+import { actorOf, auth } from "../middleware/auth";
+import { plainText } from "../lib/characters";
 import { ok, successSchema } from "../lib/envelope";
 import { ApiError } from "../lib/errors";
 import { pathId } from "../lib/ids";
-import { bearerSecurity, createRouter, errorResponses, jsonContent } from "../lib/openapi";
+import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { queryBoolean } from "../lib/pagination";
 import { authErrors, idParam } from "./schemas";
 import { publicReadCache } from "../middleware/read-cache";
@@ -15,10 +16,23 @@ const summarySchema = z
     branch_id: z.string(),
     summary: z.string().nullable(),
     covers_up_to: z.number().int().openapi({ description: "segments on the branch's reading path that the summary covers" }),
-    source: z.enum(["llm", "extractive"]).nullable(),
+    source: z.enum(["llm", "extractive", "manual"]).nullable().openapi({ description: "`manual`: written by hand by the story's owner or an admin (`PATCH`)" }),
     updated_at: z.string().nullable(),
   })
   .openapi("BranchSummary");
+
+/** The hand-written summary as `PATCH` answers it: the record, and the names InkPath's server answers with. */
+const writtenSummarySchema = summarySchema
+  .extend({
+    summary: z.string(),
+    updated_at: z.string(),
+    current_summary: z.string().openapi({ description: "= summary (InkPath's name)" }),
+    summary_updated_at: z.string().openapi({ description: "= updated_at (InkPath's name)" }),
+    summary_covers_up_to: z.number().int().openapi({ description: "= covers_up_to (InkPath's name)" }),
+  })
+  .openapi("WrittenBranchSummary");
+
+const SUMMARY_MAX = 10_000;
 
 const getSummaryRoute = createRoute({
   method: "get",
@@ -45,11 +59,44 @@ const postSummaryRoute = createRoute({
   responses: { 200: jsonContent(successSchema(summarySchema), "The new summary"), ...errorResponses(...authErrors, "NOT_FOUND", "RATE_LIMIT_EXCEEDED") },
 });
 
+const patchSummaryRoute = createRoute({
+  method: "patch",
+  path: "/branches/{branch_id}/summary",
+  tags: ["Summaries"],
+  summary: "Write a branch's summary by hand (the story's owner or an admin; InkPath's path)",
+  description:
+    "`GET …/summary` serves it until a regeneration that the story's owner or an admin asks for (`POST`, or `force_refresh=true`); anyone else's regeneration leaves it in place and answers with it.",
+  security: bearerSecurity,
+  middleware: [auth()] as const,
+  request: {
+    params: idParam("branch_id"),
+    body: jsonBody(z.object({ current_summary: plainText(z.string().trim().min(1).max(SUMMARY_MAX)) })),
+  },
+  responses: {
+    200: jsonContent(successSchema(writtenSummarySchema), "The summary as written"),
+    ...errorResponses(...authErrors, "PERMISSION_DENIED", "NOT_FOUND"),
+  },
+});
+
+const withInkPathNames = <T extends { summary: string; updated_at: string; covers_up_to: number }>(s: T) => ({
+  ...s,
+  current_summary: s.summary,
+  summary_updated_at: s.updated_at,
+  summary_covers_up_to: s.covers_up_to,
+});
+
 export const summaryRoutes = createRouter()
   .openapi(getSummaryRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
     if (!c.req.valid("query").force_refresh) return ok(c, await getSummary(c.get("db"), id));
-    if (!c.get("actor")) throw new ApiError("UNAUTHORIZED", "force_refresh needs a credential");
-    return ok(c, await generateSummary(c.get("db"), c.get("config").llm, id));
+    const actor = c.get("actor");
+    if (!actor) throw new ApiError("UNAUTHORIZED", "force_refresh needs a credential");
+    return ok(c, await generateSummary(c.get("db"), c.get("config").llm, id, actor));
   })
-  .openapi(postSummaryRoute, async (c) => ok(c, await generateSummary(c.get("db"), c.get("config").llm, pathId(c.req.valid("param").branch_id, "Branch"))));
+  .openapi(postSummaryRoute, async (c) =>
+    ok(c, await generateSummary(c.get("db"), c.get("config").llm, pathId(c.req.valid("param").branch_id, "Branch"), actorOf(c))),
+  )
+  .openapi(patchSummaryRoute, async (c) => {
+    const id = pathId(c.req.valid("param").branch_id, "Branch");
+    return ok(c, withInkPathNames(await writeSummary(c.get("db"), actorOf(c), id, c.req.valid("json").current_summary)));
+  });

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listDeliveries, setWebhook } from "../domain/bot-webhooks";
+import { listDeliveries, setWebhook, webhookStatus } from "../domain/bot-webhooks";
 import { actorOf, auth } from "../middleware/auth";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
@@ -56,6 +56,42 @@ const deliveriesRoute = createRoute({
   },
 });
 
+const statusSchema = z
+  .object({
+    bot_id: z.string(),
+    webhook_url: z.string().nullable().openapi({ description: "the address as configured (null: none)" }),
+    is_configured: z.boolean(),
+    deliveries: z
+      .object({ total: z.number().int(), pending: z.number().int(), retrying: z.number().int(), delivered: z.number().int(), failed: z.number().int() })
+      .openapi({ description: "the deliveries kept (7 days), by outcome" }),
+    last_attempt: z
+      .object({
+        delivery_id: z.string(),
+        event: z.enum(["your_turn", "new_branch"]),
+        attempt: z.number().int().openapi({ description: "1 for the first attempt at that delivery" }),
+        at: z.string(),
+        status_code: z.number().int().nullable().openapi({ description: "the receiver's answer; null when none came (timeout, refused)" }),
+        error: z.string().nullable(),
+        ok: z.boolean().openapi({ description: "a 2xx answer" }),
+      })
+      .nullable(),
+  })
+  .openapi("WebhookStatus");
+
+const statusRoute = createRoute({
+  method: "get",
+  path: "/bots/{bot_id}/webhook/status",
+  tags: ["Webhooks"],
+  summary: "The bot's webhook: its address, its deliveries by outcome and its last attempt (the bot itself only; InkPath's path)",
+  security: bearerSecurity,
+  middleware: [anyCredential] as const,
+  request: { params: idParam("bot_id") },
+  responses: {
+    200: jsonContent(successSchema(statusSchema), "The webhook's status"),
+    ...errorResponses(...authErrors, "FORBIDDEN", "PERMISSION_DENIED", "NOT_FOUND"),
+  },
+});
+
 export const webhookRoutes = createRouter()
   .openapi(putRoute, async (c) => {
     const url = checkWebhookUrl(c.req.valid("json").webhook_url, { allowPrivate: c.get("config").allowPrivateWebhooks });
@@ -64,4 +100,5 @@ export const webhookRoutes = createRouter()
   .openapi(deliveriesRoute, async (c) => {
     const { limit, offset } = c.req.valid("query");
     return ok(c, await listDeliveries(c.get("db"), actorOf(c), pathId(c.req.valid("param").bot_id, "Bot"), limit, offset));
-  });
+  })
+  .openapi(statusRoute, async (c) => ok(c, await webhookStatus(c.get("db"), actorOf(c), pathId(c.req.valid("param").bot_id, "Bot"))));

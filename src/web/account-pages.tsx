@@ -1,22 +1,6 @@
 import { type FormState, Input, PostForm } from "./forms";
 import { Layout } from "./layout";
 
-const HERE = "http://storyloom.invalid";
-
-/** White space, control characters and the backslash (which browsers read as a slash). */
-const unsafe = (ch: string) => ch.charCodeAt(0) <= 0x20 || ch.charCodeAt(0) === 0x7f || ch === "\\";
-
-/**
- * Where to go after signing in: a path on this site only, else the home page. Never `//host`, `/\host`, a scheme,
- * or anything with white space or control characters (browsers drop tabs and newlines from a URL, so `/\t/host`
- * would be `//host`; a newline would also be refused as a header value).
- */
-export function safeNext(next: string | undefined): string {
-  if (!next?.startsWith("/") || [...next].some(unsafe)) return "/";
-  const url = new URL(next, HERE);
-  return url.origin === HERE ? `${url.pathname}${url.search}${url.hash}` : "/";
-}
-
 const withNext = (path: string, next: string) => (next === "/" ? path : `${path}?next=${encodeURIComponent(next)}`);
 
 interface AccountPageProps {

@@ -2,10 +2,11 @@ import type { Context } from "hono";
 import type { AppEnv } from "../context";
 import { readerBranch } from "../domain/reader";
 import type { ErrorStatus } from "../lib/errors";
-import { LoginPage, RegisterPage, safeNext } from "./account-pages";
+import { LoginPage, RegisterPage } from "./account-pages";
 import type { FormState } from "./forms";
 import { NewStoryPage } from "./new-story";
 import { BranchPage } from "./pages";
+import { safeNext } from "./safe-next";
 import { viewerOf } from "./session";
 
 /** The absolute address of `path` on the host the request came to. */

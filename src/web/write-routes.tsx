@@ -14,7 +14,7 @@ import { commentBody } from "../routes/comments";
 import { segmentBody, submitSegment } from "../routes/segments";
 import { createStory, createStoryBody } from "../routes/stories";
 import { voteBody } from "../routes/votes";
-import { safeNext } from "./account-pages";
+import { safeNext } from "./safe-next";
 import { type Fields, fieldsOf, type Labels, labelsFrom, parseWith, showErrorsIn } from "./form-errors";
 import { INITIAL_SEGMENT_FIELDS } from "./new-story";
 import { branchHref, branchPage, loginPage, newStoryPage, registerPage } from "./render";

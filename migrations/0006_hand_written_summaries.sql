@@ -1,0 +1,1 @@
+ALTER TABLE `branch_summaries` ADD `written_by` text;
