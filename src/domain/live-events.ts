@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { segmentSchema } from "../routes/schemas";
+import { segmentSchema } from "../schemas/segments";
 
 /**
  * The frames of `GET /api/v1/branches/{branch_id}/live` (a WebSocket served by the branch's room): JSON text,

@@ -5,7 +5,7 @@ import type { Db } from "../db/client";
 import type { Actor, ActorType, CredentialKind } from "../domain/actor";
 import { API_TOKEN_PREFIX, BOT_KEY_PREFIX, actorForApiToken, actorForBotKey } from "../domain/auth";
 import { ApiError } from "../lib/errors";
-import { signJwt, verifyJwt } from "../lib/jwt";
+import { verifyJwt } from "../lib/jwt";
 
 function readCredential(c: Context<AppEnv>): string | null {
   const header = c.req.header("authorization");
@@ -77,9 +77,4 @@ export function actorOf(c: Context<AppEnv>): Actor {
   const actor = c.get("actor");
   if (!actor) throw new ApiError("UNAUTHORIZED", "Authentication required");
   return actor;
-}
-
-/** Signs the access token (HS256 JWT) returned by every login. */
-export function issueAccessToken(config: Config, subject: { id: string; type: ActorType; name: string }) {
-  return signJwt(subject, config.jwt.secret, config.jwt.ttlSeconds);
 }

@@ -1,19 +1,18 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import type { AppEnv } from "../context";
 import * as domain from "../domain/branches";
-import { publish } from "../domain/webhook-events";
-import { actorOf, auth } from "../middleware/auth";
+import { auth } from "../middleware/auth";
+import { callerOf } from "../middleware/caller";
 import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
-import { plainText } from "../lib/characters";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent, optionalJsonBody } from "../lib/openapi";
-import { inBackground } from "../middleware/background";
 import { optionalBody } from "../middleware/optional-body";
 import { pageQuery, paginationSchema, queryBoolean } from "../lib/pagination";
-import { authErrors, branchSchema, idParam, roleSchema, segmentSchema } from "./schemas";
-import { TEXT_MAX } from "./stories";
+import { branchBody, branchSchema } from "../schemas/branches";
+import { roleSchema } from "../schemas/fields";
+import { segmentSchema } from "../schemas/segments";
+import { forkBranch, joinBranch, leaveBranch } from "../usecases/branches";
+import { authErrors, idParam } from "./schemas";
 import { publicReadCache } from "../middleware/read-cache";
 
 const listRoute = createRoute({
@@ -37,22 +36,6 @@ const listRoute = createRoute({
     ...errorResponses("NOT_FOUND"),
   },
 });
-
-/** A fork (the web reader's fork form is parsed with it too). */
-export const branchBody = z.object({
-  title: plainText(z.string().trim().min(1).max(100)),
-  description: plainText(z.string().max(5000)).nullish(),
-  fork_at_segment_id: z.string().max(64).optional(),
-  parent_branch_id: z.string().max(64).optional(),
-  initial_segment: z.string().min(1).max(TEXT_MAX).optional(),
-});
-
-/** Creates the branch, then hands its `new_branch` announcements (already in the outbox) to the queue. */
-export async function forkBranch(c: Context<AppEnv>, storyId: string, body: z.infer<typeof branchBody>) {
-  const { branch, announcements } = await domain.createBranch(c.get("db"), actorOf(c), storyId, body, c.get("idempotency"));
-  await inBackground(c, publish(c.env.WEBHOOKS, c.get("db"), announcements));
-  return branch;
-}
 
 const createRouteDef = createRoute({
   method: "post",
@@ -171,7 +154,7 @@ export const branchRoutes = createRouter()
   })
   .openapi(createRouteDef, async (c) => {
     const storyId = pathId(c.req.valid("param").story_id, "Story");
-    return ok(c, await forkBranch(c, storyId, c.req.valid("json")), 201);
+    return ok(c, await forkBranch(callerOf(c), storyId, c.req.valid("json")), 201);
   })
   .openapi(treeRoute, async (c) => {
     const storyId = pathId(c.req.valid("param").story_id, "Story");
@@ -183,12 +166,11 @@ export const branchRoutes = createRouter()
   })
   .openapi(joinRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
-    const actor = actorOf(c);
     const role = c.req.valid("json").role ?? "narrator";
-    const { created, ...joined } = await c.get("rooms").join(id, { id: actor.id, name: actor.name }, role, c.get("idempotency"));
+    const { created, ...joined } = await joinBranch(callerOf(c), id, role);
     return created ? ok(c, joined, 201) : ok(c, joined, 200);
   })
   .openapi(leaveRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
-    return ok(c, await c.get("rooms").leave(id, actorOf(c).id));
+    return ok(c, await leaveBranch(callerOf(c), id));
   });

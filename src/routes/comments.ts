@@ -1,11 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import * as domain from "../domain/comments";
 import { actorOf, auth } from "../middleware/auth";
+import { callerOf } from "../middleware/caller";
 import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { pageQuery, paginationSchema } from "../lib/pagination";
+import { commentBody } from "../schemas/comments";
+import { addComment } from "../usecases/comments";
 import { authErrors, idParam } from "./schemas";
 import { publicReadCache } from "../middleware/read-cache";
 
@@ -34,9 +37,6 @@ const listRoute = createRoute({
     ...errorResponses("NOT_FOUND"),
   },
 });
-
-/** A comment or reply (the web reader's comment forms are parsed with it too). */
-export const commentBody = z.object({ content: z.string().min(1).max(1000), parent_comment_id: z.string().max(64).optional() });
 
 const addRoute = createRoute({
   method: "post",
@@ -78,6 +78,6 @@ export const commentRoutes = createRouter()
   })
   .openapi(addRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
-    return ok(c, await domain.addComment(c.get("db"), actorOf(c), id, c.req.valid("json"), c.get("idempotency")), 201);
+    return ok(c, await addComment(callerOf(c), id, c.req.valid("json")), 201);
   })
   .openapi(deleteRoute, async (c) => ok(c, await domain.deleteComment(c.get("db"), actorOf(c), pathId(c.req.valid("param").comment_id, "Comment"))));

@@ -6,7 +6,8 @@ import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { queryBoolean } from "../lib/pagination";
-import { authErrors, idParam, pinSchema } from "./schemas";
+import { pinSchema } from "../schemas/pins";
+import { authErrors, idParam } from "./schemas";
 import { publicReadCache } from "../middleware/read-cache";
 
 const pinType = z.enum(["announcement", "rule", "context"]);

@@ -6,8 +6,9 @@ import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { pageQuery, paginationSchema } from "../lib/pagination";
-import { authErrors, idParam, voteSummarySchema } from "./schemas";
-import { TEXT_MAX } from "./stories";
+import { segmentText } from "../schemas/fields";
+import { voteSummarySchema } from "../schemas/votes";
+import { authErrors, idParam } from "./schemas";
 import { publicReadCache } from "../middleware/read-cache";
 
 const rewriteSchema = z
@@ -33,7 +34,7 @@ const addRoute = createRoute({
   request: {
     headers: idempotencyHeader,
     params: idParam("segment_id"),
-    body: jsonBody(z.object({ content: z.string().min(1).max(TEXT_MAX), reason: z.string().max(1000).nullish() })),
+    body: jsonBody(z.object({ content: segmentText, reason: z.string().max(1000).nullish() })),
   },
   responses: {
     201: jsonContent(successSchema(rewriteSchema), "Created"),

@@ -1,15 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import type { AppEnv } from "../context";
 import { listSegments } from "../domain/segments";
-import { actorOf, auth } from "../middleware/auth";
+import { auth } from "../middleware/auth";
+import { callerOf } from "../middleware/caller";
 import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { pageQuery, paginationSchema } from "../lib/pagination";
-import { idParam, segmentSchema } from "./schemas";
-import { TEXT_MAX } from "./stories";
+import { segmentBody, segmentSchema } from "../schemas/segments";
+import { submitSegment } from "../usecases/segments";
+import { idParam } from "./schemas";
 import { publicReadCache } from "../middleware/read-cache";
 
 const listRoute = createRoute({
@@ -24,22 +24,6 @@ const listRoute = createRoute({
     ...errorResponses("NOT_FOUND"),
   },
 });
-
-/** The body of a new segment (the web reader's write form is parsed with it too). */
-export const segmentBody = z.object({ content: z.string().min(1).max(TEXT_MAX), is_starter: z.boolean().default(false) });
-
-/**
- * Writes a segment through the branch's room, for a caller behind `limitsAndIdempotency("segment")`: the
- * per-branch limit was counted but deferred, since it does not apply to a bot at its own turn (only the room knows).
- */
-export async function submitSegment(c: Context<AppEnv>, branchId: string, body: z.infer<typeof segmentBody>) {
-  const { id, type, name } = actorOf(c);
-  const limit = c.get("deferredLimit");
-  const options = { isStarter: body.is_starter, idempotency: c.get("idempotency"), branchLimit: limit?.refusal ?? null };
-  const { data, inTurn } = await c.get("rooms").submit(branchId, { id, type, name }, body.content, options);
-  if (limit) limit.applies = !inTurn;
-  return data;
-}
 
 const submitRoute = createRoute({
   method: "post",
@@ -86,5 +70,5 @@ export const segmentRoutes = createRouter()
   })
   .openapi(submitRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
-    return ok(c, await submitSegment(c, id, c.req.valid("json")), 201);
+    return ok(c, await submitSegment(callerOf(c), id, c.req.valid("json")), 201);
   });

@@ -1,11 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import * as domain from "../domain/votes";
-import { actorOf, auth } from "../middleware/auth";
+import { auth } from "../middleware/auth";
+import { callerOf } from "../middleware/caller";
 import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
-import { authErrors, idParam, voteSummarySchema } from "./schemas";
+import { voteBody, voteSummarySchema } from "../schemas/votes";
+import { castVote } from "../usecases/votes";
+import { authErrors, idParam } from "./schemas";
 import { publicReadCache } from "../middleware/read-cache";
 
 const voteSchema = z
@@ -22,13 +25,6 @@ const voteSchema = z
   })
   .openapi("Vote");
 const voteResult = successSchema(z.object({ vote: voteSchema, new_score: z.number() }));
-
-/** A vote (the web reader's vote buttons are parsed with it too). */
-export const voteBody = z.object({
-  target_type: z.enum(["branch", "segment", "rewrite"]),
-  target_id: z.string().min(1).max(64),
-  vote: z.union([z.literal(1), z.literal(-1)]),
-});
 
 const castRoute = createRoute({
   method: "post",
@@ -61,7 +57,7 @@ const summaryRoute = (target: "branch" | "segment") =>
 
 export const voteRoutes = createRouter()
   .openapi(castRoute, async (c) => {
-    const { created, ...result } = await domain.castVote(c.get("db"), actorOf(c), c.req.valid("json"), c.get("idempotency"));
+    const { created, ...result } = await castVote(callerOf(c), c.req.valid("json"));
     return created ? ok(c, result, 201) : ok(c, result, 200);
   })
   .openapi(summaryRoute("branch"), async (c) => ok(c, await domain.voteSummary(c.get("db"), "branch", pathId(c.req.param("branch_id"), "Branch"))))

@@ -1,19 +1,22 @@
 import { type Context, Hono } from "hono";
 import type { AppEnv } from "../context";
-import * as auth from "../domain/auth";
-import { addComment } from "../domain/comments";
-import { castVote } from "../domain/votes";
 import { pathId } from "../lib/ids";
-import { issueAccessToken } from "../middleware/auth";
+import { callerOf, guestOf } from "../middleware/caller";
 import { type LimitedAction, limitsAndIdempotency } from "../middleware/limits";
 import { emptyReadCacheAfterWrites } from "../middleware/read-cache";
 import { failedLoginLimit, registrationLimit } from "../middleware/subject-limits";
-import { loginBody, registerBody } from "../routes/auth";
-import { branchBody, forkBranch } from "../routes/branches";
-import { commentBody } from "../routes/comments";
-import { segmentBody, submitSegment } from "../routes/segments";
-import { createStory, createStoryBody } from "../routes/stories";
-import { voteBody } from "../routes/votes";
+import { loginBody, registerBody } from "../schemas/auth";
+import { branchBody } from "../schemas/branches";
+import { commentBody } from "../schemas/comments";
+import { segmentBody } from "../schemas/segments";
+import { createStoryBody } from "../schemas/stories";
+import { voteBody } from "../schemas/votes";
+import { logIn, registerHuman } from "../usecases/auth";
+import { forkBranch } from "../usecases/branches";
+import { addComment } from "../usecases/comments";
+import { submitSegment } from "../usecases/segments";
+import { createStory } from "../usecases/stories";
+import { castVote } from "../usecases/votes";
 import { safeNext } from "./safe-next";
 import { type Fields, fieldsOf, type Labels, labelsFrom, parseWith, showErrorsIn } from "./form-errors";
 import { INITIAL_SEGMENT_FIELDS } from "./new-story";
@@ -23,7 +26,7 @@ import { endSession, formPost, requireSession, startSession } from "./session";
 /**
  * The web reader's forms: each POST is Origin-checked (`formPost`), needs a session where the API needs a
  * credential, draws on the same limits (`limitsAndIdempotency`), is checked with the API's own body schema and
- * written by the API's own domain call; success is a 303 to the page that shows the result (Post/Redirect/Get),
+ * written by the API route's own use case; success is a 303 to the page that shows the result (Post/Redirect/Get),
  * an error the form's page again with the error in words (`showErrorsIn`).
  */
 export const writeRoutes = new Hono<AppEnv>();
@@ -34,8 +37,8 @@ const optional = (value: string | undefined) => (value?.trim() ? value : undefin
 // ---- accounts ----
 
 /** Logging in and registering answer with the session cookie and go where the person was going. */
-async function signIn(c: Context<AppEnv>, user: { id: string; userType: "human" | "admin"; username: string }) {
-  startSession(c, await issueAccessToken(c.get("config"), { id: user.id, type: user.userType, name: user.username }));
+function signIn(c: Context<AppEnv>, { access_token }: { access_token: string }) {
+  startSession(c, access_token);
   return see(c, safeNext(c.req.query("next")));
 }
 
@@ -47,7 +50,7 @@ writeRoutes.post(
   formPost,
   showErrorsIn(() => "register", labelsFrom({ username: "Username", email: "Email", password: "Password" }), registerPage),
   registrationLimit,
-  async (c) => signIn(c, await auth.registerUser(c.get("db"), parseWith(registerBody, { ...(await fieldsOf(c)), user_type: "human" }))),
+  async (c) => signIn(c, await registerHuman(guestOf(c), parseWith(registerBody, { ...(await fieldsOf(c)), user_type: "human" }))),
 );
 
 writeRoutes.post(
@@ -55,10 +58,7 @@ writeRoutes.post(
   formPost,
   showErrorsIn(() => "login", labelsFrom({ email: "Email", password: "Password" }), loginPage),
   failedLoginLimit("email"),
-  async (c) => {
-    const { email, password } = parseWith(loginBody, await fieldsOf(c));
-    return signIn(c, await auth.loginUser(c.get("db"), email, password));
-  },
+  async (c) => signIn(c, await logIn(guestOf(c), parseWith(loginBody, await fieldsOf(c)))),
 );
 
 writeRoutes.post("/logout", formPost, (c) => {
@@ -112,7 +112,7 @@ writeRoutes.post(
       starter: fields.starter,
       initial_segments: filledSegments(fields).map((f) => fields[f.name]),
     });
-    const story = await createStory(c, body);
+    const story = await createStory(callerOf(c), body);
     return see(c, `/stories/${story.id}`);
   },
 );
@@ -133,12 +133,12 @@ const branchForm = (action: LimitedAction, formOf: (c: Context<AppEnv>, fields: 
 
 writeRoutes.post("/branches/:branch_id/segments", ...branchForm("segment", () => "write", { content: "Next segment" }), async (c) => {
   const id = branchIdOf(c);
-  const segment = await submitSegment(c, id, parseWith(segmentBody, { content: (await fieldsOf(c)).content }));
+  const segment = await submitSegment(callerOf(c), id, parseWith(segmentBody, { content: (await fieldsOf(c)).content }));
   return see(c, `${branchHref(id)}#s-${segment.id}`);
 });
 
 const vote = (c: Context<AppEnv>, target_type: "branch" | "segment", target_id: string, fields: Fields) =>
-  castVote(c.get("db"), c.get("actor")!, parseWith(voteBody, { target_type, target_id, vote: Number(fields.vote) }), c.get("idempotency"));
+  castVote(callerOf(c), parseWith(voteBody, { target_type, target_id, vote: Number(fields.vote) }));
 
 writeRoutes.post("/branches/:branch_id/votes", ...branchForm("vote", () => "vote-branch", { vote: "Vote" }), async (c) => {
   const id = branchIdOf(c);
@@ -163,7 +163,7 @@ writeRoutes.post(
     const id = branchIdOf(c);
     const fields = await fieldsOf(c);
     const body = parseWith(commentBody, { content: fields.content, parent_comment_id: optional(fields.parent_comment_id) });
-    const comment = await addComment(c.get("db"), c.get("actor")!, id, body, c.get("idempotency"));
+    const comment = await addComment(callerOf(c), id, body);
     return see(c, `${branchHref(id)}#c-${comment.id}`);
   },
 );
@@ -179,7 +179,7 @@ writeRoutes.post(
       parent_branch_id: branchIdOf(c),
       initial_segment: optional(fields.initial_segment),
     });
-    const branch = await forkBranch(c, pathId(fields.story_id, "Story"), body);
+    const branch = await forkBranch(callerOf(c), pathId(fields.story_id, "Story"), body);
     return see(c, branchHref(branch.id));
   },
 );

@@ -1,0 +1,25 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../context";
+import type { Caller, Guest } from "../usecases/caller";
+import { actorOf } from "./auth";
+import { inBackground } from "./background";
+
+/** This request's services as the use cases take them, before anyone is authenticated (registering, logging in). */
+export function guestOf(c: Context<AppEnv>): Guest {
+  return {
+    config: c.get("config"),
+    db: c.get("db"),
+    rooms: c.get("rooms"),
+    webhooks: c.env.WEBHOOKS,
+    background: (work) => inBackground(c, work),
+  };
+}
+
+/**
+ * The use cases' caller for a request past `auth()` (the API) or `requireSession` (the web forms): the services,
+ * the actor, and what `limitsAndIdempotency()` left on the context. `deferredLimit` is the context's own object,
+ * so the `applies` a use case writes back is what the gate reads when it settles.
+ */
+export function callerOf(c: Context<AppEnv>): Caller {
+  return { ...guestOf(c), actor: actorOf(c), idempotency: c.get("idempotency"), deferredLimit: c.get("deferredLimit") };
+}

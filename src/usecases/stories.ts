@@ -1,0 +1,20 @@
+import * as domain from "../domain/stories";
+import type { CreateStoryBody } from "../schemas/stories";
+import type { Caller } from "./caller";
+
+/** Creates the story: its starter and initial segments from the top level, else from the pack (validated present). */
+export function createStory(caller: Caller, body: CreateStoryBody) {
+  const pack = body.story_pack;
+  const input = { ...body, starter: (body.starter ?? pack?.starter)!, initial_segments: (body.initial_segments ?? pack?.initial_segments)! };
+  return domain.createStory(caller.db, caller.actor, input, caller.idempotency);
+}
+
+/** Changes a story (owner or admin); archiving it also tells its branches' live streams, after the answer. */
+export async function updateStory(caller: Caller, storyId: string, patch: domain.StoryPatch) {
+  const story = await domain.updateStory(caller.db, caller.actor, storyId, patch);
+  if (patch.status === "archived") {
+    const tell = domain.storyBranchIds(caller.db, storyId).then((ids) => Promise.all(ids.map((branchId) => caller.rooms.archived(branchId))));
+    await caller.background(tell);
+  }
+  return story;
+}
