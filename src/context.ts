@@ -2,7 +2,7 @@ import type { Actor } from "./domain/actor";
 import type { IdempotentRequest } from "./domain/idempotency";
 import type { Env } from "./env";
 import type { RequestMeter } from "./lib/meter";
-import type { Caller, DeferredLimit } from "./usecases/caller";
+import type { Caller, SegmentQuota } from "./usecases/caller";
 
 /**
  * What every request has on `c.var`, set by the `servicesAndServerTiming` middleware before any route runs.
@@ -27,7 +27,7 @@ export interface AppEnv {
     viewer?: Actor;
     /** The write's Idempotency-Key, set by `limitsAndIdempotency()`: domain writes record it in their batch. */
     idempotency?: IdempotentRequest;
-    /** A limit the gate counted but left to the use case, set by `limitsAndIdempotency()` (src/usecases/caller.ts). */
-    deferredLimit?: DeferredLimit;
+    /** The writer's segment limits for the room to count, set by `limitsAndIdempotency("segment")` (src/usecases/caller.ts). */
+    segmentQuota?: SegmentQuota;
   };
 }

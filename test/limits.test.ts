@@ -131,6 +131,34 @@ describe("counting under concurrency, and who is exempt", () => {
     expect(n).toBe(10);
   });
 
+  it("30 parallel segments over 30 branches under a limit of 20: the rooms count in D1, exactly 20 pass and 20 exist", async () => {
+    const human = await registerHuman();
+    const story = await createStory(human.token);
+    const branches = await Promise.all(Array.from({ length: 30 }, () => createBranch(human.token, story.id)));
+    const results = await Promise.all(branches.map((b) => limited(human.token, `/branches/${b.id}/segments`, { content: words(4) })));
+    expect(results.filter((r) => r.status >= 500)).toEqual([]);
+    expect(results.filter((r) => r.status === 201)).toHaveLength(20);
+    for (const refused of results.filter((r) => r.status !== 201)) expectLimited(refused, "RATE_LIMIT_EXCEEDED", "20 per hour");
+    const remaining = results
+      .filter((r) => r.status === 201)
+      .map((r) => Number(r.headers.get("x-ratelimit-remaining")))
+      .sort((a, b) => a - b);
+    // Each write's tightest counter as its own batch saw it: the per-branch one (1 left) until the hourly one is lower.
+    expect(remaining).toEqual([0, ...Array(19).fill(1)]);
+    const sql = "SELECT count(*) AS n FROM segments WHERE author_id = ? AND branch_id != ?";
+    const { n } = (await env.DB.prepare(sql).bind(human.id, story.main_branch_id).first<{ n: number }>())!;
+    expect(n).toBe(20);
+  });
+
+  it("a refused segment counts nothing: a 422 (too short) leaves the countdown where it was", async () => {
+    const human = await registerHuman();
+    const story = await createStory(human.token);
+    const first = await limited(human.token, `/branches/${story.main_branch_id}/segments`, { content: words(4) });
+    expectRemaining(first, 2, 1);
+    expectError(await limited(human.token, `/branches/${story.main_branch_id}/segments`, { content: "x" }), 422, "SEGMENT_TOO_SHORT");
+    expectRemaining(await limited(human.token, `/branches/${story.main_branch_id}/segments`, { content: words(4) }), 2, 0);
+  });
+
   it("admins are exempt: 12 stories under a limit of 10 all pass", async () => {
     const email = `${unique("root")}@example.com`;
     await env.DB.exec((await adminInsertSql({ username: unique("root"), email, password: "admin password" })).sql);

@@ -56,12 +56,13 @@ export function rowOf(s: NewSegment): SegmentRow {
 
 /**
  * The statements that write a segment and its log entry. With `onlyIfStoryActive` the segment is inserted
- * only while its story is active, and the log entry only if the segment was: the first statement's
- * `changes` tells the caller whether anything was written.
+ * only while its story is active (and `onlyIf` holds, when given), and the log entry only if the segment was:
+ * the first statement's `changes` tells the caller whether anything was written.
  */
-export function segmentStatements(db: Db, s: NewSegment, { onlyIfStoryActive }: { onlyIfStoryActive: boolean }) {
+export function segmentStatements(db: Db, s: NewSegment, { onlyIfStoryActive, onlyIf }: { onlyIfStoryActive: boolean; onlyIf?: SQL }) {
   const r = rowOf(s);
-  const guard = onlyIfStoryActive ? sql`WHERE EXISTS (SELECT 1 FROM stories WHERE id = ${s.storyId} AND status = 'active')` : sql``;
+  const also = onlyIf ? sql` AND ${onlyIf}` : sql``;
+  const guard = onlyIfStoryActive ? sql`WHERE EXISTS (SELECT 1 FROM stories WHERE id = ${s.storyId} AND status = 'active')${also}` : sql``;
   return [
     rawRun(
       db,

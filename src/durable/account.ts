@@ -10,11 +10,6 @@ export interface Counter {
   /** How the limit reads in errors, e.g. "10 per hour". */
   label: string;
   code: "RATE_LIMIT_EXCEEDED" | "DAILY_QUOTA_EXCEEDED";
-  /**
-   * Deferred: the gate does not refuse on it but reports it (`proceed.deferred`), because only the caller can
-   * tell whether it applies (the per-branch segment limit does not apply to a bot writing at its own turn).
-   */
-  deferred?: boolean;
 }
 
 export interface StoredResponse {
@@ -26,7 +21,7 @@ export interface StoredResponse {
 }
 
 export type Admission =
-  | { kind: "proceed"; reservation: string; rate: RateState | null; deferred: { key: string; rate: RateState; refusal: Refusal | null } | null }
+  | { kind: "proceed"; reservation: string; rate: RateState | null }
   | { kind: "replay"; response: StoredResponse; rate: RateState | null }
   | { kind: "mismatch" }
   | ({ kind: "limited" } & Refusal);
@@ -58,8 +53,6 @@ const PRUNE_EVERY_MS = 60_000;
  */
 export class AccountGate extends DurableObject<Env> {
   private inflight = new Map<string, Inflight>();
-  /** The keys each live reservation holds hits under (memory only: a cold start deleted every pending hit). */
-  private reserved = new Map<string, { keys: string[]; at: number }>();
   private prunedAt = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -80,15 +73,7 @@ export class AccountGate extends DurableObject<Env> {
     if (idem) {
       const seen = await this.previous(idem);
       // A replay counts nothing but still says where the caller stands.
-      if (seen?.kind === "replay")
-        return {
-          ...seen,
-          rate: this.tightest(
-            states().filter((s) => !s.c.deferred),
-            now,
-            0,
-          ),
-        };
+      if (seen?.kind === "replay") return { ...seen, rate: this.tightest(states(), now, 0) };
       if (seen) return seen;
     }
     return this.admitNew(idem, states(), now);
@@ -96,23 +81,19 @@ export class AccountGate extends DurableObject<Env> {
 
   private admitNew(idem: { key: string; hash: string } | null, states: { c: Counter; count: number; oldest: number }[], now: number): Admission {
     const isOver = (s: (typeof states)[number]) => s.count >= s.c.limit;
-    const over = states.find((s) => !s.c.deferred && isOver(s));
+    const over = states.find(isOver);
     if (over) {
       if (idem) this.release(idem.key);
       return { kind: "limited", ...this.refusal(over, now) };
     }
     const reservation = crypto.randomUUID();
-    const keys = states.filter((s) => !isOver(s)).map((s) => s.c.key);
-    this.insertHits(reservation, keys, now, { pending: true });
-    this.reserved.set(reservation, { keys, at: now });
-    const tightest = this.tightest(
-      states.filter((s) => !s.c.deferred),
+    this.insertHits(
+      reservation,
+      states.map((s) => s.c.key),
       now,
-      1,
+      { pending: true },
     );
-    const d = states.find((s) => s.c.deferred);
-    const deferred = d ? { key: d.c.key, rate: this.rate(d, now, isOver(d) ? 0 : 1), refusal: isOver(d) ? this.refusal(d, now) : null } : null;
-    return { kind: "proceed", reservation, rate: tightest, deferred };
+    return { kind: "proceed", reservation, rate: this.tightest(states, now, 1) };
   }
 
   /**
@@ -126,14 +107,8 @@ export class AccountGate extends DurableObject<Env> {
   ): Promise<void> {
     const { counted, response, keys } = outcome;
     const sql = this.ctx.storage.sql;
-    const held = this.reserved.get(reservation);
-    this.reserved.delete(reservation);
-    // Only the keys the request counted against (a deferred counter that did not apply is let go).
-    const letGo = counted ? (held?.keys ?? []).filter((k) => !keys.includes(k)) : null;
-    if (letGo === null) sql.exec("DELETE FROM counted_hits WHERE reservation = ?", reservation);
-    else if (letGo.length)
-      sql.exec("DELETE FROM counted_hits WHERE reservation = ? AND key IN (SELECT value FROM json_each(?))", reservation, JSON.stringify(letGo));
-    if (counted && !sql.exec("UPDATE counted_hits SET pending = 0 WHERE reservation = ?", reservation).rowsWritten) {
+    if (!counted) sql.exec("DELETE FROM counted_hits WHERE reservation = ?", reservation);
+    else if (!sql.exec("UPDATE counted_hits SET pending = 0 WHERE reservation = ?", reservation).rowsWritten) {
       // A cold start forgot the reservation (and deleted its pending hits): count the request again.
       this.insertHits(reservation, keys, Date.now(), { pending: false });
     }
@@ -235,7 +210,6 @@ export class AccountGate extends DurableObject<Env> {
   private prune(now: number) {
     if (now - this.prunedAt < PRUNE_EVERY_MS) return;
     this.prunedAt = now;
-    for (const [reservation, { at }] of this.reserved) if (at <= now - RESERVATION_LEASE_MS) this.reserved.delete(reservation);
     this.ctx.storage.sql.exec("DELETE FROM counted_hits WHERE at <= ? OR (pending = 1 AND at <= ?)", now - MAX_WINDOW_MS, now - RESERVATION_LEASE_MS);
     this.ctx.storage.sql.exec("DELETE FROM stored_answers WHERE created_at <= ?", now - IDEMPOTENCY_TTL_MS);
   }

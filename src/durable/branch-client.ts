@@ -1,5 +1,6 @@
 import type { Writer } from "../domain/actor";
 import type { IdempotentRequest } from "../domain/idempotency";
+import type { RateState } from "../lib/limit-error";
 import type { RequestMeter } from "../lib/meter";
 import type { BranchRoom, JoinResult, LeaveResult, Role, SubmitOptions, SubmitResult } from "./branch";
 import { type Outcome, unwrap } from "./result";
@@ -14,12 +15,8 @@ export class BranchRooms {
     private readonly meter: RequestMeter,
   ) {}
 
-  submit(branchId: string, writer: Writer, content: string, options: SubmitOptions): Promise<{ data: SubmitResult; inTurn: boolean }> {
+  submit(branchId: string, writer: Writer, content: string, options: SubmitOptions): Promise<{ data: SubmitResult; rate: RateState | null }> {
     return this.call(branchId, (room) => room.submit(branchId, writer, content, options));
-  }
-
-  yieldTurn(branchId: string, botId: string): Promise<{ turn_passed: boolean; next_bot: { id: string; name: string } | null }> {
-    return this.call(branchId, (room) => room.yieldTurn(branchId, botId));
   }
 
   join(branchId: string, bot: { id: string; name: string }, role: Role, idem?: IdempotentRequest): Promise<JoinResult> {

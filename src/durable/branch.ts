@@ -11,7 +11,8 @@ import { type WebhookMessage, outboxStatements, publish, yourTurnMessage } from 
 import { configOf } from "../config";
 import type { Env } from "../env";
 import { ApiError, notFound, storyArchived, validationError } from "../lib/errors";
-import { type Refusal as LimitRefusal, limitError } from "../lib/limit-error";
+import { type RateState, limitError } from "../lib/limit-error";
+import { type SegmentLimits, type SegmentUsage, refusalOf, tightest, underLimits, usageQuery } from "../domain/segment-quota";
 import type { D1Counter } from "../lib/meter";
 import { type Member, type Refusal, type TurnEvent, type TurnState, holder, inTurnMode, transition, turnOrder } from "../turns/rules";
 import { memberStatement, queueQuery, turnColumnsStatement, turnStateOf } from "../turns/store";
@@ -35,6 +36,13 @@ interface Room {
   turn: TurnState;
 }
 
+/** The writer's limits for one write: whether the per-branch one applies, and the write's time. */
+interface Quota {
+  limits: SegmentLimits;
+  perBranch: boolean;
+  now: number;
+}
+
 /** A transition the rule allowed, with the `your_turn` event of the turn it begins (if any). */
 type Applied = Extract<ReturnType<typeof transition>, { ok: true }> & { event: WebhookMessage | null };
 
@@ -44,8 +52,8 @@ export interface SubmitOptions {
   /** The writer opens the branch with a starter segment (exempt from min_length). */
   isStarter?: boolean;
   idempotency?: IdempotentRequest;
-  /** The per-branch hourly segment limit, when the caller's gate found it reached: it applies outside turn mode. */
-  branchLimit?: LimitRefusal | null;
+  /** The writer's segment limits, counted in the write's own batch (none for admins). */
+  limits?: SegmentLimits | null;
 }
 
 type SegmentView = ReturnType<typeof segmentView>;
@@ -143,22 +151,9 @@ export class BranchRoom extends DurableObject<Env> {
     }));
   }
 
-  /** A segment; `inTurn` says whether it was written at the writer's own turn (turn mode). */
-  submit(branchId: string, writer: Writer, content: string, options: SubmitOptions = {}): Promise<Outcome<{ data: SubmitResult; inTurn: boolean }>> {
+  /** A segment, with where the writer now stands against its tightest limit (`rate`, null without limits). */
+  submit(branchId: string, writer: Writer, content: string, options: SubmitOptions = {}): Promise<Outcome<{ data: SubmitResult; rate: RateState | null }>> {
     return this.run(() => this.doSubmit(branchId, writer, content, options));
-  }
-
-  /** A bot was refused by a rate limit: if it holds the turn, the turn passes at once to the next bot. */
-  yieldTurn(branchId: string, botId: string): Promise<Outcome<{ turn_passed: boolean; next_bot: { id: string; name: string } | null }>> {
-    return this.run(async () => {
-      const room = await this.load(branchId);
-      const applied = this.decide(room, { type: "limited", botId });
-      if (!applied.writes.turn) return { turn_passed: false, next_bot: null };
-      await this.db.batch(this.turnStatements(room, applied) as [ReturnType<typeof rawRun>]);
-      await this.keep(room, applied, { reason: "limited" });
-      const next = holder(applied.state);
-      return { turn_passed: true, next_bot: next && { id: next.botId, name: next.name } };
-    });
   }
 
   join(branchId: string, bot: { id: string; name: string }, role: Role, idem?: IdempotentRequest): Promise<Outcome<JoinResult>> {
@@ -333,9 +328,9 @@ export class BranchRoom extends DurableObject<Env> {
     if (options.isStarter) this.checkStarter(room, writer);
     const length = checkLength(content, options.isStarter ? { ...room.rules, minLength: 0 } : room.rules);
     const applied = this.decide(room, { type: "submit", writer }, writer.id);
+    const now = Date.now();
     // In turn mode the queue paces the branch; the per-branch limit applies only to writes outside it.
-    const inTurn = inTurnMode(room.turn, writer.type);
-    if (!inTurn && options.branchLimit) throw limitError(options.branchLimit);
+    const quota = options.limits ? { limits: options.limits, perBranch: !inTurnMode(room.turn, writer.type), now } : null;
     const seg: NewSegment = {
       id: crypto.randomUUID(),
       branchId,
@@ -344,16 +339,36 @@ export class BranchRoom extends DurableObject<Env> {
       content,
       contentLength: length,
       sequenceOrder: room.nextSeq,
-      createdAt: new Date().toISOString(),
+      createdAt: new Date(now).toISOString(),
       parentSegmentId: room.lastSegmentId,
       isStarter: options.isStarter,
       kind: options.isStarter ? "fork" : "continuation",
     };
-    const data = await this.writeSegment(room, seg, applied, options.idempotency);
+    const { data, usage } = await this.writeSegment(room, seg, applied, options.idempotency, quota);
     room.nextSeq = seg.sequenceOrder + 1;
     room.lastSegmentId = seg.id;
     await this.keep(room, applied, { reason: "submitted", events: [liveSegment(branchId, data.segment, data.next_bot)] });
-    return { data, inTurn };
+    return { data, rate: quota && usage ? tightest(usage, quota.limits, quota.perBranch, now) : null };
+  }
+
+  /**
+   * A write its batch refused: a limit (a bot refused at its own turn loses the turn at once, so the branch is
+   * not held up for the turn timeout: `turn_passed`, `next_bot` in the 429's details), else the story was archived.
+   */
+  private async refused(room: Room, writer: Writer, quota: Quota | null, usage: SegmentUsage | undefined): Promise<never> {
+    const refusal = quota && usage ? refusalOf(usage, quota.limits, quota.perBranch, quota.now) : null;
+    if (!refusal) throw storyArchived();
+    throw limitError(refusal, writer.type === "bot" ? await this.passTurn(room, writer.id) : {});
+  }
+
+  /** A bot was refused by a limit: if it holds the turn, the turn passes at once to the next bot. */
+  private async passTurn(room: Room, botId: string): Promise<Record<string, unknown>> {
+    const applied = this.decide(room, { type: "limited", botId });
+    if (!applied.writes.turn) return {};
+    await this.db.batch(this.turnStatements(room, applied) as [ReturnType<typeof rawRun>]);
+    await this.keep(room, applied, { reason: "limited" });
+    const next = holder(applied.state);
+    return { turn_passed: true, next_bot: next && { id: next.botId, name: next.name } };
   }
 
   /** A starter opens a branch: only while it has no segments of its own, and only by its creator or an admin. */
@@ -376,21 +391,32 @@ export class BranchRoom extends DurableObject<Env> {
    * Segment, log, counters, turn, outbox and idempotency record in one batch; resyncs the sequence once if D1 is
    * ahead of the room (it cannot be, unless a writer outside the room wrote to this branch).
    */
-  private async writeSegment(room: Room, seg: NewSegment, applied: Applied, idem?: IdempotentRequest): Promise<SubmitResult> {
+  private async writeSegment(
+    room: Room,
+    seg: NewSegment,
+    applied: Applied,
+    idem: IdempotentRequest | undefined,
+    quota: Quota | null,
+  ): Promise<{ data: SubmitResult; usage?: SegmentUsage }> {
     for (let attempt = 0; ; attempt++) {
       try {
         const written = sql`AND EXISTS (SELECT 1 FROM segments WHERE id = ${seg.id})`;
-        const result = this.submitResult(seg, applied);
-        const [inserted] = await commit(() =>
+        const data = this.submitResult(seg, applied);
+        const author = seg.author.id;
+        const onlyIf = quota ? underLimits(author, seg.branchId, quota.limits, quota.perBranch, quota.now) : undefined;
+        const results = await commit(() =>
           this.db.batch([
-            ...segmentStatements(this.db, seg, { onlyIfStoryActive: true }),
+            ...segmentStatements(this.db, seg, { onlyIfStoryActive: true, onlyIf }),
             rawRun(this.db, sql`UPDATE branches SET segments_count = segments_count + 1, updated_at = ${seg.createdAt} WHERE id = ${seg.branchId} ${written}`),
             ...this.turnStatements(room, applied, written),
-            ...recordStatements(this.db, idem, { status: 201, data: result }, written),
+            ...recordStatements(this.db, idem, { status: 201, data }, written),
+            ...(quota ? [usageQuery(this.db, author, seg.branchId, quota.now)] : []),
           ]),
         );
-        if (inserted.meta.changes !== 1) throw storyArchived();
-        return result;
+        const inserted = results[0] as D1Result;
+        const usage = quota ? (results.at(-1) as SegmentUsage[])[0] : undefined;
+        if (inserted.meta.changes !== 1) return await this.refused(room, seg.author, quota, usage);
+        return { data, usage };
       } catch (err) {
         if (attempt > 0 || !uniqueViolation(err)?.includes("segments")) throw err;
         const [head] = await branchHeadQuery(this.db, seg.branchId);

@@ -17,9 +17,9 @@ export function guestOf(c: Context<AppEnv>): Guest {
 
 /**
  * The use cases' caller for a request past `auth()` (the API) or `requireSession` (the web forms): the services,
- * the actor, and what `limitsAndIdempotency()` left on the context. `deferredLimit` is the context's own object,
- * so the `applies` a use case writes back is what the gate reads when it settles.
+ * the actor, and what `limitsAndIdempotency()` left on the context. `segmentQuota` is the context's own object,
+ * so the `rate` a use case writes back is what the middleware shows.
  */
 export function callerOf(c: Context<AppEnv>): Caller {
-  return { ...guestOf(c), actor: actorOf(c), idempotency: c.get("idempotency"), deferredLimit: c.get("deferredLimit") };
+  return { ...guestOf(c), actor: actorOf(c), idempotency: c.get("idempotency"), segmentQuota: c.get("segmentQuota") };
 }

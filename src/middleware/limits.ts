@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler, Next } from "hono";
 import type { Config } from "../config";
 import type { AppEnv } from "../context";
 import type { AccountGate, Admission, Counter } from "../durable/account";
@@ -7,7 +7,10 @@ import { KeyAlreadyCommitted, committedAnswer } from "../domain/idempotency";
 import { sha256Hex } from "../lib/crypto";
 import { succeeded } from "../lib/envelope";
 import { ApiError } from "../lib/errors";
-import { type RateState, limitError, rateHeaders } from "../lib/limit-error";
+import type { Actor } from "../domain/actor";
+import type { SegmentLimits } from "../domain/segment-quota";
+import { limitError, rateHeaders } from "../lib/limit-error";
+import type { SegmentQuota } from "../usecases/caller";
 import { actorOf } from "./auth";
 import { inBackground } from "./background";
 import { renderError } from "./render-error";
@@ -28,12 +31,11 @@ export const idempotencyHeader = z.object({
 export const LIMIT_ERRORS = ["RATE_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED"] as const;
 
 const HOUR = 3600_000;
-const DAY = 24 * HOUR;
 
 const hourly = (key: string, limit: number): Counter => ({ key, limit, windowMs: HOUR, label: `${limit} per hour`, code: "RATE_LIMIT_EXCEEDED" });
 
 /** The counters an action draws on (numbers from wrangler.toml through the config). */
-function countersFor(action: LimitedAction, limits: Config["limits"], branchId: string | undefined): Counter[] {
+function countersFor(action: LimitedAction, limits: Config["limits"]): Counter[] {
   switch (action) {
     case "story":
       return [hourly("story", limits.storiesPerHour)];
@@ -49,13 +51,6 @@ function countersFor(action: LimitedAction, limits: Config["limits"], branchId: 
       return [hourly("rewrite", limits.rewritesPerHour)];
     case "pin":
       return [hourly("pin", limits.pinsPerHour)];
-    case "segment":
-      return [
-        hourly("segment", limits.segmentsPerHour),
-        // Deferred: it does not apply to a bot writing at its own turn, which only the branch's room knows.
-        { ...hourly(`segment:${branchId?.toLowerCase()}`, limits.segmentsPerBranchPerHour), deferred: true },
-        { key: "segment:day", limit: limits.segmentsPerDay, windowMs: DAY, label: `${limits.segmentsPerDay} per day`, code: "DAILY_QUOTA_EXCEEDED" },
-      ];
     default:
       return [];
   }
@@ -63,21 +58,6 @@ function countersFor(action: LimitedAction, limits: Config["limits"], branchId: 
 
 /** Which successful responses count against the limit: a join that finds the bot already queued (200) does not. */
 const counts = (action: LimitedAction, status: number) => succeeded(status) && (action !== "join" || status === 201);
-
-/**
- * What a refusal adds for an action: a bot refused at its own turn loses the turn at once, so the branch is
- * not held up for the turn timeout (`turn_passed`, `next_bot` in the 429's details).
- */
-const onLimited: Partial<Record<LimitedAction, (c: Context<AppEnv>) => Promise<Record<string, unknown>>>> = {
-  segment: async (c) => {
-    const actor = actorOf(c);
-    if (actor.type !== "bot") return {};
-    const { turn_passed, next_bot } = await c.get("rooms").yieldTurn(c.req.param("branch_id")!.toLowerCase(), actor.id);
-    return turn_passed ? { turn_passed, next_bot } : {};
-  },
-};
-
-const tighter = (a: RateState | null, b: RateState | null) => (!a ? b : !b ? a : b.remaining < a.remaining ? b : a);
 
 async function idempotencyOf(c: Context<AppEnv>) {
   const key = c.req.header("Idempotency-Key");
@@ -99,7 +79,8 @@ export function limitsAndIdempotency(action: LimitedAction): MiddlewareHandler<A
   return async (c, next) => {
     const actor = actorOf(c);
     const idem = await idempotencyOf(c);
-    const counters = actor.type === "admin" ? [] : countersFor(action, c.get("config").limits, c.req.param("branch_id"));
+    if (action === "segment") return countedByTheRoom(c, next, { actor, idem });
+    const counters = actor.type === "admin" ? [] : countersFor(action, c.get("config").limits);
     if (!idem && !counters.length) return next();
     const gate = c.env.ACCOUNT_GATE.get(c.env.ACCOUNT_GATE.idFromName(actor.id)) as DurableObjectStub<AccountGate>;
     const timeGate = <T>(call: () => Promise<T>) => c.get("meter").timeObject("AccountGate", call);
@@ -117,32 +98,56 @@ export function limitsAndIdempotency(action: LimitedAction): MiddlewareHandler<A
     if (admission.kind === "mismatch") {
       throw new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used with a different request");
     }
-    if (admission.kind === "limited") throw limitError(admission, await onLimited[action]?.(c));
+    if (admission.kind === "limited") throw limitError(admission);
     if (idem) c.set("idempotency", { actorId: actor.id, ...idem });
-    if (admission.deferred) c.set("deferredLimit", { ...admission.deferred, applies: true });
     await next();
-    // The key was committed by an attempt whose answer was lost (a crash): replay what D1 recorded with it. The
-    // write itself may find out (its batch fails on the key), or a rule may refuse the retry before it gets
-    // there (the turn has passed since): either way an error answer to a keyed request first asks D1.
-    const mayBeCommitted = c.error instanceof KeyAlreadyCommitted || c.res.status >= 400;
-    const replayed = idem && mayBeCommitted ? await replayCommitted(c, { actorId: actor.id, ...idem }) : false;
+    const replayed = idem ? await replayIfCommitted(c, { actorId: actor.id, ...idem }) : false;
     const { status, headers } = c.res;
     const counted = !replayed && counts(action, status);
     const response =
       status < 300 && idem
         ? { status, body: await c.res.clone().text(), contentType: headers.get("content-type") ?? "application/json", bookmark: c.get("meter").bookmark() }
         : null;
-    const deferred = c.get("deferredLimit");
-    const keys = counters.map((k) => k.key).filter((k) => deferred?.applies !== false || k !== deferred.key);
+    const keys = counters.map((k) => k.key);
     const settled = timeGate(() => gate.settle(idem, admission.reservation, { counted, response, keys }));
     // With a key the answer must be stored before we answer; a counted request without one need not wait.
     if (idem || !counted) await settled;
     else await inBackground(c, settled);
-    const rate = tighter(admission.rate, deferred?.applies ? deferred.rate : null);
+    const rate = admission.rate;
     // A replay counted nothing: it shows the counter as it stands.
     const shown = replayed && rate ? { ...rate, remaining: Math.min(rate.limit, rate.remaining + 1) } : rate;
     if ((counted || replayed) && shown) for (const [k, v] of Object.entries(rateHeaders(shown))) headers.set(k, v);
   };
+}
+
+/**
+ * Segments: the branch's room counts the writer's limits in the write's own D1 batch (src/domain/segment-quota.ts),
+ * and D1 keeps the Idempotency-Key with the write, so no gate is asked: the write is one RPC. The room answers a
+ * refusal with the 429 itself; a success gets the tightest counter's headers from what the room wrote back.
+ */
+async function countedByTheRoom(c: Context<AppEnv>, next: Next, { actor, idem }: { actor: Actor; idem: { key: string; hash: string } | null }) {
+  if (idem) c.set("idempotency", { actorId: actor.id, ...idem });
+  const quota: SegmentQuota | undefined = actor.type === "admin" ? undefined : { limits: segmentLimitsOf(c.get("config").limits) };
+  if (quota) c.set("segmentQuota", quota);
+  await next();
+  const replayed = idem ? await replayIfCommitted(c, { actorId: actor.id, ...idem }) : false;
+  if (!replayed && quota?.rate && c.res.status < 300) for (const [k, v] of Object.entries(rateHeaders(quota.rate))) c.res.headers.set(k, v);
+}
+
+const segmentLimitsOf = (limits: Config["limits"]): SegmentLimits => ({
+  perHour: limits.segmentsPerHour,
+  perDay: limits.segmentsPerDay,
+  perBranchPerHour: limits.segmentsPerBranchPerHour,
+});
+
+/**
+ * The key was committed by an attempt whose answer was lost (a crash): replay what D1 recorded with it. The
+ * write itself may find out (its batch fails on the key), or a rule may refuse the retry before it gets there
+ * (the turn has passed since): either way an error answer to a keyed request first asks D1.
+ */
+function replayIfCommitted(c: Context<AppEnv>, request: { actorId: string; key: string; hash: string }): Promise<boolean> | false {
+  const mayBeCommitted = c.error instanceof KeyAlreadyCommitted || c.res.status >= 400;
+  return mayBeCommitted && replayCommitted(c, request);
 }
 
 /** Answers with the response D1 committed under the key (or 422 when the key came with another request). */

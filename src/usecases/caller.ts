@@ -3,7 +3,8 @@ import type { Db } from "../db/client";
 import type { Actor } from "../domain/actor";
 import type { IdempotentRequest } from "../domain/idempotency";
 import type { BranchRooms } from "../durable/branch-client";
-import type { RateState, Refusal } from "../lib/limit-error";
+import type { SegmentLimits } from "../domain/segment-quota";
+import type { RateState } from "../lib/limit-error";
 
 /**
  * What a use case is called with, whichever door the request came through (a REST route, a web form, an MCP
@@ -24,21 +25,18 @@ export interface Caller {
   actor: Actor;
   /** The write's Idempotency-Key: domain writes record it in their batch. */
   idempotency?: IdempotentRequest;
-  /** A limit the gate counted but left to the use case (see `DeferredLimit`). */
-  deferredLimit?: DeferredLimit;
+  /** The writer's segment limits (none for admins), with `rate` written back (see `SegmentQuota`). */
+  segmentQuota?: SegmentQuota;
 }
 
 /** A caller nobody has authenticated yet (registering, logging in): the services alone. */
-export type Guest = Omit<Caller, "actor" | "idempotency" | "deferredLimit">;
+export type Guest = Omit<Caller, "actor" | "idempotency" | "segmentQuota">;
 
 /**
- * A limit the gate counted but left to the use case to enforce (the per-branch segment limit, which does not
- * apply to a bot at its own turn, which only the branch's room knows): `refusal` when it is reached; the use case
- * sets `applies` false when it did not apply, and the gate, settling after the answer, then does not count it.
+ * The writer's segment limits, which the branch's room counts in the write's own batch; the use case writes back
+ * `rate` (where the writer then stands against its tightest limit) for the door to show.
  */
-export interface DeferredLimit {
-  key: string;
-  rate: RateState;
-  refusal: Refusal | null;
-  applies: boolean;
+export interface SegmentQuota {
+  limits: SegmentLimits;
+  rate?: RateState | null;
 }

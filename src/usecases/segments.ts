@@ -2,15 +2,14 @@ import type { SegmentBody } from "../schemas/segments";
 import type { Caller } from "./caller";
 
 /**
- * Writes a segment through the branch's room, for a caller the limits gate admitted: the per-branch limit was
- * counted but deferred, since it does not apply to a bot at its own turn (only the room knows); `applies` is
- * written back for the gate.
+ * Writes a segment through the branch's room, which counts the writer's segment limits in the write's own batch;
+ * where the writer then stands is written back on `segmentQuota.rate`.
  */
 export async function submitSegment(caller: Caller, branchId: string, body: SegmentBody) {
   const { id, type, name } = caller.actor;
-  const limit = caller.deferredLimit;
-  const options = { isStarter: body.is_starter, idempotency: caller.idempotency, branchLimit: limit?.refusal ?? null };
-  const { data, inTurn } = await caller.rooms.submit(branchId, { id, type, name }, body.content, options);
-  if (limit) limit.applies = !inTurn;
+  const quota = caller.segmentQuota;
+  const options = { isStarter: body.is_starter, idempotency: caller.idempotency, limits: quota?.limits ?? null };
+  const { data, rate } = await caller.rooms.submit(branchId, { id, type, name }, body.content, options);
+  if (quota) quota.rate = rate;
   return data;
 }

@@ -1,0 +1,101 @@
+import { type SQL, sql } from "drizzle-orm";
+import { type Db, rawAll } from "../db/client";
+import type { RateState, Refusal } from "../lib/limit-error";
+
+/** An account's segment limits (wrangler.toml through the config); admins have none. */
+export interface SegmentLimits {
+  perHour: number;
+  perDay: number;
+  /** Segments on one branch per hour: only outside turn mode (in turn mode the queue paces the branch). */
+  perBranchPerHour: number;
+}
+
+const HOUR_MS = 3600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** Where one writer stands: its segments in the last day and hour, and on this branch in the last hour. */
+export interface SegmentUsage {
+  day: number;
+  dayOldest: string | null;
+  hour: number;
+  hourOldest: string | null;
+  branch: number;
+  branchOldest: string | null;
+}
+
+/**
+ * Segment limits are counted in D1, in the write's own batch, from the log of what the writer wrote (every
+ * segment but a story's opening ones, which a story's own limit covers): exact under concurrency (D1 runs one
+ * batch at a time), and a crashed request that wrote nothing counts nothing. The bounds are ISO timestamps, as
+ * `created_at` is.
+ */
+function written(authorId: string, since: number, branchId?: string): SQL {
+  const onBranch = branchId ? sql` AND branch_id = ${branchId}` : sql``;
+  return sql`(SELECT count(*) FROM logs WHERE author_id = ${authorId} AND is_continuation != 'new'
+    AND created_at > ${new Date(since).toISOString()}${onBranch})`;
+}
+
+/** The condition a segment insert carries: the writer is under every limit that applies to this write. */
+export function underLimits(authorId: string, branchId: string, limits: SegmentLimits, perBranch: boolean, now: number): SQL {
+  const branch = perBranch ? sql` AND ${written(authorId, now - HOUR_MS, branchId)} < ${limits.perBranchPerHour}` : sql``;
+  return sql`${written(authorId, now - HOUR_MS)} < ${limits.perHour} AND ${written(authorId, now - DAY_MS)} < ${limits.perDay}${branch}`;
+}
+
+/** Read at the end of the write's batch: the usage after the write (or as it stands, when it was refused). */
+export function usageQuery(db: Db, authorId: string, branchId: string, now: number) {
+  const hourAgo = new Date(now - HOUR_MS).toISOString();
+  return rawAll<SegmentUsage>(
+    db,
+    sql`SELECT count(*) AS day, min(created_at) AS dayOldest,
+      coalesce(sum(created_at > ${hourAgo}), 0) AS hour, min(CASE WHEN created_at > ${hourAgo} THEN created_at END) AS hourOldest,
+      coalesce(sum(created_at > ${hourAgo} AND branch_id = ${branchId}), 0) AS branch,
+      min(CASE WHEN created_at > ${hourAgo} AND branch_id = ${branchId} THEN created_at END) AS branchOldest
+    FROM logs WHERE author_id = ${authorId} AND is_continuation != 'new' AND created_at > ${new Date(now - DAY_MS).toISOString()}`,
+  );
+}
+
+interface Window {
+  code: Refusal["code"];
+  label: string;
+  limit: number;
+  count: number;
+  oldest: string | null;
+  windowMs: number;
+}
+
+/** The limits that apply, in the order a refusal names them: per hour, per day, then per branch. */
+function windows(usage: SegmentUsage, limits: SegmentLimits, perBranch: boolean): Window[] {
+  const hourly = (limit: number, count: number, oldest: string | null): Window => ({
+    code: "RATE_LIMIT_EXCEEDED",
+    label: `${limit} per hour`,
+    limit,
+    count,
+    oldest,
+    windowMs: HOUR_MS,
+  });
+  return [
+    hourly(limits.perHour, usage.hour, usage.hourOldest),
+    { code: "DAILY_QUOTA_EXCEEDED", label: `${limits.perDay} per day`, limit: limits.perDay, count: usage.day, oldest: usage.dayOldest, windowMs: DAY_MS },
+    ...(perBranch ? [hourly(limits.perBranchPerHour, usage.branch, usage.branchOldest)] : []),
+  ];
+}
+
+function rate(w: Window, now: number): RateState {
+  const oldest = w.oldest ? Date.parse(w.oldest) : now;
+  return { limit: w.limit, remaining: Math.max(0, w.limit - w.count), reset: Math.ceil((oldest + w.windowMs) / 1000) };
+}
+
+/** After a write: the counter closest to its limit, for the X-RateLimit-* headers. */
+export function tightest(usage: SegmentUsage, limits: SegmentLimits, perBranch: boolean, now: number): RateState {
+  return windows(usage, limits, perBranch)
+    .map((w) => rate(w, now))
+    .sort((a, b) => a.remaining - b.remaining)[0];
+}
+
+/** After a refused write: the limit it ran into (null: none did, so something else refused it). */
+export function refusalOf(usage: SegmentUsage, limits: SegmentLimits, perBranch: boolean, now: number): Refusal | null {
+  const over = windows(usage, limits, perBranch).find((w) => w.count >= w.limit);
+  if (!over) return null;
+  const oldest = over.oldest ? Date.parse(over.oldest) : now;
+  return { code: over.code, label: over.label, retryAfter: Math.max(1, Math.ceil((oldest + over.windowMs - now) / 1000)), rate: rate(over, now) };
+}
