@@ -31,6 +31,10 @@ const port = option("--port", "8787");
 const devArgs = ["dev", ...args];
 if (!args.includes("--ip")) devArgs.push("--ip", ip);
 if (!args.includes("--port")) devArgs.push("--port", port);
+// The pages' absolute addresses follow the address actually served (wrangler.toml's PUBLIC_ORIGIN is 8787's),
+// unless the caller sets PUBLIC_ORIGIN itself; a wildcard address is reached as the loopback one.
+const host = ip === "0.0.0.0" || ip === "::" ? "127.0.0.1" : ip.includes(":") ? `[${ip}]` : ip;
+if (!args.some((a) => a.startsWith("PUBLIC_ORIGIN:"))) devArgs.push("--var", `PUBLIC_ORIGIN:http://${host}:${port}`);
 
 // wrangler writes straight to this terminal: re-printing its lines through this process would cost every request
 // a second process's CPU on the same cores (each request logs a line). Readiness is seen by asking the server.

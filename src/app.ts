@@ -3,7 +3,7 @@ import { requestId } from "hono/request-id";
 import { getPath } from "hono/utils/url";
 import type { Env } from "./env";
 import { ApiError } from "./lib/errors";
-import { accessLog } from "./middleware/access-log";
+import { accessLog, liveAccessLog } from "./middleware/access-log";
 import { apiCors } from "./middleware/cors";
 import { limitBody } from "./middleware/body-limit";
 import { renderError } from "./middleware/render-error";
@@ -103,8 +103,10 @@ export const isApiPath = (path: string) => path === API_PREFIX || path.startsWit
 /** What every request goes through, whichever door: its id, its access-log line, and the services on `c.var`. */
 function platform() {
   const app = createRouter();
-  // Outermost, so every response (CORS preflights and unknown paths included) carries Server-Timing.
-  app.use("*", requestId({ generator: (c) => c.req.header("cf-ray") ?? crypto.randomUUID() }));
+  // Outermost, so every response (CORS preflights and unknown paths included) carries it. The id is ours: a new
+  // UUID, or the caller's own X-Request-Id when Hono's rule finds it well formed (at most 255 of [A-Za-z0-9_=-]).
+  // A `cf-ray` is never the id: the access log writes it as its own field, and only when well formed.
+  app.use("*", requestId());
   app.notFound((c) => renderError(c, new ApiError("NOT_FOUND", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)));
   app.onError((err, c) => renderError(c, err));
   return app;
@@ -118,8 +120,9 @@ function withServices(app: ReturnType<typeof createRouter>) {
 
 function createApiApp() {
   const app = platform();
-  // The live stream first: its 101 answer must reach the client untouched by the middleware below.
-  app.get(`${API_PREFIX}/branches/:branch_id/live`, openLiveStream);
+  // The live stream before the API's middleware, which would rewrite its 101 (CORS, ETag, Server-Timing): it has
+  // its own access-log line, and applies the read limit and the rest itself (src/routes/live.ts).
+  app.get(`${API_PREFIX}/branches/:branch_id/live`, liveAccessLog, openLiveStream);
   return withServices(app).route(API_PREFIX, buildApi());
 }
 

@@ -9,6 +9,11 @@ const count = z.coerce.number().int().min(0);
 const positive = z.coerce.number().int().min(1);
 const flag = z.enum(["true", "false"]).transform((v) => v === "true");
 const secret = z.string().min(1).optional();
+/** An origin (`https://host[:port]`, no path): what `new URL(v).origin` gives back unchanged, a trailing slash aside. */
+const origin = z
+  .string()
+  .transform((v) => v.replace(/\/$/, ""))
+  .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol) && new URL(v).origin === v, "an origin such as https://storyloom.example");
 
 const schema = z.object({
   JWT_SECRET: z.string().min(1),
@@ -17,6 +22,7 @@ const schema = z.object({
   TURN_TIMEOUT_SECONDS: positive,
   ALLOW_PRIVATE_WEBHOOKS: flag,
   LOG_REQUESTS: flag,
+  PUBLIC_ORIGIN: origin,
   READ_CACHE_MS: count,
   WEBHOOK_TIMEOUT_MS: positive,
   OUTBOX_RESEND_AFTER_SECONDS: positive,
@@ -50,6 +56,8 @@ function toConfig(v: z.infer<typeof schema>) {
     turnTimeoutMs: v.TURN_TIMEOUT_SECONDS * 1000,
     allowPrivateWebhooks: v.ALLOW_PRIVATE_WEBHOOKS,
     logRequests: v.LOG_REQUESTS,
+    /** The site's own origin: absolute addresses in pages are built on it, and the live stream accepts its browsers. */
+    publicOrigin: v.PUBLIC_ORIGIN,
     readCacheMs: v.READ_CACHE_MS,
     webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS,
     outboxResendAfterMs: v.OUTBOX_RESEND_AFTER_SECONDS * 1000,

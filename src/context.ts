@@ -15,7 +15,7 @@ export interface Services extends Pick<Caller, "config" | "db" | "rooms"> {
 export interface AppEnv {
   Bindings: Env;
   Variables: Services & {
-    /** This request's id (the cf-ray when present), set by `requestId()`; on every response as X-Request-Id. */
+    /** This request's id (a new UUID, or a well-formed X-Request-Id), set by `requestId()`; on every response as X-Request-Id. */
     requestId: string;
     /** The JSON text of a read's success envelope, as `ok()` serialized it (the micro-cache stores it). */
     rendered?: string;

@@ -13,6 +13,7 @@ export interface Env {
   TURN_TIMEOUT_SECONDS: string;
   ALLOW_PRIVATE_WEBHOOKS: string;
   LOG_REQUESTS: string;
+  PUBLIC_ORIGIN: string;
   READ_CACHE_MS: string;
   WEBHOOK_TIMEOUT_MS: string;
   OUTBOX_RESEND_AFTER_SECONDS: string;

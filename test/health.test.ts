@@ -53,15 +53,51 @@ describe("a server fault", () => {
 });
 
 describe("request ids and logs", () => {
-  it("every response carries X-Request-Id: the cf-ray when present, else a new id; error envelopes repeat it", async () => {
+  it("every response carries X-Request-Id: ours, or the caller's own well-formed X-Request-Id (Hono's rule), never the cf-ray; error envelopes repeat it", async () => {
+    const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
     const ok = await call("/health");
-    expect(ok.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
-    const ray = await call("/health", { headers: { "cf-ray": "8d3a1f2b3c4d5e6f-AMS" } });
-    expect(ray.headers.get("x-request-id")).toBe("8d3a1f2b3c4d5e6f-AMS");
+    expect(ok.headers.get("x-request-id")).toMatch(UUID);
+    for (const ray of ["8d3a1f2b3c4d5e6f-AMS", `"quoted" ${"x".repeat(6000)}`]) {
+      const res = await call("/health", { headers: { "cf-ray": ray } });
+      expect(res.headers.get("x-request-id")).toMatch(UUID);
+    }
+    const own = await call("/health", { headers: { "X-Request-Id": "client-trace_42=" } });
+    expect(own.headers.get("x-request-id")).toBe("client-trace_42=");
+    for (const bad of ["has space", '"quoted"', "semi;colon", "x".repeat(256)]) {
+      const res = await call("/health", { headers: { "X-Request-Id": bad } });
+      expect(res.headers.get("x-request-id"), bad).toMatch(UUID);
+    }
     const missing = await call("/nope");
     expect(missing.body.error.request_id).toBe(missing.headers.get("x-request-id"));
-    const refused = await call("/auth/me");
+    const refused = await call("/auth/me", { headers: { "cf-ray": "8d3a1f2b3c4d5e6f-AMS" } });
     expect(refused.body.error.request_id).toBe(refused.headers.get("x-request-id"));
+    expect(refused.body.error.request_id).toMatch(UUID);
+  });
+
+  it("logs a well-formed cf-ray as its own field, cf_ray, and leaves any other out", async () => {
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => void lines.push(String(line)));
+    const rays = [
+      "8d3a1f2b3c4d5e6f-AMS",
+      '8d3a1f2b3c4d5e6f-AMS"',
+      "8D3A1F2B3C4D5E6F-AMS",
+      "8d3a1f2b3c4d5e6-AMS",
+      "8d3a1f2b3c4d5e6f-AMSX",
+      "8d3a1f2b3c4d5e6f-ams",
+      "8d3a1f2b3c4d5e6f-AMS,8d3a1f2b3c4d5e6f-AMS",
+      `8d3a1f2b3c4d5e6f-AMS${"x".repeat(6000)}`,
+    ];
+    try {
+      for (const ray of rays) await call("/health", { headers: { "cf-ray": ray }, env: { LOG_REQUESTS: "true" } });
+      await call("/health", { env: { LOG_REQUESTS: "true" } });
+    } finally {
+      spy.mockRestore();
+    }
+    const logged = lines.map((l) => JSON.parse(l));
+    expect(logged).toHaveLength(rays.length + 1);
+    expect(logged[0].cf_ray).toBe("8d3a1f2b3c4d5e6f-AMS");
+    for (const line of logged.slice(1)) expect(line).not.toHaveProperty("cf_ray");
+    expect(lines.join("\n")).not.toContain("xxxxxxxx");
   });
 
   it("writes one JSON line per request with what the platform's record lacks: route, D1 round trips, caller, request id, error code", async () => {

@@ -1,6 +1,9 @@
-import { evictDurableObject, listDurableObjectIds, runDurableObjectAlarm } from "cloudflare:test";
+import { createExecutionContext, evictDurableObject, listDurableObjectIds, runDurableObjectAlarm } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { app } from "../src/app";
+import { INBOUND_FRAMES_PER_MINUTE, LIVE_SOCKETS } from "../src/domain/live-bounds";
+import type { Env } from "../src/env";
 import { BASE, call, createStory, expectError, join, registerBot, registerHuman, storyWithSegments, submit, words } from "./helpers";
 
 /** GET /branches/{id}/live: the branch's room speaks over a hibernatable WebSocket. */
@@ -8,16 +11,37 @@ import { BASE, call, createStory, expectError, join, registerBot, registerHuman,
 interface Stream {
   frames: any[];
   ws: WebSocket;
+  /** The 101 answer. */
+  res: Response;
+  /** Resolves with the close frame's code and reason, when the socket closes. */
+  closed: Promise<{ code: number; reason: string }>;
   /** Resolves when `n` frames (in all) have arrived. */
   until(n: number, ms?: number): Promise<any[]>;
   close(): void;
 }
 
-async function open(branchId: string, query = "", headers: Record<string, string> = {}): Promise<Stream> {
-  const res = await exports.default.fetch(`${BASE}/branches/${branchId}/live${query}`, { headers: { Upgrade: "websocket", ...headers } });
+interface UpgradeOptions {
+  query?: string;
+  headers?: Record<string, string>;
+  /** Bindings to change for this upgrade (served by the app itself, with the rest of the real env). */
+  env?: Partial<Env>;
+}
+
+/** An upgrade request as a client sends it; a fresh client address unless the test names one. */
+function upgrade(branchId: string, { query = "", headers = {}, env: bindings }: UpgradeOptions = {}): Promise<Response> {
+  const request = new Request(`${BASE}/branches/${branchId}/live${query}`, {
+    headers: { Upgrade: "websocket", "CF-Connecting-IP": `198.51.100.${Math.floor(Math.random() * 250)}`, ...headers },
+  });
+  if (!bindings) return exports.default.fetch(request);
+  return Promise.resolve(app.fetch(request, { ...env, ...bindings }, createExecutionContext()));
+}
+
+async function open(branchId: string, query = "", headers: Record<string, string> = {}, bindings?: Partial<Env>): Promise<Stream> {
+  const res = await upgrade(branchId, { query, headers, env: bindings });
   if (res.status !== 101) throw new Error(`no stream: ${res.status} ${await res.text()}`);
   const ws = res.webSocket!;
   const frames: any[] = [];
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.addEventListener("close", (e) => resolve({ code: e.code, reason: e.reason })));
   ws.accept();
   ws.addEventListener("message", (e) => {
     const text = e.data as string;
@@ -26,15 +50,37 @@ async function open(branchId: string, query = "", headers: Record<string, string
   return {
     frames,
     ws,
+    res,
+    closed,
     async until(n, ms = 5000) {
       for (const end = Date.now() + ms; frames.length < n && Date.now() < end; ) await new Promise((r) => setTimeout(r, 10));
       expect(frames.length, JSON.stringify(frames.map((f) => f.type))).toBeGreaterThanOrEqual(n);
       return frames;
     },
-    close: () => ws.close(1000, "done"),
+    close: () => {
+      try {
+        ws.close(1000, "done");
+      } catch {
+        // already closed by the server
+      }
+    },
   };
 }
 
+/** Resolves within `ms` or fails naming what it waited for. */
+async function within<T>(promise: Promise<T>, what: string, ms = 5000): Promise<T> {
+  let timer = 0;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms) as unknown as number;
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const errorOf = async (res: Response) => ((await res.json()) as any).error as { code: string; message: string; request_id?: string };
 const room = (branchId: string) => env.BRANCH_ROOM.get(env.BRANCH_ROOM.idFromName(branchId));
 
 describe("opening the stream", () => {
@@ -56,6 +102,7 @@ describe("opening the stream", () => {
         { bot_id: b.id, name: b.name, role: "voice", your_turn_order: 2 },
       ],
       last_sequence_order: 4,
+      archived: false,
     });
     stream.close();
   });
@@ -186,15 +233,202 @@ describe("resuming and hibernating", () => {
     stream.close();
   });
 
-  it("bounds the sockets per client address on one branch", async () => {
+  it("bounds the anonymous sockets per client address on one branch", async () => {
     const { story } = await storyWithSegments();
     const address = { "CF-Connecting-IP": "203.0.113.99" };
     const streams = [];
-    for (let i = 0; i < 8; i++) streams.push(await open(story.main_branch_id, "", address));
-    const refused = await exports.default.fetch(`${BASE}/branches/${story.main_branch_id}/live`, { headers: { Upgrade: "websocket", ...address } });
+    for (let i = 0; i < LIVE_SOCKETS.anonymousPerAddress; i++) streams.push(await open(story.main_branch_id, "", address));
+    const refused = await upgrade(story.main_branch_id, { headers: address });
     expect(refused.status).toBe(429);
-    expect(((await refused.json()) as any).error.code).toBe("RATE_LIMIT_EXCEEDED");
+    expect((await errorOf(refused)).code).toBe("RATE_LIMIT_EXCEEDED");
     const other = await open(story.main_branch_id, "", { "CF-Connecting-IP": "203.0.113.98" });
     for (const s of [...streams, other]) s.close();
+  });
+});
+
+describe("the live stream is a read like any other (issue 24)", () => {
+  /** A rate-limit binding that grants `leases` calls and refuses the rest, recording the keys it was asked for. */
+  const limiter = (leases: number) => {
+    const keys: string[] = [];
+    const binding = {
+      limit: async ({ key }: { key: string }) => {
+        keys.push(key);
+        return { success: keys.length <= leases };
+      },
+    } as RateLimit;
+    return { keys, binding };
+  };
+
+  it("counts each upgrade, and its page of replay, against the address's anonymous reads; past them 429 with Retry-After before upgrading", async () => {
+    const { owner, story } = await storyWithSegments();
+    const branch = story.main_branch_id;
+    const address = { "CF-Connecting-IP": "203.0.113.124" };
+    // One lease from the binding: 10 reads for this address.
+    const { keys, binding } = limiter(1);
+    for (let i = 0; i < 3; i++) {
+      const stream = await open(branch, "?after=0", address, { READ_LIMITER: binding }); // the upgrade and one page of replay: 2 reads
+      await stream.until(5);
+      stream.close();
+    }
+    for (let i = 0; i < 3; i++) expect((await call(`/branches/${branch}`, { headers: address, env: { READ_LIMITER: binding } })).status).toBe(200);
+    (await open(branch, "", address, { READ_LIMITER: binding })).close(); // the tenth read
+    expectError(await call(`/branches/${branch}`, { headers: address, env: { READ_LIMITER: binding } }), 429, "RATE_LIMIT_EXCEEDED");
+    const refused = await upgrade(branch, { headers: address, env: { READ_LIMITER: binding } });
+    expect(refused.status).toBe(429);
+    expect(refused.webSocket).toBeNull();
+    expect(refused.headers.get("retry-after")).toBe("60");
+    const error = await errorOf(refused);
+    expect(error.code).toBe("RATE_LIMIT_EXCEEDED");
+    expect(error.request_id).toBe(refused.headers.get("x-request-id"));
+    expect(new Set(keys)).toEqual(new Set(["read:203.0.113.124"]));
+    // A verified credential is not an anonymous read (there is no per-account read limit): it still gets in.
+    (await open(branch, "", { ...address, Authorization: `Bearer ${owner.token}` }, { READ_LIMITER: binding })).close();
+  });
+
+  it("logs the upgrade like every request, and the socket's close with its duration and frames; the 101 reaches the client whole", async () => {
+    const { owner, story } = await storyWithSegments();
+    const branch = story.main_branch_id;
+    const lines: any[] = [];
+    const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => void lines.push(JSON.parse(String(line))));
+    try {
+      const logging = { LOG_REQUESTS: "true" };
+      const stream = await open(branch, "", {}, logging);
+      expect((await stream.until(1))[0]).toMatchObject({ type: "hello", branch_id: branch });
+      const id = stream.res.headers.get("x-request-id");
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(lines).toContainEqual({
+        request_id: id,
+        route: "/api/v1/branches/:branch_id/live",
+        status: 101,
+        d1_round_trips: 1,
+        actor: "anonymous",
+        error: null,
+      });
+      expect((await submit(owner.token, branch, words(4))).status).toBe(201);
+      await stream.until(2);
+      stream.ws.send("anything");
+      await stream.until(3);
+      stream.close();
+      for (let i = 0; i < 200 && !lines.some((l) => l.event === "live socket closed"); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(lines.find((l) => l.event === "live socket closed")).toEqual({
+        event: "live socket closed",
+        request_id: id,
+        branch_id: branch,
+        actor: "anonymous",
+        code: 1000,
+        duration_ms: expect.any(Number),
+        frames_sent: 2,
+        frames_sent_complete: true,
+        frames_received: 1,
+      });
+      const refused = await upgrade(branch, { headers: { Origin: "https://elsewhere.example" }, env: logging });
+      expect(refused.status).toBe(403);
+      expect(lines.at(-1)).toEqual({
+        request_id: refused.headers.get("x-request-id"),
+        route: "/api/v1/branches/:branch_id/live",
+        status: 403,
+        d1_round_trips: 0,
+        actor: "anonymous",
+        error: "FORBIDDEN",
+      });
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("refuses a browser Origin other than the site's own with 403 FORBIDDEN; no Origin (bots) and the site's own are fine", async () => {
+    const { story } = await storyWithSegments();
+    const branch = story.main_branch_id;
+    for (const origin of ["https://evil.example", "null", "http://storyloom.test.evil.example", "https://storyloom.test", "http://storyloom.test:8080"]) {
+      const res = await upgrade(branch, { headers: { Origin: origin } });
+      expect(res.status, origin).toBe(403);
+      expect((await errorOf(res)).code).toBe("FORBIDDEN");
+    }
+    (await open(branch)).close();
+    (await open(branch, "", { Origin: "http://storyloom.test" })).close(); // the request's own origin
+    (await open(branch, "", { Origin: "https://storyloom.example" }, { PUBLIC_ORIGIN: "https://storyloom.example" })).close(); // the configured one
+  });
+
+  it(`reads ${INBOUND_FRAMES_PER_MINUTE} frames a minute from a socket, then closes it with 1008; ping is answered by the runtime and never counted`, async () => {
+    const { story } = await storyWithSegments();
+    const stream = await open(story.main_branch_id);
+    await stream.until(1);
+    let pongs = 0;
+    stream.ws.addEventListener("message", (e) => void (e.data === "pong" && pongs++));
+    for (let i = 0; i < 3 * INBOUND_FRAMES_PER_MINUTE; i++) stream.ws.send("ping");
+    for (let i = 0; i < 200 && pongs < 3 * INBOUND_FRAMES_PER_MINUTE; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(pongs).toBe(3 * INBOUND_FRAMES_PER_MINUTE);
+    for (let i = 0; i < INBOUND_FRAMES_PER_MINUTE; i++) stream.ws.send(`{"type":"nonsense","n":${i}}`);
+    const frames = await stream.until(1 + INBOUND_FRAMES_PER_MINUTE);
+    expect(frames.slice(1).every((f) => f.type === "error")).toBe(true);
+    stream.ws.send("one too many");
+    expect(await within(stream.closed, "the server's close")).toMatchObject({ code: 1008 });
+    expect(stream.frames).toHaveLength(1 + INBOUND_FRAMES_PER_MINUTE);
+  });
+
+  it("counts IPv6 addresses by /64: one /64 cannot open more sockets than one address", async () => {
+    const { story } = await storyWithSegments();
+    const branch = story.main_branch_id;
+    const streams = [];
+    for (let i = 1; i <= LIVE_SOCKETS.anonymousPerAddress; i++) streams.push(await open(branch, "", { "CF-Connecting-IP": `2001:db8:24:1::${i}` }));
+    for (const sameNet of ["2001:db8:24:1:ffff:ffff:ffff:ffff", "2001:0db8:0024:0001:0:0:0:abcd"]) {
+      const refused = await upgrade(branch, { headers: { "CF-Connecting-IP": sameNet } });
+      expect(refused.status, sameNet).toBe(429);
+      expect((await errorOf(refused)).code).toBe("RATE_LIMIT_EXCEEDED");
+    }
+    streams.push(await open(branch, "", { "CF-Connecting-IP": "2001:db8:24:2::1" })); // the next /64 is another address
+    for (const s of streams) s.close();
+  });
+
+  it("keeps a share of each branch for signed-in readers: anonymous sockets stop at theirs, and a signed-in caller at its own", async () => {
+    expect(LIVE_SOCKETS.anonymousPerBranch).toBeLessThan(LIVE_SOCKETS.perBranch - LIVE_SOCKETS.anonymousPerBranch);
+    expect(LIVE_SOCKETS.anonymousPerAddress * 20).toBeLessThanOrEqual(LIVE_SOCKETS.anonymousPerBranch);
+    const { story } = await storyWithSegments();
+    const branch = story.main_branch_id;
+    const streams: Stream[] = [];
+    for (let i = 0; i < LIVE_SOCKETS.anonymousPerBranch; i++) {
+      const address = `10.24.${Math.floor(i / LIVE_SOCKETS.anonymousPerAddress)}.1`;
+      streams.push(await open(branch, "", { "CF-Connecting-IP": address }));
+    }
+    const anonymous = await upgrade(branch, { headers: { "CF-Connecting-IP": "10.25.0.1" } });
+    expect(anonymous.status).toBe(429);
+    expect((await errorOf(anonymous)).message).toMatch(/anonymous/);
+    const bot = await registerBot();
+    const signedIn = { "CF-Connecting-IP": "10.25.0.2", Authorization: `Bearer ${bot.token}` };
+    for (let i = 0; i < LIVE_SOCKETS.perAccount; i++) streams.push(await open(branch, "", signedIn));
+    const over = await upgrade(branch, { headers: { ...signedIn, "CF-Connecting-IP": "10.25.0.3" } });
+    expect(over.status).toBe(429);
+    expect((await errorOf(over)).message).toMatch(/account/);
+    for (const s of streams) s.close();
+  });
+
+  it("?after= that is not a non-negative integer is 400 VALIDATION_ERROR naming it", async () => {
+    const { story } = await storyWithSegments();
+    for (const value of ["abc", "-1", "1.5", "0x1", "", "1e2", " 1", "+1", "99999999999999999999"]) {
+      const res = await upgrade(story.main_branch_id, { query: `?after=${encodeURIComponent(value)}` });
+      expect(res.status, JSON.stringify(value)).toBe(400);
+      const error = (await res.json()) as any;
+      expect(error.error.code).toBe("VALIDATION_ERROR");
+      expect(error.error.details.fields[0].field).toBe("after");
+    }
+    const resumed = await open(story.main_branch_id, "?after=3");
+    expect((await resumed.until(2)).map((f) => f.type)).toEqual(["hello", "segment"]);
+    resumed.close();
+  });
+
+  it("an archived branch: hello says so and the server closes the socket after it (and the replay); open sockets close after their archived frame", async () => {
+    const { owner, story } = await storyWithSegments();
+    const branch = story.main_branch_id;
+    const before = await open(branch);
+    await before.until(1);
+    expect((await call(`/stories/${story.id}`, { method: "PATCH", token: owner.token, body: { status: "archived" } })).status).toBe(200);
+    expect((await before.until(2))[1]).toMatchObject({ type: "archived", branch_id: branch });
+    expect(await within(before.closed, "the close after archived")).toMatchObject({ code: 1000, reason: "archived" });
+    const after = await open(branch, "?after=3");
+    expect(await within(after.closed, "the close after hello")).toMatchObject({ code: 1000, reason: "archived" });
+    expect(after.frames.map((f) => [f.type, f.archived ?? f.segment?.sequence_order])).toEqual([
+      ["hello", true],
+      ["segment", 4],
+    ]);
   });
 });

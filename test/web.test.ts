@@ -386,6 +386,33 @@ describe("the web reader", () => {
     expect(visible(after.text)).toContain("Fresh ink");
   });
 
+  it("absolute addresses come from PUBLIC_ORIGIN, never the request's Host: a page asked for under a foreign host never shows it, nor does the next reader's cached copy", async () => {
+    const cached = async (url: string, bindings: Partial<typeof env> = {}) => {
+      const ctx = createExecutionContext();
+      const host = new URL(url).host;
+      const headers = { Host: host, Accept: "text/html", "CF-Connecting-IP": "203.0.113.78" };
+      const res = await app.request(url, { headers }, { ...env, READ_CACHE_MS: "60000", ...bindings }, ctx);
+      await waitOnExecutionContext(ctx);
+      return { status: res.status, headers: res.headers, text: await res.text() };
+    };
+    const { story } = await storyWithSegments(); // a page no other test has put in the micro-cache
+    for (const path of [`/stories/${story.id}`, `/branches/${story.main_branch_id}`, "/?page=7"]) {
+      const foreign = await cached(`http://attacker.example${path}`);
+      expect(foreign.status).toBe(200);
+      expect(foreign.text).not.toContain("attacker.example");
+      expect(canonicalOf(foreign)).toBe(`${ORIGIN}${path}`);
+      const next = await cached(`${ORIGIN}${path}`);
+      expect(next.headers.get("x-read-cache")).toBe("hit");
+      expect(canonicalOf(next)).toBe(`${ORIGIN}${path}`);
+    }
+    const missing = await cached("http://attacker.example/no-such-page");
+    expect(missing.status).toBe(404);
+    expect(missing.text).not.toContain("attacker.example");
+    // The origin is the configuration's, whatever host served the page.
+    const elsewhere = await cached(`${ORIGIN}/bots/${w.bot.id}`, { PUBLIC_ORIGIN: "https://storyloom.example", READ_CACHE_MS: "0" });
+    expect(canonicalOf(elsewhere)).toBe(`https://storyloom.example/bots/${w.bot.id}`);
+  });
+
   it("EXPLAIN QUERY PLAN: the pages' queries scan no growing table", async () => {
     const seen = new Set<string>();
     const DB = recordingD1(env.DB, (q) => seen.add(q));

@@ -42,7 +42,12 @@ export interface LiveOptions {
   maxConsecutiveFailures?: number;
   /** Sends `ping` this often and reconnects when nothing came back since the previous one. Default 25 000; 0 = never. */
   pingIntervalMs?: number;
-  /** End the iteration after yielding an `archived` event (nothing follows it). Default true. */
+  /**
+   * End the iteration after yielding an `archived` event (nothing follows it). Default true. Either way the stream
+   * ends without reconnecting when the server closes the socket after `archived`. A `hello` that says `archived:
+   * true` (a branch archived before this connection) ends it once the segments up to its `last_sequence_order`
+   * have been yielded (the replay), without waiting for the server's close.
+   */
   endOnArchived?: boolean;
   /** Told about every connection change, e.g. for a log line. */
   onConnection?: (info: LiveConnectionInfo) => void;
@@ -115,6 +120,8 @@ export class LiveStream implements AsyncIterable<LiveEvent> {
     const { backoff = {}, maxConsecutiveFailures = 20, pingIntervalMs = 25_000, endOnArchived = true, onConnection } = this.options;
     let failures = 0;
     let gapAt: number | null = null; // the resume point of the last reconnection made to fill a gap
+    let archived = false; // an `archived` frame came: the server's close ends the stream
+    let archivedAt: number | null = null; // a `hello` said archived: the stream ends at this sequence_order
     while (!this.closed) {
       let delayNext = true;
       const inbox: Item[] = [];
@@ -168,11 +175,13 @@ export class LiveStream implements AsyncIterable<LiveEvent> {
           const item = inbox.shift()!;
           if (item.kind === "closed") {
             onConnection?.({ state: "closed", reason: item.reason });
+            if (archived || (archivedAt !== null && (this.lastSequence ?? archivedAt) >= archivedAt)) return;
             break;
           }
           const event = item.event;
           if (event.type === "hello") {
             failures = 0;
+            if (event.archived) archivedAt = event.last_sequence_order;
             this.lastSequence ??= event.last_sequence_order;
           } else if (event.type === "segment") {
             const seq = event.segment.sequence_order;
@@ -185,8 +194,10 @@ export class LiveStream implements AsyncIterable<LiveEvent> {
             }
             this.lastSequence = seq;
           }
+          if (event.type === "archived") archived = true;
           yield event;
           if (event.type === "archived" && endOnArchived) return;
+          if (archivedAt !== null && (this.lastSequence ?? archivedAt) >= archivedAt) return; // nothing more will come
         }
       } finally {
         if (pinger !== undefined) clearInterval(pinger);

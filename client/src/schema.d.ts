@@ -608,7 +608,13 @@ export interface paths {
         };
         /**
          * A WebSocket of the branch's events (hello, segment, turn, queue, archived); public
-         * @description Send `Upgrade: websocket`. Frames are JSON text (`LiveEvent`). `?after=<sequence_order>` replays the branch's segments after that number (at most 100, oldest first, `replay: true`) right after `hello`, so a client that reconnects with the last number it saw misses nothing. Send `ping` to get `pong`; any other frame is answered with an `error` frame. At most 500 sockets per branch and 8 per client address.
+         * @description Send `Upgrade: websocket`. Frames are JSON text (`LiveEvent`). `?after=<sequence_order>` replays the branch's segments after that number (at most 100, oldest first, `replay: true`) right after `hello`, so a client that reconnects with the last number it saw misses nothing.
+         *
+         *     A read like any other: without a credential the upgrade counts one read against the address's anonymous read limit, and `?after=` one more (its page of replay); past the limit the answer is 429 with `Retry-After`, before any socket is opened. A browser `Origin` other than the site's own is refused (403); requests without one (bots) are fine.
+         *
+         *     Send `ping` to get `pong` (answered at once, never counted); any other frame is answered with an `error` frame, and past 5 of them a minute the socket is closed with 1008. On an archived branch `hello` says `archived: true` and the server closes the socket after it (and the replay); open sockets are closed after their `archived` frame.
+         *
+         *     At most 500 sockets per branch, of which at most 200 anonymous; per branch at most 4 anonymous sockets per client address (an IPv6 address counts by its /64) and 8 per account (429 beyond them).
          */
         get: operations["getBranchesByBranchIdLive"];
         put?: never;
@@ -880,6 +886,8 @@ export interface components {
             }[];
             /** @description the branch's last sequence_order (its fork point when it has no segments) */
             last_sequence_order: number;
+            /** @description true when the branch's story is archived: nothing more will happen on it, and the server closes the socket after `hello` (and the replay) */
+            archived: boolean;
         };
         LiveSegment: {
             /**
@@ -939,6 +947,7 @@ export interface components {
                 your_turn_order: number;
             }[];
         };
+        /** @description the story was archived: the last frame, after which the server closes the socket */
         LiveArchived: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -949,7 +958,7 @@ export interface components {
             /** @description when the event happened (ISO 8601 UTC) */
             at: string;
         };
-        /** @description the answer to a frame the client should not have sent (only `ping` is read) */
+        /** @description the answer to a frame the client should not have sent (only `ping` is read); past 5 such frames a minute the socket is closed with 1008 */
         LiveError: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -985,7 +994,7 @@ export interface components {
         "X-RateLimit-Remaining": number;
         /** @description When that window frees a request (unix seconds) */
         "X-RateLimit-Reset": number;
-        /** @description This request's id (the cf-ray when present); error envelopes repeat it as `error.request_id` */
+        /** @description This request's id: a new UUID, or the request's own `X-Request-Id` when it is 1–255 characters of `[A-Za-z0-9_=-]`; error envelopes repeat it as `error.request_id` */
         "X-Request-Id": string;
         /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
         "Idempotent-Replayed": string;
@@ -5418,6 +5427,7 @@ export interface operations {
     getBranchesByBranchIdLive: {
         parameters: {
             query?: {
+                /** @description a sequence_order: a non-negative integer in decimal digits */
                 after?: number | null;
             };
             header?: {
@@ -5458,6 +5468,18 @@ export interface operations {
             };
             /** @description VALIDATION_ERROR */
             400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
                     "x-d1-bookmark": components["headers"]["x-d1-bookmark"];

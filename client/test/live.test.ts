@@ -92,6 +92,20 @@ describe("live(): the branch's events through the real Worker", () => {
     expect(seen.items.at(-1)?.type).toBe("archived");
   });
 
+  it("on a branch archived before it connected: yields hello (archived: true) and the replay, then ends at the server's close without reconnecting", async () => {
+    const human = await registerHuman();
+    const story = await createStory(human.token);
+    expect((await call(`/stories/${story.id}`, { method: "PATCH", token: human.token, body: { status: "archived" } })).status).toBe(200);
+    const ws = workerSockets();
+    const client = createStoryloomClient({ baseUrl: BASE, fetch: workerFetch, WebSocket: ws.factory });
+    const seen = collect(client.live(story.main_branch_id, { after: 2, backoff: { initialMs: 20 } }));
+    await seen.done;
+    expect(seen.error).toBe(null);
+    expect(seen.items.map((e) => (e.type === "segment" ? e.segment.sequence_order : e.type))).toEqual(["hello", 3, 4]);
+    expect(seen.items[0]).toMatchObject({ type: "hello", archived: true });
+    expect(ws.urls).toHaveLength(1);
+  });
+
   it("ends with the refusal for an unknown branch (404), without retrying", async () => {
     const ws = workerSockets();
     const client = createStoryloomClient({ baseUrl: BASE, fetch: workerFetch, WebSocket: ws.factory });
@@ -146,6 +160,20 @@ describe("live(): duplicates and gaps", () => {
     expect(server.urls.map((u) => new URL(u).searchParams.get("after"))).toEqual([null, "5", "8"]);
     stream.close();
     await seen.done;
+  });
+
+  it("on an archived branch ends once hello's last_sequence_order has been yielded, without waiting for the close; resumes a replay cut short", async () => {
+    const archived = (last: number) => ({ ...hello(last), archived: true });
+    const server = scripted([
+      { frames: [archived(250), ...Array.from({ length: 100 }, (_, i) => segment(101 + i, true))], close: true }, // one page of replay
+      { frames: [archived(250), ...Array.from({ length: 50 }, (_, i) => segment(201 + i, true))] }, // the rest; the close never comes
+    ]);
+    const stream = new LiveStream("http://x.test/api/v1/branches/b/live", server.factory, { after: 100, backoff: { initialMs: 1 } });
+    const seen = collect(stream);
+    await seen.done;
+    expect(seen.error).toBe(null);
+    expect(seqs(seen.items)).toEqual(Array.from({ length: 150 }, (_, i) => 101 + i));
+    expect(server.urls.map((u) => new URL(u).searchParams.get("after"))).toEqual(["100", "200"]);
   });
 
   it("gives up after maxConsecutiveFailures connections fail in a row", async () => {

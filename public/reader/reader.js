@@ -4,7 +4,9 @@
 // - live updates of a branch page: <ol data-live="/api/v1/branches/{id}/live" data-after="N"> follows the branch's
 //   WebSocket stream: new segments are appended at once, then replaced by the server's own rendering of them (with
 //   their vote and fork forms for a signed-in reader); the turn indicator and the queue are redrawn; a lost
-//   connection is resumed from the last sequence seen (`?after=`), so nothing is missed or shown twice.
+//   connection is resumed from the last sequence seen (`?after=`), so nothing is missed or shown twice. An archived
+//   story (an `archived` frame, or a `hello` that says `archived: true`) shows "Archived" and is not reconnected to
+//   when the server closes the socket.
 import { contentLength, lengthUnit } from "./length-rule.js";
 
 // ---- a form that came back with an error: focus its message, so it is read out and in view ----
@@ -65,6 +67,7 @@ function follow(list) {
   let retry = 1000;
   let members = [];
   let current = null;
+  let archived = false;
 
   const show = (text) => {
     if (!status) return;
@@ -88,12 +91,17 @@ function follow(list) {
         completeLater(frame.segment.id);
         return;
       }
-      if (frame.type === "archived") return show("Archived");
+      if (frame.type === "archived" || (frame.type === "hello" && frame.archived)) {
+        archived = true;
+        show("Archived");
+        if (frame.type === "archived") return;
+      }
       if (frame.type === "hello" || frame.type === "queue") members = frame.members;
       if (frame.type === "hello" || frame.type === "turn") current = frame.current_turn;
       if (frame.type === "hello" || frame.type === "turn" || frame.type === "queue") drawTurns(turns, members.length > 0, current, members);
     });
     socket.addEventListener("close", () => {
+      if (archived) return; // nothing more will happen on this branch
       show("Reconnecting…");
       setTimeout(connect, retry);
       retry = Math.min(retry * 2, 30_000);

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { segmentSchema } from "../schemas/segments";
+import { INBOUND_FRAMES_PER_MINUTE } from "./live-bounds";
 
 /**
  * The frames of `GET /api/v1/branches/{branch_id}/live` (a WebSocket served by the branch's room): JSON text,
@@ -23,6 +24,9 @@ export const liveHelloSchema = z
     current_turn: currentTurn,
     members: z.array(member),
     last_sequence_order: z.number().int().openapi({ description: "the branch's last sequence_order (its fork point when it has no segments)" }),
+    archived: z.boolean().openapi({
+      description: "true when the branch's story is archived: nothing more will happen on it, and the server closes the socket after `hello` (and the replay)",
+    }),
   })
   .openapi("LiveHello");
 
@@ -50,11 +54,13 @@ export const liveQueueSchema = z
   })
   .openapi("LiveQueue");
 
-export const liveArchivedSchema = z.object({ type: z.literal("archived"), ...base }).openapi("LiveArchived");
+export const liveArchivedSchema = z
+  .object({ type: z.literal("archived"), ...base })
+  .openapi("LiveArchived", { description: "the story was archived: the last frame, after which the server closes the socket" });
 
-export const liveErrorSchema = z
-  .object({ type: z.literal("error"), ...base, message: z.string() })
-  .openapi("LiveError", { description: "the answer to a frame the client should not have sent (only `ping` is read)" });
+export const liveErrorSchema = z.object({ type: z.literal("error"), ...base, message: z.string() }).openapi("LiveError", {
+  description: `the answer to a frame the client should not have sent (only \`ping\` is read); past ${INBOUND_FRAMES_PER_MINUTE} such frames a minute the socket is closed with 1008`,
+});
 
 export const liveEventSchema = z
   .discriminatedUnion("type", [liveHelloSchema, liveSegmentSchema, liveTurnSchema, liveQueueSchema, liveArchivedSchema, liveErrorSchema])

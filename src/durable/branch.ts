@@ -17,7 +17,7 @@ import type { D1Counter } from "../lib/meter";
 import { type Member, type Refusal, type TurnEvent, type TurnState, holder, inTurnMode, transition, turnOrder } from "../turns/rules";
 import { memberStatement, queueQuery, turnColumnsStatement, turnStateOf } from "../turns/store";
 import type { LiveEvent, TurnReason } from "../domain/live-events";
-import { LiveSockets, liveQueue, liveSegment, liveTurn } from "./live";
+import { LiveSockets, SOCKET_HEADER, type SocketRequest, liveQueue, liveSegment, liveTurn } from "./live";
 import { type Outcome, capture } from "./result";
 
 /** What the room keeps about its branch: where the next segment goes, the story's length rules, the turn. */
@@ -122,33 +122,34 @@ export class BranchRoom extends DurableObject<Env> {
   }
 
   /**
-   * `GET /branches/{id}/live` (the Worker checked the upgrade and that the branch exists): accept the socket,
-   * send `hello` and the segments after `?after=`, inside the lock, so no live event can slip between them.
+   * `GET /branches/{id}/live` (the Worker checked the upgrade, the origin, `?after=`, the read limit and that the
+   * branch exists): within the bounds, accept the socket, send `hello` and the segments after `?after=`, inside
+   * the lock, so no live event can slip between them.
    */
   override async fetch(request: Request): Promise<Response> {
-    const branchId = new URL(request.url).searchParams.get("branch_id") ?? "";
+    const socket = JSON.parse(request.headers.get(SOCKET_HEADER) ?? "null") as SocketRequest | null;
+    if (!socket) return new Response(null, { status: 400 });
     return this.serialized(async () => {
-      const room = await this.guarded(() => this.load(branchId)).catch(() => null);
+      const refused = this.live.refusal(socket);
+      if (refused) return refused;
+      const room = await this.guarded(() => this.load(socket.branchId)).catch(() => null);
       if (!room) return new Response(null, { status: 404 });
-      return this.live.accept(request, room.branchId, { turn: room.turn, lastSequence: room.nextSeq - 1, db: this.db });
+      return this.live.accept(socket, { turn: room.turn, lastSequence: room.nextSeq - 1, db: this.db });
     });
   }
 
-  /** Only `ping` is read (answered `pong` without waking the object); anything else gets an error frame. */
+  /** Only `ping` is read (answered `pong` by the runtime without waking the object); anything else costs a counter. */
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
-    this.live.refuse(ws, message);
+    this.live.received(ws, message);
   }
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
     this.live.closed(ws, code, reason);
   }
 
-  /** The story was archived: tell the live stream (no load, no storage: a room nobody watches stays empty). */
+  /** The story was archived: tell the live stream and close it (no load, no storage: a room nobody watches stays empty). */
   archived(branchId: string): Promise<Outcome<{ sockets: number }>> {
-    return this.serialized(async () => ({
-      ok: true,
-      value: { sockets: this.live.broadcast({ type: "archived", branch_id: branchId, at: new Date().toISOString() }) },
-    }));
+    return this.serialized(async () => ({ ok: true, value: { sockets: this.live.archive(branchId) } }));
   }
 
   /** A segment, with where the writer now stands against its tightest limit (`rate`, null without limits). */

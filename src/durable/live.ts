@@ -1,15 +1,10 @@
 import { and, asc, eq, gt } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { segments } from "../db/schema";
+import { INBOUND_FRAMES_PER_MINUTE, INBOUND_WINDOW_MS, LIVE_SOCKETS, REPLAY_LIMIT } from "../domain/live-bounds";
 import type { LiveEvent, TurnReason } from "../domain/live-events";
 import { segmentView } from "../domain/segments";
 import { type Member, type TurnState, queueView } from "../turns/rules";
-
-/** At most this many live sockets per branch, and per client address on one branch. */
-export const MAX_SOCKETS_PER_BRANCH = 500;
-export const MAX_SOCKETS_PER_ADDRESS = 8;
-/** `?after=` replays at most this many segments. */
-export const REPLAY_LIMIT = 100;
 
 const now = () => new Date().toISOString();
 type SegmentRecord = ReturnType<typeof segmentView>;
@@ -40,46 +35,122 @@ export const liveQueue = (branchId: string, change: "joined" | "left", bot: Memb
   members: queueView(turn).members,
 });
 
-interface Attachment {
+/** What the Worker tells the room about an upgrade it admitted (header `x-live-socket`, set by the Worker only). */
+export interface SocketRequest {
   branchId: string;
+  /** `?after=`, validated: replay the segments after it. */
+  after: number | null;
+  /** The branch's story is archived: `hello` says so and the socket is closed after it. */
+  archived: boolean;
+  /** The verified caller's account (`bot:<id>`, `human:<id>` …), null when anonymous. */
+  account: string | null;
+  /** The caller's kind for the log: anonymous, human, admin or bot. */
+  actor: string;
+  /** The client address as the per-address limits count it (src/lib/address.ts). */
+  address: string;
+  requestId: string;
+  /** Log the socket's close (the Worker's `LOG_REQUESTS`). */
+  log: boolean;
 }
 
-const refusal = (status: number, code: string, message: string) =>
-  new Response(JSON.stringify({ status: "error", error: { code, message } }), { status, headers: { "content-type": "application/json" } });
+export const SOCKET_HEADER = "x-live-socket";
+
+/** What a socket carries through hibernation: who opened it, and its counters. */
+interface Attachment {
+  branchId: string;
+  requestId: string;
+  actor: string;
+  log: boolean;
+  openedAt: number;
+  /** Frames sent when it opened (hello and the replay). */
+  sentAtOpen: number;
+  /** The room instance that accepted it, and how many events that instance had broadcast then. */
+  instance: string;
+  broadcastsAtOpen: number;
+  /** Frames it sent in the current window, when the window began, and in all. */
+  inbound: number;
+  inboundSince: number;
+  received: number;
+  /** The room closed it (and logged it). */
+  closed: boolean;
+}
+
+const refusal = (status: number, code: string, message: string, retryAfter?: number) =>
+  new Response(JSON.stringify({ status: "error", error: { code, message } }), {
+    status,
+    headers: { "content-type": "application/json", ...(retryAfter ? { "retry-after": String(retryAfter) } : {}) },
+  });
+
+/** How long a refused reader is asked to wait before trying again: sockets free up as readers leave. */
+const FULL_RETRY_AFTER = 60;
 
 /**
  * A branch's live stream with the WebSocket Hibernation API: the room accepts sockets through its state, so an
  * idle stream costs no object time; `ping` is answered by the runtime itself (auto-response) without waking it.
- * Sockets are tagged with their client address to bound them per address.
+ * Sockets are tagged with their address, their kind and their account to bound them (LIVE_SOCKETS). An inbound
+ * frame costs the room its socket's counter, nothing more; past INBOUND_FRAMES_PER_MINUTE the socket is closed.
  */
 export class LiveSockets {
+  /** This instance of the room (a new one after hibernation or eviction), and the events it has broadcast. */
+  private readonly instance = crypto.randomUUID();
+  private broadcasts = 0;
+
   constructor(private readonly ctx: DurableObjectState) {
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
   }
 
-  async accept(request: Request, branchId: string, at: { turn: TurnState; lastSequence: number; db: Db }): Promise<Response> {
-    const address = request.headers.get("cf-connecting-ip") ?? "unknown";
-    if (this.ctx.getWebSockets().length >= MAX_SOCKETS_PER_BRANCH) {
-      return refusal(429, "RATE_LIMIT_EXCEEDED", `This branch already has ${MAX_SOCKETS_PER_BRANCH} live connections`);
+  /** A refusal when a bound is reached, else null; checked inside the room's lock, before anything is loaded. */
+  refusal(socket: SocketRequest): Response | null {
+    const count = (tag?: string) => this.ctx.getWebSockets(tag).length;
+    const full = (message: string) => refusal(429, "RATE_LIMIT_EXCEEDED", message, FULL_RETRY_AFTER);
+    const { perBranch, anonymousPerBranch, anonymousPerAddress, perAddress, perAccount } = LIVE_SOCKETS;
+    if (count() >= perBranch) return full(`This branch already has ${perBranch} live connections`);
+    if (socket.account === null) {
+      if (count("anonymous") >= anonymousPerBranch) {
+        return full(`This branch's ${anonymousPerBranch} live connections for anonymous readers are taken; connect with a credential or retry later`);
+      }
+      if (count(`anonymous:${socket.address}`) >= anonymousPerAddress) {
+        return full(`At most ${anonymousPerAddress} anonymous live connections per address on one branch`);
+      }
+    } else if (count(`account:${socket.account}`) >= perAccount) {
+      return full(`At most ${perAccount} live connections per account on one branch`);
     }
-    if (this.ctx.getWebSockets(address).length >= MAX_SOCKETS_PER_ADDRESS) {
-      return refusal(429, "RATE_LIMIT_EXCEEDED", `At most ${MAX_SOCKETS_PER_ADDRESS} live connections per address on one branch`);
-    }
-    const afterParam = new URL(request.url).searchParams.get("after");
-    const after = afterParam === null || afterParam === "" ? NaN : Number(afterParam);
-    const missed = Number.isInteger(after) && after >= 0 && after < at.lastSequence ? await this.since(at.db, branchId, after) : [];
+    if (count(`address:${socket.address}`) >= perAddress) return full(`At most ${perAddress} live connections per address on one branch`);
+    return null;
+  }
+
+  async accept(socket: SocketRequest, at: { turn: TurnState; lastSequence: number; db: Db }): Promise<Response> {
+    const { branchId, after } = socket;
+    const missed = after !== null && after < at.lastSequence ? await this.since(at.db, branchId, after) : [];
     const [client, server] = Object.values(new WebSocketPair());
-    this.ctx.acceptWebSocket(server, [address]);
-    server.serializeAttachment({ branchId } satisfies Attachment);
+    const tags = socket.account === null ? ["anonymous", `anonymous:${socket.address}`] : [`account:${socket.account}`];
+    this.ctx.acceptWebSocket(server, [`address:${socket.address}`, ...tags]);
     const view = queueView(at.turn);
-    send(server, { type: "hello", branch_id: branchId, at: now(), ...view, last_sequence_order: at.lastSequence });
+    send(server, { type: "hello", branch_id: branchId, at: now(), ...view, last_sequence_order: at.lastSequence, archived: socket.archived });
     for (const row of missed) send(server, liveSegment(branchId, segmentView(row), null, { replay: true }));
+    const attachment: Attachment = {
+      branchId,
+      requestId: socket.requestId,
+      actor: socket.actor,
+      log: socket.log,
+      openedAt: Date.now(),
+      sentAtOpen: 1 + missed.length,
+      instance: this.instance,
+      broadcastsAtOpen: this.broadcasts,
+      inbound: 0,
+      inboundSince: Date.now(),
+      received: 0,
+      closed: false,
+    };
+    if (socket.archived) this.finish(server, attachment, 1000, "archived");
+    else server.serializeAttachment(attachment);
     return new Response(null, { status: 101, webSocket: client });
   }
 
   /** Sends one event to every socket; returns how many it reached. A socket that fails is left to close. */
   broadcast(event: LiveEvent): number {
     const frame = JSON.stringify(event);
+    this.broadcasts++;
     let sent = 0;
     for (const ws of this.ctx.getWebSockets()) {
       try {
@@ -92,18 +163,81 @@ export class LiveSockets {
     return sent;
   }
 
-  refuse(ws: WebSocket, message: string | ArrayBuffer) {
-    const { branchId } = (ws.deserializeAttachment() ?? { branchId: "" }) as Attachment;
-    const what = typeof message === "string" ? `"${message.slice(0, 40)}"` : "a binary frame";
-    send(ws, { type: "error", branch_id: branchId, at: now(), message: `Only "ping" is read on this stream; ignored ${what}` });
+  /** The story was archived: every socket gets `archived`, then is closed (nothing follows it). */
+  archive(branchId: string): number {
+    const sent = this.broadcast({ type: "archived", branch_id: branchId, at: now() });
+    for (const ws of this.ctx.getWebSockets()) {
+      const attachment = attachmentOf(ws);
+      if (attachment && !attachment.closed) this.finish(ws, attachment, 1000, "archived");
+    }
+    return sent;
   }
 
+  /**
+   * A frame from the client (never `ping`: the runtime answers it). It costs a counter: within the allowance it is
+   * answered with an `error` frame, past it the socket is closed with 1008 (policy violation).
+   */
+  received(ws: WebSocket, message: string | ArrayBuffer) {
+    const attachment = attachmentOf(ws);
+    if (!attachment || attachment.closed) return;
+    const at = Date.now();
+    if (at - attachment.inboundSince >= INBOUND_WINDOW_MS) {
+      attachment.inboundSince = at;
+      attachment.inbound = 0;
+    }
+    attachment.inbound++;
+    attachment.received++;
+    if (attachment.inbound > INBOUND_FRAMES_PER_MINUTE) {
+      return this.finish(ws, attachment, 1008, `at most ${INBOUND_FRAMES_PER_MINUTE} frames a minute; only "ping" is read`);
+    }
+    ws.serializeAttachment(attachment);
+    const what = typeof message === "string" ? `"${message.slice(0, 40)}"` : "a binary frame";
+    send(ws, { type: "error", branch_id: attachment.branchId, at: now(), message: `Only "ping" is read on this stream; ignored ${what}` });
+  }
+
+  /** The client closed the socket (or it dropped): answer the close, and log it unless the room closed it. */
   closed(ws: WebSocket, code: number, reason: string) {
+    const attachment = attachmentOf(ws);
+    if (attachment && !attachment.closed) this.log(attachment, code);
     try {
       ws.close(code === 1005 ? 1000 : code, reason);
     } catch {
       // already closed
     }
+  }
+
+  /** The room closes a socket: marked, so the client's answering close is not logged twice. */
+  private finish(ws: WebSocket, attachment: Attachment, code: number, reason: string) {
+    attachment.closed = true;
+    try {
+      ws.serializeAttachment(attachment);
+      ws.close(code, reason);
+    } catch {
+      // already closed
+    }
+    this.log(attachment, code);
+  }
+
+  /**
+   * One line per socket at its close: duration and frames. Events are counted once per broadcast, not per socket,
+   * so a socket opened before the room last hibernated knows only the frames since (`frames_sent_complete: false`).
+   */
+  private log(attachment: Attachment, code: number) {
+    if (!attachment.log) return;
+    const complete = attachment.instance === this.instance;
+    console.log(
+      JSON.stringify({
+        event: "live socket closed",
+        request_id: attachment.requestId,
+        branch_id: attachment.branchId,
+        actor: attachment.actor,
+        code,
+        duration_ms: Date.now() - attachment.openedAt,
+        frames_sent: attachment.sentAtOpen + this.broadcasts - (complete ? attachment.broadcastsAtOpen : 0),
+        frames_sent_complete: complete,
+        frames_received: attachment.received,
+      }),
+    );
   }
 
   private since(db: Db, branchId: string, after: number) {
@@ -115,6 +249,8 @@ export class LiveSockets {
       .limit(REPLAY_LIMIT);
   }
 }
+
+const attachmentOf = (ws: WebSocket) => ws.deserializeAttachment() as Attachment | null;
 
 function send(ws: WebSocket, event: LiveEvent) {
   try {

@@ -21,7 +21,11 @@ const HEADERS: Json = {
   "X-RateLimit-Limit": { description: "The limit of the counter closest to its limit", schema: int },
   "X-RateLimit-Remaining": { description: "Requests left in that counter's window", schema: int },
   "X-RateLimit-Reset": { description: "When that window frees a request (unix seconds)", schema: int },
-  "X-Request-Id": { description: "This request's id (the cf-ray when present); error envelopes repeat it as `error.request_id`", schema: str },
+  "X-Request-Id": {
+    description:
+      "This request's id: a new UUID, or the request's own `X-Request-Id` when it is 1–255 characters of `[A-Za-z0-9_=-]`; error envelopes repeat it as `error.request_id`",
+    schema: str,
+  },
   "Idempotent-Replayed": { description: "`true` when this is the stored answer to an earlier request with the same Idempotency-Key", schema: str },
 };
 

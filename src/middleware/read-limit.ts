@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context";
+import { addressKey } from "../lib/address";
 import { ApiError } from "../lib/errors";
 import { ReadLeases, WINDOW_SECONDS } from "../lib/read-leases";
 import { verifiedActor } from "./auth";
@@ -32,6 +33,17 @@ async function admitRead(limiter: RateLimit, key: string): Promise<boolean> {
 
 const isRead = (c: Context<AppEnv>) => c.req.method === "GET" || c.req.method === "HEAD";
 
+/** The client the limit counts: its address, an IPv6 address by its /64 (src/lib/address.ts). */
+const readKey = (c: Context<AppEnv>) => `read:${addressKey(c.req.header("cf-connecting-ip"))}`;
+
+const refusal = () =>
+  new ApiError(
+    "RATE_LIMIT_EXCEEDED",
+    `Too many anonymous reads from this address; retry in ${WINDOW_SECONDS} s or authenticate`,
+    { limit: "600 per minute", retry_after: WINDOW_SECONDS, reset_time: new Date(Date.now() + WINDOW_SECONDS * 1000).toISOString() },
+    { "Retry-After": String(WINDOW_SECONDS) },
+  );
+
 /**
  * Anonymous reads: 600 per minute per client address, through Cloudflare's rate-limiting binding. A request
  * counts as authenticated only when its credential verifies (it is then on `c.var.actor` for `auth()`); a
@@ -40,12 +52,17 @@ const isRead = (c: Context<AppEnv>) => c.req.method === "GET" || c.req.method ==
 export const anonymousReadLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
   const limiter = c.env.READ_LIMITER;
   if (!limiter || !isRead(c) || (await verifiedActor(c))) return next();
-  const key = `read:${c.req.header("cf-connecting-ip") ?? "unknown"}`;
-  if (await admitRead(limiter, key)) return next();
-  throw new ApiError(
-    "RATE_LIMIT_EXCEEDED",
-    `Too many anonymous reads from this address; retry in ${WINDOW_SECONDS} s or authenticate`,
-    { limit: "600 per minute", retry_after: WINDOW_SECONDS, reset_time: new Date(Date.now() + WINDOW_SECONDS * 1000).toISOString() },
-    { "Retry-After": String(WINDOW_SECONDS) },
-  );
+  if (await admitRead(limiter, readKey(c))) return next();
+  throw refusal();
 };
+
+/**
+ * The same limit for a read that is no ordinary GET: the live stream's upgrade takes `reads` (1, plus 1 for a
+ * page of replay) before anything is served, or throws the same 429. Signed-in callers have no read limit.
+ */
+export async function chargeReads(c: Context<AppEnv>, reads: number): Promise<void> {
+  const limiter = c.env.READ_LIMITER;
+  if (!limiter || (await verifiedActor(c))) return;
+  const key = readKey(c);
+  for (let i = 0; i < reads; i++) if (!(await admitRead(limiter, key))) throw refusal();
+}

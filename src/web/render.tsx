@@ -9,8 +9,12 @@ import { BranchPage } from "./pages";
 import { safeNext } from "./safe-next";
 import { viewerOf } from "./session";
 
-/** The absolute address of `path` on the host the request came to. */
-export const absolute = (c: Context<AppEnv>, path: string) => new URL(path, c.req.url).href;
+/**
+ * The absolute address of `path` (which starts with `/`) on the site's configured origin (`PUBLIC_ORIGIN`), never
+ * on the request's Host: a page is the same whichever host it was asked for under, so the micro-cache, which
+ * does not key on the host, can hand it to any reader.
+ */
+export const absolute = (c: Context<AppEnv>, path: string) => `${c.get("config").publicOrigin}${path}`;
 
 /** A page as HTML (its Cache-Control is set by the pages' middleware). */
 export const page = (c: Context<AppEnv>, html: Parameters<Context<AppEnv>["html"]>[0], status: ErrorStatus | 200 = 200) => c.html(html, status);
