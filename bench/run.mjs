@@ -109,10 +109,20 @@ async function versus(servers, name, ceilingOpts, caseOpts, extra = {}) {
 const read = (path, headers = {}, connections = CONNECTIONS) => ({
   url: ORIGIN + path,
   connections,
+  probe: { path, headers },
   requests: [{ setupRequest: (req) => asClient({ ...req, headers: { ...req.headers, ...headers } }) }],
 });
 
-/** Every case of a phase, in order; `kind` says which ceiling it is held to and which target it counts for. */
+/** The body a read answers with, its size and its D1 round trips (from a fresh client address). */
+async function probe({ path, headers }) {
+  const res = await fetch(ORIGIN + path, { headers: { "cf-connecting-ip": "10.255.0.1", ...headers } });
+  return { bytes: (await res.arrayBuffer()).byteLength, trips: d1Trips(res) };
+}
+
+/**
+ * Every case of a phase, in order; `kind` says which target it counts for. A read's ceiling answers with a body of
+ * the same size (`?bytes=`), so both move the same bytes.
+ */
 function casesOf(data, etag) {
   const { hot, segment, bots, bookmark } = data;
   const jwt = { authorization: `Bearer ${bots[0].token}` };
@@ -134,6 +144,7 @@ function casesOf(data, etag) {
     ["GET /dashboard/stats", "/api/v1/dashboard/stats"],
   ].map(([name, path]) => ({ name, kind: "read", opts: read(path) }));
   const trivial = (connections = CONNECTIONS) => ({ url: `${CEILING}/`, connections });
+  const d1 = { url: `${CEILING}/d1` };
   return [
     ...reads.map((c) => ({ ...c, ceiling: trivial() })),
     {
@@ -149,13 +160,13 @@ function casesOf(data, etag) {
     {
       name: "GET /stories with x-d1-bookmark (uncached, D1)",
       kind: "uncached",
-      ceiling: { url: `${CEILING}/d1` },
+      ceiling: d1,
       opts: read("/api/v1/stories", { "x-d1-bookmark": bookmark }),
     },
     {
       name: "GET segments with x-d1-bookmark (uncached, D1)",
       kind: "uncached",
-      ceiling: { url: `${CEILING}/d1` },
+      ceiling: d1,
       opts: read(`/api/v1/branches/${branch}/segments`, { "x-d1-bookmark": bookmark }),
     },
     {
@@ -173,19 +184,22 @@ function spreadCeiling() {
   return (req) => ({ ...req, body: JSON.stringify({ branch: `branch-${n++ % 40}`, content: "w ".repeat(20) }) });
 }
 
-async function runPhase(logged, data, etag) {
+async function runPhase(logged, data) {
   console.log(logged ? "phase: as shipped (access log on; the ceilings log the same line)" : "phase: silent (LOG_REQUESTS off; silent ceilings)");
   const servers = await startPhase(logged);
   try {
+    // The hot branch's ETag as this phase's server has it (the 304 case sends it back).
+    const etag = (await fetch(`${BASE}/branches/${data.hot.main_branch_id}/segments`)).headers.get("etag");
     const cases = casesOf(data, etag);
     // Warm both servers (JIT, module caches, the micro-cache) so the first measured case is not penalised.
     for (const c of cases.slice(0, 3)) await Promise.all([load({ duration: 2, ...c.ceiling }), load({ duration: 2, ...c.opts })]);
     const rows = [];
     for (const c of cases) {
-      const path = c.opts.url === ORIGIN ? null : new URL(c.opts.url).pathname;
-      const headers = c.kind === "uncached" ? { "x-d1-bookmark": data.bookmark } : {};
-      const trips = path ? await sampleTrips(path, headers) : "1–2";
-      rows.push(await versus(servers, c.name, c.ceiling, c.opts, { kind: c.kind, trips, logged }));
+      const sized = c.opts.probe ? { ...c.ceiling, url: `${c.ceiling.url}?bytes=${(await probe(c.opts.probe)).bytes}` } : c.ceiling;
+      const row = await versus(servers, c.name, sized, c.opts, { kind: c.kind, logged });
+      // Sampled after the load, so a cached read shows the micro-cache's 0 (a first request would miss it).
+      const after = c.opts.probe ? await probe(c.opts.probe) : null;
+      rows.push({ ...row, trips: after ? after.trips : "1–2", bytes: after?.bytes ?? null });
     }
     let turns = null;
     if (!values.only || new RegExp(values.only).test("four bots")) {
@@ -206,21 +220,13 @@ async function runPhase(logged, data, etag) {
   }
 }
 
-async function sampleTrips(path, headers) {
-  const res = await fetch(ORIGIN + path, { headers: { "cf-connecting-ip": "10.255.0.1", ...headers } });
-  await res.text();
-  return d1Trips(res);
-}
-
 /** Seeds a fresh state once (silent server), then both phases run on it. */
 async function prepare() {
   rmSync("bench/.tmp", { recursive: true, force: true });
   mkdirSync(STATE, { recursive: true });
   const servers = await startPhase(false);
   try {
-    const data = await seed(BASE);
-    const etag = (await fetch(`${BASE}/branches/${data.hot.main_branch_id}/segments`)).headers.get("etag");
-    return { data, etag };
+    return await seed(BASE);
   } finally {
     servers.stop();
     await new Promise((r) => setTimeout(r, 1500));
@@ -247,17 +253,18 @@ function report(rows, turnsRuns) {
     "process against `npm run dev` (wrangler dev: local D1, Durable Objects, queues) and, as ceilings, trivial Workers under the",
     "same `wrangler dev`, deployed as Storyloom is (static assets in front, `/api/v1/*` to the Worker first; bench/ceiling/):",
     "`GET /` answers at once, `GET /d1` makes one D1 round trip, `POST /write` makes one RPC to a SQLite-backed Durable Object",
-    "that runs one D1 batch of two statements. Each case runs A/B/A/B against its ceiling",
+    "that runs one D1 batch of two statements; a read's ceiling pads its answer to the read's body size (`?bytes=`, the",
+    "platform's cost of moving a body is not the Worker's code). Each case runs A/B/A/B against its ceiling",
     `(${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections unless named); "share" is the median of the per-round ratios. Silent: Storyloom`,
     "with `LOG_REQUESTS` off against silent ceilings; as shipped: its access log on, against ceilings that write the same one",
     "JSON line per request. Anonymous reads come from rotating client addresses (the 600/min read limit applies but is not hit);",
     "per-account limits are lifted. CPU is the workerd processes' user+system time over a run divided by its requests.",
     "",
-    "| case | mode | req/s | ceiling req/s | share (rounds) | p50 ms | p99 ms | D1 trips | CPU ms/req | ceiling CPU | statuses |",
-    "|---|---|---|---|---|---|---|---|---|---|---|",
+    "| case | mode | body bytes | req/s | ceiling req/s | share (rounds) | p50 ms | p99 ms | D1 trips | CPU ms/req | ceiling CPU | statuses |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ...rows.map(
       (r) =>
-        `| ${r.name} | ${r.logged ? "shipped" : "silent"} | ${r.rps.toFixed(0)} | ${r.ceilingRps.toFixed(0)} | ${pct(r.ratio)} (${r.ratios.map((x) => (x * 100).toFixed(0)).join(", ")}) | ${r.p50} | ${r.p99} | ${r.trips} | ${r.cpu.toFixed(2)} | ${r.ceilingCpu.toFixed(2)} | ${JSON.stringify(r.statuses)} |`,
+        `| ${r.name} | ${r.logged ? "shipped" : "silent"} | ${r.bytes ?? "–"} | ${r.rps.toFixed(0)} | ${r.ceilingRps.toFixed(0)} | ${pct(r.ratio)} (${r.ratios.map((x) => (x * 100).toFixed(0)).join(", ")}) | ${r.p50} | ${r.p99} | ${r.trips} | ${r.cpu.toFixed(2)} | ${r.ceilingCpu.toFixed(2)} | ${JSON.stringify(r.statuses)} |`,
     ),
     "",
     "## Targets",
@@ -314,11 +321,11 @@ function report(rows, turnsRuns) {
   return { text: lines.join("\n"), missed: missed + (fivexx ? 1 : 0) };
 }
 
-const { data, etag } = await prepare();
+const data = await prepare();
 const rows = [];
 const turnsRuns = [];
 for (const logged of [false, true]) {
-  const { rows: r, turns } = await runPhase(logged, data, etag);
+  const { rows: r, turns } = await runPhase(logged, data);
   rows.push(...r);
   if (turns) turnsRuns.push(turns);
 }

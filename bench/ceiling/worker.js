@@ -3,6 +3,8 @@
 // request writes one JSON line of the same shape as Storyloom's access log.
 //   GET  /api/v1/        answers at once (a cached read's ceiling)
 //   GET  /api/v1/d1      makes one D1 round trip (a read that must reach D1)
+//   ?bytes=N on either pads the JSON answer to about N bytes, so a read is compared with a ceiling that sends
+//   as much (the platform's cost of moving a body is not the Worker's code)
 //   POST /api/v1/write   one RPC to a SQLite-backed Durable Object that runs one D1 batch of two statements
 //                        (insert a row, bump a counter): a segment write's ceiling
 import { DurableObject } from "cloudflare:workers";
@@ -26,18 +28,32 @@ export class Room extends DurableObject {
   }
 }
 
-async function answer(request, env) {
-  const path = new URL(request.url).pathname;
-  if (path === "/api/v1/d1") {
-    const row = await env.DB.prepare("SELECT 1 AS ok").first();
-    return [Response.json({ status: "success", data: { ok: row.ok === 1 } }), 1];
+const bodies = new Map();
+/** `{"status":"success","data":{"ok":true,"pad":"…"}}`, about `bytes` long; made once per size. */
+function padded(bytes) {
+  let body = bodies.get(bytes);
+  if (!body) {
+    const bare = JSON.stringify({ status: "success", data: { ok: true, pad: "" } });
+    body = JSON.stringify({ status: "success", data: { ok: true, pad: "x".repeat(Math.max(0, bytes - bare.length)) } });
+    bodies.set(bytes, body);
   }
-  if (path === "/api/v1/write" && request.method === "POST") {
+  return body;
+}
+const json = (body, status = 200) => new Response(body, { status, headers: { "content-type": "application/json" } });
+
+async function answer(request, env) {
+  const url = new URL(request.url);
+  const bytes = Number(url.searchParams.get("bytes") ?? 0);
+  if (url.pathname === "/api/v1/d1") {
+    const row = await env.DB.prepare("SELECT 1 AS ok").first();
+    return [json(padded(row.ok === 1 ? bytes : 0)), 1];
+  }
+  if (url.pathname === "/api/v1/write" && request.method === "POST") {
     const { branch, content } = await request.json();
     const room = env.ROOM.get(env.ROOM.idFromName(branch));
     return [Response.json({ status: "success", data: await room.write(branch, content) }, { status: 201 }), 1];
   }
-  return [Response.json({ status: "success", data: { ok: true } }), 0];
+  return [json(padded(bytes)), 0];
 }
 
 export default {

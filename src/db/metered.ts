@@ -40,22 +40,31 @@ class MeteredStatement {
 
 const unwrap = (s: unknown) => (s instanceof MeteredStatement ? s.inner : (s as D1PreparedStatement));
 
-/** A D1 binding (or session) that counts every round trip in `meter`; drizzle runs on it unchanged. */
-export function meteredD1(target: D1Database | D1DatabaseSession, meter: D1Counter): D1Database {
+type Target = D1Database | D1DatabaseSession;
+
+/**
+ * A D1 binding (or session) that counts every round trip in `meter`; drizzle runs on it unchanged. `target` may be
+ * a function that opens it on first use, so a request that never reaches D1 (a micro-cache hit) opens nothing.
+ */
+export function meteredD1(target: Target | (() => Target), meter: D1Counter): D1Database {
+  let opened: Target | null = typeof target === "function" ? null : target;
+  const d1 = () => (opened ??= (target as () => Target)());
   const wrapper = {
     prepare(query: string) {
-      return new MeteredStatement(target.prepare(query), meter);
+      return new MeteredStatement(d1().prepare(query), meter);
     },
     batch(statements: unknown[]) {
-      return timed(meter, () => target.batch(statements.map(unwrap)));
+      return timed(meter, () => d1().batch(statements.map(unwrap)));
     },
     exec(query: string) {
-      if (!("exec" in target)) throw new Error("exec is not available on a D1 session");
-      return timed(meter, () => target.exec(query));
+      const t = d1();
+      if (!("exec" in t)) throw new Error("exec is not available on a D1 session");
+      return timed(meter, () => t.exec(query));
     },
     withSession(constraint?: string) {
-      if (!("withSession" in target)) throw new Error("already a session");
-      return target.withSession(constraint);
+      const t = d1();
+      if (!("withSession" in t)) throw new Error("already a session");
+      return t.withSession(constraint);
     },
   };
   return wrapper as unknown as D1Database;

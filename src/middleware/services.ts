@@ -28,11 +28,13 @@ function openSession(db: D1Database, bookmark: string | undefined, { write }: { 
  */
 export const servicesAndServerTiming: MiddlewareHandler<AppEnv> = async (c, next) => {
   const write = !["GET", "HEAD", "OPTIONS"].includes(c.req.method);
-  const session = openSession(c.env.DB, c.req.header(BOOKMARK_HEADER), { write });
-  const meter = new RequestMeter(() => session.getBookmark());
+  // Opened on the first query: a micro-cache hit never opens a session.
+  let session: D1DatabaseSession | null = null;
+  const open = () => (session ??= openSession(c.env.DB, c.req.header(BOOKMARK_HEADER), { write }));
+  const meter = new RequestMeter(() => session?.getBookmark() ?? null);
   c.set("config", configOf(c.env));
   c.set("meter", meter);
-  c.set("db", getDb(meteredD1(session, meter)));
+  c.set("db", getDb(meteredD1(open, meter)));
   c.set("rooms", new BranchRooms(c.env.BRANCH_ROOM, meter));
   await next();
   c.res.headers.set("Server-Timing", meter.serverTiming());
