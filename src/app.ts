@@ -1,7 +1,10 @@
+import type { Context } from "hono";
 import { etag, RETAINED_304_HEADERS } from "hono/etag";
 import { requestId } from "hono/request-id";
 import { getPath } from "hono/utils/url";
+import type { AppEnv } from "./context";
 import type { Env } from "./env";
+import { contentTag } from "./lib/content-tag";
 import { ApiError } from "./lib/errors";
 import { accessLog, liveAccessLog } from "./middleware/access-log";
 import { apiCors } from "./middleware/cors";
@@ -31,6 +34,9 @@ import { summaryRoutes } from "./routes/summaries";
 import { webRoutes } from "./web/routes";
 
 export const API_PREFIX = "/api/v1";
+/** The MCP endpoint and the agents' guide, at the origin's root. */
+export const MCP_PATH = "/mcp";
+export const GUIDE_PATH = "/llms.txt";
 
 let documentOf: () => unknown = () => {
   throw new Error("the API is not built yet");
@@ -84,7 +90,13 @@ function buildApi() {
         info: {
           title: "Storyloom API",
           version: "1.1.1",
-          description: "Humans and bots writing stories together.",
+          description:
+            "Humans and bots writing stories together.\n\n" +
+            "AI agents can also join through MCP: a Streamable HTTP MCP server at `/mcp` on this origin (revisions 2025-11-25 and " +
+            "2026-07-28; `Authorization: Bearer <credential>` with any credential this API accepts; read tools work without one) with the " +
+            "tools list_stories, get_story, read_branch, create_story, create_branch, join_branch, leave_branch, wait_for_turn, " +
+            "write_segment, vote and comment, and the prompt continue_story. The agents' guide, generated from this document and the " +
+            "configuration, is at `/llms.txt` (and `/api/v1/guide.md`).",
           // `identifier` (SPDX) is OpenAPI 3.1; the generator's typings know only 3.0's license object.
           license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" } as { name: string },
         },
@@ -92,6 +104,8 @@ function buildApi() {
       }),
     ));
   api.get("/openapi.json", (c) => c.json(documentOf()));
+  // The agents' guide (also at /llms.txt): Markdown generated from this document and the config.
+  api.get("/guide.md", serveGuide);
   // The reference page: same-origin scripts only (static assets), under a strict CSP (src/routes/docs.ts).
   api.route("/docs", docsRoutes(`${API_PREFIX}/openapi.json`, "Storyloom API reference"));
   return api;
@@ -126,6 +140,28 @@ function createApiApp() {
   return withServices(app).route(API_PREFIX, buildApi());
 }
 
+/** `/llms.txt`, the agents' guide: generated once per config from the OpenAPI document; ETag, no credential. */
+async function serveGuide(c: Context<AppEnv>) {
+  const { agentsGuide } = await import("./mcp/guide");
+  const text = agentsGuide(openApiDocument(), c.get("config"));
+  return c.body(text, 200, { "content-type": "text/markdown; charset=utf-8", etag: contentTag(text), "cache-control": "public, max-age=300" });
+}
+
+/**
+ * The agents' door: `/mcp` (the MCP server, src/mcp/) and `/llms.txt` (the guide), outside `/api/v1` but behind
+ * the same request id, access log and services. The MCP module (and the SDK in it) is imported on the first
+ * `/mcp` request, so isolates that never serve one never evaluate it.
+ */
+function createAgentsApp() {
+  const app = withServices(platform());
+  app.all(MCP_PATH, limitBody, async (c) => {
+    const { serveMcp } = await import("./mcp/route");
+    return serveMcp(c);
+  });
+  app.get(GUIDE_PATH, etag(), anonymousReadLimit, serveGuide);
+  return app;
+}
+
 function createWebApp() {
   return withServices(platform()).route("/", webRoutes);
 }
@@ -137,7 +173,12 @@ function createWebApp() {
 export function createApp() {
   const api = createApiApp();
   const web = createWebApp();
-  const appFor = (request: Request) => (isApiPath(getPath(request)) ? api : web);
+  const agents = createAgentsApp();
+  const appFor = (request: Request) => {
+    const path = getPath(request);
+    if (isApiPath(path)) return api;
+    return path === MCP_PATH || path === GUIDE_PATH ? agents : web;
+  };
   const fetch = (request: Request, env?: Env, ctx?: ExecutionContext) => appFor(request).fetch(request, env, ctx);
   const request = (input: RequestInfo | URL, init?: RequestInit, env?: Env, ctx?: ExecutionContext) => {
     const url = input instanceof Request ? input.url : String(input);

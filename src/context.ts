@@ -19,6 +19,8 @@ export interface AppEnv {
     requestId: string;
     /** The JSON text of a read's success envelope, as `ok()` serialized it (the micro-cache stores it). */
     rendered?: string;
+    /** The access log's route when the pattern alone does not say it (`/mcp` names the JSON-RPC method and tool). */
+    logRoute?: string;
     /** The error code the response carries, set by the one error renderer (for the access log). */
     errorCode?: string;
     /** The authenticated caller, set by `auth()`. */

@@ -8,7 +8,7 @@ import { queueQuery, turnStateOf } from "../turns/store";
 import { branchView } from "./branches";
 import { commentView } from "./comments";
 import { activePinsQuery, pinView } from "./pins";
-import { readingPathQuery, scoredReadingPathQuery } from "./reading-path";
+import { readingPathPageQuery, readingPathQuery, scoredReadingPathQuery } from "./reading-path";
 import { storyView } from "./stories";
 import { reputationOf, reputationView } from "./votes";
 
@@ -138,6 +138,41 @@ export async function readerBranch(db: Db, id: string, viewerId: string | null =
     comments_count: commentRows.length,
     queue: queueView(turnStateOf(branch, members)),
     my_votes: Object.fromEntries(mine.map((v) => [v.targetId, v.vote])) as Record<string, number>,
+  };
+}
+
+/**
+ * A branch for an agent (MCP's `read_branch`): the branch, its story's rules, its turn queue as D1 holds it, and a
+ * page of its reading path (the main line up to each fork, then the branch's own: what the reader's branch page
+ * shows) after the sequence_order `after`, oldest first. One round trip.
+ */
+export async function branchReading(db: Db, id: string, { after, limit }: { after: number; limit: number }) {
+  const [[branch], [story], page, members] = await db.batch([
+    db.select().from(branches).where(eq(branches.id, id)).limit(1),
+    db
+      .select({
+        id: stories.id,
+        title: stories.title,
+        status: stories.status,
+        language: stories.language,
+        min_length: stories.minLength,
+        max_length: stories.maxLength,
+      })
+      .from(stories)
+      .where(sql`${stories.id} = (SELECT b.story_id FROM branches b WHERE b.id = ${id})`)
+      .limit(1),
+    readingPathPageQuery(db, id, after, limit + 1),
+    queueQuery(db, id),
+  ]);
+  if (!branch || !story) throw notFound("Branch");
+  const segments = page.slice(0, limit);
+  return {
+    branch: branchView(branch),
+    story,
+    queue: queueView(turnStateOf(branch, members)),
+    segments,
+    has_more: page.length > limit,
+    last_sequence_order: segments.at(-1)?.sequence_order ?? after,
   };
 }
 

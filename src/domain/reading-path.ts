@@ -66,3 +66,18 @@ export function scoredReadingPathQuery(db: Db, branchId: string | SQL) {
 
 /** Rows of a `readingPathQuery` in reading order. */
 export const inReadingOrder = (rows: PathSegment[]) => [...rows].sort((a, b) => a.sequence_order - b.sequence_order);
+
+/**
+ * A page of the reading path in reading order: the segments after `after` (a sequence_order), at most `limit`
+ * of them. `branchId` may be a SQL expression that selects the branch. Usable inside `db.batch()`.
+ */
+export function readingPathPageQuery(db: Db, branchId: string | SQL, after: number, limit: number) {
+  return rawAll<PathSegment>(
+    db,
+    sql`${chain(branchId)}
+    SELECT ${pathColumns}
+    FROM segments s JOIN chain c ON s.branch_id = c.id AND s.sequence_order <= c.cap
+    WHERE s.sequence_order > ${after}
+    ORDER BY s.sequence_order ASC LIMIT ${limit}`,
+  );
+}

@@ -1,7 +1,7 @@
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nowIso } from "../db/client";
-import { bots, branches, outbox, stories, webhookDeliveries } from "../db/schema";
+import { bots, outbox, webhookDeliveries } from "../db/schema";
 
 /**
  * The outbox row's part of a delivery's progress: settled when the delivery ended (nothing more will happen), or
@@ -13,48 +13,10 @@ export const outboxProgress = (db: Db, deliveryId: string, progress: { settled: 
     .update(outbox)
     .set("settled" in progress ? { settledAt: nowIso() } : { dueAt: new Date(Date.now() + progress.dueInSeconds * 1000).toISOString() })
     .where(eq(outbox.id, deliveryId));
-import { activePinsQuery, pinView } from "./pins";
-import { inReadingOrder, readingPathQuery } from "./reading-path";
+import { turnContext } from "./turn-context";
 import type { WebhookMessage } from "./webhook-events";
 
 /** Consuming webhook events: the receiver, and the body a delivery sends (built once, then stored). */
-
-/** The your_turn context: the story's rules, the last 5 segments on the reading path, the active pins. */
-async function yourTurnData(db: Db, branchId: string) {
-  const [[info], activePins, lastFive] = await db.batch([
-    db
-      .select({
-        branchTitle: branches.title,
-        storyId: stories.id,
-        background: stories.background,
-        styleRules: stories.styleRules,
-        language: stories.language,
-        minLength: stories.minLength,
-        maxLength: stories.maxLength,
-      })
-      .from(branches)
-      .innerJoin(stories, eq(stories.id, branches.storyId))
-      .where(eq(branches.id, branchId))
-      .limit(1),
-    activePinsQuery(db, sql`(SELECT story_id FROM branches WHERE id = ${branchId})`),
-    readingPathQuery(db, branchId, 5),
-  ]);
-  if (!info) return null;
-  return {
-    branch_id: branchId,
-    branch_title: info.branchTitle,
-    story_id: info.storyId,
-    context: {
-      story_background: info.background,
-      style_rules: info.styleRules,
-      language: info.language,
-      min_length: info.minLength,
-      max_length: info.maxLength,
-      previous_segments: inReadingOrder(lastFive),
-      pinned_posts: activePins.map(pinView),
-    },
-  };
-}
 
 /** The bot's receiver and, on a retry, the body already stored for this delivery: one round trip. */
 export async function deliveryTarget(db: Db, m: WebhookMessage) {
@@ -72,7 +34,7 @@ export async function deliveryTarget(db: Db, m: WebhookMessage) {
 
 /** A first attempt's body: built now and stored, so every retry sends the same bytes. */
 export async function buildDeliveryBody(db: Db, m: WebhookMessage): Promise<string | null> {
-  const data = m.event === "your_turn" ? await yourTurnData(db, m.branchId) : m.data;
+  const data = m.event === "your_turn" ? await turnContext(db, m.branchId) : m.data;
   if (!data) return null;
   const body = JSON.stringify({ event: m.event, delivery_id: m.deliveryId, created_at: m.createdAt, ...data });
   const now = nowIso();

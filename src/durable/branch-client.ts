@@ -2,7 +2,7 @@ import type { Writer } from "../domain/actor";
 import type { IdempotentRequest } from "../domain/idempotency";
 import type { RateState } from "../lib/limit-error";
 import type { RequestMeter } from "../lib/meter";
-import type { BranchRoom, JoinResult, LeaveResult, Role, SubmitOptions, SubmitResult } from "./branch";
+import type { BranchRoom, JoinResult, LeaveResult, Role, SubmitOptions, SubmitResult, TurnWait } from "./branch";
 import { type Outcome, unwrap } from "./result";
 
 /**
@@ -25,6 +25,11 @@ export class BranchRooms {
 
   leave(branchId: string, botId: string): Promise<LeaveResult> {
     return this.call(branchId, (room) => room.leave(branchId, botId));
+  }
+
+  /** Resolves when the bot's turn begins on the branch (at once if it holds it), or after `timeoutMs`. */
+  waitForTurn(branchId: string, botId: string, timeoutMs: number): Promise<TurnWait> {
+    return this.call(branchId, (room) => room.waitForTurn(branchId, botId, timeoutMs));
   }
 
   /** Tells a branch's live stream that its story was archived. */

@@ -14,11 +14,12 @@ import { ApiError, notFound, storyArchived, validationError } from "../lib/error
 import { type RateState, limitError } from "../lib/limit-error";
 import { type SegmentLimits, type SegmentUsage, refusalOf, tightest, underLimits, usageQuery } from "../domain/segment-quota";
 import type { D1Counter } from "../lib/meter";
-import { type Member, type Refusal, type TurnEvent, type TurnState, holder, inTurnMode, transition, turnOrder } from "../turns/rules";
+import { type Member, type Refusal, type TurnEvent, type TurnState, estimatedWait, holder, inTurnMode, queueView, transition, turnOrder } from "../turns/rules";
 import { memberStatement, queueQuery, turnColumnsStatement, turnStateOf } from "../turns/store";
 import type { LiveEvent, TurnReason } from "../domain/live-events";
 import { LiveSockets, SOCKET_HEADER, type SocketRequest, liveQueue, liveSegment, liveTurn } from "./live";
 import { type Outcome, capture } from "./result";
+import { type TurnWait, TurnWaiters } from "./turn-waiters";
 
 /** What the room keeps about its branch: where the next segment goes, the story's length rules, the turn. */
 interface Room {
@@ -74,6 +75,8 @@ export interface JoinView {
 
 export type JoinResult = JoinView & { created: boolean };
 
+export type { TurnWait } from "./turn-waiters";
+
 export interface LeaveResult {
   branch_id: string;
   bot_id: string;
@@ -115,6 +118,8 @@ export class BranchRoom extends DurableObject<Env> {
   private callDb: Db | null = null;
   /** The branch's live stream: hibernatable WebSockets this object accepted. */
   private readonly live: LiveSockets;
+  /** Bots waiting for their turn (`waitForTurn`), woken by `keep()` when it begins. */
+  private readonly waiters = new TurnWaiters();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -149,7 +154,31 @@ export class BranchRoom extends DurableObject<Env> {
 
   /** The story was archived: tell the live stream and close it (no load, no storage: a room nobody watches stays empty). */
   archived(branchId: string): Promise<Outcome<{ sockets: number }>> {
-    return this.serialized(async () => ({ ok: true, value: { sockets: this.live.archive(branchId) } }));
+    return this.serialized(async () => {
+      this.waiters.wakeAll((botId) => this.turnWait(branchId, botId));
+      return { ok: true, value: { sockets: this.live.archive(branchId) } };
+    });
+  }
+
+  /**
+   * Resolves when `botId`'s turn on this branch begins (at once if it holds it), or after `timeoutMs` with where
+   * it stands. The check and the parking happen inside the room's lock, and every turn begins in `keep()` inside
+   * the same lock, so no turn can begin unseen between them; the wait itself holds no lock. A bot that is not
+   * queued is told to join first (404, as `leave`); a bot that leaves while waiting is answered at once.
+   */
+  async waitForTurn(branchId: string, botId: string, timeoutMs: number): Promise<Outcome<TurnWait>> {
+    let parked = null as Promise<TurnWait> | null;
+    const first = await this.run(async () => {
+      const room = await this.load(branchId);
+      if (!room.turn.members.some((m) => m.botId === botId)) {
+        throw new ApiError("NOT_FOUND", "This bot is not in the branch's queue: join it first");
+      }
+      const now = this.turnWait(branchId, botId);
+      if (!now.your_turn) parked = this.waiters.park(botId, timeoutMs, () => this.turnWait(branchId, botId));
+      return now;
+    });
+    if (!first.ok || !parked) return first;
+    return { ...first, value: await parked };
   }
 
   /** A segment, with where the writer now stands against its tightest limit (`rate`, null without limits). */
@@ -299,6 +328,8 @@ export class BranchRoom extends DurableObject<Env> {
     for (const event of events) this.live.broadcast(event);
     if (!applied.writes.turn) return;
     this.live.broadcast(liveTurn(room.branchId, applied.state, reason));
+    const begun = holder(applied.state);
+    if (begun) this.waiters.wake(begun.botId, this.turnWait(room.branchId, begun.botId));
     await this.armAlarm(applied.state.deadline);
     if (applied.event) await this.announceTurn(applied.event);
   }
@@ -322,6 +353,19 @@ export class BranchRoom extends DurableObject<Env> {
       ...(member || turn ? [turnColumnsStatement(this.db, room.branchId, applied.state, condition)] : []),
       ...(applied.event ? outboxStatements(this.db, [applied.event], condition) : []),
     ];
+  }
+
+  /** Where `botId` stands on this branch now, as `waitForTurn` answers (the room's cache; nothing when cold). */
+  private turnWait(branchId: string, botId: string): TurnWait {
+    const turn = this.room?.turn ?? { members: [], current: null, deadline: null };
+    const queued = turn.members.some((m) => m.botId === botId);
+    return {
+      your_turn: queued && turn.current === botId,
+      branch_id: branchId,
+      queued,
+      current_turn: queueView(turn).current_turn,
+      estimated_wait: estimatedWait(turn, botId, configOf(this.env).turnTimeoutMs, Date.now()),
+    };
   }
 
   private async doSubmit(branchId: string, writer: Writer, content: string, options: SubmitOptions) {
@@ -458,6 +502,7 @@ export class BranchRoom extends DurableObject<Env> {
     const leaving = room.turn.members.find((m) => m.botId === botId)!;
     await this.db.batch(this.turnStatements(room, applied) as [ReturnType<typeof rawRun>]);
     await this.keep(room, applied, { reason: "left", events: [liveQueue(branchId, "left", leaving, applied.state)] });
+    this.waiters.wake(botId, this.turnWait(branchId, botId));
     return { branch_id: branchId, bot_id: botId, left: true, queue_length: room.turn.members.length, current_turn: room.turn.current };
   }
 }

@@ -16,3 +16,12 @@ export function contentLength(content: string, language: string): number {
   if (countsCharacters(language)) return [...content.replace(/\s+/gu, "")].length;
   return content.split(/\s+/u).filter(Boolean).length;
 }
+
+/**
+ * The length rule in words a writer (a person, or a language model) can follow, e.g. "between 150 and 500 words
+ * (white-space-separated)" or "between 150 and 500 characters (white space not counted)".
+ */
+export function lengthRuleText(language: string, minLength: number, maxLength: number): string {
+  const how = countsCharacters(language) ? "characters (white space is not counted)" : "words (counted as white-space-separated words)";
+  return `between ${minLength} and ${maxLength} ${how}`;
+}

@@ -13,7 +13,7 @@ const CF_RAY = /^[0-9a-f]{16}-[A-Z]{3}$/;
 function line(c: Context<AppEnv>, status?: number): string {
   const entry: Record<string, unknown> = {
     request_id: c.get("requestId"),
-    route: c.req.routePath,
+    route: c.get("logRoute") ?? c.req.routePath,
     d1_round_trips: c.get("meter")?.roundTrips ?? 0,
     actor: c.get("actor")?.type ?? "anonymous",
     error: c.get("errorCode") ?? null,

@@ -7,7 +7,8 @@ import { API_TOKEN_PREFIX, BOT_KEY_PREFIX, actorForApiToken, actorForBotKey } fr
 import { ApiError } from "../lib/errors";
 import { verifyJwt } from "../lib/jwt";
 
-function readCredential(c: Context<AppEnv>): string | null {
+/** The credential a request carries: `Authorization: Bearer …`, else `X-API-Key`; a malformed Authorization is 401. */
+export function readCredential(c: Context<AppEnv>): string | null {
   const header = c.req.header("authorization");
   if (header) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header.trim());

@@ -1,21 +1,18 @@
 import { z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler, Next } from "hono";
-import type { Config } from "../config";
 import type { AppEnv } from "../context";
-import type { AccountGate, Admission, Counter } from "../durable/account";
 import { KeyAlreadyCommitted, committedAnswer } from "../domain/idempotency";
 import { sha256Hex } from "../lib/crypto";
 import { succeeded } from "../lib/envelope";
 import { ApiError } from "../lib/errors";
 import type { Actor } from "../domain/actor";
-import type { SegmentLimits } from "../domain/segment-quota";
-import { limitError, rateHeaders } from "../lib/limit-error";
-import type { SegmentQuota } from "../usecases/caller";
+import { rateHeaders } from "../lib/limit-error";
+import { type LimitedAction, admitWrite, countsAgainstLimit, segmentQuotaOf } from "../usecases/limits";
 import { actorOf } from "./auth";
 import { inBackground } from "./background";
 import { renderError } from "./render-error";
 
-export type LimitedAction = "story" | "branch" | "join" | "segment" | "vote" | "comment" | "rewrite" | "pin";
+export type { LimitedAction } from "../usecases/limits";
 
 /** An Idempotency-Key: 1 to 255 visible ASCII characters. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -30,34 +27,8 @@ export const idempotencyHeader = z.object({
 /** The errors `limitsAndIdempotency()` adds to a creating POST. */
 export const LIMIT_ERRORS = ["RATE_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED"] as const;
 
-const HOUR = 3600_000;
-
-const hourly = (key: string, limit: number): Counter => ({ key, limit, windowMs: HOUR, label: `${limit} per hour`, code: "RATE_LIMIT_EXCEEDED" });
-
-/** The counters an action draws on (numbers from wrangler.toml through the config). */
-function countersFor(action: LimitedAction, limits: Config["limits"]): Counter[] {
-  switch (action) {
-    case "story":
-      return [hourly("story", limits.storiesPerHour)];
-    case "branch":
-      return [hourly("branch", limits.branchesPerHour)];
-    case "join":
-      return [hourly("join", limits.joinsPerHour)];
-    case "vote":
-      return [hourly("vote", limits.votesPerHour)];
-    case "comment":
-      return [hourly("comment", limits.commentsPerHour)];
-    case "rewrite":
-      return [hourly("rewrite", limits.rewritesPerHour)];
-    case "pin":
-      return [hourly("pin", limits.pinsPerHour)];
-    default:
-      return [];
-  }
-}
-
 /** Which successful responses count against the limit: a join that finds the bot already queued (200) does not. */
-const counts = (action: LimitedAction, status: number) => succeeded(status) && (action !== "join" || status === 201);
+const counts = (action: LimitedAction, status: number) => succeeded(status) && countsAgainstLimit(action, status === 201);
 
 async function idempotencyOf(c: Context<AppEnv>) {
   const key = c.req.header("Idempotency-Key");
@@ -72,33 +43,27 @@ async function idempotencyOf(c: Context<AppEnv>) {
 }
 
 /**
- * For a creating POST: replays an earlier response for a repeated Idempotency-Key, enforces the caller's
- * rate limits (admins exempt), and counts the request only when it succeeds. Runs after `auth()`.
+ * For a creating POST: the door-neutral rule of `admitWrite` (src/usecases/limits.ts) over HTTP. Replays an
+ * earlier response for a repeated Idempotency-Key, enforces the caller's rate limits (admins exempt), and counts
+ * the request only when it succeeds. Runs after `auth()`.
  */
 export function limitsAndIdempotency(action: LimitedAction): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const actor = actorOf(c);
     const idem = await idempotencyOf(c);
     if (action === "segment") return countedByTheRoom(c, next, { actor, idem });
-    const counters = actor.type === "admin" ? [] : countersFor(action, c.get("config").limits);
-    if (!idem && !counters.length) return next();
-    const gate = c.env.ACCOUNT_GATE.get(c.env.ACCOUNT_GATE.idFromName(actor.id)) as DurableObjectStub<AccountGate>;
-    const timeGate = <T>(call: () => Promise<T>) => c.get("meter").timeObject("AccountGate", call);
-    const admission = await timeGate(async (): Promise<Admission> => await gate.admit(idem, counters));
-    if (admission.kind === "replay") {
-      const { status, body, contentType, bookmark } = admission.response;
+    const services = { config: c.get("config"), accountGates: c.env.ACCOUNT_GATE, meter: c.get("meter") };
+    const admitted = await admitWrite(services, actor, action, idem);
+    if (admitted.kind === "replay") {
+      const { status, body, contentType, bookmark } = admitted.response;
       const headers: Record<string, string> = {
         "content-type": contentType,
         "Idempotent-Replayed": "true",
-        ...(admission.rate ? rateHeaders(admission.rate) : {}),
+        ...(admitted.rate ? rateHeaders(admitted.rate) : {}),
       };
       if (bookmark) headers["x-d1-bookmark"] = bookmark;
       return new Response(body, { status, headers });
     }
-    if (admission.kind === "mismatch") {
-      throw new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used with a different request");
-    }
-    if (admission.kind === "limited") throw limitError(admission);
     if (idem) c.set("idempotency", { actorId: actor.id, ...idem });
     await next();
     const replayed = idem ? await replayIfCommitted(c, { actorId: actor.id, ...idem }) : false;
@@ -108,12 +73,11 @@ export function limitsAndIdempotency(action: LimitedAction): MiddlewareHandler<A
       status < 300 && idem
         ? { status, body: await c.res.clone().text(), contentType: headers.get("content-type") ?? "application/json", bookmark: c.get("meter").bookmark() }
         : null;
-    const keys = counters.map((k) => k.key);
-    const settled = timeGate(() => gate.settle(idem, admission.reservation, { counted, response, keys }));
+    const settled = admitted.settle({ counted, response });
     // With a key the answer must be stored before we answer; a counted request without one need not wait.
     if (idem || !counted) await settled;
     else await inBackground(c, settled);
-    const rate = admission.rate;
+    const rate = admitted.rate;
     // A replay counted nothing: it shows the counter as it stands.
     const shown = replayed && rate ? { ...rate, remaining: Math.min(rate.limit, rate.remaining + 1) } : rate;
     if ((counted || replayed) && shown) for (const [k, v] of Object.entries(rateHeaders(shown))) headers.set(k, v);
@@ -127,18 +91,12 @@ export function limitsAndIdempotency(action: LimitedAction): MiddlewareHandler<A
  */
 async function countedByTheRoom(c: Context<AppEnv>, next: Next, { actor, idem }: { actor: Actor; idem: { key: string; hash: string } | null }) {
   if (idem) c.set("idempotency", { actorId: actor.id, ...idem });
-  const quota: SegmentQuota | undefined = actor.type === "admin" ? undefined : { limits: segmentLimitsOf(c.get("config").limits) };
+  const quota = segmentQuotaOf(actor, c.get("config"));
   if (quota) c.set("segmentQuota", quota);
   await next();
   const replayed = idem ? await replayIfCommitted(c, { actorId: actor.id, ...idem }) : false;
   if (!replayed && quota?.rate && c.res.status < 300) for (const [k, v] of Object.entries(rateHeaders(quota.rate))) c.res.headers.set(k, v);
 }
-
-const segmentLimitsOf = (limits: Config["limits"]): SegmentLimits => ({
-  perHour: limits.segmentsPerHour,
-  perDay: limits.segmentsPerDay,
-  perBranchPerHour: limits.segmentsPerBranchPerHour,
-});
 
 /**
  * The key was committed by an attempt whose answer was lost (a crash): replay what D1 recorded with it. The

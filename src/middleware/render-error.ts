@@ -5,7 +5,8 @@ import { KeyAlreadyCommitted } from "../domain/idempotency";
 import type { ErrorBody } from "../lib/envelope";
 import { ApiError, validationError } from "../lib/errors";
 
-function toApiError(err: unknown, requestId: string | undefined): ApiError {
+/** Any error as the ApiError a client sees: ours as they are, validators' as VALIDATION_ERROR, anything else logged and INTERNAL_ERROR. */
+export function toApiError(err: unknown, requestId: string | undefined): ApiError {
   if (err instanceof ApiError) return err;
   // Replaced by the stored answer in limitsAndIdempotency(); rendered here only so it is not logged as a fault.
   if (err instanceof KeyAlreadyCommitted) return new ApiError("CONFLICT", err.message);

@@ -14,6 +14,7 @@ import { pathId } from "../lib/ids";
 import { RequestMeter } from "../lib/meter";
 import { errorResponses } from "../lib/openapi";
 import { verifiedActor } from "../middleware/auth";
+import { checkOrigin } from "../middleware/origin";
 import { chargeReads } from "../middleware/read-limit";
 import { idParam } from "./schemas";
 
@@ -62,13 +63,6 @@ function afterOf(value: string | undefined): number | null {
   return Number(value);
 }
 
-/** A browser says where the page that opens the socket came from: only the site's own (configured, or this request's). */
-function checkOrigin(c: Context<AppEnv>) {
-  const origin = c.req.header("origin");
-  if (origin === undefined || origin === c.get("config").publicOrigin || origin === new URL(c.req.url).origin) return;
-  throw new ApiError("FORBIDDEN", "The live stream is open to this site's own pages (and to clients that send no Origin)");
-}
-
 /**
  * `GET /api/v1/branches/{branch_id}/live`: checked like a read, then handed to the branch's room, which accepts
  * the WebSocket. Served before the API's middleware, which would rewrite the 101 response; it is logged by
@@ -85,7 +79,7 @@ export async function openLiveStream(c: Context<AppEnv>) {
   if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
     throw new ApiError("UPGRADE_REQUIRED", "This is a WebSocket: send Upgrade: websocket");
   }
-  checkOrigin(c);
+  checkOrigin(c, "The live stream");
   const after = afterOf(c.req.query("after"));
   const actor = await verifiedActor(c);
   await chargeReads(c, after === null ? 1 : 2);

@@ -1,3 +1,4 @@
+import { branchTree, listBranches } from "../domain/branches";
 import * as domain from "../domain/stories";
 import type { CreateStoryBody } from "../schemas/stories";
 import type { Caller } from "./caller";
@@ -17,4 +18,14 @@ export async function updateStory(caller: Caller, storyId: string, patch: domain
     await caller.background(tell);
   }
   return story;
+}
+
+/** A story for an agent: the story, the first page of its branches (most active first) and its branch tree. */
+export async function storyOverview(caller: Pick<Caller, "db">, storyId: string) {
+  const [story, branches, tree] = await Promise.all([
+    domain.getStory(caller.db, storyId),
+    listBranches(caller.db, storyId, { sort: "activity", includeAll: false, limit: 6, offset: 0 }),
+    branchTree(caller.db, storyId),
+  ]);
+  return { story, branches: branches.branches, branches_total: branches.pagination.total, tree: tree.tree };
 }

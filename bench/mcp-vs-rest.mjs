@@ -1,0 +1,183 @@
+// `npm run bench:mcp [-- --rounds 3 --seconds 2 --write]`: what an MCP tool call costs against the REST request it
+// wraps, under `wrangler dev` on this machine: `read_branch` against `GET /branches/{id}` (a branch with its segments
+// and queue: one D1 round trip each), and `write_segment` against `POST /branches/{id}/segments` (a human's segment on
+// one of 20 branches: one room call each). Every pair runs A/B/A/B (REST, then MCP, `--rounds` times, `--seconds`
+// each), with a credential (no anonymous read limit) and the micro-cache off (READ_CACHE_MS=0, so the REST read is
+// not answered from memory); the result is the median of the per-round ratios of CPU per request (the workerd
+// processes' user+system time over the run divided by its requests) and of requests per second. MCP requests are
+// the 2025-11-25 revision, stateless (no initialize first: the handler serves every request on its own), as hosts
+// send them. Prints the figures; writes bench/MCP-COST.md only with --write. 127.0.0.1, a free port.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { NO_LIMITS, api, load, sleep, startServer, words, workerdCpuMs } from "./lib.mjs";
+
+const { values } = parseArgs({
+  options: { rounds: { type: "string", default: "3" }, seconds: { type: "string", default: "2" }, write: { type: "boolean", default: false } },
+});
+const ROUNDS = Number(values.rounds);
+const SECONDS = Number(values.seconds);
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const srv = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+const PORT = await freePort();
+const ORIGIN = `http://127.0.0.1:${PORT}`;
+const BASE = `${ORIGIN}/api/v1`;
+const tmp = mkdtempSync(path.join(tmpdir(), "storyloom-mcp-cost-"));
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+const server = await startServer(
+  "npm",
+  [
+    "run",
+    "dev",
+    "--",
+    "--port",
+    String(PORT),
+    "--persist-to",
+    path.join(tmp, "state"),
+    "--var",
+    "LOG_REQUESTS:false",
+    "--var",
+    "READ_CACHE_MS:0",
+    ...NO_LIMITS,
+  ],
+  `${BASE}/health`,
+);
+let exitCode = 0;
+try {
+  for (let i = 0; i < 50 && !server.log().includes(`Ready on ${ORIGIN}`); i++) await sleep(100);
+  if (!server.log().includes(`Ready on ${ORIGIN}`)) throw new Error(`port ${PORT} answered, but not from this run's server`);
+  const call = api(BASE);
+  const stamp = Date.now();
+  const token = (
+    await call("/auth/register", { body: { username: `cost${stamp}`, email: `cost${stamp}@example.com`, password: "bench password", user_type: "human" } })
+  ).access_token;
+  const story = (
+    await call("/stories", {
+      token,
+      body: {
+        title: "Cost of a door",
+        background: "A story written to measure what a door costs.",
+        starter: "It began.",
+        initial_segments: [words(8, "a"), words(8, "b"), words(8, "c")],
+        language: "en",
+        min_length: 3,
+        max_length: 60,
+      },
+    })
+  ).data;
+  const branches = [story.main_branch_id];
+  for (let i = 1; i < 20; i++) branches.push((await call(`/stories/${story.id}/branches`, { token, body: { title: `b${i}` } })).data.id);
+  for (let i = 0; i < 20; i++) await call(`/branches/${story.main_branch_id}/segments`, { token, body: { content: words(20, `s${i}w`) } });
+
+  const auth = { authorization: `Bearer ${token}` };
+  const mcpHeaders = { ...auth, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" };
+  const tool = (name, args) => JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } });
+  let n = 0;
+  const nextBranch = () => branches[n++ % branches.length];
+  const pairs = [
+    {
+      name: "read a branch",
+      rest: { url: `${BASE}/branches/${story.main_branch_id}`, headers: auth },
+      mcp: { url: `${ORIGIN}/mcp`, method: "POST", headers: mcpHeaders, body: tool("read_branch", { branch_id: story.main_branch_id }) },
+    },
+    {
+      name: "write a segment",
+      rest: {
+        url: ORIGIN,
+        requests: [
+          {
+            method: "POST",
+            headers: { ...auth, "content-type": "application/json" },
+            setupRequest: (req) => ({ ...req, path: `/api/v1/branches/${nextBranch()}/segments`, body: JSON.stringify({ content: words(10) }) }),
+          },
+        ],
+      },
+      mcp: {
+        url: ORIGIN,
+        requests: [
+          {
+            method: "POST",
+            path: "/mcp",
+            headers: mcpHeaders,
+            setupRequest: (req) => ({ ...req, body: tool("write_segment", { branch_id: nextBranch(), content: words(10) }) }),
+          },
+        ],
+      },
+    },
+  ];
+  const pgid = server.child.pid;
+  const measure = async (opts) => {
+    const before = workerdCpuMs(pgid);
+    const r = await load({ ...opts, duration: SECONDS, connections: 10 });
+    const cpu = workerdCpuMs(pgid) - before;
+    return { ...r, cpuPerRequest: cpu / Math.max(1, r.total) };
+  };
+  // A check first: each request answers 200 with what it should.
+  const probe = await fetch(`${ORIGIN}/mcp`, { method: "POST", headers: mcpHeaders, body: tool("read_branch", { branch_id: story.main_branch_id }) });
+  const probeText = await probe.text();
+  if (probe.status !== 200 || probeText.includes('"isError":true')) throw new Error(`MCP probe: ${probe.status} ${probeText.slice(0, 300)}`);
+
+  const results = [];
+  for (const pair of pairs) {
+    await measure(pair.rest); // warm both paths
+    await measure(pair.mcp);
+    const cpuRatios = [];
+    const rpsRatios = [];
+    const rounds = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const rest = await measure(pair.rest);
+      const mcp = await measure(pair.mcp);
+      if (rest.non2xx || mcp.non2xx || rest.errors || mcp.errors) {
+        exitCode = 1;
+        console.error(pair.name, "non-2xx or errors", rest.statuses, mcp.statuses);
+      }
+      cpuRatios.push(mcp.cpuPerRequest / rest.cpuPerRequest);
+      rpsRatios.push(mcp.rps / rest.rps);
+      rounds.push({ rest, mcp });
+    }
+    const row = {
+      name: pair.name,
+      rest_cpu_ms: +median(rounds.map((x) => x.rest.cpuPerRequest)).toFixed(2),
+      mcp_cpu_ms: +median(rounds.map((x) => x.mcp.cpuPerRequest)).toFixed(2),
+      cpu_ratio: +median(cpuRatios).toFixed(2),
+      rest_rps: Math.round(median(rounds.map((x) => x.rest.rps))),
+      mcp_rps: Math.round(median(rounds.map((x) => x.mcp.rps))),
+      rps_ratio: +median(rpsRatios).toFixed(2),
+      rest_p50_ms: median(rounds.map((x) => x.rest.p50)),
+      mcp_p50_ms: median(rounds.map((x) => x.mcp.p50)),
+    };
+    results.push(row);
+    console.log(JSON.stringify(row));
+  }
+  if (values.write) {
+    const md = `# What an MCP tool call costs: \`npm run bench:mcp\`
+
+${new Date().toISOString().slice(0, 10)}, \`wrangler dev\` on this machine (${ROUNDS} rounds of ${SECONDS} s per side, 10 connections, A/B/A/B,
+medians of the per-round ratios). CPU per request is the workerd processes' user+system time over a run divided by its
+requests. With a credential, the micro-cache off (READ_CACHE_MS=0), request logs off.
+
+| pair | REST CPU ms/req | MCP CPU ms/req | MCP/REST CPU | REST req/s | MCP req/s | MCP/REST req/s | p50 REST / MCP ms |
+|---|---|---|---|---|---|---|---|
+${results.map((r) => `| ${r.name} | ${r.rest_cpu_ms} | ${r.mcp_cpu_ms} | ${r.cpu_ratio} | ${r.rest_rps} | ${r.mcp_rps} | ${r.rps_ratio} | ${r.rest_p50_ms} / ${r.mcp_p50_ms} |`).join("\n")}
+`;
+    writeFileSync("bench/MCP-COST.md", md);
+    console.log("wrote bench/MCP-COST.md");
+  }
+} catch (e) {
+  console.error(e);
+  exitCode = 1;
+} finally {
+  server.stop();
+  await sleep(500);
+  rmSync(tmp, { recursive: true, force: true });
+}
+process.exit(exitCode);

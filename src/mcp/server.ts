@@ -1,0 +1,100 @@
+import { McpServer, ProtocolError, ProtocolErrorCode, createMcpHandler } from "@modelcontextprotocol/server";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/server/validators/cf-worker";
+import { ApiError } from "../lib/errors";
+import { type McpDoor, callerOf } from "./door";
+import { parseArguments } from "./input";
+import { continueStoryArguments, continueStoryContext, continueStoryPrompt, continueStoryText } from "./prompts";
+import { errorResult } from "./results";
+import type { Progress, Tool } from "./tool";
+import { INSTRUCTIONS, SERVER_INFO, TOOLS } from "./tools";
+
+/** Builds the JSON Schema validator once per isolate: `@cfworker/json-schema`, which compiles no code (ajv's `new Function` is refused by workerd). */
+const jsonSchemaValidator = new CfWorkerJsonSchemaValidator();
+
+const noProgress: Progress = async () => {};
+
+/** One tool call at the door: access, arguments, the use case, the result or the error result. Never throws. */
+async function call(door: McpDoor, tool: Tool, args: unknown, progress: Progress) {
+  try {
+    if (tool.access === "anyone") await door.chargeRead();
+    else callerOf(door, tool.access === "bot" ? ["bot"] : undefined);
+    const result = await tool.run(door, parseArguments(tool.input, args), progress);
+    if (!tool.readOnly) door.wrote();
+    return result;
+  } catch (err) {
+    const { result, code } = errorResult(err, door.requestId);
+    door.failed(code);
+    return result;
+  }
+}
+
+/** A request's server: built per request by the SDK's handler (its rule), from definitions built once per isolate. */
+function serverFor(door: McpDoor): McpServer {
+  const server = new McpServer(SERVER_INFO, {
+    capabilities: { tools: {}, prompts: {} },
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator,
+  });
+  const config = door.guest.config;
+  for (const tool of TOOLS) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description(config),
+        inputSchema: tool.input.advertised,
+        annotations: { readOnlyHint: tool.readOnly, destructiveHint: false, openWorldHint: false },
+      },
+      async (args: unknown, ctx) => {
+        const token = ctx.mcpReq._meta?.progressToken;
+        const progress: Progress =
+          token === undefined
+            ? noProgress
+            : (value, total, message) =>
+                ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress: value, total, message } });
+        return call(door, tool, args, progress);
+      },
+    );
+  }
+  server.registerPrompt(
+    continueStoryPrompt.name,
+    { title: continueStoryPrompt.title, description: continueStoryPrompt.description, argsSchema: continueStoryArguments },
+    async ({ branch_id }) => {
+      try {
+        await door.chargeRead();
+        const context = await continueStoryContext(door.guest, branch_id);
+        if (!context) throw new ApiError("NOT_FOUND", "Branch not found");
+        return {
+          description: `Continue "${context.branch_title}"`,
+          messages: [{ role: "user" as const, content: { type: "text" as const, text: continueStoryText(context) } }],
+        };
+      } catch (err) {
+        // Prompts have no error result: the host gets a JSON-RPC error with the REST code in its data.
+        const { result, code } = errorResult(err, door.requestId);
+        door.failed(code);
+        throw new ProtocolError(
+          code === "INTERNAL_ERROR" ? ProtocolErrorCode.InternalError : ProtocolErrorCode.InvalidParams,
+          result.content[0].text,
+          result.structuredContent,
+        );
+      }
+    },
+  );
+  return server;
+}
+
+/** The door the route put in `authInfo.extra` (every request to the handler comes through `serveMcp`). */
+function doorIn(extra: Record<string, unknown> | undefined): McpDoor {
+  const door = extra?.door as McpDoor | undefined;
+  if (!door) throw new Error("an MCP request reached the handler without its door");
+  return door;
+}
+
+/**
+ * The SDK's stateless handler, built once per isolate: it answers both protocol eras (2025-11-25 and 2026-07-28)
+ * from one factory, holds nothing between requests, and builds each request's server from the door the route
+ * hands it in `authInfo.extra`.
+ */
+export const mcpHandler = createMcpHandler(({ authInfo }) => serverFor(doorIn(authInfo?.extra)), {
+  onerror: (error) => console.error(JSON.stringify({ at: new Date().toISOString(), event: "mcp error", message: error.message })),
+});

@@ -1,0 +1,32 @@
+import type { Tool } from "../tool";
+import { getStoryTool, listStoriesTool, readBranchTool } from "./reads";
+import { joinBranchTool, leaveBranchTool, waitForTurnTool } from "./turns";
+import { commentTool, createBranchTool, createStoryTool, voteTool, writeSegmentTool } from "./writes";
+
+/**
+ * Every tool, in the order hosts list them: reads, the turn loop, writes. Plain definitions (no SDK): the MCP
+ * server registers them (src/mcp/server.ts) and the agents' guide lists them (src/routes/guide.ts).
+ */
+export const TOOLS: Tool[] = [
+  listStoriesTool,
+  getStoryTool,
+  readBranchTool,
+  joinBranchTool,
+  waitForTurnTool,
+  writeSegmentTool,
+  leaveBranchTool,
+  createStoryTool,
+  createBranchTool,
+  voteTool,
+  commentTool,
+];
+
+export const TOOL_NAMES = new Set(TOOLS.map((t) => t.name));
+
+export const SERVER_INFO = { name: "storyloom", version: "1.1.1" };
+
+/** What the server tells a host about itself at connection (the model's first orientation). */
+export const INSTRUCTIONS =
+  "Storyloom: humans and AI agents write stories together, in turns. Find a story (list_stories, get_story), join a branch's queue " +
+  "(join_branch), then loop: wait_for_turn until your_turn is true, write the next segment within the story's length rule " +
+  "(write_segment), and wait again. Leave (leave_branch) when you stop. Errors come back as results with error.code and what to do next.";

@@ -1,0 +1,79 @@
+import { z } from "@hono/zod-openapi";
+import { branchReading } from "../../domain/reader";
+import { listStories } from "../../domain/stories";
+import { pathId } from "../../lib/ids";
+import { MAX_LIMIT } from "../../lib/pagination";
+import { storyOverview } from "../../usecases/stories";
+import { toolInput } from "../input";
+import { toolResult } from "../results";
+import { defineTool, idArgument } from "../tool";
+
+const page = (defaultLimit: number, what: string) => ({
+  limit: z.number().int().min(1).max(MAX_LIMIT).default(defaultLimit).describe(`How many ${what} to return (1 to ${MAX_LIMIT}; default ${defaultLimit})`),
+});
+
+export const listStoriesTool = defineTool({
+  name: "list_stories",
+  title: "List stories",
+  description: () =>
+    "Lists the stories on Storyloom, newest first, with their language and how many branches and bots each has. Call it to find a story to " +
+    "read or join; then call get_story with a story's id. Public: no credential needed.",
+  input: toolInput(
+    z.object({
+      status: z.enum(["active", "archived"]).default("active").describe("active (default): stories open for writing; archived: finished ones"),
+      ...page(20, "stories"),
+      offset: z.number().int().min(0).default(0).describe("How many stories to skip (for the next page)"),
+    }),
+  ),
+  access: "anyone",
+  readOnly: true,
+  run: async (door, { status, limit, offset }) => {
+    const data = await listStories(door.guest.db, status, limit, offset);
+    const lines = data.stories.map((s) => `- ${s.title} (${s.language}, id ${s.id})`);
+    return toolResult(data, `${data.count} ${status} stories; showing ${data.stories.length} from ${offset}:\n${lines.join("\n")}`);
+  },
+});
+
+export const getStoryTool = defineTool({
+  name: "get_story",
+  title: "Read a story",
+  description: () =>
+    "A story: its background, starter, style rules, language and length rule (min_length, max_length), its pinned posts, the first page " +
+    "of its branches (most active first) and its branch tree. `story.main_branch_id` is the main line: read it with read_branch, or join it " +
+    "with join_branch to write. Public: no credential needed.",
+  input: toolInput(z.object({ story_id: idArgument("The story's id (from list_stories)") })),
+  access: "anyone",
+  readOnly: true,
+  run: async (door, { story_id }) => {
+    const data = await storyOverview(door.guest, pathId(story_id, "Story"));
+    const { story } = data;
+    return toolResult(
+      data,
+      `"${story.title}" (${story.language}, segments of ${story.min_length}–${story.max_length}); main line ${story.main_branch_id}; ${data.branches_total} active branches.`,
+    );
+  },
+});
+
+export const readBranchTool = defineTool({
+  name: "read_branch",
+  title: "Read a branch",
+  description: () =>
+    "A branch as a reader sees it: the branch, its story's language and length rule, its turn queue (turn_mode, current_turn, members in " +
+    "order) and its text: the reading path (the main line up to the fork, then the branch's own segments) in order, a page at a time. Pass " +
+    "`after` (the last sequence_order you have) to read only what is new. Public: no credential needed.",
+  input: toolInput(
+    z.object({
+      branch_id: idArgument("The branch's id (a story's main_branch_id, or one of its branches)"),
+      after: z.number().int().min(0).default(0).describe("Only segments with a sequence_order above this (default 0: from the start)"),
+      ...page(50, "segments"),
+    }),
+  ),
+  access: "anyone",
+  readOnly: true,
+  run: async (door, { branch_id, after, limit }) => {
+    const data = await branchReading(door.guest.db, pathId(branch_id, "Branch"), { after, limit });
+    const turn = data.queue.current_turn ? `${data.queue.current_turn.name}'s turn` : "no bot's turn";
+    const more = data.has_more ? `; more after ${data.last_sequence_order}` : "";
+    return toolResult(data, `"${data.branch.title}": ${data.segments.length} segments after ${after}${more}; ${turn}.`);
+  },
+});

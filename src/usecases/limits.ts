@@ -1,0 +1,133 @@
+import type { Config } from "../config";
+import type { Actor } from "../domain/actor";
+import type { SegmentLimits } from "../domain/segment-quota";
+import type { AccountGate, Counter, StoredResponse } from "../durable/account";
+import { ApiError } from "../lib/errors";
+import { type RateState, limitError } from "../lib/limit-error";
+import type { RequestMeter } from "../lib/meter";
+import type { SegmentQuota } from "./caller";
+
+/**
+ * The per-account limits and the idempotency rule of every creating write, whichever door it comes through (a
+ * REST route through `limitsAndIdempotency()`, a web form through the same middleware, an MCP tool through
+ * `limited()`): one table of counters, one admission, one settlement. Segments are counted by the branch's room
+ * in the write's own batch (`segmentQuotaOf`); every other action by the account's gate (src/durable/account.ts).
+ */
+
+export type LimitedAction = "story" | "branch" | "join" | "segment" | "vote" | "comment" | "rewrite" | "pin";
+
+/** What the limits need of a request: the config's numbers, the account gates, and the meter that times them. */
+export interface LimitServices {
+  config: Config;
+  accountGates: DurableObjectNamespace;
+  meter: RequestMeter;
+}
+
+/** An Idempotency-Key and the fingerprint of the request that carried it. */
+export interface IdempotencyClaim {
+  key: string;
+  hash: string;
+}
+
+const HOUR = 3600_000;
+
+const hourly = (key: string, limit: number): Counter => ({ key, limit, windowMs: HOUR, label: `${limit} per hour`, code: "RATE_LIMIT_EXCEEDED" });
+
+/** The counters an action draws on (numbers from wrangler.toml through the config); segments are the room's. */
+export function countersFor(action: LimitedAction, limits: Config["limits"]): Counter[] {
+  switch (action) {
+    case "story":
+      return [hourly("story", limits.storiesPerHour)];
+    case "branch":
+      return [hourly("branch", limits.branchesPerHour)];
+    case "join":
+      return [hourly("join", limits.joinsPerHour)];
+    case "vote":
+      return [hourly("vote", limits.votesPerHour)];
+    case "comment":
+      return [hourly("comment", limits.commentsPerHour)];
+    case "rewrite":
+      return [hourly("rewrite", limits.rewritesPerHour)];
+    case "pin":
+      return [hourly("pin", limits.pinsPerHour)];
+    default:
+      return [];
+  }
+}
+
+/** Which successful writes count against the limit: a join that finds the bot already queued does not. */
+export const countsAgainstLimit = (action: LimitedAction, created: boolean) => action !== "join" || created;
+
+/** The writer's segment limits, which the branch's room counts in the write's own batch (none for admins). */
+export function segmentQuotaOf(actor: Actor, config: Config): SegmentQuota | undefined {
+  if (actor.type === "admin") return undefined;
+  const limits: SegmentLimits = {
+    perHour: config.limits.segmentsPerHour,
+    perDay: config.limits.segmentsPerDay,
+    perBranchPerHour: config.limits.segmentsPerBranchPerHour,
+  };
+  return { limits };
+}
+
+/** How the write ended, for the gate: whether it counts, and (with a key) the answer to store for replays. */
+export interface Settlement {
+  counted: boolean;
+  response: StoredResponse | null;
+}
+
+export type Admitted =
+  /** An earlier request with this key: its stored answer (it counts nothing again). */
+  | { kind: "replay"; response: StoredResponse; rate: RateState | null }
+  /** Go ahead; then settle exactly once with how it ended. */
+  | { kind: "proceed"; rate: RateState | null; settle: (outcome: Settlement) => Promise<void> };
+
+const nothingToSettle = async () => {};
+
+/**
+ * Admits one write of `action` by `actor` (not a segment: the room counts those): replays an earlier answer to
+ * the same Idempotency-Key, refuses a key reused with another request (422 `IDEMPOTENCY_KEY_REUSED`) or a write
+ * over a limit (the one 429), else reserves the write's hits until `settle`. Admins are not limited.
+ */
+export async function admitWrite(services: LimitServices, actor: Actor, action: LimitedAction, idem: IdempotencyClaim | null): Promise<Admitted> {
+  const counters = actor.type === "admin" ? [] : countersFor(action, services.config.limits);
+  if (!idem && !counters.length) return { kind: "proceed", rate: null, settle: nothingToSettle };
+  const ns = services.accountGates;
+  const gate = ns.get(ns.idFromName(actor.id)) as DurableObjectStub<AccountGate>;
+  const timed = <T>(call: () => Promise<T>) => services.meter.timeObject("AccountGate", call);
+  const admission = await timed(async () => await gate.admit(idem, counters));
+  if (admission.kind === "replay") return { kind: "replay", response: admission.response, rate: admission.rate };
+  if (admission.kind === "mismatch") throw new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used with a different request");
+  if (admission.kind === "limited") throw limitError(admission);
+  const keys = counters.map((k) => k.key);
+  const settle = ({ counted, response }: Settlement) => timed(() => gate.settle(idem, admission.reservation, { counted, response, keys }));
+  return { kind: "proceed", rate: admission.rate, settle };
+}
+
+/**
+ * A door without Idempotency-Keys or HTTP answers to store (an MCP tool): runs `write` under the same limits as
+ * REST, counting it only when it succeeded and `counts` says so (a join that found the bot queued does not). A
+ * refusal is thrown before `write` runs. A counted write's settlement is handed to `background`.
+ */
+export async function limited<T>(
+  services: LimitServices,
+  actor: Actor,
+  action: Exclude<LimitedAction, "segment">,
+  write: () => Promise<T>,
+  options: { created?: (value: T) => boolean; background: (work: Promise<unknown>) => Promise<void> },
+): Promise<T> {
+  const admitted = await admitWrite(services, actor, action, null);
+  if (admitted.kind === "replay") throw new Error("a write without an Idempotency-Key cannot be a replay");
+  let value: T;
+  try {
+    value = await write();
+  } catch (err) {
+    await admitted.settle({ counted: false, response: null });
+    throw err;
+  }
+  const counted = countsAgainstLimit(action, options.created?.(value) ?? true);
+  const settled = admitted.settle({ counted, response: null });
+  // As over HTTP: a request that counted need not wait for its confirmation; a release is awaited.
+  if (counted) await options.background(settled);
+  else await settled;
+  return value;
+}
