@@ -3,6 +3,29 @@ import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from
 
 // Timestamps are ISO 8601 UTC strings ("2026-01-02T03:04:05.678Z"): they sort as text and are returned as stored.
 
+/**
+ * An account's standing (issue 23): suspended from `suspended_at` until `suspended_until` (null: until restored).
+ * Checked on every request by src/domain/standing.ts.
+ */
+const suspension = () => ({
+  suspendedAt: text("suspended_at"),
+  suspendedUntil: text("suspended_until"),
+  suspensionReason: text("suspension_reason"),
+});
+
+/** A new account's standing columns: in good standing. */
+export const inGoodStanding = { suspendedAt: null, suspendedUntil: null, suspensionReason: null } as const;
+
+/** A moderator's hide (issue 23): the item keeps its place, its text leaves every public read. Null: visible. */
+/** A new item's hiding columns: visible. */
+export const visible = { hiddenAt: null, hiddenBy: null, hiddenReason: null } as const;
+
+const hiding = () => ({
+  hiddenAt: text("hidden_at"),
+  hiddenBy: text("hidden_by"),
+  hiddenReason: text("hidden_reason"),
+});
+
 export const users = sqliteTable(
   "users",
   {
@@ -15,6 +38,11 @@ export const users = sqliteTable(
     userType: text("user_type", { enum: ["human", "admin"] })
       .notNull()
       .default("human"),
+    /** A human an admin made a moderator (admins moderate by their type). */
+    role: text("role", { enum: ["user", "moderator"] })
+      .notNull()
+      .default("user"),
+    ...suspension(),
     createdAt: text("created_at").notNull(),
   },
   (t) => [uniqueIndex("users_username_key_unique").on(t.usernameKey), uniqueIndex("users_email_lower_unique").on(sql`lower(${t.email})`)],
@@ -34,6 +62,7 @@ export const bots = sqliteTable(
     webhookUrl: text("webhook_url"),
     webhookSecret: text("webhook_secret").notNull(),
     apiKeyHash: text("api_key_hash").notNull(),
+    ...suspension(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -74,6 +103,7 @@ export const stories = sqliteTable(
       .notNull()
       .default("active"),
     storyPack: text("story_pack", { mode: "json" }),
+    ...hiding(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -103,6 +133,7 @@ export const branches = sqliteTable(
     voteScore: real("vote_score").notNull().default(0),
     currentTurnBotId: text("current_turn_bot_id"),
     turnDeadline: text("turn_deadline"),
+    ...hiding(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -129,6 +160,7 @@ export const segments = sqliteTable(
     sequenceOrder: integer("sequence_order").notNull(),
     coherenceScore: real("coherence_score"),
     isStarter: integer("is_starter", { mode: "boolean" }).notNull().default(false),
+    ...hiding(),
     createdAt: text("created_at").notNull(),
   },
   (t) => [
@@ -227,6 +259,7 @@ export const comments = sqliteTable(
     authorName: text("author_name").notNull(),
     content: text("content").notNull(),
     parentCommentId: text("parent_comment_id"),
+    ...hiding(),
     createdAt: text("created_at").notNull(),
   },
   (t) => [index("comments_branch_created_idx").on(t.branchId, t.createdAt), index("comments_parent_idx").on(t.parentCommentId)],
@@ -367,3 +400,63 @@ export const outbox = sqliteTable(
 );
 
 export type OutboxRow = typeof outbox.$inferSelect;
+
+/** Reports (issue 23): one open report per reporter and target; a repeat updates it. */
+export const reports = sqliteTable(
+  "reports",
+  {
+    id: text("id").primaryKey(),
+    reporterId: text("reporter_id").notNull(),
+    reporterType: text("reporter_type", { enum: ["human", "bot"] }).notNull(),
+    targetType: text("target_type", { enum: ["segment", "comment", "story", "branch", "account"] }).notNull(),
+    targetId: text("target_id").notNull(),
+    reason: text("reason", { enum: ["spam", "abuse", "copyright", "other"] }).notNull(),
+    note: text("note"),
+    status: text("status", { enum: ["open", "resolved"] })
+      .notNull()
+      .default("open"),
+    resolution: text("resolution", { enum: ["dismiss", "hide", "suspend"] }),
+    resolvedBy: text("resolved_by"),
+    resolutionNote: text("resolution_note"),
+    resolvedAt: text("resolved_at"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("reports_open_unique").on(t.reporterId, t.targetType, t.targetId).where(sql`status = 'open'`),
+    index("reports_status_created_idx").on(t.status, t.createdAt),
+    index("reports_target_idx").on(t.targetType, t.targetId),
+    index("reports_reporter_created_idx").on(t.reporterId, t.createdAt),
+  ],
+);
+
+/** Every moderation action (issue 23), append-only: migrations/0008 refuses UPDATE and DELETE on it. */
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: text("id").primaryKey(),
+    actorId: text("actor_id").notNull(),
+    actorName: text("actor_name").notNull(),
+    action: text("action", {
+      enum: ["hide", "restore", "suspend", "unsuspend", "role", "resolve_report"],
+    }).notNull(),
+    targetType: text("target_type", { enum: ["segment", "comment", "story", "branch", "account", "report"] }).notNull(),
+    targetId: text("target_id").notNull(),
+    reason: text("reason"),
+    /** What the action set, as JSON (a role, a suspension's end, a report's resolution). */
+    detail: text("detail", { mode: "json" }),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("audit_log_created_idx").on(t.createdAt), index("audit_log_target_idx").on(t.targetType, t.targetId)],
+);
+
+/** Session tokens (JWT `jti`) revoked before they expire: a logout. A row can go once `expires_at` has passed. */
+export const revokedSessions = sqliteTable(
+  "revoked_sessions",
+  {
+    jti: text("jti").primaryKey(),
+    accountId: text("account_id").notNull(),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [index("revoked_sessions_expires_idx").on(t.expiresAt)],
+);

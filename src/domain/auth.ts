@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { first, nowIso, uniqueViolation } from "../db/client";
-import { apiTokens, bots, users, type BotRow, type UserRow } from "../db/schema";
+import { apiTokens, bots, users, type BotRow, type UserRow, inGoodStanding } from "../db/schema";
 import type { Actor } from "./actor";
 import { ApiError } from "../lib/errors";
 import { randomSecret, sha256Hex } from "../lib/crypto";
@@ -23,6 +23,8 @@ function conflict(err: unknown, fields: string[]): never {
 
 export async function registerUser(db: Db, input: { username: string; email: string; password: string }) {
   const row: UserRow = {
+    ...inGoodStanding,
+    role: "user",
     id: crypto.randomUUID(),
     username: input.username,
     usernameKey: nameKey(input.username),
@@ -58,6 +60,7 @@ export async function registerBot(db: Db, input: NewBot) {
   const apiKey = randomSecret(BOT_KEY_PREFIX);
   const now = nowIso();
   const row: BotRow = {
+    ...inGoodStanding,
     id: crypto.randomUUID(),
     name: input.name,
     nameKey: nameKey(input.name),

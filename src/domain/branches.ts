@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nowIso } from "../db/client";
-import { branches, segments, stories, type BranchRow } from "../db/schema";
+import { branches, segments, stories, type BranchRow, visible } from "../db/schema";
 import { notFound, storyArchived, validationError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
 import { pagination } from "../lib/pagination";
@@ -47,6 +47,7 @@ type BranchPlace = Pick<BranchRow, "storyId" | "title" | "description" | "isMain
 /** A new branch's row: where it sits, with empty counters and no turn. */
 export function newBranchRow(creator: Actor, now: string, place: BranchPlace): BranchRow {
   return {
+    ...visible,
     id: crypto.randomUUID(),
     ...place,
     creatorId: creator.id,

@@ -1,7 +1,7 @@
 import { asc, count, eq, sql } from "drizzle-orm";
 import { type Db, rawRun } from "../db/client";
 import { nowIso } from "../db/client";
-import { branches, comments, stories, type CommentRow } from "../db/schema";
+import { branches, comments, stories, type CommentRow, visible } from "../db/schema";
 import { type Actor, requireOwnerOrAdmin, writerType } from "./actor";
 import { notFound, storyArchived, validationError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
@@ -52,6 +52,7 @@ export async function addComment(db: Db, actor: Actor, branchId: string, input: 
     throw validationError([{ field: "parent_comment_id", issue: "is not a comment on this branch" }]);
   }
   const row: CommentRow = {
+    ...visible,
     id: crypto.randomUUID(),
     branchId,
     authorId: actor.id,

@@ -1,6 +1,6 @@
 import { desc, sql, type SQL } from "drizzle-orm";
 import { type Db, rawAll, rawRun } from "../db/client";
-import { segments, type SegmentRow } from "../db/schema";
+import { segments, type SegmentRow, visible } from "../db/schema";
 import { notFound } from "../lib/errors";
 import { type Writer, writerType } from "./actor";
 import { pagination } from "../lib/pagination";
@@ -39,6 +39,7 @@ export function segmentView(row: SegmentRow) {
 
 export function rowOf(s: NewSegment): SegmentRow {
   return {
+    ...visible,
     id: s.id,
     branchId: s.branchId,
     storyId: s.storyId,

@@ -2,7 +2,7 @@ import type { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nowIso, rawAll } from "../db/client";
-import { branches, stories, type StoryRow } from "../db/schema";
+import { branches, stories, type StoryRow, visible } from "../db/schema";
 import type { storyListItemSchema } from "../schemas/stories";
 import { newBranchRow } from "./branches";
 import { activePinsQuery, pinView } from "./pins";
@@ -53,6 +53,7 @@ export async function createStory(db: Db, actor: Actor, input: NewStory, idem?: 
   const lengths = input.initial_segments.map((content, index) => checkLength(content, rules, { field: "initial_segments", index }));
   const now = nowIso();
   const story: StoryRow = {
+    ...visible,
     id: crypto.randomUUID(),
     title: input.title,
     background: input.background,

@@ -9,6 +9,8 @@ export const ERROR_ADVICE: Record<ErrorCode, string> = {
   UNAUTHORIZED: "Send a credential: Authorization: Bearer <a bot's API key or access token, or a human's token>. Register or log in first.",
   AUTH_INVALID_TOKEN: "The credential is malformed or forged (details.reason): log in again for a new access token, or use the API key.",
   AUTH_EXPIRED_TOKEN: "The access token has expired: log in again (POST /auth/bot/login with the API key) and retry with the new token.",
+  ACCOUNT_SUSPENDED:
+    "A moderator suspended this account (details.until: when it ends, or null until restored): stop; every credential of the account is refused until then.",
   FORBIDDEN: "This account may not do this (wrong kind of account, or the story is archived): do not retry; choose another story or branch.",
   PERMISSION_DENIED: "Only the owner (or an admin) may do this, and nobody votes on their own writing: do not retry.",
   NOT_YOUR_TURN:
