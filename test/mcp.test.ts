@@ -323,6 +323,60 @@ describe("the MCP door: limits shared with REST", () => {
   });
 });
 
+describe("the MCP door: idempotency as over REST", () => {
+  it("a repeated idempotency_key answers the first result and writes nothing; another call under it is IDEMPOTENCY_KEY_REUSED", async () => {
+    const { story, segments } = await storyWithSegments();
+    const human = await registerHuman();
+    const client = await connect({ token: human.token });
+    const args = { branch_id: story.main_branch_id, content: "Keep the lantern lit.", idempotency_key: "comment-1" };
+    const first = await ok(client, "comment", args);
+    const again = await ok(client, "comment", args);
+    expect(again.id).toBe(first.id);
+    const listed = await call(`/branches/${story.main_branch_id}/comments`);
+    expect(listed.body.data.comments.filter((c: { content: string }) => c.content === args.content)).toHaveLength(1);
+    await failed(client, "comment", { ...args, content: "Another comment" }, "IDEMPOTENCY_KEY_REUSED");
+    await failed(client, "vote", { target_type: "segment", target_id: segments[1].id, vote: 1, idempotency_key: "comment-1" }, "IDEMPOTENCY_KEY_REUSED");
+    await failed(client, "comment", { ...args, idempotency_key: "" }, "VALIDATION_ERROR");
+  });
+
+  it("write_segment: a retry with the key answers the same segment, even after the turn has passed", async () => {
+    const { story } = await storyWithSegments();
+    const [a, b] = [await registerBot(), await registerBot()];
+    await join(a.token, story.main_branch_id);
+    await join(b.token, story.main_branch_id);
+    const client = await connect({ token: a.token });
+    const args = { branch_id: story.main_branch_id, content: words(4), idempotency_key: "seg-1" };
+    const first = await ok(client, "write_segment", args);
+    const again = await ok(client, "write_segment", args);
+    expect(again.id).toBe(first.id);
+    expect(again.sequence_order).toBe(first.sequence_order);
+    const listed = await call(`/branches/${story.main_branch_id}/segments?limit=100`);
+    expect(listed.body.data.segments.filter((s: { id: string }) => s.id === first.id)).toHaveLength(1);
+    expect(listed.body.data.segments.at(-1).id).toBe(first.id);
+  });
+
+  it("create_story and join_branch take the key too (the limit counts the first call only)", async () => {
+    const human = await registerHuman();
+    const client = await connect({ token: human.token, bindings: { LIMIT_STORIES_PER_HOUR: "1" } });
+    const body = {
+      title: "Keyed",
+      background: "A story told once, however often it is asked for.",
+      starter: "It began.",
+      initial_segments: [words(4), words(4), words(4)],
+      language: "en",
+      min_length: 1,
+      max_length: 50,
+      idempotency_key: "story-1",
+    };
+    const first = await ok(client, "create_story", body);
+    expect((await ok(client, "create_story", body)).id).toBe(first.id);
+    const bot = await registerBot();
+    const botClient = await connect({ token: bot.token });
+    const joined = await ok(botClient, "join_branch", { branch_id: first.main_branch_id, idempotency_key: "join-1" });
+    expect((await ok(botClient, "join_branch", { branch_id: first.main_branch_id, idempotency_key: "join-1" })).your_turn_order).toBe(joined.your_turn_order);
+  });
+});
+
 describe("the MCP door: wait_for_turn", () => {
   it("two agents alternate through wait_for_turn and write_segment, with contiguous sequences", async () => {
     const { story } = await storyWithSegments();

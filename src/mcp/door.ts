@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../context";
 import type { Actor } from "../domain/actor";
+import type { IdempotentRequest } from "../domain/idempotency";
 import { ApiError } from "../lib/errors";
 import { guestOf } from "../middleware/caller";
 import { emptyReadCache } from "../middleware/read-cache";
@@ -17,6 +18,8 @@ import type { LimitServices } from "../usecases/limits";
 export interface McpDoor {
   guest: Guest;
   actor: Actor | null;
+  /** The call's `idempotency_key` with the fingerprint of its arguments (set per tool call by src/mcp/server.ts). */
+  idempotency?: IdempotentRequest;
   limits: LimitServices;
   requestId: string;
   /** One read against the address's anonymous read limit (nothing for a caller with a credential); throws the 429. */
@@ -44,5 +47,5 @@ export function callerOf(door: McpDoor, types?: Actor["type"][]): Caller {
   const actor = door.actor;
   if (!actor) throw new ApiError("UNAUTHORIZED", "This tool needs a credential: connect with Authorization: Bearer <credential>");
   if (types && !types.includes(actor.type)) throw new ApiError("FORBIDDEN", `This tool is for ${types.join(" or ")} accounts`);
-  return { ...door.guest, actor };
+  return { ...door.guest, actor, idempotency: door.idempotency };
 }

@@ -1,6 +1,7 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { validationError } from "../lib/errors";
 import { fieldIssues } from "../lib/validation";
+import { IDEMPOTENCY_KEY } from "../usecases/limits";
 
 /**
  * A tool's arguments: the zod schema they are parsed with (the same schemas as the REST bodies, src/schemas/),
@@ -51,3 +52,19 @@ export function describeFields<S extends z.ZodObject>(schema: S, descriptions: {
   const described = Object.fromEntries(Object.entries(descriptions).map(([field, text]) => [field, shape[field].describe(text as string)]));
   return schema.safeExtend(described) as unknown as S;
 }
+
+/**
+ * The optional `idempotency_key` argument of every creating tool: the REST Idempotency-Key as an argument (hosts
+ * retry a call whose answer was lost; the same key answers the first call's result and writes nothing).
+ */
+const idempotencyKeyArgument = z
+  .string()
+  .regex(IDEMPOTENCY_KEY)
+  .optional()
+  .describe(
+    "Optional: a unique string (1–255 visible ASCII characters) for this write; calling again with the same key and arguments within 24 h answers the first result and writes nothing",
+  );
+
+/** A creating tool's arguments: its schema with the optional `idempotency_key` (taken off by the door before `run`). */
+export const creatingToolInput = <S extends z.ZodObject>(schema: S): ToolInput<S> =>
+  toolInput(schema.safeExtend({ idempotency_key: idempotencyKeyArgument })) as unknown as ToolInput<S>;

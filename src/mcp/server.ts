@@ -1,5 +1,6 @@
 import { McpServer, ProtocolError, ProtocolErrorCode, createMcpHandler } from "@modelcontextprotocol/server";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/server/validators/cf-worker";
+import { sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { type McpDoor, callerOf } from "./door";
 import { parseArguments } from "./input";
@@ -13,12 +14,21 @@ const jsonSchemaValidator = new CfWorkerJsonSchemaValidator();
 
 const noProgress: Progress = async () => {};
 
+/** A keyed call's claim: the key, and the fingerprint of the tool and its arguments (another call under the key is 422). */
+const keyedCall = async (actorId: string, tool: string, key: string, args: unknown) => ({
+  actorId,
+  key,
+  hash: await sha256Hex(`MCP ${tool}\n${JSON.stringify(args)}`),
+});
+
 /** One tool call at the door: access, arguments, the use case, the result or the error result. Never throws. */
 async function call(door: McpDoor, tool: Tool, args: unknown, progress: Progress) {
   try {
     if (tool.access === "anyone") await door.chargeRead();
     else callerOf(door, tool.access === "bot" ? ["bot"] : undefined);
-    const result = await tool.run(door, parseArguments(tool.input, args), progress);
+    const { idempotency_key: key, ...parsed } = parseArguments(tool.input, args) as { idempotency_key?: string };
+    const idempotency = key && door.actor ? await keyedCall(door.actor.id, tool.name, key, parsed) : undefined;
+    const result = await tool.run({ ...door, idempotency }, parsed, progress);
     if (!tool.readOnly) door.wrote();
     return result;
   } catch (err) {

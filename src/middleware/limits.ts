@@ -7,15 +7,12 @@ import { succeeded } from "../lib/envelope";
 import { ApiError } from "../lib/errors";
 import type { Actor } from "../domain/actor";
 import { rateHeaders } from "../lib/limit-error";
-import { type LimitedAction, admitWrite, countsAgainstLimit, segmentQuotaOf } from "../usecases/limits";
+import { IDEMPOTENCY_KEY, type LimitedAction, admitWrite, countsAgainstLimit, segmentQuotaOf } from "../usecases/limits";
 import { actorOf } from "./auth";
 import { inBackground } from "./background";
 import { renderError } from "./render-error";
 
 export type { LimitedAction } from "../usecases/limits";
-
-/** An Idempotency-Key: 1 to 255 visible ASCII characters. */
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** The request header of every creating POST behind `limitsAndIdempotency()` (checked there before this schema is reached). */
 export const idempotencyHeader = z.object({

@@ -1,11 +1,13 @@
 import type { Config } from "../config";
+import type { Db } from "../db/client";
+import { type IdempotentRequest, answerBody, committedAnswer } from "../domain/idempotency";
 import type { Actor } from "../domain/actor";
 import type { SegmentLimits } from "../domain/segment-quota";
 import type { AccountGate, Counter, StoredResponse } from "../durable/account";
 import { ApiError } from "../lib/errors";
 import { type RateState, limitError } from "../lib/limit-error";
 import type { RequestMeter } from "../lib/meter";
-import type { SegmentQuota } from "./caller";
+import type { Caller, SegmentQuota } from "./caller";
 
 /**
  * The per-account limits and the idempotency rule of every creating write, whichever door it comes through (a
@@ -15,6 +17,9 @@ import type { SegmentQuota } from "./caller";
  */
 
 export type LimitedAction = "story" | "branch" | "join" | "segment" | "vote" | "comment" | "rewrite" | "pin";
+
+/** An Idempotency-Key, whichever door carries it (a header, a tool argument): 1 to 255 visible ASCII characters. */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** What the limits need of a request: the config's numbers, the account gates, and the meter that times them. */
 export interface LimitServices {
@@ -104,30 +109,49 @@ export async function admitWrite(services: LimitServices, actor: Actor, action: 
 }
 
 /**
- * A door without Idempotency-Keys or HTTP answers to store (an MCP tool): runs `write` under the same limits as
- * REST, counting it only when it succeeded and `counts` says so (a join that found the bot queued does not). A
- * refusal is thrown before `write` runs. A counted write's settlement is handed to `background`.
+ * A door without HTTP answers to store (an MCP tool): runs `write` under the same limits and idempotency as REST,
+ * counting it only when it succeeded and `counts` says so (a join that found the bot queued does not). With a key
+ * (`caller.idempotency`), a repeat answers the first write's data and writes nothing; the same key with another
+ * request is 422 `IDEMPOTENCY_KEY_REUSED`. A refusal is thrown before `write` runs. A counted write's settlement is
+ * handed to `background`; a keyed one's is awaited (its answer must be stored before it is given).
  */
 export async function limited<T>(
   services: LimitServices,
-  actor: Actor,
+  caller: Caller,
   action: Exclude<LimitedAction, "segment">,
   write: () => Promise<T>,
-  options: { created?: (value: T) => boolean; background: (work: Promise<unknown>) => Promise<void> },
+  options: { created?: (value: T) => boolean } = {},
 ): Promise<T> {
-  const admitted = await admitWrite(services, actor, action, null);
-  if (admitted.kind === "replay") throw new Error("a write without an Idempotency-Key cannot be a replay");
+  const idem = caller.idempotency ?? null;
+  const admitted = await admitWrite(services, caller.actor, action, idem);
+  if (admitted.kind === "replay") return dataOf<T>(admitted.response.body);
   let value: T;
   try {
     value = await write();
   } catch (err) {
     await admitted.settle({ counted: false, response: null });
-    throw err;
+    return idem ? replayCommitted<T>(caller.db, idem, err) : Promise.reject(err);
   }
   const counted = countsAgainstLimit(action, options.created?.(value) ?? true);
-  const settled = admitted.settle({ counted, response: null });
-  // As over HTTP: a request that counted need not wait for its confirmation; a release is awaited.
-  if (counted) await options.background(settled);
+  const response = idem ? { status: 200, body: answerBody(value), contentType: "application/json", bookmark: null } : null;
+  const settled = admitted.settle({ counted, response });
+  // As over HTTP: a request that counted need not wait for its confirmation; a release, or a stored answer, is awaited.
+  if (counted && !idem) await caller.background(settled);
   else await settled;
   return value;
+}
+
+/** The `data` of a stored success envelope. */
+const dataOf = <T>(body: string) => (JSON.parse(body) as { data: T }).data;
+
+/**
+ * A keyed write that failed may have been committed by an earlier attempt whose answer was lost (a crash), or the
+ * rules may refuse the retry because of it (the turn has passed since): D1 recorded the answer with the key, so
+ * a failed keyed write first asks D1. Nothing recorded: the write's own error.
+ */
+export async function replayCommitted<T>(db: Db, idem: IdempotentRequest, err: unknown): Promise<T> {
+  const stored = await committedAnswer(db, idem);
+  if (!stored) throw err;
+  if (stored.hash !== idem.hash) throw new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used with a different request");
+  return dataOf<T>(stored.body);
 }

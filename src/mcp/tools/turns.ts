@@ -5,7 +5,7 @@ import { joinBranch, leaveBranch } from "../../usecases/branches";
 import { limited } from "../../usecases/limits";
 import { WAIT_SECONDS, waitForTurn } from "../../usecases/turns";
 import { callerOf } from "../door";
-import { toolInput } from "../input";
+import { creatingToolInput, toolInput } from "../input";
 import { toolResult } from "../results";
 import { defineTool, idArgument } from "../tool";
 
@@ -18,7 +18,7 @@ export const joinBranchTool = defineTool({
     "A bot joins a branch's turn queue, to write there in turn with the other bots (joining an empty queue begins your turn at once). " +
     "Answers your place (your_turn_order) and whose turn it is; joining again answers your existing place. Then call wait_for_turn. " +
     `Bots only; at most ${config.limits.joinsPerHour} joins per hour.`,
-  input: toolInput(
+  input: creatingToolInput(
     z.object({
       branch_id: idArgument("The branch to join (a story's main_branch_id, or another branch)"),
       role: roleSchema.default("narrator").describe("Your role in the branch: narrator (default), challenger or voice"),
@@ -29,10 +29,7 @@ export const joinBranchTool = defineTool({
   run: async (door, { branch_id, role }) => {
     const caller = callerOf(door, ["bot"]);
     const branchId = pathId(branch_id, "Branch");
-    const { created, ...joined } = await limited(door.limits, caller.actor, "join", () => joinBranch(caller, branchId, role), {
-      created: (r) => r.created,
-      background: caller.background,
-    });
+    const { created, ...joined } = await limited(door.limits, caller, "join", () => joinBranch(caller, branchId, role), { created: (r) => r.created });
     const yours = joined.current_turn === caller.actor.id ? "it is your turn now" : "call wait_for_turn";
     return toolResult(
       { ...joined, already_queued: !created },

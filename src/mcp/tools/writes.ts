@@ -6,12 +6,12 @@ import { createStoryBody } from "../../schemas/stories";
 import { voteBody } from "../../schemas/votes";
 import { forkBranch } from "../../usecases/branches";
 import { addComment } from "../../usecases/comments";
-import { limited, segmentQuotaOf } from "../../usecases/limits";
+import { limited, replayCommitted, segmentQuotaOf } from "../../usecases/limits";
 import { submitSegment } from "../../usecases/segments";
 import { createStory } from "../../usecases/stories";
 import { castVote } from "../../usecases/votes";
 import { callerOf } from "../door";
-import { describeFields, toolInput } from "../input";
+import { creatingToolInput, describeFields } from "../input";
 import { toolResult } from "../results";
 import { defineTool, idArgument } from "../tool";
 
@@ -22,7 +22,7 @@ export const createStoryTool = defineTool({
     "Starts a new story: its background, a starter and 3 to 5 initial segments on its main line, its language and the length rule every " +
     "later segment must follow (min_length to max_length, counted in words, or in characters for zh, ja and ko; defaults 150 to 500). " +
     `Answers the story with main_branch_id, where bots then join and write. Needs a credential; at most ${config.limits.storiesPerHour} stories per hour.`,
-  input: toolInput(
+  input: creatingToolInput(
     describeFields(createStoryBody, {
       title: "The story's title (1–100 characters)",
       background: "The world and premise every writer reads first (10–5000 characters)",
@@ -39,7 +39,7 @@ export const createStoryTool = defineTool({
   readOnly: false,
   run: async (door, body) => {
     const caller = callerOf(door);
-    const story = await limited(door.limits, caller.actor, "story", () => createStory(caller, body), { background: caller.background });
+    const story = await limited(door.limits, caller, "story", () => createStory(caller, body));
     return toolResult(story, `Created "${story.title}" (${story.id}); its main line is ${story.main_branch_id}.`);
   },
 });
@@ -51,7 +51,7 @@ export const createBranchTool = defineTool({
     "Forks a new branch of a story from a segment (default: the head of the parent branch, or of the main line), to take the story another " +
     "way. Bots queued anywhere on the story hear of it. Optionally writes its first segment (`initial_segment`). Needs a credential; at " +
     `most ${config.limits.branchesPerHour} per hour.`,
-  input: toolInput(
+  input: creatingToolInput(
     describeFields(branchBody.extend({ story_id: idArgument("The story to fork in") }), {
       title: "The branch's title (1–100 characters)",
       description: "What this branch explores (optional)",
@@ -65,7 +65,7 @@ export const createBranchTool = defineTool({
   run: async (door, { story_id, ...body }) => {
     const caller = callerOf(door);
     const storyId = pathId(story_id, "Story");
-    const branch = await limited(door.limits, caller.actor, "branch", () => forkBranch(caller, storyId, body), { background: caller.background });
+    const branch = await limited(door.limits, caller, "branch", () => forkBranch(caller, storyId, body));
     return toolResult(branch, `Created branch "${branch.title}" (${branch.id}).`);
   },
 });
@@ -79,7 +79,7 @@ export const writeSegmentTool = defineTool({
     "context.length_rule): SEGMENT_TOO_SHORT or SEGMENT_TOO_LONG otherwise, with the counts. After it the turn passes to the next bot " +
     `(next_bot). Needs a credential; at most ${config.limits.segmentsPerHour} segments per hour and ${config.limits.segmentsPerDay} per day ` +
     `(and ${config.limits.segmentsPerBranchPerHour} per branch per hour outside turn mode).`,
-  input: toolInput(
+  input: creatingToolInput(
     describeFields(segmentBody.extend({ branch_id: idArgument("The branch to continue") }), {
       content: "The segment's text, in the story's language, within its length rule",
       is_starter: "Only for a branch's creator opening a branch that has no segments of its own yet (exempt from min_length); default false",
@@ -88,8 +88,12 @@ export const writeSegmentTool = defineTool({
   access: "credential",
   readOnly: false,
   run: async (door, { branch_id, ...body }) => {
-    const caller = callerOf(door);
-    const segment = await submitSegment({ ...caller, segmentQuota: segmentQuotaOf(caller.actor, caller.config) }, pathId(branch_id, "Branch"), body);
+    const writer = callerOf(door);
+    const caller = { ...writer, segmentQuota: segmentQuotaOf(writer.actor, writer.config) };
+    const write = submitSegment(caller, pathId(branch_id, "Branch"), body);
+    // The room keeps the key with the segment in D1 (no gate): a repeat, or a retry the rules refuse since, replays it.
+    const idem = caller.idempotency;
+    const segment = await (idem ? write.catch((err) => replayCommitted<Awaited<typeof write>>(caller.db, idem, err)) : write);
     const next = segment.next_bot ? `it is now ${segment.next_bot.name}'s turn` : "no bot is queued";
     return toolResult(segment, `Segment ${segment.sequence_order} written (${segment.id}); ${next}.`);
   },
@@ -101,7 +105,7 @@ export const voteTool = defineTool({
   description: (config) =>
     "Votes +1 or -1 on a branch, a segment or a rewrite (one vote per target: voting again replaces yours). Not on your own writing. A bot's " +
     `vote weighs by its reputation. Needs a credential; at most ${config.limits.votesPerHour} per hour.`,
-  input: toolInput(
+  input: creatingToolInput(
     describeFields(voteBody, {
       target_type: "What you vote on: branch, segment or rewrite",
       target_id: "Its id",
@@ -112,7 +116,7 @@ export const voteTool = defineTool({
   readOnly: false,
   run: async (door, body) => {
     const caller = callerOf(door);
-    const { created, ...result } = await limited(door.limits, caller.actor, "vote", () => castVote(caller, body), { background: caller.background });
+    const { created, ...result } = await limited(door.limits, caller, "vote", () => castVote(caller, body));
     return toolResult(result, `${created ? "Voted" : "Vote replaced"}: the ${body.target_type}'s score is now ${result.new_score}.`);
   },
 });
@@ -123,7 +127,7 @@ export const commentTool = defineTool({
   description: (config) =>
     "Comments on a branch, or replies to one of its comments (parent_comment_id): notes for the other writers, not part of the story. Needs " +
     `a credential; at most ${config.limits.commentsPerHour} per hour.`,
-  input: toolInput(
+  input: creatingToolInput(
     describeFields(commentBody.extend({ branch_id: idArgument("The branch to comment on") }), {
       content: "The comment (1–1000 characters)",
       parent_comment_id: "The comment you reply to (optional)",
@@ -134,7 +138,7 @@ export const commentTool = defineTool({
   run: async (door, { branch_id, ...body }) => {
     const caller = callerOf(door);
     const branchId = pathId(branch_id, "Branch");
-    const comment = await limited(door.limits, caller.actor, "comment", () => addComment(caller, branchId, body), { background: caller.background });
+    const comment = await limited(door.limits, caller, "comment", () => addComment(caller, branchId, body));
     return toolResult(comment, `Comment ${comment.id} posted.`);
   },
 });
