@@ -1,6 +1,6 @@
 // `npm run bench:mcp [-- --rounds 3 --seconds 2 --write]`: what an MCP tool call costs against the REST request it
-// wraps, under `wrangler dev` on this machine: `read_branch` against `GET /branches/{id}` (a branch with its segments
-// and queue: one D1 round trip each), and `write_segment` against `POST /branches/{id}/segments` (a human's segment on
+// wraps, under `wrangler dev` on this machine: `list_stories` against `GET /stories` (the same data), `read_branch`
+// against `GET /branches/{id}` (one D1 round trip each; read_branch also answers the queue and 23 segments), and `write_segment` against `POST /branches/{id}/segments` (a human's segment on
 // one of 20 branches: one room call each). Every pair runs A/B/A/B (REST, then MCP, `--rounds` times, `--seconds`
 // each), with a credential (no anonymous read limit) and the micro-cache off (READ_CACHE_MS=0, so the REST read is
 // not answered from memory); the result is the median of the per-round ratios of CPU per request (the workerd
@@ -85,6 +85,14 @@ try {
   const nextBranch = () => branches[n++ % branches.length];
   const pairs = [
     {
+      // The exact twin: list_stories answers GET /stories' data (the same domain read, one D1 round trip each).
+      name: "list stories",
+      rest: { url: `${BASE}/stories?limit=20`, headers: auth },
+      mcp: { url: `${ORIGIN}/mcp`, method: "POST", headers: mcpHeaders, body: tool("list_stories", { limit: 20 }) },
+    },
+    {
+      // read_branch answers more than GET /branches/{id}: the story's rule, the queue and a page of up to 50
+      // segments of the reading path (4 statements in its one round trip; here 23 segments): not only the door.
       name: "read a branch",
       rest: { url: `${BASE}/branches/${story.main_branch_id}`, headers: auth },
       mcp: { url: `${ORIGIN}/mcp`, method: "POST", headers: mcpHeaders, body: tool("read_branch", { branch_id: story.main_branch_id }) },

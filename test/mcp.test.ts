@@ -180,7 +180,11 @@ describe("the MCP door: credentials and origin", () => {
       expect(((await res.json()) as any).error.code).toBe("FORBIDDEN");
     }
     expect((await rawPost({ origin: ORIGIN })).status).toBe(200);
-    expect((await rawPost({})).status).toBe(200);
+    const plain = await rawPost({});
+    expect(plain.status).toBe(200);
+    // A 2025-era call that asked for no progress is one JSON body (no SSE stream to frame and read back).
+    expect(plain.headers.get("content-type")).toMatch(/^application\/json/);
+    expect((await plain.json()).result.tools.length).toBe(TOOL_NAMES.length);
   });
 
   it("bad input is an answer, never a crash: not JSON, not JSON-RPC, unknown tool, wrong argument types", async () => {

@@ -72,7 +72,8 @@ export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
   c.set("logRoute", logRoute(body));
   const door = doorOf(c, actor);
   const authInfo = { token: "", clientId: actor ? `${actor.type}:${actor.id}` : "anonymous", scopes: [], extra: { door } };
-  const res = await mcpHandler.fetch(request, { authInfo, ...(body === undefined ? {} : { parsedBody: body }) });
-  if (!res.body || wantsProgress(body) || !res.headers.get("content-type")?.startsWith("text/event-stream")) return res;
+  const progress = wantsProgress(body);
+  const res = await mcpHandler.fetch(request, { authInfo, wantsProgress: progress, ...(body === undefined ? {} : { parsedBody: body }) });
+  if (!res.body || progress || !res.headers.get("content-type")?.startsWith("text/event-stream")) return res;
   return new Response(await res.text(), { status: res.status, headers: res.headers });
 }

@@ -1,4 +1,11 @@
-import { McpServer, ProtocolError, ProtocolErrorCode, createMcpHandler } from "@modelcontextprotocol/server";
+import {
+  McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  WebStandardStreamableHTTPServerTransport,
+  createMcpHandler,
+  isLegacyRequest,
+} from "@modelcontextprotocol/server";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/server/validators/cf-worker";
 import { sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
@@ -100,11 +107,42 @@ function doorIn(extra: Record<string, unknown> | undefined): McpDoor {
   return door;
 }
 
+const onerror = (error: Error) => console.error(JSON.stringify({ at: new Date().toISOString(), event: "mcp error", message: error.message }));
+const sdkHandler = createMcpHandler(({ authInfo }) => serverFor(doorIn(authInfo?.extra)), { onerror });
+
+interface HandleOptions {
+  authInfo: { token: string; clientId: string; scopes: string[]; extra: { door: McpDoor } };
+  parsedBody?: unknown;
+}
+
 /**
- * The SDK's stateless handler, built once per isolate: it answers both protocol eras (2025-11-25 and 2026-07-28)
- * from one factory, holds nothing between requests, and builds each request's server from the door the route
- * hands it in `authInfo.extra`.
+ * A 2025-era POST that asked for no progress, answered as one JSON body: the SDK's own legacy serving always
+ * streams SSE (framed by the server, read back to its end by the route), which cost a one-query read ~1 ms of CPU.
+ * The same stateless idiom (`sessionIdGenerator: undefined`, a fresh server per request), with JSON responses,
+ * which the 2025-11-25 transport allows; a call that asked for progress keeps the SDK's stream.
  */
-export const mcpHandler = createMcpHandler(({ authInfo }) => serverFor(doorIn(authInfo?.extra)), {
-  onerror: (error) => console.error(JSON.stringify({ at: new Date().toISOString(), event: "mcp error", message: error.message })),
-});
+async function legacyAsJson(request: Request, options: HandleOptions): Promise<Response> {
+  const server = serverFor(options.authInfo.extra.door);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  try {
+    await server.connect(transport);
+    return await transport.handleRequest(request, options);
+  } finally {
+    transport.close().catch(() => {});
+    server.close().catch(() => {});
+  }
+}
+
+/**
+ * The handler, built once per isolate: the SDK's stateless `createMcpHandler` answers both protocol eras
+ * (2025-11-25 and 2026-07-28) from one factory, holds nothing between requests, and builds each request's server
+ * from the door the route hands it in `authInfo.extra`; a 2025-era call without progress is answered as JSON.
+ */
+export const mcpHandler = {
+  async fetch(request: Request, options: HandleOptions & { wantsProgress: boolean }): Promise<Response> {
+    const { wantsProgress, ...handle } = options;
+    const plain = request.method === "POST" && !wantsProgress && handle.parsedBody !== undefined;
+    if (plain && (await isLegacyRequest(request, handle.parsedBody))) return legacyAsJson(request, handle);
+    return sdkHandler.fetch(request, handle);
+  },
+};
