@@ -5,6 +5,7 @@
 // median of the per-round ratios, so a noisy machine cannot fake a result. CPU per request is the workerd
 // processes' user+system time over each run divided by its requests. Prints the report; writes bench/RESULTS.md
 // only with --write. Exits 1 when a target is missed, a response was ≥ 500 or the turn order broke.
+import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
@@ -329,7 +330,33 @@ for (const logged of [false, true]) {
   rows.push(...r);
   if (turns) turnsRuns.push(turns);
 }
-const { text, missed } = report(rows, turnsRuns);
+const api = report(rows, turnsRuns);
+const mcp = !values.only || new RegExp(values.only).test("mcp") ? mcpCase() : { text: "", missed: 0 };
+const text = api.text + mcp.text;
 if (values.write) writeFileSync("bench/RESULTS.md", text);
 console.log(text);
-process.exit(missed ? 1 : 0);
+process.exit(api.missed + mcp.missed ? 1 : 0);
+
+/**
+ * The MCP door's case (issue 22): each tool call against the REST request it wraps, by bench/mcp-vs-rest.mjs (its
+ * own `wrangler dev`, after this bench's servers stopped), in the same A/B/A/B way. Target: within 15 % of CPU.
+ */
+function mcpCase() {
+  const run = spawnSync(process.execPath, ["bench/mcp-vs-rest.mjs", "--rounds", String(ROUNDS), "--seconds", String(SECONDS)], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const pairs = run.stdout
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l));
+  const lines = ["## The MCP door (issue 22): a tool call against the REST request it wraps, CPU per request", ""];
+  let missed = run.status === 0 && pairs.length ? 0 : 1;
+  if (missed) lines.push(`- MISSED: bench/mcp-vs-rest.mjs failed (exit ${run.status}).`);
+  for (const p of pairs) {
+    const ok = p.cpu_ratio <= 1.15;
+    missed += ok ? 0 : 1;
+    lines.push(`- ${ok ? "met" : "MISSED"}: ${p.name} — MCP ${p.mcp_cpu_ms} ms against REST ${p.rest_cpu_ms} ms, ratio ${p.cpu_ratio} (≤ 1.15); requests/s ratio ${p.rps_ratio}.`);
+  }
+  return { text: `${lines.join("\n")}\n`, missed };
+}
