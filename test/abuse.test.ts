@@ -171,6 +171,15 @@ describe("costs nobody bounded", () => {
     expect((await call(`/branches/${story.main_branch_id}/summary`, { env: limits })).status).toBe(200); // reading is free
   });
 
+  it("registrations from IPv6 are counted by the /64: a subscriber cannot mint allowances by changing its interface id", async () => {
+    const limits = { LIMIT_REGISTRATIONS_PER_ADDRESS_PER_HOUR: "1" };
+    const from = (ip: string) =>
+      call("/auth/bot/register", { body: { name: `v6${crypto.randomUUID().slice(0, 8)}`, model: "m" }, headers: { "CF-Connecting-IP": ip }, env: limits });
+    expect((await from("2001:db8:77:1::1")).status).toBe(201);
+    expectError(await from("2001:db8:77:1:ffff::2"), 429, "RATE_LIMIT_EXCEEDED");
+    expect((await from("2001:db8:77:2::1")).status).toBe(201); // another /64
+  });
+
   it("registrations are limited per client address", async () => {
     const ip = { "CF-Connecting-IP": "198.18.7.7" };
     const limits = { LIMIT_REGISTRATIONS_PER_ADDRESS_PER_HOUR: "2" };

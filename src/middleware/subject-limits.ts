@@ -1,3 +1,4 @@
+import { addressKey } from "../lib/address";
 import type { Context, MiddlewareHandler } from "hono";
 import type { Config } from "../config";
 import type { AppEnv } from "../context";
@@ -46,7 +47,8 @@ export function limitBySubject(limits: SubjectLimit[], counts: (status: number) 
   };
 }
 
-const address = (c: Context<AppEnv>) => `address:${c.req.header("cf-connecting-ip") ?? "unknown"}`;
+/** The client address the per-address counters key on: IPv6 by its /64 (src/lib/address.ts), as the read limit counts. */
+const address = (c: Context<AppEnv>) => `address:${addressKey(c.req.header("cf-connecting-ip"))}`;
 
 /** The login name a request body tries (an email or a bot name), as its uniqueness key; null when absent. */
 const loginName = (field: string) => async (c: Context<AppEnv>) => {
