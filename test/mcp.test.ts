@@ -184,7 +184,7 @@ describe("the MCP door: credentials and origin", () => {
     expect(plain.status).toBe(200);
     // A 2025-era call that asked for no progress is one JSON body (no SSE stream to frame and read back).
     expect(plain.headers.get("content-type")).toMatch(/^application\/json/);
-    expect((await plain.json()).result.tools.length).toBe(TOOL_NAMES.length);
+    expect(((await plain.json()) as { result: { tools: unknown[] } }).result.tools.length).toBe(TOOL_NAMES.length);
   });
 
   it("bad input is an answer, never a crash: not JSON, not JSON-RPC, unknown tool, wrong argument types", async () => {

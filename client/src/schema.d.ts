@@ -5430,12 +5430,7 @@ export interface operations {
                 /** @description a sequence_order: a non-negative integer in decimal digits */
                 after?: number | null;
             };
-            header?: {
-                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
-                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
-                /** @description An ETag from an earlier response: 304 when unchanged */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
+            header?: never;
             path: {
                 branch_id: string;
             };
@@ -5446,8 +5441,6 @@ export interface operations {
             /** @description Switching protocols: the stream. Every frame is a `LiveEvent` */
             101: {
                 headers: {
-                    "Server-Timing": components["headers"]["Server-Timing"];
-                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5455,22 +5448,9 @@ export interface operations {
                     "application/json": components["schemas"]["LiveEvent"];
                 };
             };
-            /** @description Not modified: `If-None-Match` matched the current ETag */
-            304: {
-                headers: {
-                    "Server-Timing": components["headers"]["Server-Timing"];
-                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description VALIDATION_ERROR */
             400: {
                 headers: {
-                    "Server-Timing": components["headers"]["Server-Timing"];
-                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5481,8 +5461,6 @@ export interface operations {
             /** @description FORBIDDEN */
             403: {
                 headers: {
-                    "Server-Timing": components["headers"]["Server-Timing"];
-                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5493,8 +5471,6 @@ export interface operations {
             /** @description NOT_FOUND */
             404: {
                 headers: {
-                    "Server-Timing": components["headers"]["Server-Timing"];
-                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5505,8 +5481,6 @@ export interface operations {
             /** @description UPGRADE_REQUIRED */
             426: {
                 headers: {
-                    "Server-Timing": components["headers"]["Server-Timing"];
-                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5514,11 +5488,9 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            /** @description RATE_LIMIT_EXCEEDED */
             429: {
                 headers: {
-                    "Server-Timing": components["headers"]["Server-Timing"];
-                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;

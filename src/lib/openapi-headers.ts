@@ -57,7 +57,25 @@ function operationId(method: string, path: string): string {
   return method + words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("");
 }
 
+/**
+ * The live stream (a WebSocket upgrade, `101`) is served before the API's middleware (src/app.ts): no ETag, 304,
+ * Server-Timing or bookmark; its request id, and the read limit's 429, are its own.
+ */
+function describeUpgrade(method: string, path: string, op: Json): void {
+  op.operationId ??= operationId(method, path);
+  op.security ??= [];
+  op.responses["429"] ??= { description: "RATE_LIMIT_EXCEEDED", content: errorContent };
+  for (const [status, response] of Object.entries<Json>(op.responses)) {
+    response.headers = { ...response.headers, "X-Request-Id": ref("headers", "X-Request-Id") };
+    if (status === "429") response.headers["Retry-After"] = ref("headers", "Retry-After");
+  }
+}
+
 function describeOperation(method: string, path: string, op: Json): void {
+  if ("101" in op.responses) {
+    describeUpgrade(method, path, op);
+    return;
+  }
   const guarded = (op.parameters ?? []).some((p: Json) => p.in === "header" && p.name === "idempotency-key");
   op.operationId ??= operationId(method, path);
   op.security ??= []; // public: no credential needed
