@@ -356,7 +356,9 @@ function mcpCase() {
   for (const p of pairs) {
     const ok = p.cpu_ratio <= 1.15;
     missed += ok ? 0 : 1;
-    lines.push(`- ${ok ? "met" : "MISSED"}: ${p.name} — MCP ${p.mcp_cpu_ms} ms against REST ${p.rest_cpu_ms} ms, ratio ${p.cpu_ratio} (≤ 1.15); requests/s ratio ${p.rps_ratio}.`);
+    lines.push(
+      `- ${ok ? "met" : "MISSED"}: ${p.name} — MCP ${p.mcp_cpu_ms} ms against REST ${p.rest_cpu_ms} ms, ratio ${p.cpu_ratio} (≤ 1.15); requests/s ratio ${p.rps_ratio}.`,
+    );
   }
   return { text: `${lines.join("\n")}\n`, missed };
 }
