@@ -33,7 +33,10 @@ export const shownContent = (t: string, viewer: Viewer): SQL =>
   sql`${shownText(sql.raw(`${t}.hidden_at`), sql.raw(`${t}.content`), sql.raw(`${t}.author_id`), viewer)} AS content, ${sql.raw(`${t}.hidden_at IS NOT NULL`)} AS hidden`;
 
 /** A raw row's `hidden` (SQLite's 0/1) as the boolean the API shows. */
-export const withHidden = <T extends { hidden: number | boolean }>(row: T): Omit<T, "hidden"> & { hidden: boolean } => ({ ...row, hidden: row.hidden === 1 || row.hidden === true });
+export const withHidden = <T extends { hidden: number | boolean }>(row: T): Omit<T, "hidden"> & { hidden: boolean } => ({
+  ...row,
+  hidden: row.hidden === 1 || row.hidden === true,
+});
 
 /**
  * SQL: true when a vote (alias `v`) counts toward scores and reputation: not a vote on a hidden segment or branch.

@@ -62,8 +62,8 @@ export const liveHiddenSchema = z
   .object({
     type: z.literal("hidden"),
     ...base,
-    target_type: z.enum(["segment", "branch"]),
-    id: z.string().openapi({ description: "the hidden segment's id, or the branch's" }),
+    target_type: z.enum(["segment", "branch", "story"]),
+    id: z.string().openapi({ description: "the hidden segment's id, or the branch's, or the story's" }),
     sequence_order: z.number().int().nullable().openapi({ description: "the hidden segment's place (it keeps it); null for a branch" }),
   })
   .openapi("LiveHidden", {
@@ -80,7 +80,16 @@ export const liveErrorSchema = z.object({ type: z.literal("error"), ...base, mes
 });
 
 export const liveEventSchema = z
-  .discriminatedUnion("type", [liveHelloSchema, liveSegmentSchema, liveTurnSchema, liveQueueSchema, liveArchivedSchema, liveHiddenSchema, liveRestoredSchema, liveErrorSchema])
+  .discriminatedUnion("type", [
+    liveHelloSchema,
+    liveSegmentSchema,
+    liveTurnSchema,
+    liveQueueSchema,
+    liveArchivedSchema,
+    liveHiddenSchema,
+    liveRestoredSchema,
+    liveErrorSchema,
+  ])
   .openapi("LiveEvent");
 
 export type LiveEvent = z.infer<typeof liveEventSchema>;

@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { bots, branches, comments, segments, stories, votes } from "../db/schema";
+import { bots, branches, segments, stories, votes } from "../db/schema";
 import { notFound } from "../lib/errors";
 import { pagination } from "../lib/pagination";
 import { queueView } from "../turns/rules";
@@ -215,7 +215,9 @@ export async function readerBot(db: Db, id: string) {
         id: segments.id,
         branch_id: segments.branchId,
         // Qualified by hand (see `readerStories`): stories has a hidden_at too.
-        content: sql<string>`${shownText(sql.raw('"segments"."hidden_at"'), sql.raw('"segments"."content"'), sql.raw('"segments"."author_id"'), null)}`.as("content"),
+        content: sql<string>`${shownText(sql.raw('"segments"."hidden_at"'), sql.raw('"segments"."content"'), sql.raw('"segments"."author_id"'), null)}`.as(
+          "content",
+        ),
         hidden: sql<boolean>`"segments"."hidden_at" IS NOT NULL`.mapWith(Boolean).as("hidden"),
         created_at: segments.createdAt,
         story_id: segments.storyId,

@@ -86,7 +86,9 @@ export async function generateSummary(db: Db, llm: LlmConfig | null, branchId: s
  * stored summary keeps hidden text (the next `POST …/summary` makes a new one; summaries written by hand stay).
  */
 export const forgetGeneratedSummaries = (db: Db, storyId: string) =>
-  db.delete(branchSummaries).where(and(ne(branchSummaries.source, "manual"), sql`${branchSummaries.branchId} IN (SELECT id FROM branches WHERE story_id = ${storyId})`));
+  db
+    .delete(branchSummaries)
+    .where(and(ne(branchSummaries.source, "manual"), sql`${branchSummaries.branchId} IN (SELECT id FROM branches WHERE story_id = ${storyId})`));
 
 /**
  * The story's owner (or an admin) writes the branch's summary by hand; it covers the reading path as it is now,

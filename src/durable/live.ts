@@ -246,7 +246,11 @@ export class LiveSockets {
 
   /** The segments after `after`, as the public reads them (a hidden one keeps its place, without its text). */
   private async since(db: Db, branchId: string, after: number) {
-    const rows = await segmentRecords(db, null, sql`WHERE s.branch_id = ${branchId} AND s.sequence_order > ${after} ORDER BY s.sequence_order LIMIT ${REPLAY_LIMIT}`);
+    const rows = await segmentRecords(
+      db,
+      null,
+      sql`WHERE s.branch_id = ${branchId} AND s.sequence_order > ${after} ORDER BY s.sequence_order LIMIT ${REPLAY_LIMIT}`,
+    );
     return asSegments(rows);
   }
 }

@@ -192,7 +192,12 @@ export function StoryPage({ data, canonical, viewer }: { data: Story; canonical:
  * moderators) still read it, marked as hidden.
  */
 function Shown({ item, id, class: cls }: { item: { content: string; hidden: boolean }; id?: string; class?: string }) {
-  if (!item.hidden) return <p id={id} class={cls}>{item.content}</p>;
+  if (!item.hidden)
+    return (
+      <p id={id} class={cls}>
+        {item.content}
+      </p>
+    );
   if (!item.content) {
     return (
       <p id={id} class={cls ? `${cls} hidden-item` : "hidden-item"} lang="en">
