@@ -178,6 +178,10 @@ describe("POST /admin/{type}/{id}/hide and …/restore", () => {
     const comments = (await call(`/branches/${w.branchId}/comments`)).body.data.comments;
     expect(comments.find((c: any) => c.id === w.comment.id)).toMatchObject({ hidden: true, content: "" });
     expect(comments.find((c: any) => c.id === reply.body.data.id)).toMatchObject({ parent_comment_id: w.comment.id, content: "a reply" });
+    // Its rewrites retell it: 404 with it, to anyone but its author and moderators.
+    expectError(await call(`/segments/${w.segment.id}/rewrites`), 404, "NOT_FOUND");
+    expect((await call(`/segments/${w.segment.id}/rewrites`, { token: w.owner.token })).status).toBe(200);
+    expect((await call(`/segments/${w.segments[1].id}/rewrites`)).status).toBe(200);
     // The next segment still follows it.
     expect((await submit(w.owner.token, w.branchId, words(4))).body.data.sequence_order).toBe(6);
   });
@@ -362,6 +366,7 @@ describe("hidden stories and branches", () => {
     const stranger = await registerHuman();
     for (const path of [
       `/stories/${w.story.id}`,
+      `/stories/${w.story.id}/pins`,
       `/stories/${w.story.id}/branches`,
       `/stories/${w.story.id}/branches/tree`,
       `/branches/${w.branchId}`,
