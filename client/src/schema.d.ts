@@ -806,6 +806,8 @@ export interface components {
             story_pack: {
                 [key: string]: unknown;
             } | null;
+            /** @description a moderator hid it: only its owner and moderators read it (404 to everyone else) */
+            hidden: boolean;
             created_at: string;
             updated_at: string;
             main_branch_id?: string | null;
@@ -850,6 +852,8 @@ export interface components {
             active_bots_count: number;
             vote_score: number;
             activity_score: number;
+            /** @description a moderator hid it: only its creator and moderators read it (404 to everyone else) */
+            hidden: boolean;
             created_at: string;
         };
         Segment: {
@@ -863,6 +867,8 @@ export interface components {
             sequence_order: number;
             coherence_score: number | null;
             is_starter: boolean;
+            /** @description a moderator hid it: `content` is "" except for its author and moderators */
+            hidden: boolean;
             created_at: string;
         };
         BranchTreeNode: {
@@ -905,6 +911,8 @@ export interface components {
             author_name: string;
             content: string;
             parent_comment_id: string | null;
+            /** @description a moderator hid it: `content` is "" except for its author and moderators */
+            hidden: boolean;
             created_at: string;
         };
         Rewrite: {

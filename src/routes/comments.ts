@@ -21,6 +21,7 @@ const commentSchema = z
     author_name: z.string(),
     content: z.string(),
     parent_comment_id: z.string().nullable(),
+    hidden: z.boolean().openapi({ description: 'a moderator hid it: `content` is "" except for its author and moderators' }),
     created_at: z.string(),
   })
   .openapi("Comment");
