@@ -380,6 +380,9 @@ describe("hidden stories and branches", () => {
     expect((await call(`/stories/${w.story.id}`, { token: w.owner.token })).body.data.hidden).toBe(true);
     const listed = (await call("/stories?limit=100", { token: w.owner.token })).body.data.stories.map((s: any) => s.id);
     expect(listed).not.toContain(w.story.id);
+    const logs = await call(`/logs?story_id=${w.story.id}`, { token: mod.token });
+    expect(logs.body.data.logs.length).toBeGreaterThan(0);
+    expect(logs.text).not.toContain(w.story.title);
     expect((await page(`/stories/${w.story.id}`)).status).toBe(404);
     expect((await page(`/branches/${w.branchId}`)).status).toBe(404);
     const upgrade = await exports.default.fetch(new Request(`${BASE}/branches/${w.branchId}/live`, { headers: { Upgrade: "websocket" } }));
