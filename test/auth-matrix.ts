@@ -18,6 +18,7 @@ export const ACCESS = {
   "any credential": KINDS,
   "bot only": ["bot JWT", "bot API key"],
   "human JWT only": ["human JWT", "admin JWT"], // admins are humans; an API token is refused
+  moderators: ["admin JWT"], // and humans an admin made moderators (none in this world: test/hide.test.ts has them)
 } as const satisfies Record<string, readonly Kind[]>;
 export type Access = keyof typeof ACCESS;
 
@@ -275,6 +276,23 @@ export const PROTECTED: ProtectedRoute[] = [
     owner: "the bot itself",
     through: { status: 200, because: "its webhook's status", path: (w) => `/bots/${w.bot.id}/webhook/status` },
   },
+  // Hiding and restoring content (issue 23): moderators only.
+  ...(["segments", "comments", "stories", "branches"] as const).flatMap((type): ProtectedRoute[] =>
+    (["hide", "restore"] as const).map((action) => ({
+      method: "POST",
+      route: `/admin/${type}/{id}/${action}`,
+      path: (w) =>
+        `/admin/${type}/${type === "segments" ? w.segment.id : type === "comments" ? w.comment.id : type === "stories" ? w.story.id : w.story.main_branch_id}/${action}`,
+      body: () => ({ reason: "spam" }),
+      access: "moderators",
+      through: {
+        status: 404,
+        because: `an unknown ${type.slice(0, -1)}`,
+        path: () => `/admin/${type}/${unknown()}/${action}`,
+        body: () => ({ reason: "spam" }),
+      },
+    })),
+  ),
 ];
 
 /** Things sent as a credential that are none: each is 401, with the code the service gives it. */

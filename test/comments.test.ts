@@ -19,6 +19,7 @@ describe("comments on a branch", () => {
       author_name: human.user.username,
       content: "Love this.",
       parent_comment_id: null,
+      hidden: false,
       created_at: expect.any(String),
     };
     // The record at the top of data, and nested as data.comment for older clients.

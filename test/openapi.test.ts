@@ -54,6 +54,7 @@ describe("GET /openapi.json and /docs", () => {
         "PUT /bots/{bot_id}/webhook",
         "GET /bots/{bot_id}/webhook/deliveries",
         "GET /bots/{bot_id}/webhook/status",
+        ...["segments", "comments", "stories", "branches"].flatMap((t) => [`POST /admin/${t}/{id}/hide`, `POST /admin/${t}/{id}/restore`]),
       ].sort(),
     );
     expect(res.body.paths["/auth/me"].get.security).toBeDefined();

@@ -91,6 +91,22 @@ function follow(list) {
         completeLater(frame.segment.id);
         return;
       }
+      // A moderator hid a segment: its text leaves the page at once; restored, the server's rendering comes back.
+      if (frame.type === "hidden" && frame.target_type === "segment") {
+        const text = document.querySelector(`#s-${CSS.escape(frame.id)} .text`);
+        if (text) text.replaceChildren(el("em", "hidden by a moderator"));
+        return;
+      }
+      if (frame.type === "restored") {
+        completeLater(frame.segment.id);
+        return;
+      }
+      // The branch or its story was hidden: the last frame; the page is gone for readers.
+      if (frame.type === "hidden") {
+        archived = true;
+        show("Hidden by a moderator");
+        return;
+      }
       if (frame.type === "archived" || (frame.type === "hello" && frame.archived)) {
         archived = true;
         show("Archived");

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nowIso } from "../db/client";
 import { branches, segments, stories, type BranchRow, visible } from "../db/schema";
@@ -11,7 +11,8 @@ import { queueQuery, turnStateOf } from "../turns/store";
 import { type Actor, writerType } from "./actor";
 import { type IdempotentRequest, commit, recordStatements } from "./idempotency";
 import { checkLength } from "./length";
-import { type NewSegment, branchHeadQuery, rowOf, segmentStatements, segmentView } from "./segments";
+import { type Viewer, branchShown, storyShown } from "./hidden";
+import { type NewSegment, asSegments, branchHeadQuery, rowOf, segmentRecords, segmentStatements, segmentView } from "./segments";
 import { newBranchMessages, newBranchRecipients, outboxStatements } from "./webhook-events";
 
 export type BranchSort = "activity" | "created_at" | "vote_score";
@@ -38,6 +39,7 @@ export function branchView(b: BranchRow) {
     active_bots_count: b.activeBotsCount,
     vote_score: b.voteScore,
     activity_score: activityScore(b),
+    hidden: b.hiddenAt !== null,
     created_at: b.createdAt,
   };
 }
@@ -185,11 +187,25 @@ const SORTS: Record<BranchSort, SQL[]> = {
   vote_score: [desc(branches.voteScore), asc(branches.createdAt)],
 };
 
-/** The main line first whatever the sort; page and total in one round trip. */
-export async function listBranches(db: Db, storyId: string, opts: { sort: BranchSort; includeAll: boolean; limit: number; offset: number }) {
-  const where = opts.includeAll ? eq(branches.storyId, storyId) : and(eq(branches.storyId, storyId), eq(branches.status, "active"));
+/** The story, unless it is hidden from the viewer (a query for a batch: no row means 404). */
+const shownStoryQuery = (db: Db, storyId: string, viewer: Viewer) =>
+  db
+    .select({ id: stories.id })
+    .from(stories)
+    .where(and(eq(stories.id, storyId), storyShown('"stories"', viewer)))
+    .limit(1);
+
+/** The main line first whatever the sort; hidden branches unlisted; page and total in one round trip. */
+export async function listBranches(
+  db: Db,
+  storyId: string,
+  opts: { sort: BranchSort; includeAll: boolean; limit: number; offset: number },
+  viewer: Viewer = null,
+) {
+  const listed = isNull(branches.hiddenAt);
+  const where = opts.includeAll ? and(eq(branches.storyId, storyId), listed) : and(eq(branches.storyId, storyId), eq(branches.status, "active"), listed);
   const [story, rows, [{ total }]] = await db.batch([
-    db.select({ id: stories.id }).from(stories).where(eq(stories.id, storyId)).limit(1),
+    shownStoryQuery(db, storyId, viewer),
     db
       .select()
       .from(branches)
@@ -213,10 +229,15 @@ export interface TreeNode {
   children: unknown[];
 }
 
-export async function branchTree(db: Db, storyId: string) {
+/** The tree without hidden branches (and what forks from them: their reading paths pass through hidden text). */
+export async function branchTree(db: Db, storyId: string, viewer: Viewer = null) {
   const [story, rows] = await db.batch([
-    db.select({ id: stories.id }).from(stories).where(eq(stories.id, storyId)).limit(1),
-    db.select().from(branches).where(eq(branches.storyId, storyId)).orderBy(desc(branches.isMain), asc(branches.createdAt)),
+    shownStoryQuery(db, storyId, viewer),
+    db
+      .select()
+      .from(branches)
+      .where(and(eq(branches.storyId, storyId), isNull(branches.hiddenAt)))
+      .orderBy(desc(branches.isMain), asc(branches.createdAt)),
   ]);
   if (!story.length) throw notFound("Story");
   const nodes = new Map<string, TreeNode>(
@@ -227,21 +248,25 @@ export async function branchTree(db: Db, storyId: string) {
   );
   const roots: TreeNode[] = [];
   for (const node of nodes.values()) {
-    const parent = node.parent_branch_id ? nodes.get(node.parent_branch_id) : undefined;
-    (parent ? parent.children : roots).push(node);
+    if (!node.parent_branch_id) roots.push(node);
+    else nodes.get(node.parent_branch_id)?.children.push(node);
   }
   return { tree: roots };
 }
 
 export const BRANCH_DETAIL_SEGMENTS = 50;
 
-/** The branch, its first segments and its turn queue (as D1 holds it): one round trip. */
-export async function getBranchDetail(db: Db, id: string) {
+/** The branch (404 when hidden from the viewer), its first segments and its turn queue (as D1 holds it): one round trip. */
+export async function getBranchDetail(db: Db, id: string, viewer: Viewer = null) {
   const [[branch], segs, members] = await db.batch([
-    db.select().from(branches).where(eq(branches.id, id)).limit(1),
-    db.select().from(segments).where(eq(segments.branchId, id)).orderBy(asc(segments.sequenceOrder)).limit(BRANCH_DETAIL_SEGMENTS),
+    db
+      .select()
+      .from(branches)
+      .where(and(eq(branches.id, id), branchShown('"branches"', viewer)))
+      .limit(1),
+    segmentRecords(db, viewer, sql`WHERE s.branch_id = ${id} ORDER BY s.sequence_order LIMIT ${BRANCH_DETAIL_SEGMENTS}`),
     queueQuery(db, id),
   ]);
   if (!branch) throw notFound("Branch");
-  return { ...branchView(branch), segments: segs.map(segmentView), queue: queueView(turnStateOf(branch, members)) };
+  return { ...branchView(branch), segments: asSegments(segs), queue: queueView(turnStateOf(branch, members)) };
 }

@@ -1,8 +1,9 @@
-import { asc, count, eq, sql } from "drizzle-orm";
+import { and, asc, count, eq, getTableColumns, sql } from "drizzle-orm";
 import { type Db, rawRun } from "../db/client";
 import { nowIso } from "../db/client";
 import { branches, comments, stories, type CommentRow, visible } from "../db/schema";
 import { type Actor, requireOwnerOrAdmin, writerType } from "./actor";
+import { type Viewer, branchShown, shownText } from "./hidden";
 import { notFound, storyArchived, validationError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
 import { pagination } from "../lib/pagination";
@@ -17,14 +18,30 @@ export function commentView(c: CommentRow) {
     author_name: c.authorName,
     content: c.content,
     parent_comment_id: c.parentCommentId,
+    hidden: c.hiddenAt !== null,
     created_at: c.createdAt,
   };
 }
 
-export async function listComments(db: Db, branchId: string, limit: number, offset: number) {
+/** A branch's comments, oldest first, their text as the viewer may read it (a query for a batch; `commentView` each row). */
+export const commentsQuery = (db: Db, branchId: string, viewer: Viewer) =>
+  db
+    .select({
+      ...getTableColumns(comments),
+      content: sql<string>`${shownText(sql`${comments.hiddenAt}`, sql`${comments.content}`, sql`${comments.authorId}`, viewer)}`.as("content"),
+    })
+    .from(comments)
+    .where(eq(comments.branchId, branchId))
+    .orderBy(asc(comments.createdAt), asc(comments.id));
+
+export async function listComments(db: Db, branchId: string, limit: number, offset: number, viewer: Viewer = null) {
   const [branch, rows, [{ total }]] = await db.batch([
-    db.select({ id: branches.id }).from(branches).where(eq(branches.id, branchId)).limit(1),
-    db.select().from(comments).where(eq(comments.branchId, branchId)).orderBy(asc(comments.createdAt), asc(comments.id)).limit(limit).offset(offset),
+    db
+      .select({ id: branches.id })
+      .from(branches)
+      .where(and(eq(branches.id, branchId), branchShown('"branches"', viewer)))
+      .limit(1),
+    commentsQuery(db, branchId, viewer).limit(limit).offset(offset),
     db.select({ total: count() }).from(comments).where(eq(comments.branchId, branchId)),
   ]);
   if (!branch.length) throw notFound("Branch");

@@ -16,7 +16,7 @@ interface StoryRef {
 const topStory = (db: Db, from: SQL, score: SQL) =>
   rawAll<StoryRef>(
     db,
-    sql`SELECT st.id, st.title FROM ${from} JOIN stories st ON st.id = x.story_id
+    sql`SELECT st.id, st.title FROM ${from} JOIN stories st ON st.id = x.story_id AND st.hidden_at IS NULL
     GROUP BY x.story_id ORDER BY ${score} DESC, st.created_at ASC, st.id ASC LIMIT 1`,
   );
 
@@ -26,7 +26,11 @@ export async function dashboardStats(db: Db, now = Date.now()) {
   const [[storyTotal], mostActive, mostUpvoted, mostContinued, [humans], [botTotal], activeByType, topCreators, topUpvoted] = await db.batch([
     db.select({ n: count() }).from(stories),
     topStory(db, sql`(SELECT story_id FROM logs WHERE created_at >= ${since}) x`, sql`count(*)`),
-    topStory(db, sql`(SELECT story_id, vote, effective_weight FROM votes WHERE target_type IN ('branch', 'segment')) x`, weightedTotal("x")),
+    topStory(
+      db,
+      sql`(SELECT story_id, target_type, target_id, vote, effective_weight FROM votes WHERE target_type IN ('branch', 'segment')) x`,
+      weightedTotal("x"),
+    ),
     topStory(db, sql`(SELECT story_id FROM logs WHERE is_continuation = 'continuation') x`, sql`count(*)`),
     db.select({ n: count() }).from(users),
     db.select({ n: count() }).from(bots),

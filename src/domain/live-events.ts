@@ -58,12 +58,38 @@ export const liveArchivedSchema = z
   .object({ type: z.literal("archived"), ...base })
   .openapi("LiveArchived", { description: "the story was archived: the last frame, after which the server closes the socket" });
 
+export const liveHiddenSchema = z
+  .object({
+    type: z.literal("hidden"),
+    ...base,
+    target_type: z.enum(["segment", "branch", "story"]),
+    id: z.string().openapi({ description: "the hidden segment's id, or the branch's, or the story's" }),
+    sequence_order: z.number().int().nullable().openapi({ description: "the hidden segment's place (it keeps it); null for a branch" }),
+  })
+  .openapi("LiveHidden", {
+    description:
+      "a moderator hid a segment (show it as hidden: its text is gone from every public read) or the branch or its story (the last frame: the server closes the socket)",
+  });
+
+export const liveRestoredSchema = z
+  .object({ type: z.literal("restored"), ...base, segment: segmentSchema })
+  .openapi("LiveRestored", { description: "a moderator restored a hidden segment: here it is again, in its place" });
+
 export const liveErrorSchema = z.object({ type: z.literal("error"), ...base, message: z.string() }).openapi("LiveError", {
   description: `the answer to a frame the client should not have sent (only \`ping\` is read); past ${INBOUND_FRAMES_PER_MINUTE} such frames a minute the socket is closed with 1008`,
 });
 
 export const liveEventSchema = z
-  .discriminatedUnion("type", [liveHelloSchema, liveSegmentSchema, liveTurnSchema, liveQueueSchema, liveArchivedSchema, liveErrorSchema])
+  .discriminatedUnion("type", [
+    liveHelloSchema,
+    liveSegmentSchema,
+    liveTurnSchema,
+    liveQueueSchema,
+    liveArchivedSchema,
+    liveHiddenSchema,
+    liveRestoredSchema,
+    liveErrorSchema,
+  ])
   .openapi("LiveEvent");
 
 export type LiveEvent = z.infer<typeof liveEventSchema>;

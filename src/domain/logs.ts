@@ -13,7 +13,7 @@ export interface LogQuery {
   days: number;
 }
 
-/** Log entries of the last `days` days, newest first, with their story's title. */
+/** Log entries of the last `days` days, newest first, with their story's title ("" for a hidden story). */
 export async function listLogs(db: Db, q: LogQuery, now = Date.now()) {
   const filters: SQL[] = [gte(logs.createdAt, new Date(now - q.days * DAY_MS).toISOString())];
   if (q.storyId) filters.push(eq(logs.storyId, q.storyId));
@@ -24,7 +24,8 @@ export async function listLogs(db: Db, q: LogQuery, now = Date.now()) {
       .select({
         id: logs.id,
         story_id: logs.storyId,
-        story_title: stories.title,
+        // A hidden story's entries stay (they are counts of writing), without its title (issue 23).
+        story_title: sql<string>`CASE WHEN ${stories.hiddenAt} IS NULL THEN ${stories.title} ELSE '' END`,
         branch_id: logs.branchId,
         segment_id: logs.segmentId,
         author_id: logs.authorId,

@@ -1,4 +1,5 @@
 import { and, asc, eq, sql, type SQL } from "drizzle-orm";
+import { type Viewer, storyShown } from "./hidden";
 import { type Db, rawRun } from "../db/client";
 import { nowIso } from "../db/client";
 import { pins, stories, type PinRow } from "../db/schema";
@@ -84,9 +85,14 @@ export async function createPin(
   return created;
 }
 
-export async function listPins(db: Db, storyId: string, { includeInactive }: { includeInactive: boolean }) {
+/** A story's pins (404 when the story is hidden from the viewer). */
+export async function listPins(db: Db, storyId: string, { includeInactive }: { includeInactive: boolean }, viewer: Viewer = null) {
   const [story, rows] = await db.batch([
-    db.select({ id: stories.id }).from(stories).where(eq(stories.id, storyId)).limit(1),
+    db
+      .select({ id: stories.id })
+      .from(stories)
+      .where(and(eq(stories.id, storyId), storyShown('"stories"', viewer)))
+      .limit(1),
     includeInactive
       ? db
           .select()

@@ -1,14 +1,15 @@
-import { and, asc, count, desc, eq, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { bots, branches, comments, segments, stories, votes } from "../db/schema";
+import { bots, branches, segments, stories, votes } from "../db/schema";
 import { notFound } from "../lib/errors";
 import { pagination } from "../lib/pagination";
 import { queueView } from "../turns/rules";
 import { queueQuery, turnStateOf } from "../turns/store";
 import { branchView } from "./branches";
-import { commentView } from "./comments";
+import { commentView, commentsQuery } from "./comments";
+import { type Viewer, branchShown, shownText, storyShown } from "./hidden";
 import { activePinsQuery, pinView } from "./pins";
-import { readingPathPageQuery, readingPathQuery, scoredReadingPathQuery } from "./reading-path";
+import { asPath, readingPathPageQuery, readingPathQuery, scoredReadingPathQuery } from "./reading-path";
 import { storyView } from "./stories";
 import { reputationOf, reputationView } from "./votes";
 
@@ -32,6 +33,7 @@ export async function readerStories(db: Db, opts: { sort: StorySort; limit: numb
   const since = new Date((opts.now ?? Date.now()) - WEEK_MS).toISOString();
   // Qualified by hand: drizzle renders ${stories.id} unqualified here, which the subqueries would rebind.
   const recent = sql<number>`(SELECT count(*) FROM logs l WHERE l.story_id = "stories"."id" AND l.created_at >= ${since})`;
+  const listed = and(eq(stories.status, "active"), isNull(stories.hiddenAt));
   const order = opts.sort === "active" ? [desc(recent), desc(stories.createdAt), desc(stories.id)] : [desc(stories.createdAt), desc(stories.id)];
   const [rows, [{ total }]] = await db.batch([
     db
@@ -43,16 +45,16 @@ export async function readerStories(db: Db, opts: { sort: StorySort; limit: numb
         owner_type: stories.ownerType,
         owner_name: ownerName,
         created_at: stories.createdAt,
-        branches_count: sql<number>`(SELECT count(*) FROM branches b WHERE b.story_id = "stories"."id")`,
+        branches_count: sql<number>`(SELECT count(*) FROM branches b WHERE b.story_id = "stories"."id" AND b.hidden_at IS NULL)`,
         segments_count: sql<number>`(SELECT coalesce(sum(b.segments_count), 0) FROM branches b WHERE b.story_id = "stories"."id")`,
         recent_segments: recent,
       })
       .from(stories)
-      .where(eq(stories.status, "active"))
+      .where(listed)
       .orderBy(...order)
       .limit(opts.limit)
       .offset(opts.offset),
-    db.select({ total: count() }).from(stories).where(eq(stories.status, "active")),
+    db.select({ total: count() }).from(stories).where(listed),
   ]);
   return { stories: rows, pagination: pagination(opts.limit, opts.offset, total) };
 }
@@ -67,14 +69,25 @@ export interface ReaderBranchNode {
   children: ReaderBranchNode[];
 }
 
-/** The story, its active pins, its main line in reading order and its branch tree: one round trip. */
-export async function readerStory(db: Db, id: string) {
+/**
+ * The story (404 when hidden from the viewer), its active pins, its main line in reading order and its branch tree
+ * (hidden branches and what forks from them left out): one round trip.
+ */
+export async function readerStory(db: Db, id: string, viewer: Viewer = null) {
   const mainOf = sql`(SELECT b.id FROM branches b WHERE b.story_id = ${id} AND b.is_main = 1)`;
   const [[story], activePins, rows, mainLine] = await db.batch([
-    db.select({ row: stories, ownerName }).from(stories).where(eq(stories.id, id)).limit(1),
+    db
+      .select({ row: stories, ownerName })
+      .from(stories)
+      .where(and(eq(stories.id, id), storyShown('"stories"', viewer)))
+      .limit(1),
     activePinsQuery(db, id),
-    db.select().from(branches).where(eq(branches.storyId, id)).orderBy(desc(branches.isMain), asc(branches.createdAt), asc(branches.id)),
-    readingPathQuery(db, mainOf),
+    db
+      .select()
+      .from(branches)
+      .where(and(eq(branches.storyId, id), isNull(branches.hiddenAt)))
+      .orderBy(desc(branches.isMain), asc(branches.createdAt), asc(branches.id)),
+    readingPathQuery(db, mainOf, undefined, viewer),
   ]);
   if (!story) throw notFound("Story");
   const views = rows.map(branchView);
@@ -86,15 +99,15 @@ export async function readerStory(db: Db, id: string) {
   );
   const tree: ReaderBranchNode[] = [];
   for (const b of views) {
-    const parent = b.parent_branch_id ? nodes.get(b.parent_branch_id) : undefined;
-    (parent ? parent.children : tree).push(nodes.get(b.id)!);
+    if (!b.parent_branch_id) tree.push(nodes.get(b.id)!);
+    else nodes.get(b.parent_branch_id)?.children.push(nodes.get(b.id)!);
   }
   const main = views.find((b) => b.is_main) ?? null;
   return {
     story: { ...storyView(story.row), owner_name: story.ownerName },
     pins: activePins.map(pinView),
     main_branch: main,
-    main_line: mainLine,
+    main_line: asPath(mainLine),
     tree,
     branches_count: views.length,
   };
@@ -107,13 +120,18 @@ export type ReaderComment = ReturnType<typeof commentView> & { replies: ReaderCo
  * comments threaded, its turn queue as D1 holds it and, for a signed-in reader, their own votes in the story
  * (target id → 1 or -1): one round trip.
  */
-export async function readerBranch(db: Db, id: string, viewerId: string | null = null) {
+export async function readerBranch(db: Db, id: string, viewer: Viewer = null) {
+  const viewerId = viewer?.id ?? null;
   const storyOf = sql`(SELECT b.story_id FROM branches b WHERE b.id = ${id})`;
   const [[branch], [story], path, commentRows, members, titles, mine] = await db.batch([
-    db.select().from(branches).where(eq(branches.id, id)).limit(1),
+    db
+      .select()
+      .from(branches)
+      .where(and(eq(branches.id, id), branchShown('"branches"', viewer)))
+      .limit(1),
     db.select().from(stories).where(sql`${stories.id} = (SELECT b.story_id FROM branches b WHERE b.id = ${id})`).limit(1),
-    scoredReadingPathQuery(db, id),
-    db.select().from(comments).where(eq(comments.branchId, id)).orderBy(asc(comments.createdAt), asc(comments.id)),
+    scoredReadingPathQuery(db, id, viewer),
+    commentsQuery(db, id, viewer),
     queueQuery(db, id),
     // The story's branch titles, to name where each inherited segment of the path comes from.
     db.select({ id: branches.id, title: branches.title }).from(branches).where(sql`${branches.storyId} = ${storyOf}`),
@@ -132,7 +150,7 @@ export async function readerBranch(db: Db, id: string, viewerId: string | null =
   return {
     branch: branchView(branch),
     story: storyView(story),
-    path,
+    path: asPath(path),
     branch_titles: Object.fromEntries(titles.map((t) => [t.id, t.title])) as Record<string, string>,
     comments: threads,
     comments_count: commentRows.length,
@@ -146,9 +164,13 @@ export async function readerBranch(db: Db, id: string, viewerId: string | null =
  * page of its reading path (the main line up to each fork, then the branch's own: what the reader's branch page
  * shows) after the sequence_order `after`, oldest first. One round trip.
  */
-export async function branchReading(db: Db, id: string, { after, limit }: { after: number; limit: number }) {
-  const [[branch], [story], page, members] = await db.batch([
-    db.select().from(branches).where(eq(branches.id, id)).limit(1),
+export async function branchReading(db: Db, id: string, { after, limit }: { after: number; limit: number }, viewer: Viewer = null) {
+  const [[branch], [story], rows, members] = await db.batch([
+    db
+      .select()
+      .from(branches)
+      .where(and(eq(branches.id, id), branchShown('"branches"', viewer)))
+      .limit(1),
     db
       .select({
         id: stories.id,
@@ -161,10 +183,11 @@ export async function branchReading(db: Db, id: string, { after, limit }: { afte
       .from(stories)
       .where(sql`${stories.id} = (SELECT b.story_id FROM branches b WHERE b.id = ${id})`)
       .limit(1),
-    readingPathPageQuery(db, id, after, limit + 1),
+    readingPathPageQuery(db, id, after, limit + 1, viewer),
     queueQuery(db, id),
   ]);
   if (!branch || !story) throw notFound("Branch");
+  const page = asPath(rows);
   const segments = page.slice(0, limit);
   return {
     branch: branchView(branch),
@@ -191,7 +214,11 @@ export async function readerBot(db: Db, id: string) {
       .select({
         id: segments.id,
         branch_id: segments.branchId,
-        content: segments.content,
+        // Qualified by hand (see `readerStories`): stories has a hidden_at too.
+        content: sql<string>`${shownText(sql.raw('"segments"."hidden_at"'), sql.raw('"segments"."content"'), sql.raw('"segments"."author_id"'), null)}`.as(
+          "content",
+        ),
+        hidden: sql<boolean>`"segments"."hidden_at" IS NOT NULL`.mapWith(Boolean).as("hidden"),
         created_at: segments.createdAt,
         story_id: segments.storyId,
         story_title: stories.title,
@@ -199,7 +226,7 @@ export async function readerBot(db: Db, id: string) {
       })
       .from(segments)
       .innerJoin(stories, eq(stories.id, segments.storyId))
-      .where(eq(segments.authorId, id))
+      .where(and(eq(segments.authorId, id), isNull(stories.hiddenAt)))
       .orderBy(desc(segments.createdAt), desc(segments.id))
       .limit(BOT_PAGE_SEGMENTS),
   ]);

@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { type Db, rawAll } from "../db/client";
+import { type Viewer, shownContent, withHidden } from "./hidden";
 import { weightedTotal } from "./scores";
 
 export interface PathSegment {
@@ -8,10 +9,18 @@ export interface PathSegment {
   bot_id: string;
   author_type: string;
   author_name: string;
+  /** "" when a moderator hid it (and the viewer is not its author or a moderator). */
   content: string;
   sequence_order: number;
   created_at: string;
+  hidden: boolean;
 }
+
+/** A path row as SQLite returns it (`hidden` 0/1): turn a batch's result into `PathSegment`s with `asPath`. */
+type PathRow<T extends PathSegment = PathSegment> = Omit<T, "hidden"> & { hidden: number };
+
+/** Rows of a reading-path query as the API shows them. */
+export const asPath = <T extends PathSegment>(rows: PathRow<T>[]): T[] => rows.map((r) => withHidden(r) as unknown as T);
 
 /** A reading-path segment with its weighted vote score and how many rewrites it has. */
 export interface ScoredPathSegment extends PathSegment {
@@ -31,18 +40,19 @@ const chain = (branchId: string | SQL) => sql`
       FROM branches b JOIN chain c ON b.id = c.parent
     )`;
 
-const pathColumns = sql`s.id, s.branch_id, s.author_id AS bot_id, s.author_type, s.author_name, s.content, s.sequence_order, s.created_at`;
+const pathColumns = (viewer: Viewer) =>
+  sql`s.id, s.branch_id, s.author_id AS bot_id, s.author_type, s.author_name, ${shownContent("s", viewer)}, s.sequence_order, s.created_at`;
 
 /**
  * A branch's reading path in one query: each ancestor's segments up to the fork point below it, then the
  * branch's own. With `last`, only the last N segments of that path, newest first (see `inReadingOrder`).
  * `branchId` may be a SQL expression that selects the branch. Usable inside `db.batch()`.
  */
-export function readingPathQuery(db: Db, branchId: string | SQL, last?: number) {
-  return rawAll<PathSegment>(
+export function readingPathQuery(db: Db, branchId: string | SQL, last?: number, viewer: Viewer = null) {
+  return rawAll<PathRow>(
     db,
     sql`${chain(branchId)}
-    SELECT ${pathColumns}
+    SELECT ${pathColumns(viewer)}
     FROM segments s JOIN chain c ON s.branch_id = c.id AND s.sequence_order <= c.cap
     ORDER BY s.sequence_order ${last ? sql`DESC LIMIT ${last}` : sql`ASC`}`,
   );
@@ -52,11 +62,11 @@ export function readingPathQuery(db: Db, branchId: string | SQL, last?: number) 
  * The whole reading path in reading order, each segment with its weighted vote score and its rewrites count
  * (both by index, per segment). Usable inside `db.batch()`.
  */
-export function scoredReadingPathQuery(db: Db, branchId: string | SQL) {
-  return rawAll<ScoredPathSegment>(
+export function scoredReadingPathQuery(db: Db, branchId: string | SQL, viewer: Viewer = null) {
+  return rawAll<PathRow<ScoredPathSegment>>(
     db,
     sql`${chain(branchId)}
-    SELECT ${pathColumns},
+    SELECT ${pathColumns(viewer)},
       (SELECT ${weightedTotal("v")} FROM votes v WHERE v.target_type = 'segment' AND v.target_id = s.id) AS vote_score,
       (SELECT count(*) FROM rewrites r WHERE r.segment_id = s.id) AS rewrites_count
     FROM segments s JOIN chain c ON s.branch_id = c.id AND s.sequence_order <= c.cap
@@ -65,17 +75,17 @@ export function scoredReadingPathQuery(db: Db, branchId: string | SQL) {
 }
 
 /** Rows of a `readingPathQuery` in reading order. */
-export const inReadingOrder = (rows: PathSegment[]) => [...rows].sort((a, b) => a.sequence_order - b.sequence_order);
+export const inReadingOrder = (rows: PathRow[]) => asPath(rows).sort((a, b) => a.sequence_order - b.sequence_order);
 
 /**
  * A page of the reading path in reading order: the segments after `after` (a sequence_order), at most `limit`
  * of them. `branchId` may be a SQL expression that selects the branch. Usable inside `db.batch()`.
  */
-export function readingPathPageQuery(db: Db, branchId: string | SQL, after: number, limit: number) {
-  return rawAll<PathSegment>(
+export function readingPathPageQuery(db: Db, branchId: string | SQL, after: number, limit: number, viewer: Viewer = null) {
+  return rawAll<PathRow>(
     db,
     sql`${chain(branchId)}
-    SELECT ${pathColumns}
+    SELECT ${pathColumns(viewer)}
     FROM segments s JOIN chain c ON s.branch_id = c.id AND s.sequence_order <= c.cap
     WHERE s.sequence_order > ${after}
     ORDER BY s.sequence_order ASC LIMIT ${limit}`,

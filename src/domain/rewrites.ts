@@ -1,4 +1,5 @@
 import { count, eq, sql } from "drizzle-orm";
+import { type Viewer, seesHidden } from "./hidden";
 import { type Db, nowIso, rawAll } from "../db/client";
 import { rewrites, segments, stories, type RewriteRow } from "../db/schema";
 import { type Actor, writerType } from "./actor";
@@ -67,9 +68,13 @@ interface RewriteWithVotes extends VoteCounts {
 }
 
 /** Rewrites of a segment with their vote summaries, highest score first: one aggregate query. */
-export async function listRewrites(db: Db, segmentId: string, limit: number, offset: number) {
+/** A segment's rewrites (404 when the segment is hidden from the viewer: rewrites retell its text). */
+export async function listRewrites(db: Db, segmentId: string, limit: number, offset: number, viewer: Viewer = null) {
   const [seg, rows, [{ total }]] = await db.batch([
-    db.select({ id: segments.id }).from(segments).where(eq(segments.id, segmentId)).limit(1),
+    rawAll<{ id: string }>(
+      db,
+      sql`SELECT s.id FROM segments s WHERE s.id = ${segmentId} AND (s.hidden_at IS NULL OR ${seesHidden(viewer, sql.raw("s.author_id"))})`,
+    ),
     rawAll<RewriteWithVotes>(
       db,
       sql`

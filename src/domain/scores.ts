@@ -1,11 +1,16 @@
 import { sql } from "drizzle-orm";
 import { round3 } from "../lib/round";
+import { countedVote } from "./hidden";
 
 /** Vote arithmetic shared by votes, rewrites, reputation, branches and the dashboard, written once. */
 
-const weightedText = (v: string) => `coalesce(sum(${v}.vote * ${v}.effective_weight), 0)`;
+/** Votes on a hidden segment or branch count for nothing (issue 23): the one place scores and reputation meet the rule. */
+const weightedText = (v: string) => `coalesce(sum(CASE WHEN ${countedVote(v)} THEN ${v}.vote * ${v}.effective_weight END), 0)`;
 
-/** The weighted vote total of the votes in scope (sum of vote × effective_weight, 0 when none); `v` names the votes table or its alias. */
+/**
+ * The weighted vote total of the votes in scope (sum of vote × effective_weight over the votes that count, 0 when
+ * none); `v` names the votes table or its alias.
+ */
 export const weightedTotal = (v = "votes") => sql<number>`${sql.raw(weightedText(v))}`;
 
 /** The vote-summary aggregate as SQL columns: total_score, upvotes, downvotes, human_votes, bot_votes. */

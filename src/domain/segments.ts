@@ -3,6 +3,7 @@ import { type Db, rawAll, rawRun } from "../db/client";
 import { segments, type SegmentRow, visible } from "../db/schema";
 import { notFound } from "../lib/errors";
 import { type Writer, writerType } from "./actor";
+import { type Viewer, branchShown, shownContent, withHidden } from "./hidden";
 import { pagination } from "../lib/pagination";
 
 export type LogKind = "new" | "fork" | "continuation";
@@ -33,9 +34,23 @@ export function segmentView(row: SegmentRow) {
     sequence_order: row.sequenceOrder,
     coherence_score: row.coherenceScore,
     is_starter: row.isStarter,
+    hidden: row.hiddenAt !== null,
     created_at: row.createdAt,
   };
 }
+
+/** A segment record's columns for raw SQL on `segments s`, its text as the viewer may read it (see `asSegments`). */
+export const segmentColumns = (viewer: Viewer) =>
+  sql`s.id, s.branch_id, s.author_id AS bot_id, s.author_type, s.author_name, ${shownContent("s", viewer)}, s.sequence_order,
+    s.coherence_score, s.is_starter, s.created_at`;
+
+type SegmentSqlRow = Omit<SegmentView, "is_starter" | "hidden"> & { is_starter: number; hidden: number };
+
+/** Rows of `segmentColumns` as the API shows them: SQLite's 0/1 as booleans. */
+export const asSegments = (rows: SegmentSqlRow[]): SegmentView[] => rows.map((r) => withHidden({ ...r, is_starter: r.is_starter === 1 }));
+
+/** Raw SQL selecting segment records (usable inside `db.batch()`): `where` follows `FROM segments s`. */
+export const segmentRecords = (db: Db, viewer: Viewer, rest: SQL) => rawAll<SegmentSqlRow>(db, sql`SELECT ${segmentColumns(viewer)} FROM segments s ${rest}`);
 
 export function rowOf(s: NewSegment): SegmentRow {
   return {
@@ -87,21 +102,17 @@ export function segmentStatements(db: Db, s: NewSegment, { onlyIfStoryActive, on
  * view's names (the busiest read a bot makes): Drizzle's select builder and its per-field row mapping cost this
  * read about a third of its CPU (bench/PROFILE.md).
  */
-export async function listSegments(db: Db, branchId: string, limit: number, offset: number) {
+export async function listSegments(db: Db, branchId: string, limit: number, offset: number, viewer: Viewer = null) {
   const [[head], rows] = await db.batch([
     rawAll<{ found: number; total: number }>(
       db,
-      sql`SELECT (SELECT count(*) FROM branches WHERE id = ${branchId}) AS found, (SELECT count(*) FROM segments WHERE branch_id = ${branchId}) AS total`,
+      sql`SELECT (SELECT count(*) FROM branches b WHERE b.id = ${branchId} AND ${branchShown("b", viewer)}) AS found,
+        (SELECT count(*) FROM segments WHERE branch_id = ${branchId}) AS total`,
     ),
-    rawAll<Omit<SegmentView, "is_starter"> & { is_starter: number }>(
-      db,
-      sql`SELECT id, branch_id, author_id AS bot_id, author_type, author_name, content, sequence_order, coherence_score,
-        is_starter, created_at FROM segments WHERE branch_id = ${branchId} ORDER BY sequence_order LIMIT ${limit} OFFSET ${offset}`,
-    ),
+    segmentRecords(db, viewer, sql`WHERE s.branch_id = ${branchId} ORDER BY s.sequence_order LIMIT ${limit} OFFSET ${offset}`),
   ]);
   if (!head.found) throw notFound("Branch");
-  const page = rows.map((r): SegmentView => ({ ...r, is_starter: r.is_starter === 1 }));
-  return { segments: page, pagination: pagination(limit, offset, head.total) };
+  return { segments: asSegments(rows), pagination: pagination(limit, offset, head.total) };
 }
 
 export type SegmentView = ReturnType<typeof segmentView>;

@@ -7,6 +7,7 @@ import type { storyListItemSchema } from "../schemas/stories";
 import { newBranchRow } from "./branches";
 import { activePinsQuery, pinView } from "./pins";
 import { type Actor, ownedBy, writerType } from "./actor";
+import { type Viewer, storyShown } from "./hidden";
 import { ApiError, notFound } from "../lib/errors";
 import { pagination } from "../lib/pagination";
 import { type IdempotentRequest, commit, recordStatements } from "./idempotency";
@@ -42,6 +43,7 @@ export function storyView(s: StoryRow) {
     owner_type: s.ownerType,
     status: s.status,
     story_pack: (s.storyPack as Record<string, unknown> | null) ?? null,
+    hidden: s.hiddenAt !== null,
     created_at: s.createdAt,
     updated_at: s.updatedAt,
   };
@@ -108,6 +110,7 @@ export async function createStory(db: Db, actor: Actor, input: NewStory, idem?: 
   return created;
 }
 
+/** Active or archived stories, newest first; hidden ones unlisted. */
 export async function listStories(db: Db, status: "active" | "archived", limit: number, offset: number) {
   // One SQL text with the answer's names: the select builder and its per-field mapping cost this uncached read
   // about a quarter of its CPU (bench/PROFILE.md).
@@ -115,11 +118,11 @@ export async function listStories(db: Db, status: "active" | "archived", limit: 
     rawAll<StoryListItem>(
       db,
       sql`SELECT s.id, s.title, substr(s.background, 1, ${LIST_BACKGROUND_CHARS}) AS background, s.language, s.owner_type, s.status,
-        (SELECT count(*) FROM branches b WHERE b.story_id = s.id) AS branches_count,
+        (SELECT count(*) FROM branches b WHERE b.story_id = s.id AND b.hidden_at IS NULL) AS branches_count,
         (SELECT count(DISTINCT m.bot_id) FROM branch_members m WHERE m.story_id = s.id) AS bots_count, s.created_at
-      FROM stories s WHERE s.status = ${status} ORDER BY s.created_at DESC, s.id DESC LIMIT ${limit} OFFSET ${offset}`,
+      FROM stories s WHERE s.status = ${status} AND s.hidden_at IS NULL ORDER BY s.created_at DESC, s.id DESC LIMIT ${limit} OFFSET ${offset}`,
     ),
-    rawAll<{ total: number }>(db, sql`SELECT count(*) AS total FROM stories WHERE status = ${status}`),
+    rawAll<{ total: number }>(db, sql`SELECT count(*) AS total FROM stories WHERE status = ${status} AND hidden_at IS NULL`),
   ]);
   return { stories: rows, count: total, pagination: pagination(limit, offset, total) };
 }
@@ -127,14 +130,14 @@ export async function listStories(db: Db, status: "active" | "archived", limit: 
 /** A row of `GET /stories`. */
 type StoryListItem = z.infer<typeof storyListItemSchema>;
 
-/** The story with its main line's id and its active pins: one round trip. */
-export async function getStory(db: Db, id: string) {
+/** The story (404 when hidden from the viewer) with its main line's id and its active pins: one round trip. */
+export async function getStory(db: Db, id: string, viewer: Viewer = null) {
   const [[story], activePins] = await db.batch([
     // A subquery, not a join: D1 batch results are keyed by column name, and both tables have an `id`.
     db
       .select({ story: stories, mainBranchId: sql<string | null>`(SELECT b.id FROM branches b WHERE b.story_id = "stories"."id" AND b.is_main = 1)` })
       .from(stories)
-      .where(eq(stories.id, id))
+      .where(and(eq(stories.id, id), storyShown('"stories"', viewer)))
       .limit(1),
     activePinsQuery(db, id),
   ]);

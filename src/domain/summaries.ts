@@ -1,4 +1,4 @@
-import { eq, ne } from "drizzle-orm";
+import { and, eq, ne, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nowIso } from "../db/client";
 import { branches, branchSummaries, stories } from "../db/schema";
@@ -7,7 +7,8 @@ import { notFound } from "../lib/errors";
 import { llmSummary } from "../lib/llm";
 import { type Actor, ownsOrAdmin, requireOwnerOrAdmin } from "./actor";
 import { extractiveSummary } from "./extractive";
-import { readingPathQuery } from "./reading-path";
+import { type Viewer, branchShown } from "./hidden";
+import { asPath, readingPathQuery } from "./reading-path";
 
 type Summary = typeof branchSummaries.$inferSelect;
 
@@ -30,9 +31,13 @@ const storyOf = (db: Db, branchId: string) =>
     .where(eq(branches.id, branchId))
     .limit(1);
 
-export async function getSummary(db: Db, branchId: string) {
+export async function getSummary(db: Db, branchId: string, viewer: Viewer = null) {
   const [branch, [stored]] = await db.batch([
-    db.select({ id: branches.id }).from(branches).where(eq(branches.id, branchId)).limit(1),
+    db
+      .select({ id: branches.id })
+      .from(branches)
+      .where(and(eq(branches.id, branchId), branchShown('"branches"', viewer)))
+      .limit(1),
     storedSummary(db, branchId),
   ]);
   if (!branch.length) throw notFound("Branch");
@@ -48,7 +53,10 @@ export async function generateSummary(db: Db, llm: LlmConfig | null, branchId: s
   if (!branch) throw notFound("Branch");
   const mayReplaceManual = ownsOrAdmin(actor, branch.ownerId);
   if (stored?.source === "manual" && !mayReplaceManual) return view(stored);
-  const texts = path.map((s) => s.content);
+  // Hidden segments are no part of a summary (issue 23).
+  const texts = asPath(path)
+    .filter((s) => !s.hidden)
+    .map((s) => s.content);
   let summary: string | null = null;
   let source: Summary["source"] = "extractive";
   if (llm) {
@@ -72,6 +80,15 @@ export async function generateSummary(db: Db, llm: LlmConfig | null, branchId: s
     .returning({ branchId: branchSummaries.branchId });
   return saved.length ? view(row) : getSummary(db, branchId);
 }
+
+/**
+ * The generated summaries that may quote a segment of `storyId`'s reading paths: deleted in a hide's batch, so no
+ * stored summary keeps hidden text (the next `POST …/summary` makes a new one; summaries written by hand stay).
+ */
+export const forgetGeneratedSummaries = (db: Db, storyId: string) =>
+  db
+    .delete(branchSummaries)
+    .where(and(ne(branchSummaries.source, "manual"), sql`${branchSummaries.branchId} IN (SELECT id FROM branches WHERE story_id = ${storyId})`));
 
 /**
  * The story's owner (or an admin) writes the branch's summary by hand; it covers the reading path as it is now,

@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { branches, stories } from "../db/schema";
 import { activePinsQuery, pinView } from "./pins";
@@ -7,7 +7,7 @@ import { inReadingOrder, readingPathQuery } from "./reading-path";
 /**
  * What a bot needs at its turn, as the `your_turn` webhook carries it (and MCP's `wait_for_turn` and the
  * `continue_story` prompt): the branch, the story's rules, the last 5 segments on the reading path, the active
- * pins. One round trip; null for an unknown branch.
+ * pins (hidden segments as "", flagged `hidden`). One round trip; null for an unknown (or hidden) branch.
  */
 export async function turnContext(db: Db, branchId: string) {
   const [[info], activePins, lastFive] = await db.batch([
@@ -23,7 +23,8 @@ export async function turnContext(db: Db, branchId: string) {
       })
       .from(branches)
       .innerJoin(stories, eq(stories.id, branches.storyId))
-      .where(eq(branches.id, branchId))
+      // A hidden branch or story gives no context: its bots get no `your_turn` (issue 23).
+      .where(and(eq(branches.id, branchId), isNull(branches.hiddenAt), isNull(stories.hiddenAt)))
       .limit(1),
     activePinsQuery(db, sql`(SELECT story_id FROM branches WHERE id = ${branchId})`),
     readingPathQuery(db, branchId, 5),

@@ -25,6 +25,13 @@ export const reputationOf = (db: Db, authorId: string) =>
     .from(votes)
     .where(and(eq(votes.targetAuthorId, authorId), inArray(votes.targetType, ["segment", "rewrite"])));
 
+/** Recomputes a branch's stored `vote_score` from the votes that count on it and its segments (a statement for a batch). */
+export const branchScoreStatement = (db: Db, branchId: string) =>
+  db
+    .update(branches)
+    .set({ voteScore: sql`(SELECT ${weightedTotal()} FROM votes WHERE branch_id = ${branchId} AND target_type IN ('branch', 'segment'))` })
+    .where(eq(branches.id, branchId));
+
 function targetQuery(db: Db, type: TargetType, id: string) {
   if (type === "branch") {
     return db
@@ -96,12 +103,7 @@ export async function castVote(db: Db, actor: Actor, input: { target_type: Targe
         .select({ score: weightedTotal() })
         .from(votes)
         .where(and(eq(votes.targetType, row.targetType), eq(votes.targetId, targetId))),
-      db
-        .update(branches)
-        .set({
-          voteScore: sql`(SELECT ${weightedTotal()} FROM votes WHERE branch_id = ${row.branchId} AND target_type IN ('branch', 'segment'))`,
-        })
-        .where(eq(branches.id, row.branchId)),
+      branchScoreStatement(db, row.branchId),
       ...(idem ? [voteRecord(db, idem, row)] : []),
     ]),
   );

@@ -1,5 +1,6 @@
 import type { Writer } from "../domain/actor";
 import type { IdempotentRequest } from "../domain/idempotency";
+import type { LiveEvent } from "../domain/live-events";
 import type { RateState } from "../lib/limit-error";
 import type { RequestMeter } from "../lib/meter";
 import type { BranchRoom, JoinResult, LeaveResult, Role, SubmitOptions, SubmitResult, TurnWait } from "./branch";
@@ -35,6 +36,11 @@ export class BranchRooms {
   /** Tells a branch's live stream that its story was archived. */
   archived(branchId: string): Promise<{ sockets: number }> {
     return this.call(branchId, (room) => room.archived(branchId));
+  }
+
+  /** Tells a branch's live stream what a moderator hid or restored (`close`: the branch or its story, the last event). */
+  moderated(branchId: string, event: LiveEvent, close: boolean): Promise<{ sockets: number }> {
+    return this.call(branchId, (room) => room.moderated(event, close));
   }
 
   private async call<T>(branchId: string, fn: (room: DurableObjectStub<BranchRoom>) => Promise<unknown>): Promise<T> {

@@ -161,6 +161,18 @@ export class BranchRoom extends DurableObject<Env> {
   }
 
   /**
+   * A moderator hid or restored something on this branch (issue 23), after D1 committed it: the live stream gets
+   * the event (`hidden`, `restored`); with `close` (the branch or its story hidden) it is the last one and every
+   * socket is closed. No load, no storage, inside the lock so it follows the events before it.
+   */
+  moderated(event: LiveEvent, close: boolean): Promise<Outcome<{ sockets: number }>> {
+    return this.serialized(async () => ({
+      ok: true,
+      value: { sockets: close ? this.live.last(event, "hidden") : this.live.broadcast(event) },
+    }));
+  }
+
+  /**
    * Resolves when `botId`'s turn on this branch begins (at once if it holds it), or after `timeoutMs` with where
    * it stands. The check and the parking happen inside the room's lock, and every turn begins in `keep()` inside
    * the same lock, so no turn can begin unseen between them; the wait itself holds no lock. A bot that is not

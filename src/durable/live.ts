@@ -1,9 +1,8 @@
-import { and, asc, eq, gt } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { segments } from "../db/schema";
 import { INBOUND_FRAMES_PER_MINUTE, INBOUND_WINDOW_MS, LIVE_SOCKETS, REPLAY_LIMIT } from "../domain/live-bounds";
 import type { LiveEvent, TurnReason } from "../domain/live-events";
-import { segmentView } from "../domain/segments";
+import { asSegments, segmentRecords, type segmentView } from "../domain/segments";
 import { type Member, type TurnState, queueView } from "../turns/rules";
 
 const now = () => new Date().toISOString();
@@ -127,7 +126,7 @@ export class LiveSockets {
     this.ctx.acceptWebSocket(server, [`address:${socket.address}`, ...tags]);
     const view = queueView(at.turn);
     send(server, { type: "hello", branch_id: branchId, at: now(), ...view, last_sequence_order: at.lastSequence, archived: socket.archived });
-    for (const row of missed) send(server, liveSegment(branchId, segmentView(row), null, { replay: true }));
+    for (const segment of missed) send(server, liveSegment(branchId, segment, null, { replay: true }));
     const attachment: Attachment = {
       branchId,
       requestId: socket.requestId,
@@ -165,10 +164,15 @@ export class LiveSockets {
 
   /** The story was archived: every socket gets `archived`, then is closed (nothing follows it). */
   archive(branchId: string): number {
-    const sent = this.broadcast({ type: "archived", branch_id: branchId, at: now() });
+    return this.last({ type: "archived", branch_id: branchId, at: now() }, "archived");
+  }
+
+  /** A last event (archived, the branch hidden): every socket gets it, then is closed with `reason`. */
+  last(event: LiveEvent, reason: string): number {
+    const sent = this.broadcast(event);
     for (const ws of this.ctx.getWebSockets()) {
       const attachment = attachmentOf(ws);
-      if (attachment && !attachment.closed) this.finish(ws, attachment, 1000, "archived");
+      if (attachment && !attachment.closed) this.finish(ws, attachment, 1000, reason);
     }
     return sent;
   }
@@ -240,13 +244,14 @@ export class LiveSockets {
     );
   }
 
-  private since(db: Db, branchId: string, after: number) {
-    return db
-      .select()
-      .from(segments)
-      .where(and(eq(segments.branchId, branchId), gt(segments.sequenceOrder, after)))
-      .orderBy(asc(segments.sequenceOrder))
-      .limit(REPLAY_LIMIT);
+  /** The segments after `after`, as the public reads them (a hidden one keeps its place, without its text). */
+  private async since(db: Db, branchId: string, after: number) {
+    const rows = await segmentRecords(
+      db,
+      null,
+      sql`WHERE s.branch_id = ${branchId} AND s.sequence_order > ${after} ORDER BY s.sequence_order LIMIT ${REPLAY_LIMIT}`,
+    );
+    return asSegments(rows);
   }
 }
 

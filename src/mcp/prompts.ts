@@ -30,7 +30,7 @@ export function continueStoryText(c: Context): string {
   if (c.style_rules) lines.push("", "Style rules:", c.style_rules);
   for (const pin of c.pinned_posts) lines.push("", `Pinned (${pin.type}): ${pin.title}`, pin.content);
   lines.push("", "The story so far (its latest segments, oldest first):");
-  for (const s of c.previous_segments) lines.push(`[${s.sequence_order}] ${s.author_name}: ${s.content}`);
+  for (const s of c.previous_segments) lines.push(`[${s.sequence_order}] ${s.author_name}: ${s.hidden ? "(hidden by a moderator)" : s.content}`);
   lines.push(
     "",
     "Rules for your segment:",

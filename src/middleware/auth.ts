@@ -4,6 +4,7 @@ import type { AppEnv } from "../context";
 import type { Db } from "../db/client";
 import type { Actor, ActorType, CredentialKind } from "../domain/actor";
 import { API_TOKEN_PREFIX, BOT_KEY_PREFIX, actorForApiToken, actorForBotKey } from "../domain/auth";
+import { type Viewer, viewerOf } from "../domain/hidden";
 import { ApiError } from "../lib/errors";
 import { verifyJwt } from "../lib/jwt";
 
@@ -72,6 +73,9 @@ export function auth(options: AuthOptions = {}): MiddlewareHandler<AppEnv> {
     return next();
   };
 }
+
+/** Who reads a public route, for what hidden content they may see (src/domain/hidden.ts): the verified caller or null. */
+export const viewerOfRequest = async (c: Context<AppEnv>): Promise<Viewer> => viewerOf(await verifiedActor(c));
 
 /** The authenticated caller of a route behind `auth()`. */
 export function actorOf(c: Context<AppEnv>): Actor {

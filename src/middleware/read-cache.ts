@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context";
 import { contentTag } from "../lib/content-tag";
 import { succeeded } from "../lib/envelope";
+import { verifiedActor } from "./auth";
 
 /**
  * A micro-cache for public reads, per isolate: the same read within READ_CACHE_MS (wrangler.toml) is answered
@@ -23,11 +24,14 @@ interface Entry {
 const MAX_ENTRIES = 500;
 const entries = new Map<string, Entry>();
 
-/** The route Hono matched, its decoded parameters and the raw query string. */
-function keyOf(c: Context<AppEnv>): string {
+/**
+ * The route Hono matched, its decoded parameters, the raw query string and who reads: a verified caller may see
+ * hidden content of their own (issue 23), so their reads are theirs; anonymous readers share one entry.
+ */
+function keyOf(c: Context<AppEnv>, viewer: string): string {
   const url = c.req.url;
   const query = url.indexOf("?");
-  return `${c.req.method} ${c.req.routePath} ${JSON.stringify(c.req.param())} ${query < 0 ? "" : url.slice(query + 1)}`;
+  return `${c.req.method} ${c.req.routePath} ${JSON.stringify(c.req.param())} ${query < 0 ? "" : url.slice(query + 1)} ${viewer}`;
 }
 
 /**
@@ -39,7 +43,8 @@ export function publicReadCache(options: { unless?: (c: Context<AppEnv>) => bool
   return async (c, next) => {
     const ttl = c.get("config").readCacheMs;
     if (ttl <= 0 || c.req.header("x-d1-bookmark") || options.unless?.(c)) return next();
-    const key = keyOf(c);
+    // Known already on a GET (the read limit verified it); a JWT's check is remembered per isolate.
+    const key = keyOf(c, (await verifiedActor(c))?.id ?? "");
     const hit = entries.get(key);
     const now = Date.now();
     if (hit && hit.expires > now) {

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import * as domain from "../domain/branches";
-import { auth } from "../middleware/auth";
+import { auth, viewerOfRequest } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
 import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
@@ -150,7 +150,7 @@ export const branchRoutes = createRouter()
   .openapi(listRoute, async (c) => {
     const storyId = pathId(c.req.valid("param").story_id, "Story");
     const { sort, include_all, limit, offset } = c.req.valid("query");
-    return ok(c, await domain.listBranches(c.get("db"), storyId, { sort, includeAll: include_all, limit, offset }));
+    return ok(c, await domain.listBranches(c.get("db"), storyId, { sort, includeAll: include_all, limit, offset }, await viewerOfRequest(c)));
   })
   .openapi(createRouteDef, async (c) => {
     const storyId = pathId(c.req.valid("param").story_id, "Story");
@@ -158,11 +158,11 @@ export const branchRoutes = createRouter()
   })
   .openapi(treeRoute, async (c) => {
     const storyId = pathId(c.req.valid("param").story_id, "Story");
-    return ok(c, await domain.branchTree(c.get("db"), storyId));
+    return ok(c, await domain.branchTree(c.get("db"), storyId, await viewerOfRequest(c)));
   })
   .openapi(getRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
-    return ok(c, await domain.getBranchDetail(c.get("db"), id));
+    return ok(c, await domain.getBranchDetail(c.get("db"), id, await viewerOfRequest(c)));
   })
   .openapi(joinRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import * as domain from "../domain/comments";
-import { actorOf, auth } from "../middleware/auth";
+import { actorOf, auth, viewerOfRequest } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
 import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
@@ -21,6 +21,7 @@ const commentSchema = z
     author_name: z.string(),
     content: z.string(),
     parent_comment_id: z.string().nullable(),
+    hidden: z.boolean().openapi({ description: 'a moderator hid it: `content` is "" except for its author and moderators' }),
     created_at: z.string(),
   })
   .openapi("Comment");
@@ -74,7 +75,7 @@ export const commentRoutes = createRouter()
   .openapi(listRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
     const { limit, offset } = c.req.valid("query");
-    return ok(c, await domain.listComments(c.get("db"), id, limit, offset));
+    return ok(c, await domain.listComments(c.get("db"), id, limit, offset, await viewerOfRequest(c)));
   })
   .openapi(addRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { Context } from "hono";
 import type { AppEnv } from "../context";
 import { getDb } from "../db/client";
@@ -88,7 +88,8 @@ export async function openLiveStream(c: Context<AppEnv>) {
     .select({ id: branches.id, status: stories.status })
     .from(branches)
     .innerJoin(stories, eq(stories.id, branches.storyId))
-    .where(eq(branches.id, id))
+    // A hidden branch or story has no public stream (its owner and moderators read it through the API).
+    .where(and(eq(branches.id, id), isNull(branches.hiddenAt), isNull(stories.hiddenAt)))
     .limit(1);
   if (!branch) throw notFound("Branch");
   const socket: SocketRequest = {

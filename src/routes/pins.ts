@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import * as domain from "../domain/pins";
-import { actorOf, auth } from "../middleware/auth";
+import { actorOf, auth, viewerOfRequest } from "../middleware/auth";
 import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
@@ -81,7 +81,15 @@ export const pinRoutes = createRouter()
     ),
   )
   .openapi(listRoute, async (c) =>
-    ok(c, await domain.listPins(c.get("db"), pathId(c.req.valid("param").story_id, "Story"), { includeInactive: c.req.valid("query").include_inactive })),
+    ok(
+      c,
+      await domain.listPins(
+        c.get("db"),
+        pathId(c.req.valid("param").story_id, "Story"),
+        { includeInactive: c.req.valid("query").include_inactive },
+        await viewerOfRequest(c),
+      ),
+    ),
   )
   .openapi(patchRoute, async (c) => {
     const { story_id, pin_id } = c.req.valid("param");

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import * as domain from "../domain/rewrites";
-import { actorOf, auth } from "../middleware/auth";
+import { actorOf, auth, viewerOfRequest } from "../middleware/auth";
 import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
@@ -64,5 +64,5 @@ export const rewriteRoutes = createRouter()
   )
   .openapi(listRoute, async (c) => {
     const { limit, offset } = c.req.valid("query");
-    return ok(c, await domain.listRewrites(c.get("db"), pathId(c.req.valid("param").segment_id, "Segment"), limit, offset));
+    return ok(c, await domain.listRewrites(c.get("db"), pathId(c.req.valid("param").segment_id, "Segment"), limit, offset, await viewerOfRequest(c)));
   });

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listSegments } from "../domain/segments";
-import { auth } from "../middleware/auth";
+import { auth, viewerOfRequest } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
 import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
@@ -66,7 +66,7 @@ export const segmentRoutes = createRouter()
   .openapi(listRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
     const { limit, offset } = c.req.valid("query");
-    return ok(c, await listSegments(c.get("db"), id, limit, offset));
+    return ok(c, await listSegments(c.get("db"), id, limit, offset, await viewerOfRequest(c)));
   })
   .openapi(submitRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import * as domain from "../domain/stories";
-import { auth } from "../middleware/auth";
+import { auth, viewerOfRequest } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
 import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
@@ -94,7 +94,7 @@ export const storyRoutes = createRouter()
   })
   .openapi(getRoute, async (c) => {
     const id = pathId(c.req.valid("param").story_id, "Story");
-    return ok(c, await domain.getStory(c.get("db"), id));
+    return ok(c, await domain.getStory(c.get("db"), id, await viewerOfRequest(c)));
   })
   .openapi(patchRoute, async (c) => {
     const id = pathId(c.req.valid("param").story_id, "Story");

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { generateSummary, getSummary, writeSummary } from "../domain/summaries";
-import { actorOf, auth } from "../middleware/auth";
+import { actorOf, auth, viewerOfRequest } from "../middleware/auth";
 import { plainText } from "../lib/characters";
 import { ok, successSchema } from "../lib/envelope";
 import { ApiError } from "../lib/errors";
@@ -88,7 +88,7 @@ const withInkPathNames = <T extends { summary: string; updated_at: string; cover
 export const summaryRoutes = createRouter()
   .openapi(getSummaryRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
-    if (!c.req.valid("query").force_refresh) return ok(c, await getSummary(c.get("db"), id));
+    if (!c.req.valid("query").force_refresh) return ok(c, await getSummary(c.get("db"), id, await viewerOfRequest(c)));
     const actor = c.get("actor");
     if (!actor) throw new ApiError("UNAUTHORIZED", "force_refresh needs a credential");
     return ok(c, await generateSummary(c.get("db"), c.get("config").llm, id, actor));

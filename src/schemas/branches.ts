@@ -19,6 +19,7 @@ export const branchSchema = z
     active_bots_count: z.number().int(),
     vote_score: z.number(),
     activity_score: z.number(),
+    hidden: z.boolean().openapi({ description: "a moderator hid it: only its creator and moderators read it (404 to everyone else)" }),
     created_at: z.string(),
   })
   .openapi("Branch");

@@ -12,6 +12,7 @@ export const segmentSchema = z
     sequence_order: z.number().int(),
     coherence_score: z.number().nullable(),
     is_starter: z.boolean(),
+    hidden: z.boolean().openapi({ description: 'a moderator hid it: `content` is "" except for its author and moderators' }),
     created_at: z.string(),
   })
   .openapi("Segment");

@@ -17,6 +17,7 @@ export const storySchema = z
     owner_type: z.enum(["human", "bot", "admin"]),
     status: z.enum(["active", "archived"]),
     story_pack: z.record(z.string(), z.unknown()).nullable(),
+    hidden: z.boolean().openapi({ description: "a moderator hid it: only its owner and moderators read it (404 to everyone else)" }),
     created_at: z.string(),
     updated_at: z.string(),
     main_branch_id: z.string().nullable().optional(),

@@ -172,7 +172,7 @@ export function StoryPage({ data, canonical, viewer }: { data: Story; canonical:
           </h2>
           <div class="prose">
             {main_line.map((s) => (
-              <p id={`s-${s.id}`}>{s.content}</p>
+              <Shown id={`s-${s.id}`} item={s} />
             ))}
           </div>
         </section>
@@ -184,6 +184,34 @@ export function StoryPage({ data, canonical, viewer }: { data: Story; canonical:
         </nav>
       </section>
     </Layout>
+  );
+}
+
+/**
+ * A segment's or comment's text: "hidden by a moderator" in its place when a moderator hid it; its author (and
+ * moderators) still read it, marked as hidden.
+ */
+function Shown({ item, id, class: cls }: { item: { content: string; hidden: boolean }; id?: string; class?: string }) {
+  if (!item.hidden)
+    return (
+      <p id={id} class={cls}>
+        {item.content}
+      </p>
+    );
+  if (!item.content) {
+    return (
+      <p id={id} class={cls ? `${cls} hidden-item` : "hidden-item"} lang="en">
+        <em>hidden by a moderator</em>
+      </p>
+    );
+  }
+  return (
+    <div id={id} class="hidden-item">
+      <p class={cls}>{item.content}</p>
+      <p lang="en">
+        <em>hidden by a moderator: only you and moderators see this</em>
+      </p>
+    </div>
   );
 }
 
@@ -206,7 +234,7 @@ function Comments({ items, writing }: { items: ReaderComment[]; writing: Writing
             <footer>
               <Author id={c.author_id} name={c.author_name} type={c.author_type} /> · <When iso={c.created_at} />
             </footer>
-            <p>{c.content}</p>
+            <Shown item={c} />
             {writing ? <ReplyForm comment={c} writing={writing} /> : null}
           </article>
           {c.replies.length ? <Comments items={c.replies} writing={writing} /> : null}
@@ -365,7 +393,7 @@ export function BranchPage({
           {path.map((s) => (
             <li>
               <article class={s.branch_id === branch.id ? "segment" : "segment inherited"} id={`s-${s.id}`}>
-                <p class="text">{s.content}</p>
+                <Shown class="text" item={s} />
                 <footer lang="en">
                   #{s.sequence_order} · <Author id={s.bot_id} name={s.author_name} type={s.author_type} /> · score{" "}
                   <span class="score">{score(s.vote_score)}</span> · {plural(s.rewrites_count, "rewrite")}
@@ -497,7 +525,7 @@ export function BotPage({ data, canonical, viewer }: { data: Bot; canonical: str
             {latest.map((s) => (
               <li>
                 <article class="segment" lang={s.language}>
-                  <p class="text">{s.content}</p>
+                  <Shown class="text" item={s} />
                   <footer lang="en">
                     in <a href={storyHref(s.story_id)}>{s.story_title}</a>, on <a href={`${branchHref(s.branch_id)}#s-${s.id}`}>its branch</a> ·{" "}
                     <When iso={s.created_at} />

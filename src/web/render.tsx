@@ -23,7 +23,7 @@ export const branchHref = (id: string) => `/branches/${id}`;
 
 /** The pages a form can come back to with its error (src/web/form-errors.ts), and their first showing. */
 export async function branchPage(c: Context<AppEnv>, id: string, state: FormState | null = null) {
-  const data = await readerBranch(c.get("db"), id, viewerOf(c)?.id ?? null);
+  const data = await readerBranch(c.get("db"), id, viewerOf(c));
   const href = branchHref(id);
   return page(c, <BranchPage data={data} canonical={absolute(c, href)} reload={href} viewer={viewerOf(c)} state={state} />);
 }

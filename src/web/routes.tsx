@@ -110,7 +110,7 @@ webRoutes.get("/", readCache, async (c) => {
 
 webRoutes.get("/stories/:id", readCache, async (c) => {
   const id = pathId(c.req.param("id"), "Story");
-  const data = await readerStory(c.get("db"), id);
+  const data = await readerStory(c.get("db"), id, viewerOf(c));
   return page(c, <StoryPage data={data} canonical={absolute(c, `/stories/${id}`)} viewer={viewerOf(c)} />);
 });
 

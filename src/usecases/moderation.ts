@@ -1,0 +1,64 @@
+import type { BatchItem } from "drizzle-orm/batch";
+import { nowIso } from "../db/client";
+import type { LiveEvent } from "../domain/live-events";
+import { type HideTarget, hidingStatements, hidingView, placeOf, storyBranchIdsQuery } from "../domain/moderation";
+import { asSegments, segmentRecords } from "../domain/segments";
+import { sql } from "drizzle-orm";
+import type { Caller } from "./caller";
+
+export type { HideTarget } from "../domain/moderation";
+
+/**
+ * A moderator hides an item (issue 23): one D1 batch with the item's hiding columns, its audit row, the scores and
+ * summaries it touches and the caller's `extra` statements (a report's resolution), then, in the same request, the
+ * branch's live stream learns it. Hiding a hidden item is idempotent: 200 with the first hide's record, no new
+ * audit row, `changed: false` (the `extra` statements still run). Read caches: the door's write empties them.
+ */
+export function hideItem(caller: Caller, target: HideTarget, reason: string, extra: BatchItem<"sqlite">[] = []) {
+  return setHidden(caller, target, { hide: true, reason }, extra);
+}
+
+/** A moderator restores a hidden item: the reverse of `hideItem`, with the same batch, audit row and live event. */
+export function restoreItem(caller: Caller, target: HideTarget, reason: string | null = null, extra: BatchItem<"sqlite">[] = []) {
+  return setHidden(caller, target, { hide: false, reason }, extra);
+}
+
+async function setHidden(caller: Caller, target: HideTarget, change: { hide: boolean; reason: string | null }, extra: BatchItem<"sqlite">[]) {
+  const { db, actor } = caller;
+  const place = await placeOf(db, target);
+  if ((place.hidden_at !== null) === change.hide) {
+    if (extra.length) await db.batch(extra as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    return hidingView(target, place, false);
+  }
+  const at = nowIso();
+  const statements = [...hidingStatements(db, actor, target, place, change, at), ...extra];
+  const tell = change.hide ? storyBranchIdsQuery(db, place.story_id) : null;
+  const results = await db.batch([...statements, ...(tell && target.type === "story" ? [tell] : [])] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  const branchIds = target.type === "story" && tell ? (results.at(-1) as { id: string }[]).map((b) => b.id) : [];
+  await tellRooms(caller, target, place, change.hide, branchIds);
+  const record = change.hide ? { hidden_at: at, hidden_by: actor.id, hidden_reason: change.reason } : { hidden_at: null, hidden_by: null, hidden_reason: null };
+  return hidingView(target, record, true);
+}
+
+/** The live streams that show the item: a segment's branch, a hidden branch, every branch of a hidden story. */
+async function tellRooms(caller: Caller, target: HideTarget, place: Awaited<ReturnType<typeof placeOf>>, hide: boolean, storyBranches: string[]) {
+  const at = nowIso();
+  if (target.type === "segment" && place.branch_id) {
+    const branchId = place.branch_id;
+    let event: LiveEvent;
+    if (hide) event = { type: "hidden", branch_id: branchId, at, target_type: "segment", id: target.id, sequence_order: place.sequence_order };
+    else {
+      const [segment] = asSegments(await segmentRecords(caller.db, null, sql`WHERE s.id = ${target.id}`));
+      event = { type: "restored", branch_id: branchId, at, segment };
+    }
+    await caller.rooms.moderated(branchId, event, false);
+  } else if (hide && target.type === "branch") {
+    await caller.rooms.moderated(target.id, { type: "hidden", branch_id: target.id, at, target_type: "branch", id: target.id, sequence_order: null }, true);
+  } else if (hide && target.type === "story") {
+    await Promise.all(
+      storyBranches.map((branchId) =>
+        caller.rooms.moderated(branchId, { type: "hidden", branch_id: branchId, at, target_type: "story", id: target.id, sequence_order: null }, true),
+      ),
+    );
+  }
+}
