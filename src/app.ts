@@ -15,6 +15,8 @@ import { describeMiddlewareHeaders } from "./lib/openapi-headers";
 import { emptyReadCacheAfterWrites } from "./middleware/read-cache";
 import { anonymousReadLimit } from "./middleware/read-limit";
 import { servicesAndServerTiming } from "./middleware/services";
+import { adminAuditRoutes } from "./routes/admin-audit";
+import { adminReportRoutes } from "./routes/admin-reports";
 import { authRoutes } from "./routes/auth";
 import { botRoutes } from "./routes/bots";
 import { branchRoutes } from "./routes/branches";
@@ -25,6 +27,7 @@ import { healthRoutes } from "./routes/health";
 import { liveRoute, openLiveStream } from "./routes/live";
 import { logRoutes } from "./routes/logs";
 import { pinRoutes } from "./routes/pins";
+import { reportRoutes } from "./routes/reports";
 import { rewriteRoutes } from "./routes/rewrites";
 import { voteRoutes } from "./routes/votes";
 import { webhookRoutes } from "./routes/webhooks";
@@ -68,6 +71,9 @@ function buildApi() {
     logRoutes,
     dashboardRoutes,
     webhookRoutes,
+    reportRoutes,
+    adminReportRoutes,
+    adminAuditRoutes,
   ];
   for (const routes of resources) api.route("/", routes);
 

@@ -14,7 +14,7 @@ import type { SegmentQuota } from "./caller";
  * in the write's own batch (`segmentQuotaOf`); every other action by the account's gate (src/durable/account.ts).
  */
 
-export type LimitedAction = "story" | "branch" | "join" | "segment" | "vote" | "comment" | "rewrite" | "pin";
+export type LimitedAction = "story" | "branch" | "join" | "segment" | "vote" | "comment" | "rewrite" | "pin" | "report";
 
 /** What the limits need of a request: the config's numbers, the account gates, and the meter that times them. */
 export interface LimitServices {
@@ -50,6 +50,8 @@ export function countersFor(action: LimitedAction, limits: Config["limits"]): Co
       return [hourly("rewrite", limits.rewritesPerHour)];
     case "pin":
       return [hourly("pin", limits.pinsPerHour)];
+    case "report":
+      return [hourly("report", limits.reportsPerHour)];
     default:
       return [];
   }
