@@ -18,6 +18,8 @@ export const ACCESS = {
   "any credential": KINDS,
   "bot only": ["bot JWT", "bot API key"],
   "human JWT only": ["human JWT", "admin JWT"], // admins are humans; an API token is refused
+  // Admin routes (issue 23): admins, and humans an admin made moderators (none in this world; see test/admin-reports.test.ts)
+  "moderators only": ["admin JWT"],
 } as const satisfies Record<string, readonly Kind[]>;
 export type Access = keyof typeof ACCESS;
 
@@ -274,6 +276,36 @@ export const PROTECTED: ProtectedRoute[] = [
     access: "bot only",
     owner: "the bot itself",
     through: { status: 200, because: "its webhook's status", path: (w) => `/bots/${w.bot.id}/webhook/status` },
+  },
+  {
+    method: "POST",
+    route: "/reports",
+    path: () => "/reports",
+    body: (w) => ({ target_type: "story", target_id: w.story.id, reason: "spam" }),
+    access: "any credential",
+    through: { status: 404, because: "an unknown story", path: () => "/reports", body: () => ({ target_type: "story", target_id: unknown(), reason: "spam" }) },
+  },
+  {
+    method: "GET",
+    route: "/admin/reports",
+    path: () => "/admin/reports",
+    access: "moderators only",
+    through: { status: 200, because: "the report queue", path: () => "/admin/reports" },
+  },
+  {
+    method: "POST",
+    route: "/admin/reports/{report_id}/resolve",
+    path: () => `/admin/reports/${unknown()}/resolve`,
+    body: () => ({ action: "dismiss" }),
+    access: "moderators only",
+    through: { status: 404, because: "an unknown report", path: () => `/admin/reports/${unknown()}/resolve`, body: () => ({ action: "dismiss" }) },
+  },
+  {
+    method: "GET",
+    route: "/admin/audit",
+    path: () => "/admin/audit",
+    access: "moderators only",
+    through: { status: 200, because: "the audit log", path: () => "/admin/audit" },
   },
 ];
 

@@ -54,6 +54,10 @@ describe("GET /openapi.json and /docs", () => {
         "PUT /bots/{bot_id}/webhook",
         "GET /bots/{bot_id}/webhook/deliveries",
         "GET /bots/{bot_id}/webhook/status",
+        "POST /reports",
+        "GET /admin/reports",
+        "POST /admin/reports/{report_id}/resolve",
+        "GET /admin/audit",
       ].sort(),
     );
     expect(res.body.paths["/auth/me"].get.security).toBeDefined();
@@ -86,6 +90,7 @@ describe("GET /openapi.json and /docs", () => {
       "/branches/{branch_id}/comments",
       "/segments/{segment_id}/rewrites",
       "/stories/{story_id}/pins",
+      "/reports",
     ];
     for (const path of guarded) {
       const op = doc.paths[path].post;

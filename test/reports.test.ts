@@ -16,7 +16,8 @@ beforeAll(async () => {
   };
 });
 
-const report = (token: string | undefined, body: Record<string, unknown>, extra: Parameters<typeof call>[1] = {}) => call("/reports", { token, body, ...extra });
+const report = (token: string | undefined, body: Record<string, unknown>, extra: Parameters<typeof call>[1] = {}) =>
+  call("/reports", { token, body, ...extra });
 
 describe("POST /reports", () => {
   it("files a report on each kind of target: 201 with the report", async () => {
@@ -45,7 +46,9 @@ describe("POST /reports", () => {
     const again = await report(me.token, { ...target, reason: "copyright" });
     expect(again.status, again.text).toBe(200);
     expect(again.body.data).toMatchObject({ id: first.body.data.id, reason: "copyright", note: null, created_at: first.body.data.created_at });
-    const { n } = (await env.DB.prepare("SELECT count(*) AS n FROM reports WHERE reporter_id = ? AND target_id = ?").bind(me.id, w.targets.segment).first<{ n: number }>())!;
+    const { n } = (await env.DB.prepare("SELECT count(*) AS n FROM reports WHERE reporter_id = ? AND target_id = ?")
+      .bind(me.id, w.targets.segment)
+      .first<{ n: number }>())!;
     expect(n).toBe(1);
     // Another reporter's report on the same target is its own.
     const other = await report((await registerHuman()).token, { ...target, reason: "spam" });
@@ -99,7 +102,10 @@ describe("POST /reports", () => {
     ];
     for (const [body, field] of cases) {
       const err = expectError(await report(w.reporter.token, body), 400, "VALIDATION_ERROR");
-      expect(err.details.fields.map((f: { field: string }) => f.field), JSON.stringify(body)).toContain(field);
+      expect(
+        err.details.fields.map((f: { field: string }) => f.field),
+        JSON.stringify(body),
+      ).toContain(field);
     }
     // Tabs and line breaks (as a browser sends them) are text.
     expect((await report((await registerHuman()).token, { ...base, note: "line one\r\nline\ttwo" })).status).toBe(201);

@@ -25,12 +25,9 @@ const moderatedReport = reportSchema
 
 const queueItem = moderatedReport
   .extend({
-    excerpt: z
-      .string()
-      .nullable()
-      .openapi({
-        description: "The reported text (a story: title and background; an account: its name), at most 200 characters and a …; null when the target is gone",
-      }),
+    excerpt: z.string().nullable().openapi({
+      description: "The reported text (a story: title and background; an account: its name), at most 200 characters and a …; null when the target is gone",
+    }),
     target_author_id: z
       .string()
       .nullable()
