@@ -73,7 +73,10 @@ describe("POST /reports", () => {
     expect(res.body.data.target_id).toBe(w.targets.story);
     const row = await env.DB.prepare("SELECT reporter_type FROM reports WHERE id = ?").bind(res.body.data.id).first<{ reporter_type: string }>();
     expect(row?.reporter_type).toBe("bot");
-    expect((await report((await registerAdmin()).token, { target_type: "branch", target_id: w.targets.branch, reason: "abuse" })).status).toBe(201);
+    const admin = await registerAdmin();
+    expect((await report(admin.token, { target_type: "branch", target_id: w.targets.branch, reason: "abuse" })).status).toBe(201);
+    // An admin account (its id is not a UUID) can be reported too.
+    expect((await report(bot.token, { target_type: "account", target_id: admin.id, reason: "abuse" })).status).toBe(201);
   });
 
   it("401 UNAUTHORIZED without a credential", async () => {
