@@ -38,6 +38,7 @@ export default defineConfig(async () => {
               [
                 "REWRITES_PER_HOUR",
                 "PINS_PER_HOUR",
+                "REPORTS_PER_HOUR",
                 "SUMMARIES_PER_HOUR",
                 "SUMMARIES_PER_BRANCH_PER_HOUR",
                 "REGISTRATIONS_PER_ADDRESS_PER_HOUR",

@@ -16,6 +16,8 @@ import { emptyReadCacheAfterWrites } from "./middleware/read-cache";
 import { anonymousReadLimit } from "./middleware/read-limit";
 import { servicesAndServerTiming } from "./middleware/services";
 import { adminContentRoutes } from "./routes/admin-content";
+import { adminAuditRoutes } from "./routes/admin-audit";
+import { adminReportRoutes } from "./routes/admin-reports";
 import { authRoutes } from "./routes/auth";
 import { botRoutes } from "./routes/bots";
 import { branchRoutes } from "./routes/branches";
@@ -26,6 +28,7 @@ import { healthRoutes } from "./routes/health";
 import { liveRoute, openLiveStream } from "./routes/live";
 import { logRoutes } from "./routes/logs";
 import { pinRoutes } from "./routes/pins";
+import { reportRoutes } from "./routes/reports";
 import { rewriteRoutes } from "./routes/rewrites";
 import { voteRoutes } from "./routes/votes";
 import { webhookRoutes } from "./routes/webhooks";
@@ -70,6 +73,9 @@ function buildApi() {
     dashboardRoutes,
     webhookRoutes,
     adminContentRoutes,
+    reportRoutes,
+    adminReportRoutes,
+    adminAuditRoutes,
   ];
   for (const routes of resources) api.route("/", routes);
 

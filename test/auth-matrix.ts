@@ -293,6 +293,36 @@ export const PROTECTED: ProtectedRoute[] = [
       },
     })),
   ),
+  {
+    method: "POST",
+    route: "/reports",
+    path: () => "/reports",
+    body: (w) => ({ target_type: "story", target_id: w.story.id, reason: "spam" }),
+    access: "any credential",
+    through: { status: 404, because: "an unknown story", path: () => "/reports", body: () => ({ target_type: "story", target_id: unknown(), reason: "spam" }) },
+  },
+  {
+    method: "GET",
+    route: "/admin/reports",
+    path: () => "/admin/reports",
+    access: "moderators",
+    through: { status: 200, because: "the report queue", path: () => "/admin/reports" },
+  },
+  {
+    method: "POST",
+    route: "/admin/reports/{report_id}/resolve",
+    path: () => `/admin/reports/${unknown()}/resolve`,
+    body: () => ({ action: "dismiss" }),
+    access: "moderators",
+    through: { status: 404, because: "an unknown report", path: () => `/admin/reports/${unknown()}/resolve`, body: () => ({ action: "dismiss" }) },
+  },
+  {
+    method: "GET",
+    route: "/admin/audit",
+    path: () => "/admin/audit",
+    access: "moderators",
+    through: { status: 200, because: "the audit log", path: () => "/admin/audit" },
+  },
 ];
 
 /** Things sent as a credential that are none: each is 401, with the code the service gives it. */

@@ -182,4 +182,6 @@ export const DATA_TABLES = [
   "webhook_attempts",
   "idempotency_keys",
   "outbox",
+  "reports",
+  "audit_log",
 ];

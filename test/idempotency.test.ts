@@ -79,6 +79,19 @@ const cases: Case[] = [
     },
   },
   {
+    name: "reports",
+    table: "reports",
+    setup: async () => {
+      const s = await createStory((await registerHuman()).token);
+      return {
+        token: (await registerHuman()).token,
+        path: "/reports",
+        body: { target_type: "story", target_id: s.id, reason: "spam" },
+        other: { target_type: "story", target_id: s.id, reason: "abuse" },
+      };
+    },
+  },
+  {
     name: "joins",
     table: "branch_members",
     setup: async () => {

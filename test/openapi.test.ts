@@ -55,6 +55,10 @@ describe("GET /openapi.json and /docs", () => {
         "GET /bots/{bot_id}/webhook/deliveries",
         "GET /bots/{bot_id}/webhook/status",
         ...["segments", "comments", "stories", "branches"].flatMap((t) => [`POST /admin/${t}/{id}/hide`, `POST /admin/${t}/{id}/restore`]),
+        "POST /reports",
+        "GET /admin/reports",
+        "POST /admin/reports/{report_id}/resolve",
+        "GET /admin/audit",
       ].sort(),
     );
     expect(res.body.paths["/auth/me"].get.security).toBeDefined();
@@ -95,6 +99,7 @@ describe("GET /openapi.json and /docs", () => {
       "/branches/{branch_id}/comments",
       "/segments/{segment_id}/rewrites",
       "/stories/{story_id}/pins",
+      "/reports",
     ];
     for (const path of guarded) {
       const op = doc.paths[path].post;

@@ -735,6 +735,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a segment, comment, story, branch or account to the moderators (201; 200 when it updates your open report on it)
+         * @description Any signed-in account may report. One open report per reporter and target: reporting the same target again while your report is open replaces its reason and note (200, same id). The target must exist (404).
+         */
+        post: operations["postReports"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The moderators' report queue: open reports oldest first (resolved ones newest resolved first) */
+        get: operations["getAdminReports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/reports/{report_id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve a report: dismiss it, hide the reported item, or suspend the account behind it
+         * @description 'hide' hides the reported segment, comment, story or branch (not an account: 400); 'suspend' suspends the reported account, or the author (owner, creator) of the reported content, until restored. Every other open report on the same target is resolved with this one. The action, the reports and the audit entry are written together.
+         */
+        post: operations["postAdminReportsByReportIdResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit log: every moderation action, newest first (append-only) */
+        get: operations["getAdminAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/branches/{branch_id}/live": {
         parameters: {
             query?: never;
@@ -1016,6 +1090,55 @@ export interface components {
             hidden_reason: string | null;
             /** @description false when the item already was as asked (a repeat: nothing written, no audit row) */
             changed: boolean;
+        };
+        Report: {
+            id: string;
+            /** @enum {string} */
+            status: "open" | "resolved";
+            /** @enum {string} */
+            target_type: "segment" | "comment" | "story" | "branch" | "account";
+            target_id: string;
+            /** @enum {string} */
+            reason: "spam" | "abuse" | "copyright" | "other";
+            note: string | null;
+            created_at: string;
+            updated_at: string;
+        };
+        ReportQueueItem: components["schemas"]["ModeratedReport"] & {
+            /** @description The reported text (a story: title and background; an account: its name), at most 200 characters and a …; null when the target is gone */
+            excerpt: string | null;
+            /** @description Who answers for the target (author, owner, creator; the account itself): whom 'suspend' suspends */
+            target_author_id: string | null;
+            /** @description The web reader's page showing the target (a path on this site) */
+            target_page: string | null;
+            /** @description Distinct accounts that have reported this target (open and resolved reports) */
+            reporters_count: number;
+        };
+        ModeratedReport: components["schemas"]["Report"] & {
+            reporter_id: string;
+            /** @enum {string} */
+            reporter_type: "human" | "bot";
+            /** @enum {string|null} */
+            resolution: "dismiss" | "hide" | "suspend" | null;
+            resolved_by: string | null;
+            resolution_note: string | null;
+            resolved_at: string | null;
+        };
+        AuditEntry: {
+            id: string;
+            actor_id: string;
+            actor_name: string;
+            /** @enum {string} */
+            action: "hide" | "restore" | "suspend" | "unsuspend" | "role" | "resolve_report";
+            /** @enum {string} */
+            target_type: "segment" | "comment" | "story" | "branch" | "account" | "report";
+            target_id: string;
+            reason: string | null;
+            /** @description What the action set (a role, a suspension's end, a report's resolution) */
+            detail: {
+                [key: string]: unknown;
+            } | null;
+            created_at: string;
         };
         LiveEvent: components["schemas"]["LiveHello"] | components["schemas"]["LiveSegment"] | components["schemas"]["LiveTurn"] | components["schemas"]["LiveQueue"] | components["schemas"]["LiveArchived"] | components["schemas"]["LiveHidden"] | components["schemas"]["LiveRestored"] | components["schemas"]["LiveError"];
         LiveHello: {
@@ -6385,6 +6508,475 @@ export interface operations {
                     "Server-Timing": components["headers"]["Server-Timing"];
                     "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postReports: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1–255 visible ASCII characters. A repeat with the same body within 24 h replays the first response */
+                "idempotency-key"?: string;
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    target_type: "segment" | "comment" | "story" | "branch" | "account";
+                    target_id: string;
+                    /** @enum {string} */
+                    reason: "spam" | "abuse" | "copyright" | "other";
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Your open report on this target, updated */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["Report"];
+                    };
+                };
+            };
+            /** @description Report filed */
+            201: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["Report"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE (a body over 1 MiB) */
+            413: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAdminReports: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number | null;
+                status?: "open" | "resolved";
+                target_type?: "segment" | "comment" | "story" | "branch" | "account";
+            };
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of reports */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            reports: components["schemas"]["ReportQueueItem"][];
+                            pagination: {
+                                limit: number;
+                                offset: number;
+                                total: number;
+                                has_more: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAdminReportsByReportIdResolve: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                report_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    action: "dismiss" | "hide" | "suspend";
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Resolved */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["ModeratedReport"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT */
+            409: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE (a body over 1 MiB) */
+            413: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAdminAudit: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number | null;
+                target_type?: "segment" | "comment" | "story" | "branch" | "account" | "report";
+                target_id?: string;
+                actor_id?: string;
+                action?: "hide" | "restore" | "suspend" | "unsuspend" | "role" | "resolve_report";
+            };
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the audit log */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            entries: components["schemas"]["AuditEntry"][];
+                            pagination: {
+                                limit: number;
+                                offset: number;
+                                total: number;
+                                has_more: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -97,6 +97,7 @@ function limitRows(config: Config): string[] {
     ["comments, per account per hour", l.commentsPerHour, "LIMIT_COMMENTS_PER_HOUR"],
     ["rewrites, per account per hour", l.rewritesPerHour, "LIMIT_REWRITES_PER_HOUR"],
     ["pins, per account per hour", l.pinsPerHour, "LIMIT_PINS_PER_HOUR"],
+    ["reports, per account per hour", l.reportsPerHour, "LIMIT_REPORTS_PER_HOUR"],
     ["active pins per story", l.activePinsPerStory, "LIMIT_ACTIVE_PINS_PER_STORY"],
     ["summary regenerations, per account per hour", l.summariesPerHour, "LIMIT_SUMMARIES_PER_HOUR"],
     ["summary regenerations, per branch per hour", l.summariesPerBranchPerHour, "LIMIT_SUMMARIES_PER_BRANCH_PER_HOUR"],

@@ -16,7 +16,7 @@ import type { Caller, SegmentQuota } from "./caller";
  * in the write's own batch (`segmentQuotaOf`); every other action by the account's gate (src/durable/account.ts).
  */
 
-export type LimitedAction = "story" | "branch" | "join" | "segment" | "vote" | "comment" | "rewrite" | "pin";
+export type LimitedAction = "story" | "branch" | "join" | "segment" | "vote" | "comment" | "rewrite" | "pin" | "report";
 
 /** An Idempotency-Key, whichever door carries it (a header, a tool argument): 1 to 255 visible ASCII characters. */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -55,6 +55,8 @@ export function countersFor(action: LimitedAction, limits: Config["limits"]): Co
       return [hourly("rewrite", limits.rewritesPerHour)];
     case "pin":
       return [hourly("pin", limits.pinsPerHour)];
+    case "report":
+      return [hourly("report", limits.reportsPerHour)];
     default:
       return [];
   }

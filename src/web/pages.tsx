@@ -1,6 +1,7 @@
 import type { readerBot, readerBranch, readerStories, readerStory, ReaderBranchNode, ReaderComment } from "../domain/reader";
 import { FormError, type FormState, Fold, Input, PostForm, stateOf, TextArea, VoteButtons } from "./forms";
 import { Author, Layout, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
+import { ReportControl } from "./report";
 
 type Stories = Awaited<ReturnType<typeof readerStories>>;
 type Story = Awaited<ReturnType<typeof readerStory>>;
@@ -125,6 +126,7 @@ export function StoryPage({ data, canonical, viewer }: { data: Story; canonical:
               </>
             ) : null}
           </p>
+          <ReportControl type="story" id={story.id} what="this story" back={storyHref(story.id)} signedIn={!!viewer} />
         </header>
         <section aria-labelledby="background">
           <h2 id="background" lang="en">
@@ -225,7 +227,13 @@ interface Writing {
   state: FormState | null;
 }
 
-function Comments({ items, writing }: { items: ReaderComment[]; writing: Writing | null }) {
+/** Who may report on a branch page, and the page to come back to. */
+interface Reporting {
+  signedIn: boolean;
+  back: string;
+}
+
+function Comments({ items, writing, reporting }: { items: ReaderComment[]; writing: Writing | null; reporting: Reporting }) {
   return (
     <ul>
       {items.map((c) => (
@@ -236,8 +244,9 @@ function Comments({ items, writing }: { items: ReaderComment[]; writing: Writing
             </footer>
             <Shown item={c} />
             {writing ? <ReplyForm comment={c} writing={writing} /> : null}
+            <ReportControl type="comment" id={c.id} what={`${c.author_name}'s comment`} back={`${reporting.back}#c-${c.id}`} signedIn={reporting.signedIn} />
           </article>
-          {c.replies.length ? <Comments items={c.replies} writing={writing} /> : null}
+          {c.replies.length ? <Comments items={c.replies} writing={writing} reporting={reporting} /> : null}
         </li>
       ))}
     </ul>
@@ -332,6 +341,7 @@ export function BranchPage({
   // on this path) is shown at the top, so it is never lost.
   const unclaimed = state && !formsOf(data).has(state.form) ? state : null;
   const last = path.length ? path[path.length - 1].sequence_order : 0;
+  const reporting: Reporting = { signedIn: !!viewer, back: reload };
   return (
     <Layout
       title={`${branch.title} · ${story.title}`}
@@ -371,6 +381,7 @@ export function BranchPage({
           </span>
         </p>
         {branch.description ? <p>{branch.description}</p> : null}
+        <ReportControl type="branch" id={branch.id} what="this branch" back={reload} signedIn={reporting.signedIn} />
         {writing ? (
           <VoteButtons
             action={`${branchHref(branch.id)}/votes`}
@@ -406,6 +417,7 @@ export function BranchPage({
                   · <When iso={s.created_at} />
                 </footer>
                 {writing ? <SegmentActions s={s} writing={writing} rules={rules} /> : null}
+                <ReportControl type="segment" id={s.id} what={`segment #${s.sequence_order}`} back={`${reload}#s-${s.id}`} signedIn={reporting.signedIn} />
               </article>
             </li>
           ))}
@@ -425,7 +437,7 @@ export function BranchPage({
         <h2 id="comments">Comments ({data.comments_count})</h2>
         {comments.length ? (
           <div class="comments">
-            <Comments items={comments} writing={writing} />
+            <Comments items={comments} writing={writing} reporting={reporting} />
           </div>
         ) : (
           <p>No comments yet.</p>
@@ -503,6 +515,7 @@ export function BotPage({ data, canonical, viewer }: { data: Bot; canonical: str
         <p class="meta">
           model {bot.model} · {bot.status} · joined <When iso={bot.created_at} />
         </p>
+        <ReportControl type="account" id={bot.id} what={`the bot ${bot.name}`} back={`/bots/${bot.id}`} signedIn={!!viewer} />
       </header>
       <section aria-labelledby="reputation">
         <h2 id="reputation">Reputation</h2>

@@ -12,6 +12,8 @@ import { absolute, branchPage, page } from "./render";
 import { session, viewerOf } from "./session";
 import { STYLESHEET, STYLESHEET_PATH } from "./style";
 import { writeRoutes } from "./write-routes";
+import { adminRoutes } from "./admin-routes";
+import { reportRoutes } from "./report-routes";
 
 /** Stories per page of the home page. */
 export const STORIES_PER_PAGE = 20;
@@ -90,6 +92,9 @@ webRoutes.get(STYLESHEET_PATH, (c) => {
 
 // The forms and the account and new-story pages (before `/stories/:id`, which would take "new" for an id).
 webRoutes.route("/", writeRoutes);
+// Reports from every page, and the moderators' pages (issue 23).
+webRoutes.route("/", reportRoutes);
+webRoutes.route("/", adminRoutes);
 
 /** Pages shown to a signed-in human are theirs (forms, their name): never served from or stored in the shared cache. */
 const readCache = publicReadCache({ unless: (c) => viewerOf(c) !== null });

@@ -81,6 +81,16 @@ details.fold { margin: .25rem 0; }
 details.fold[open] { flex: 1 1 100%; }
 .segment-actions details.fold summary { padding: .2rem 0; }
 details.fold summary { cursor: pointer; color: var(--accent); width: max-content; }
+.report, .report-link { font-size: .85rem; }
+.report-link { color: var(--muted); }
+.report details.fold summary { color: var(--muted); }
+.admin-nav ul, .filters ul { list-style: none; display: flex; flex-wrap: wrap; gap: .25rem 1rem; padding: 0; margin: 1rem 0 0; }
+.report-queue { list-style: none; padding-left: 0; }
+.report-item { border-bottom: 1px solid var(--line); padding: .75rem 0; }
+.report-item .excerpt { font-family: ${serif}; background: var(--soft); border-left: 3px solid #b3261e; margin: .5rem 0; padding: .5rem .75rem; white-space: pre-wrap; }
+.resolve .buttons { display: flex; flex-wrap: wrap; gap: .5rem; }
+table.audit { width: 100%; border-collapse: collapse; font-size: .9rem; }
+table.audit th, table.audit td { text-align: left; vertical-align: top; padding: .3rem .4rem; border-bottom: 1px solid var(--line); }
 .segment.new { animation: arrive 2s ease-out; }
 @keyframes arrive { from { background: var(--soft); } to { background: transparent; } }
 @media (prefers-reduced-motion: reduce) { .segment.new { animation: none; } }

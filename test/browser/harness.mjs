@@ -2,7 +2,7 @@
 // Debian Chromium driven by playwright-core, which records every request the page makes. Reusable by any browser
 // test (test/browser/docs.mjs is the first): start a Worker, launch a browser, run checks, report, stop.
 //
-//   const worker = await startWorker({ port: 8798 });   // { origin, stop() }
+//   const worker = await startWorker({ port: 8798 });   // { origin, sql(command), stop() }
 //   const browser = await launchBrowser();               // { context, page(), requests, foreign(), violations, stop() }
 //   const t = checks(); await t.check("name", async () => {...}); ...; t.report() // prints "N passed, M failed"
 //
@@ -89,6 +89,8 @@ export async function startWorker({ port = 8798, vars = {} } = {}) {
   return {
     origin,
     log: server.log,
+    /** Runs SQL on the Worker's local D1 (what an operator does with `wrangler d1 execute`), e.g. to make a moderator. */
+    sql: (command) => run(WRANGLER, ["d1", "execute", "DB", "--local", "--persist-to", state, "--command", command]),
     async stop() {
       if (server.child.exitCode === null && server.child.signalCode === null) {
         const exited = new Promise((r) => server.child.once("exit", r));

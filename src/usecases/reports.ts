@@ -1,0 +1,25 @@
+import * as domain from "../domain/reports";
+import { nowIso } from "../db/client";
+import type { ReportBody, ResolveBody } from "../schemas/reports";
+import type { Caller } from "./caller";
+import { hideItem } from "./moderation";
+import { suspendAccount } from "./standing";
+
+/** Files a report (or updates the caller's open one on the same target: `created` false). */
+export const fileReport = (caller: Caller, body: ReportBody) => domain.fileReport(caller.db, caller.actor, body, caller.idempotency);
+
+/**
+ * A moderator resolves an open report: 'dismiss' changes nothing else; 'hide' hides the reported item; 'suspend'
+ * suspends the account behind it (the content's author, or the reported account). Each is one D1 batch: the
+ * action, its audit row, and the report (with every other open report on the same target) resolved with it.
+ */
+export async function resolveReport(caller: Caller, reportId: string, body: ResolveBody) {
+  const report = await domain.openReport(caller.db, reportId);
+  const resolution: domain.Resolution = { action: body.action, note: body.note?.trim() || null, by: caller.actor, at: nowIso() };
+  const statements = domain.resolutionStatements(caller.db, report, resolution);
+  const reason = resolution.note ?? `Reported for ${report.reason}`;
+  if (body.action === "dismiss") await caller.db.batch(statements);
+  else if (body.action === "hide") await hideItem(caller, { type: domain.hideable(report), id: report.targetId }, reason, [...statements]);
+  else await suspendAccount(caller, domain.accountBehind(report), { reason, until: null }, [...statements]);
+  return domain.resolvedView(report, resolution);
+}
