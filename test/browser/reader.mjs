@@ -676,9 +676,6 @@ try {
   });
   await audit("admin queue", queueShown);
   await capture("admin", queueShown);
-  // TODO(issue 23, merge): once the hiding branch is merged, also open the segment's branch page here and check
-  // that it shows "hidden by a moderator" instead of the text (on this branch hideItem is a placeholder that only
-  // sets the columns; see src/usecases/moderation.ts).
   await t.check('moderator: a reason and "Hide the segment" resolve it: the queue no longer lists it, the audit log does', async () => {
     need(queueShown, "the queue");
     const item = page.locator("article.report-item").filter({ has: page.getByText(REPORT_NOTE) });
@@ -693,6 +690,17 @@ try {
   });
   await audit("audit log", queueShown);
   await capture("audit", queueShown);
+  await t.check('hidden: the branch page says "hidden by a moderator"; a visitor\'s copy of the page has no trace of the text', async () => {
+    need(queueShown, "the hide");
+    await goto(mainPath);
+    await page.getByText("hidden by a moderator").first().waitFor();
+    const visitor = await fetch(`${origin}${mainPath}`);
+    const html = await visitor.text();
+    assert(visitor.status === 200 && html.includes("hidden by a moderator"), `a visitor's page (${visitor.status}) does not say the segment is hidden`);
+    assert(!html.includes(reported), "a visitor's page still carries the hidden text");
+    return `${mainPath}: the notice shown; the visitor's HTML (${html.length} bytes) has no trace of the segment`;
+  });
+  await capture("hidden", queueShown);
 
   // ---- 8. the whole walk ------------------------------------------------------------------------------------
   await t.check("no request leaves 127.0.0.1", async () => {
