@@ -184,7 +184,22 @@ rmSync(STATE, { recursive: true, force: true });
 mkdirSync(STATE, { recursive: true });
 const app = await startServer(
   "npm",
-  ["run", "dev", "--", "--port", String(PORT), "--persist-to", STATE, "--inspector-port", String(INSPECTOR), "--minify", "false", "--var", "LOG_REQUESTS:false", ...NO_LIMITS],
+  [
+    "run",
+    "dev",
+    "--",
+    "--port",
+    String(PORT),
+    "--persist-to",
+    STATE,
+    "--inspector-port",
+    String(INSPECTOR),
+    "--minify",
+    "false",
+    "--var",
+    "LOG_REQUESTS:false",
+    ...NO_LIMITS,
+  ],
   `${BASE}/health`,
 );
 try {

@@ -15,6 +15,7 @@ import { describeMiddlewareHeaders } from "./lib/openapi-headers";
 import { emptyReadCacheAfterWrites } from "./middleware/read-cache";
 import { anonymousReadLimit } from "./middleware/read-limit";
 import { servicesAndServerTiming } from "./middleware/services";
+import { adminAccountRoutes } from "./routes/admin-accounts";
 import { authRoutes } from "./routes/auth";
 import { botRoutes } from "./routes/bots";
 import { branchRoutes } from "./routes/branches";
@@ -68,6 +69,7 @@ function buildApi() {
     logRoutes,
     dashboardRoutes,
     webhookRoutes,
+    adminAccountRoutes,
   ];
   for (const routes of resources) api.route("/", routes);
 

@@ -62,11 +62,19 @@ class MeteredStatement {
   }
 
   all<T>() {
-    return this.trip([this], ([r]) => r as D1Result<T>, () => this.inner.all<T>());
+    return this.trip(
+      [this],
+      ([r]) => r as D1Result<T>,
+      () => this.inner.all<T>(),
+    );
   }
 
   run<T>() {
-    return this.trip([this], ([r]) => r as D1Result<T>, () => this.inner.run<T>());
+    return this.trip(
+      [this],
+      ([r]) => r as D1Result<T>,
+      () => this.inner.run<T>(),
+    );
   }
 
   raw<T>(options?: { columnNames?: boolean }) {

@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { first, nowIso, uniqueViolation } from "../db/client";
-import { apiTokens, bots, users, type BotRow, type UserRow, inGoodStanding } from "../db/schema";
+import { apiTokens, bots, revokedSessions, users, type BotRow, type UserRow, inGoodStanding } from "../db/schema";
 import type { Actor } from "./actor";
 import { verdictOf } from "./standing";
 import { ApiError } from "../lib/errors";
@@ -161,4 +161,21 @@ export async function getUser(db: Db, id: string) {
 
 export async function getBot(db: Db, id: string) {
   return first(db.select().from(bots).where(eq(bots.id, id)));
+}
+
+/**
+ * A logout (issue 23): a JWT's jti joins the revoked sessions until the token would have expired anyway (the
+ * sweeper then prunes it); a human's API token is deleted (it was the token's own row). An API key is a bot's
+ * identity, not a session: `POST /auth/logout` refuses it (403).
+ */
+export async function logOut(db: Db, actor: Actor, credential: string) {
+  if (actor.credential === "api_token") {
+    await db.delete(apiTokens).where(eq(apiTokens.tokenHash, await sha256Hex(credential)));
+    return;
+  }
+  if (!actor.session?.jti) throw new ApiError("VALIDATION_ERROR", "This token has no session id to revoke");
+  await db
+    .insert(revokedSessions)
+    .values({ jti: actor.session.jti, accountId: actor.id, expiresAt: new Date(actor.session.exp * 1000).toISOString() })
+    .onConflictDoNothing();
 }

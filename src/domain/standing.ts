@@ -55,7 +55,12 @@ export function verdictOf(row: StandingRow | null, expect: Expectation, now: str
     };
   }
   if (expect.composed && expect.claimed === "admin" && row.type !== "admin") {
-    return { ok: false, code: "AUTH_INVALID_TOKEN", message: "This token was issued to an admin and the account no longer is one: log in again", details: { reason: "account_changed" } };
+    return {
+      ok: false,
+      code: "AUTH_INVALID_TOKEN",
+      message: "This token was issued to an admin and the account no longer is one: log in again",
+      details: { reason: "account_changed" },
+    };
   }
   if (expect.types && !expect.types.includes(row.type)) {
     return { ok: false, code: "FORBIDDEN", message: `This endpoint is for ${expect.types.join(" or ")} accounts` };
@@ -90,7 +95,12 @@ export function inGoodStanding(subject: Subject, expect: Expectation, now: strin
     return sql`(EXISTS (SELECT 1 FROM bots WHERE id = ${subject.id} AND ${notSuspended}) AND NOT ${revoked(subject.jti)})`;
   }
   const allowed = (expect.types ?? ["human", "admin"]).filter((t) => t !== "bot" && (expect.claimed !== "admin" || !expect.composed || t === "admin"));
-  const types = allowed.length ? sql.join(allowed.map((t) => sql`${t}`), sql`, `) : sql`''`;
+  const types = allowed.length
+    ? sql.join(
+        allowed.map((t) => sql`${t}`),
+        sql`, `,
+      )
+    : sql`''`;
   const moderator = expect.moderator ? sql` AND (user_type = 'admin' OR role = 'moderator')` : sql``;
   return sql`(EXISTS (SELECT 1 FROM users WHERE id = ${subject.id} AND ${notSuspended} AND user_type IN (${types})${moderator}) AND NOT ${revoked(subject.jti)})`;
 }

@@ -43,7 +43,8 @@ export class AccountStanding {
     if (requirement.moderator) this.expect.moderator = true;
     if (!this.known) return;
     const { type, role = "user" } = this.actor;
-    if (requirement.types && !requirement.types.includes(type)) throw new ApiError("FORBIDDEN", `This endpoint is for ${requirement.types.join(" or ")} accounts`);
+    if (requirement.types && !requirement.types.includes(type))
+      throw new ApiError("FORBIDDEN", `This endpoint is for ${requirement.types.join(" or ")} accounts`);
     if (requirement.moderator && !isModerator({ type, role })) throw new ApiError("FORBIDDEN", "This endpoint is for moderators");
   }
 

@@ -83,3 +83,6 @@ export async function account({ db, actor }: Caller) {
   if (!user) throw new ApiError("UNAUTHORIZED", "Account no longer exists");
   return { ...userView(user), created_at: user.createdAt };
 }
+
+/** Logs the caller's credential out (a JWT revoked, an API token deleted): refused from the next request on. */
+export const logOut = ({ db, actor }: Caller, credential: string) => domain.logOut(db, actor, credential);
