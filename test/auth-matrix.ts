@@ -18,6 +18,10 @@ export const ACCESS = {
   "any credential": KINDS,
   "bot only": ["bot JWT", "bot API key"],
   "human JWT only": ["human JWT", "admin JWT"], // admins are humans; an API token is refused
+  "a session (JWT or API token)": ["human JWT", "human API token", "admin JWT", "bot JWT"], // an API key is no session
+  // Admin routes (issue 23): moderators and admins; the world's only moderator is its admin (test/standing.test.ts has moderators).
+  "moderators only": ["admin JWT"],
+  "admins only": ["admin JWT"],
 } as const satisfies Record<string, readonly Kind[]>;
 export type Access = keyof typeof ACCESS;
 
@@ -88,7 +92,13 @@ export interface ProtectedRoute {
    * A request every allowed credential may send, and what it answers: the check lies behind it, since
    * authentication runs before validation (400) and before the target is looked up (404).
    */
-  through: { status: number; because: string; path: (w: World) => string; body?: () => unknown };
+  through: { status: number; because: string; path: (w: World) => string; body?: () => unknown; fresh?: boolean };
+}
+
+/** One fresh credential of each kind, for a route whose way through uses it up (a logout). */
+export async function freshCredentials(): Promise<Record<Kind, string>> {
+  const [human, reader, admin, bot] = await Promise.all([registerHuman(), registerHuman(), registerAdmin(), registerBot()]);
+  return { "human JWT": human.token, "human API token": await apiTokenOf(reader), "admin JWT": admin.token, "bot JWT": bot.token, "bot API key": bot.apiKey };
 }
 
 const unknown = () => crypto.randomUUID();
@@ -274,6 +284,37 @@ export const PROTECTED: ProtectedRoute[] = [
     access: "bot only",
     owner: "the bot itself",
     through: { status: 200, because: "its webhook's status", path: (w) => `/bots/${w.bot.id}/webhook/status` },
+  },
+  {
+    method: "POST",
+    route: "/auth/logout",
+    path: () => "/auth/logout",
+    access: "a session (JWT or API token)",
+    through: { status: 200, because: "the session revoked (a fresh one of each kind)", path: () => "/auth/logout", fresh: true },
+  },
+  {
+    method: "POST",
+    route: "/admin/accounts/{id}/suspend",
+    path: (w) => `/admin/accounts/${w.bot.id}/suspend`,
+    body: () => ({ reason: "matrix" }),
+    access: "moderators only",
+    through: { status: 404, because: "an unknown account", path: () => `/admin/accounts/${unknown()}/suspend`, body: () => ({ reason: "matrix" }) },
+  },
+  {
+    method: "POST",
+    route: "/admin/accounts/{id}/restore",
+    path: (w) => `/admin/accounts/${w.bot.id}/restore`,
+    body: () => ({}),
+    access: "moderators only",
+    through: { status: 404, because: "an unknown account", path: () => `/admin/accounts/${unknown()}/restore`, body: () => ({}) },
+  },
+  {
+    method: "POST",
+    route: "/admin/accounts/{id}/role",
+    path: (w) => `/admin/accounts/${w.owner.id}/role`,
+    body: () => ({ role: "moderator" }),
+    access: "admins only",
+    through: { status: 404, because: "an unknown account", path: () => `/admin/accounts/${unknown()}/role`, body: () => ({ role: "user" }) },
   },
 ];
 

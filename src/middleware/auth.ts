@@ -53,7 +53,9 @@ export async function verifiedActor(c: Context<AppEnv>): Promise<Actor | null> {
     watchStanding(c, actor);
     c.set("actor", actor);
     return actor;
-  } catch {
+  } catch (err) {
+    // A suspended account's key or token is refused even on a public read (a bad credential reads as anonymous).
+    if (err instanceof ApiError && err.code === "ACCOUNT_SUSPENDED") throw err;
     return null;
   }
 }
