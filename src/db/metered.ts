@@ -109,16 +109,26 @@ export function meteredD1(target: Target | (() => Target), meter: D1Counter): D1
 
   const batchOf = (statements: unknown[]) => timed(meter, () => d1().batch(statements.map(unwrap)));
 
-  async function withPrelude<R>(prelude: Prelude, statements: unknown[], shape: (results: D1Result[]) => R): Promise<R> {
+  /** Runs the trip with the prelude in front; `settle` gets the prelude's own outcome (not the statements' errors). */
+  async function withPrelude<R>(prelude: Prelude, statements: unknown[], shape: (results: D1Result[]) => R, settle: (err?: unknown) => void): Promise<R> {
     const front = prelude.statements(statements.some((s) => writes(queryOf(s))));
     let results: D1Result[];
     try {
       results = await batchOf([...front, ...statements]);
     } catch (err) {
-      await prelude.failed(err, batchOf);
+      await prelude.failed(err, batchOf).then(
+        () => settle(),
+        (refusal) => (settle(refusal), Promise.reject(refusal)),
+      );
       throw err;
     }
-    prelude.check(results.slice(0, front.length));
+    try {
+      prelude.check(results.slice(0, front.length));
+    } catch (refusal) {
+      settle(refusal);
+      throw refusal;
+    }
+    settle();
     return shape(results.slice(front.length));
   }
 
@@ -126,17 +136,14 @@ export function meteredD1(target: Target | (() => Target), meter: D1Counter): D1
     if (pending) {
       const prelude = pending;
       pending = null;
-      const settled = withPrelude(prelude, statements, shape);
-      verdict = settled.then(
-        () => undefined,
-        (err) => {
-          throw err;
-        },
-      );
+      let settle: (err?: unknown) => void = () => undefined;
+      verdict = new Promise<void>((resolve, reject) => {
+        settle = (err) => (err === undefined ? resolve() : reject(err));
+      });
       verdict.catch(() => undefined); // awaited by later trips; never an unhandled rejection
-      return settled;
+      return withPrelude(prelude, statements, shape, settle);
     }
-    if (verdict) await verdict; // a refusal refuses every trip of the request
+    if (verdict) await verdict; // a refusal refuses every later trip of the request
     return single ? timed(meter, single) : shape(await batchOf(statements));
   };
 
