@@ -71,6 +71,24 @@ async function mcpTool(token: string, name: string, args: Record<string, unknown
 const auditOf = (targetId: string) =>
   env.DB.prepare("SELECT actor_id, action, target_type, reason, detail FROM audit_log WHERE target_id = ? ORDER BY created_at").bind(targetId).all();
 
+/** The branch's live stream: its frames as they come (the first is `hello`). */
+async function watch(branchId: string) {
+  const res = await exports.default.fetch(`http://storyloom.test/api/v1/branches/${branchId}/live`, {
+    headers: { Upgrade: "websocket", "CF-Connecting-IP": "198.51.100.9" },
+  });
+  const ws = res.webSocket!;
+  const frames: any[] = [];
+  ws.accept();
+  ws.addEventListener("message", (e) => e.data !== "pong" && frames.push(JSON.parse(e.data as string)));
+  const until = async (n: number) => {
+    for (const end = Date.now() + 5000; frames.length < n && Date.now() < end; ) await new Promise((r) => setTimeout(r, 10));
+    expect(frames.length, JSON.stringify(frames)).toBeGreaterThanOrEqual(n);
+    return frames;
+  };
+  await until(1);
+  return { ws, until };
+}
+
 const queueOf = async (branchId: string) => (await call(`/branches/${branchId}`)).body.data.queue;
 
 describe("a suspension refuses every credential from the next request on", () => {
@@ -172,9 +190,14 @@ describe("a suspended bot leaves every turn queue at once", () => {
     for (const bot of [a, b]) expect((await join(bot.token, story.main_branch_id)).status).toBe(201);
     expect((await join(a.token, other.main_branch_id)).status).toBe(201);
     expect((await queueOf(story.main_branch_id)).current_turn.bot_id).toBe(a.id);
+    const live = await watch(story.main_branch_id);
 
     const res = await suspend(admin.token, a.id, { reason: "spam" });
     expect(res.status, res.text).toBe(200);
+    const [, queued, turn] = await live.until(3);
+    live.ws.close(1000, "done");
+    expect(queued).toMatchObject({ type: "queue", change: "suspended", bot: { bot_id: a.id }, members: [{ bot_id: b.id }] });
+    expect(turn).toMatchObject({ type: "turn", reason: "suspended", current_turn: { bot_id: b.id } });
     const queue = await queueOf(story.main_branch_id);
     expect(queue.current_turn.bot_id).toBe(b.id);
     expect(queue.members.map((m: any) => m.bot_id)).toEqual([b.id]);
