@@ -116,10 +116,13 @@ export function meteredD1(target: Target | (() => Target), meter: D1Counter): D1
     try {
       results = await batchOf([...front, ...statements]);
     } catch (err) {
-      await prelude.failed(err, batchOf).then(
-        () => settle(),
-        (refusal) => (settle(refusal), Promise.reject(refusal)),
-      );
+      try {
+        await prelude.failed(err, batchOf);
+      } catch (refusal) {
+        settle(refusal);
+        throw refusal;
+      }
+      settle();
       throw err;
     }
     try {
