@@ -18,6 +18,7 @@ import { servicesAndServerTiming } from "./middleware/services";
 import { adminContentRoutes } from "./routes/admin-content";
 import { adminAuditRoutes } from "./routes/admin-audit";
 import { adminReportRoutes } from "./routes/admin-reports";
+import { adminAccountRoutes } from "./routes/admin-accounts";
 import { authRoutes } from "./routes/auth";
 import { botRoutes } from "./routes/bots";
 import { branchRoutes } from "./routes/branches";
@@ -76,6 +77,7 @@ function buildApi() {
     reportRoutes,
     adminReportRoutes,
     adminAuditRoutes,
+    adminAccountRoutes,
   ];
   for (const routes of resources) api.route("/", routes);
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { ACCESS, KINDS, NOT_CREDENTIALS, PROTECTED, type ProtectedRoute, type World, buildWorld, listed } from "./auth-matrix";
+import { ACCESS, KINDS, NOT_CREDENTIALS, freshCredentials, PROTECTED, type ProtectedRoute, type World, buildWorld, listed } from "./auth-matrix";
 import { type CallOptions, call, expectError } from "./helpers";
 
 let w: World;
@@ -60,8 +60,9 @@ for (const r of PROTECTED) {
     }
 
     it(`lets a ${listed(allowed)} through: ${r.through.status} for ${r.through.because}`, async () => {
+      const credentials = r.through.fresh ? await freshCredentials() : w.credentials;
       for (const kind of allowed) {
-        const res = await call(r.through.path(w), { method: r.method, body: r.through.body?.(), token: w.credentials[kind as keyof World["credentials"]] });
+        const res = await call(r.through.path(w), { method: r.method, body: r.through.body?.(), token: credentials[kind as keyof World["credentials"]] });
         expect(res.status, `${kind} → ${res.text.slice(0, 200)}`).toBe(r.through.status);
       }
     });

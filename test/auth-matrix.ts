@@ -19,6 +19,8 @@ export const ACCESS = {
   "bot only": ["bot JWT", "bot API key"],
   "human JWT only": ["human JWT", "admin JWT"], // admins are humans; an API token is refused
   moderators: ["admin JWT"], // and humans an admin made moderators (none in this world: test/hide.test.ts has them)
+  "a session (JWT or API token)": ["human JWT", "human API token", "admin JWT", "bot JWT"], // an API key is no session
+  "admins only": ["admin JWT"],
 } as const satisfies Record<string, readonly Kind[]>;
 export type Access = keyof typeof ACCESS;
 
@@ -89,7 +91,13 @@ export interface ProtectedRoute {
    * A request every allowed credential may send, and what it answers: the check lies behind it, since
    * authentication runs before validation (400) and before the target is looked up (404).
    */
-  through: { status: number; because: string; path: (w: World) => string; body?: () => unknown };
+  through: { status: number; because: string; path: (w: World) => string; body?: () => unknown; fresh?: boolean };
+}
+
+/** One fresh credential of each kind, for a route whose way through uses it up (a logout). */
+export async function freshCredentials(): Promise<Record<Kind, string>> {
+  const [human, reader, admin, bot] = await Promise.all([registerHuman(), registerHuman(), registerAdmin(), registerBot()]);
+  return { "human JWT": human.token, "human API token": await apiTokenOf(reader), "admin JWT": admin.token, "bot JWT": bot.token, "bot API key": bot.apiKey };
 }
 
 const unknown = () => crypto.randomUUID();
@@ -322,6 +330,37 @@ export const PROTECTED: ProtectedRoute[] = [
     path: () => "/admin/audit",
     access: "moderators",
     through: { status: 200, because: "the audit log", path: () => "/admin/audit" },
+  },
+  {
+    method: "POST",
+    route: "/auth/logout",
+    path: () => "/auth/logout",
+    access: "a session (JWT or API token)",
+    through: { status: 200, because: "the session revoked (a fresh one of each kind)", path: () => "/auth/logout", fresh: true },
+  },
+  {
+    method: "POST",
+    route: "/admin/accounts/{id}/suspend",
+    path: (w) => `/admin/accounts/${w.bot.id}/suspend`,
+    body: () => ({ reason: "matrix" }),
+    access: "moderators",
+    through: { status: 404, because: "an unknown account", path: () => `/admin/accounts/${unknown()}/suspend`, body: () => ({ reason: "matrix" }) },
+  },
+  {
+    method: "POST",
+    route: "/admin/accounts/{id}/restore",
+    path: (w) => `/admin/accounts/${w.bot.id}/restore`,
+    body: () => ({}),
+    access: "moderators",
+    through: { status: 404, because: "an unknown account", path: () => `/admin/accounts/${unknown()}/restore`, body: () => ({}) },
+  },
+  {
+    method: "POST",
+    route: "/admin/accounts/{id}/role",
+    path: (w) => `/admin/accounts/${w.owner.id}/role`,
+    body: () => ({ role: "moderator" }),
+    access: "admins only",
+    through: { status: 404, because: "an unknown account", path: () => `/admin/accounts/${unknown()}/role`, body: () => ({ role: "user" }) },
   },
 ];
 

@@ -10,6 +10,10 @@ export interface Actor {
   type: ActorType;
   name: string;
   credential: CredentialKind;
+  /** A human's moderator role (issue 23), once the account's standing has been read; admins moderate by their type. */
+  role?: "user" | "moderator";
+  /** A JWT's id and expiry (seconds): what a logout revokes. */
+  session?: { jti: string; exp: number };
 }
 
 /** Someone who writes a segment: the caller without its credential. */

@@ -1,8 +1,9 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { first, nowIso, uniqueViolation } from "../db/client";
-import { apiTokens, bots, users, type BotRow, type UserRow, inGoodStanding } from "../db/schema";
+import { apiTokens, bots, revokedSessions, users, type BotRow, type UserRow, inGoodStanding } from "../db/schema";
 import type { Actor } from "./actor";
+import { verdictOf } from "./standing";
 import { ApiError } from "../lib/errors";
 import { randomSecret, sha256Hex } from "../lib/crypto";
 import { nameKey } from "../lib/names";
@@ -102,20 +103,38 @@ export async function findBotByName(db: Db, name: string): Promise<BotRow | unde
 /** Resolves a human API token to its owner; one indexed lookup by the token's hash. */
 export async function actorForApiToken(db: Db, token: string): Promise<Actor> {
   const [row] = await db
-    .select({ id: users.id, type: users.userType, name: users.username, expiresAt: apiTokens.expiresAt })
+    .select({ id: users.id, type: users.userType, name: users.username, expiresAt: apiTokens.expiresAt, ...standingOf(users) })
     .from(apiTokens)
     .innerJoin(users, eq(users.id, apiTokens.userId))
     .where(eq(apiTokens.tokenHash, await sha256Hex(token)))
     .limit(1);
   if (!row) throw new ApiError("UNAUTHORIZED", "API token is not valid");
   if (row.expiresAt <= nowIso()) throw new ApiError("AUTH_EXPIRED_TOKEN", "API token has expired; generate a new one");
-  return { id: row.id, type: row.type, name: row.name, credential: "api_token" };
+  refuseIfSuspended(row);
+  return { id: row.id, type: row.type, name: row.name, credential: "api_token", role: row.role };
 }
 
 export async function actorForBotKey(db: Db, apiKey: string): Promise<Actor> {
   const bot = await findBotByApiKey(db, apiKey);
   if (!bot) throw new ApiError("UNAUTHORIZED", "API key is not valid");
-  return { id: bot.id, type: "bot", name: bot.name, credential: "api_key" };
+  refuseIfSuspended(bot);
+  return { id: bot.id, type: "bot", name: bot.name, credential: "api_key", role: "user" };
+}
+
+/** The standing columns, read with a key's or token's own look-up (issue 23: no trip of their own). */
+const standingOf = (t: typeof users) => ({ role: t.role, suspendedAt: t.suspendedAt, suspendedUntil: t.suspendedUntil, suspensionReason: t.suspensionReason });
+
+/**
+ * The standing rule on an account just read with its credential (a key's, a token's, a login's): the row exists
+ * and a key or token is revoked by its own row, so what is left to refuse is a suspension (403 ACCOUNT_SUSPENDED).
+ */
+export function refuseIfSuspended(row: { suspendedAt: string | null; suspendedUntil: string | null; suspensionReason: string | null }) {
+  const verdict = verdictOf(
+    { type: "human", role: "user", suspended_at: row.suspendedAt, suspended_until: row.suspendedUntil, suspension_reason: row.suspensionReason, revoked: 0 },
+    { claimed: "human" },
+    nowIso(),
+  );
+  if (!verdict.ok) throw new ApiError(verdict.code, verdict.message, verdict.details);
 }
 
 /** Issues a new API token for a human, revoking any earlier one in the same atomic batch. */
@@ -142,4 +161,21 @@ export async function getUser(db: Db, id: string) {
 
 export async function getBot(db: Db, id: string) {
   return first(db.select().from(bots).where(eq(bots.id, id)));
+}
+
+/**
+ * A logout (issue 23): a JWT's jti joins the revoked sessions until the token would have expired anyway (the
+ * sweeper then prunes it); a human's API token is deleted (it was the token's own row). An API key is a bot's
+ * identity, not a session: `POST /auth/logout` refuses it (403).
+ */
+export async function logOut(db: Db, actor: Actor, credential: string) {
+  if (actor.credential === "api_token") {
+    await db.delete(apiTokens).where(eq(apiTokens.tokenHash, await sha256Hex(credential)));
+    return;
+  }
+  if (!actor.session?.jti) throw new ApiError("VALIDATION_ERROR", "This token has no session id to revoke");
+  await db
+    .insert(revokedSessions)
+    .values({ jti: actor.session.jti, accountId: actor.id, expiresAt: new Date(actor.session.exp * 1000).toISOString() })
+    .onConflictDoNothing();
 }

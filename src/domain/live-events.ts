@@ -40,7 +40,7 @@ export const liveSegmentSchema = z
   })
   .openapi("LiveSegment");
 
-export const turnReasons = ["submitted", "timeout", "left", "joined", "limited"] as const;
+export const turnReasons = ["submitted", "timeout", "left", "joined", "limited", "suspended"] as const;
 
 export const liveTurnSchema = z.object({ type: z.literal("turn"), ...base, current_turn: currentTurn, reason: z.enum(turnReasons) }).openapi("LiveTurn");
 
@@ -48,7 +48,7 @@ export const liveQueueSchema = z
   .object({
     type: z.literal("queue"),
     ...base,
-    change: z.enum(["joined", "left"]),
+    change: z.enum(["joined", "left", "suspended"]).openapi({ description: "`suspended`: a moderator suspended the bot, which left every queue" }),
     bot: z.object({ bot_id: z.string(), name: z.string() }),
     members: z.array(member),
   })

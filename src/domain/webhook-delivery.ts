@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nowIso } from "../db/client";
 import { bots, outbox, webhookDeliveries } from "../db/schema";
+import { suspendedNow } from "./standing";
 
 /**
  * The outbox row's part of a delivery's progress: settled when the delivery ended (nothing more will happen), or
@@ -21,7 +22,11 @@ import type { WebhookMessage } from "./webhook-events";
 /** The bot's receiver and, on a retry, the body already stored for this delivery: one round trip. */
 export async function deliveryTarget(db: Db, m: WebhookMessage) {
   const [[bot], [stored]] = await db.batch([
-    db.select({ url: bots.webhookUrl, secret: bots.webhookSecret }).from(bots).where(eq(bots.id, m.botId)).limit(1),
+    db
+      .select({ url: bots.webhookUrl, secret: bots.webhookSecret, suspendedAt: bots.suspendedAt, suspendedUntil: bots.suspendedUntil })
+      .from(bots)
+      .where(eq(bots.id, m.botId))
+      .limit(1),
     db
       .select({ body: webhookDeliveries.body, status: webhookDeliveries.status })
       .from(webhookDeliveries)
@@ -29,7 +34,9 @@ export async function deliveryTarget(db: Db, m: WebhookMessage) {
       .limit(1),
   ]);
   const finished = stored?.status === "delivered" || stored?.status === "failed";
-  return { bot, storedBody: stored?.body ?? null, finished };
+  // A suspended bot's webhooks stop (issue 23): its events are settled undelivered.
+  const suspended = !!bot && suspendedNow({ suspended_at: bot.suspendedAt, suspended_until: bot.suspendedUntil }, nowIso());
+  return { bot, storedBody: stored?.body ?? null, finished, suspended };
 }
 
 /** A first attempt's body: built now and stored, so every retry sends the same bytes. */

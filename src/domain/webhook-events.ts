@@ -38,13 +38,16 @@ export const yourTurnMessage = (botId: string, branchId: string) => message("you
  * The outbox rows of these events, for the batch of the change that causes them; bots without a webhook get
  * none. `condition` (`AND …`) ties them to the batch's own change.
  */
+/** A suspended bot is sent nothing (issue 23): no event of its enters the outbox. */
+const notSuspended = (now: string) => sql`(suspended_at IS NULL OR (suspended_until IS NOT NULL AND suspended_until <= ${now}))`;
+
 export const outboxStatements = (db: Db, messages: WebhookMessage[], condition: SQL = sql``) =>
   messages.map((m) =>
     rawRun(
       db,
       sql`INSERT INTO outbox (id, event, bot_id, branch_id, data, created_at, due_at)
       SELECT ${m.deliveryId}, ${m.event}, ${m.botId}, ${m.branchId}, ${m.data ? JSON.stringify(m.data) : null}, ${m.createdAt}, ${m.createdAt}
-      WHERE EXISTS (SELECT 1 FROM bots WHERE id = ${m.botId} AND webhook_url IS NOT NULL) ${condition}`,
+      WHERE EXISTS (SELECT 1 FROM bots WHERE id = ${m.botId} AND webhook_url IS NOT NULL AND ${notSuspended(m.createdAt)}) ${condition}`,
     ),
   );
 

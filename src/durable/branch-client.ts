@@ -3,7 +3,7 @@ import type { IdempotentRequest } from "../domain/idempotency";
 import type { LiveEvent } from "../domain/live-events";
 import type { RateState } from "../lib/limit-error";
 import type { RequestMeter } from "../lib/meter";
-import type { BranchRoom, JoinResult, LeaveResult, Role, SubmitOptions, SubmitResult, TurnWait } from "./branch";
+import type { BranchRoom, ExpelResult, JoinResult, LeaveResult, Role, SubmitOptions, SubmitResult, TurnWait } from "./branch";
 import { type Outcome, unwrap } from "./result";
 
 /**
@@ -20,8 +20,13 @@ export class BranchRooms {
     return this.call(branchId, (room) => room.submit(branchId, writer, content, options));
   }
 
-  join(branchId: string, bot: { id: string; name: string }, role: Role, idem?: IdempotentRequest): Promise<JoinResult> {
+  join(branchId: string, bot: { id: string; name: string; jti?: string | null }, role: Role, idem?: IdempotentRequest): Promise<JoinResult> {
     return this.call(branchId, (room) => room.join(branchId, bot, role, idem));
+  }
+
+  /** A suspended bot leaves the branch's queue (the turn passes at once). */
+  expel(branchId: string, botId: string): Promise<ExpelResult> {
+    return this.call(branchId, (room) => room.expel(branchId, botId));
   }
 
   leave(branchId: string, botId: string): Promise<LeaveResult> {

@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
-import { type Db, getDb, rawRun, uniqueViolation } from "../db/client";
+import { type Db, getDb, nowIso, rawAll, rawRun, uniqueViolation } from "../db/client";
 import { meteredD1 } from "../db/metered";
 import { branches, stories } from "../db/schema";
 import type { Writer } from "../domain/actor";
@@ -17,6 +17,7 @@ import type { D1Counter } from "../lib/meter";
 import { type Member, type Refusal, type TurnEvent, type TurnState, estimatedWait, holder, inTurnMode, queueView, transition, turnOrder } from "../turns/rules";
 import { memberStatement, queueQuery, turnColumnsStatement, turnStateOf } from "../turns/store";
 import type { LiveEvent, TurnReason } from "../domain/live-events";
+import { type StandingRow, type Subject, guardFailed, standingGuard, standingQuery, verdictOf } from "../domain/standing";
 import { LiveSockets, SOCKET_HEADER, type SocketRequest, liveQueue, liveSegment, liveTurn } from "./live";
 import { type Outcome, capture } from "./result";
 import { type TurnWait, TurnWaiters } from "./turn-waiters";
@@ -55,6 +56,8 @@ export interface SubmitOptions {
   idempotency?: IdempotentRequest;
   /** The writer's segment limits, counted in the write's own batch (none for admins). */
   limits?: SegmentLimits | null;
+  /** The writer's session (a JWT's jti; null for a key or token): its standing is checked in the write's batch. */
+  jti?: string | null;
 }
 
 type SegmentView = ReturnType<typeof segmentView>;
@@ -76,6 +79,13 @@ export interface JoinView {
 export type JoinResult = JoinView & { created: boolean };
 
 export type { TurnWait } from "./turn-waiters";
+
+export interface ExpelResult {
+  branch_id: string;
+  bot_id: string;
+  /** False when the bot was not queued here (already gone). */
+  expelled: boolean;
+}
 
 export interface LeaveResult {
   branch_id: string;
@@ -198,8 +208,25 @@ export class BranchRoom extends DurableObject<Env> {
     return this.run(() => this.doSubmit(branchId, writer, content, options));
   }
 
-  join(branchId: string, bot: { id: string; name: string }, role: Role, idem?: IdempotentRequest): Promise<Outcome<JoinResult>> {
+  join(branchId: string, bot: { id: string; name: string; jti?: string | null }, role: Role, idem?: IdempotentRequest): Promise<Outcome<JoinResult>> {
     return this.run(() => this.doJoin(branchId, bot, role, idem));
+  }
+
+  /**
+   * A suspended bot leaves the queue at once (issue 23): as a leave (the turn passes, the next bot's `your_turn`
+   * is in the outbox with the change), told to the live stream as `suspended`. Nothing when it is not queued.
+   */
+  expel(branchId: string, botId: string): Promise<Outcome<ExpelResult>> {
+    return this.run(async () => {
+      const room = await this.load(branchId);
+      const leaving = room.turn.members.find((m) => m.botId === botId);
+      if (!leaving) return { branch_id: branchId, bot_id: botId, expelled: false };
+      const applied = this.decide(room, { type: "leave", botId });
+      await this.db.batch(this.turnStatements(room, applied) as [ReturnType<typeof rawRun>]);
+      await this.keep(room, applied, { reason: "suspended", events: [liveQueue(branchId, "suspended", leaving, applied.state)] });
+      this.waiters.wake(botId, this.turnWait(branchId, botId));
+      return { branch_id: branchId, bot_id: botId, expelled: true };
+    });
   }
 
   leave(branchId: string, botId: string): Promise<Outcome<LeaveResult>> {
@@ -380,6 +407,22 @@ export class BranchRoom extends DurableObject<Env> {
     };
   }
 
+  /**
+   * The statement that leads a write's batch: it aborts the batch unless the writer's account is in good standing
+   * (issue 23), so a write reaching the room with no D1 trip of the Worker's own is still refused at once.
+   */
+  private standingGuard(subject: Subject) {
+    return rawAll(this.db, standingGuard(subject, { claimed: subject.type, composed: true }, nowIso()));
+  }
+
+  /** The write's batch failed: if its standing guard aborted it, the refusal (read alone: a refusal's trip only). */
+  private async refuseStanding(err: unknown, subject: Subject): Promise<void> {
+    if (!guardFailed(err)) return;
+    const [row] = await rawAll<StandingRow>(this.db, standingQuery(subject));
+    const verdict = verdictOf(row ?? null, { claimed: subject.type, composed: true }, nowIso());
+    if (!verdict.ok) throw new ApiError(verdict.code, verdict.message, verdict.details);
+  }
+
   private async doSubmit(branchId: string, writer: Writer, content: string, options: SubmitOptions) {
     const room = await this.load(branchId);
     if (options.isStarter) this.checkStarter(room, writer);
@@ -401,7 +444,7 @@ export class BranchRoom extends DurableObject<Env> {
       isStarter: options.isStarter,
       kind: options.isStarter ? "fork" : "continuation",
     };
-    const { data, usage } = await this.writeSegment(room, seg, applied, options.idempotency, quota);
+    const { data, usage } = await this.writeSegment(room, seg, applied, options.idempotency, quota, options.jti ?? null);
     room.nextSeq = seg.sequenceOrder + 1;
     room.lastSegmentId = seg.id;
     await this.keep(room, applied, { reason: "submitted", events: [liveSegment(branchId, data.segment, data.next_bot)] });
@@ -454,7 +497,9 @@ export class BranchRoom extends DurableObject<Env> {
     applied: Applied,
     idem: IdempotentRequest | undefined,
     quota: Quota | null,
+    jti: string | null,
   ): Promise<{ data: SubmitResult; usage?: SegmentUsage }> {
+    const subject: Subject = { id: seg.author.id, type: seg.author.type, jti };
     for (let attempt = 0; ; attempt++) {
       try {
         const written = sql`AND EXISTS (SELECT 1 FROM segments WHERE id = ${seg.id})`;
@@ -463,6 +508,7 @@ export class BranchRoom extends DurableObject<Env> {
         const onlyIf = quota ? underLimits(author, seg.branchId, quota.limits, quota.perBranch, quota.now) : undefined;
         const results = await commit(() =>
           this.db.batch([
+            this.standingGuard(subject),
             ...segmentStatements(this.db, seg, { onlyIfStoryActive: true, onlyIf }),
             rawRun(this.db, sql`UPDATE branches SET segments_count = segments_count + 1, updated_at = ${seg.createdAt} WHERE id = ${seg.branchId} ${written}`),
             ...this.turnStatements(room, applied, written),
@@ -470,11 +516,12 @@ export class BranchRoom extends DurableObject<Env> {
             ...(quota ? [usageQuery(this.db, author, seg.branchId, quota.now)] : []),
           ]),
         );
-        const inserted = results[0] as D1Result;
+        const inserted = results[1] as D1Result;
         const usage = quota ? (results.at(-1) as SegmentUsage[])[0] : undefined;
         if (inserted.meta.changes !== 1) return await this.refused(room, seg.author, quota, usage);
         return { data, usage };
       } catch (err) {
+        await this.refuseStanding(err, subject);
         if (attempt > 0 || !uniqueViolation(err)?.includes("segments")) throw err;
         const [head] = await branchHeadQuery(this.db, seg.branchId);
         seg.sequenceOrder = (head?.sequenceOrder ?? 0) + 1;
@@ -483,7 +530,7 @@ export class BranchRoom extends DurableObject<Env> {
     }
   }
 
-  private async doJoin(branchId: string, bot: { id: string; name: string }, role: Role, idem?: IdempotentRequest): Promise<JoinResult> {
+  private async doJoin(branchId: string, bot: { id: string; name: string; jti?: string | null }, role: Role, idem?: IdempotentRequest): Promise<JoinResult> {
     const room = await this.load(branchId);
     const member: Member = { botId: bot.id, name: bot.name, role, joinSeq: room.joinSeq + 1, joinedAt: new Date().toISOString() };
     const applied = this.decide(room, { type: "join", member });
@@ -497,11 +544,17 @@ export class BranchRoom extends DurableObject<Env> {
     }
     const view = joinView(room.branchId, applied.state, bot.id);
     const joined = sql`AND EXISTS (SELECT 1 FROM branch_members WHERE branch_id = ${branchId} AND bot_id = ${bot.id})`;
-    const [inserted] = await commit(() =>
-      this.db.batch([...this.turnStatements(room, applied, joined), ...recordStatements(this.db, idem, { status: 201, data: view }, joined)] as [
-        ReturnType<typeof rawRun>,
-      ]),
-    );
+    const subject: Subject = { id: bot.id, type: "bot", jti: bot.jti ?? null };
+    const [, inserted] = await commit(() =>
+      this.db.batch([
+        this.standingGuard(subject),
+        ...this.turnStatements(room, applied, joined),
+        ...recordStatements(this.db, idem, { status: 201, data: view }, joined),
+      ] as [ReturnType<typeof rawAll>, ReturnType<typeof rawRun>]),
+    ).catch(async (err) => {
+      await this.refuseStanding(err, subject);
+      throw err;
+    });
     if (inserted.meta.changes !== 1) throw storyArchived();
     room.joinSeq = member.joinSeq;
     await this.keep(room, applied, { reason: "joined", events: [liveQueue(branchId, "joined", member, applied.state)] });

@@ -25,7 +25,7 @@ export const liveSegment = (branchId: string, segment: SegmentRecord, nextBot: {
   replay,
 });
 
-export const liveQueue = (branchId: string, change: "joined" | "left", bot: Member, turn: TurnState): LiveEvent => ({
+export const liveQueue = (branchId: string, change: "joined" | "left" | "suspended", bot: Member, turn: TurnState): LiveEvent => ({
   type: "queue",
   branch_id: branchId,
   at: now(),

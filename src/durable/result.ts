@@ -1,5 +1,5 @@
 import { KeyAlreadyCommitted } from "../domain/idempotency";
-import { ApiError, type ErrorCode } from "../lib/errors";
+import { ApiError, type ErrorCode, apiErrorIn } from "../lib/errors";
 import type { ObjectD1 } from "../lib/meter";
 
 /**
@@ -18,8 +18,9 @@ export async function capture<T>(fn: () => Promise<T>): Promise<Outcome<T>> {
     return { ok: true, value: await fn() };
   } catch (err) {
     if (err instanceof KeyAlreadyCommitted) return { ok: false, keyCommitted: true };
-    if (!(err instanceof ApiError)) throw err;
-    return { ok: false, error: { code: err.code, message: err.message, details: err.details, headers: err.headers } };
+    const e = apiErrorIn(err);
+    if (!e) throw err;
+    return { ok: false, error: { code: e.code, message: e.message, details: e.details, headers: e.headers } };
   }
 }
 

@@ -4,6 +4,7 @@ import type { Actor } from "../domain/actor";
 import { ApiError } from "../lib/errors";
 import { readCredential, resolveActor } from "../middleware/auth";
 import { checkOrigin } from "../middleware/origin";
+import { watchStanding } from "../middleware/standing";
 import { doorOf } from "./door";
 import { mcpHandler } from "./server";
 import { TOOL_NAMES } from "./tools";
@@ -67,7 +68,10 @@ export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
   c.set("logRoute", "/mcp");
   checkOrigin(c, "The MCP endpoint");
   const actor = await actorOf(c);
-  if (actor) c.set("actor", actor);
+  if (actor) {
+    c.set("actor", actor);
+    watchStanding(c, actor); // as over REST: the account's standing rides in the call's first D1 trip
+  }
   const { json: body, request } = await bodyOf(c);
   c.set("logRoute", logRoute(body));
   const door = doorOf(c, actor);

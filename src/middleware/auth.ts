@@ -7,6 +7,7 @@ import { API_TOKEN_PREFIX, BOT_KEY_PREFIX, actorForApiToken, actorForBotKey } fr
 import { type Viewer, viewerOf } from "../domain/hidden";
 import { ApiError } from "../lib/errors";
 import { verifyJwt } from "../lib/jwt";
+import { requireStanding, watchStanding } from "./standing";
 
 /** The credential a request carries: `Authorization: Bearer …`, else `X-API-Key`; a malformed Authorization is 401. */
 export function readCredential(c: Context<AppEnv>): string | null {
@@ -19,12 +20,15 @@ export function readCredential(c: Context<AppEnv>): string | null {
   return c.req.header("x-api-key")?.trim() || null;
 }
 
-/** Turns any of the four credential kinds into the caller: JWTs need no D1 look-up, keys and tokens one. */
+/**
+ * Turns any of the four credential kinds into the caller: JWTs need no D1 look-up (their account's standing rides
+ * in the request's first trip: `watchStanding`), keys and tokens one, which reads their account's standing too.
+ */
 export async function resolveActor(db: Db, config: Config, credential: string): Promise<Actor> {
   if (credential.startsWith(BOT_KEY_PREFIX)) return actorForBotKey(db, credential);
   if (credential.startsWith(API_TOKEN_PREFIX)) return actorForApiToken(db, credential);
   const claims = await verifyJwt(credential, config.jwt.secret);
-  return { id: claims.sub, type: claims.typ, name: claims.name, credential: "jwt" };
+  return { id: claims.sub, type: claims.typ, name: claims.name, credential: "jwt", session: { jti: claims.jti, exp: claims.exp } };
 }
 
 interface AuthOptions {
@@ -46,9 +50,13 @@ export async function verifiedActor(c: Context<AppEnv>): Promise<Actor | null> {
   try {
     const credential = readCredential(c);
     if (!credential) return null;
-    c.set("actor", await resolveActor(c.get("db"), c.get("config"), credential));
-    return c.get("actor") ?? null;
-  } catch {
+    const actor = await resolveActor(c.get("db"), c.get("config"), credential);
+    watchStanding(c, actor);
+    c.set("actor", actor);
+    return actor;
+  } catch (err) {
+    // A suspended account's key or token is refused even on a public read (a bad credential reads as anonymous).
+    if (err instanceof ApiError && err.code === "ACCOUNT_SUSPENDED") throw err;
     return null;
   }
 }
@@ -69,6 +77,8 @@ export function auth(options: AuthOptions = {}): MiddlewareHandler<AppEnv> {
     if (options.credentials && !options.credentials.includes(actor.credential)) {
       throw new ApiError("FORBIDDEN", `This endpoint needs a ${options.credentials.join(" or ")} credential`);
     }
+    // The account as it is now (suspended, gone, logged out, its type changed) is checked with the first D1 trip.
+    requireStanding(c, actor, { types: options.types });
     c.set("actor", actor);
     return next();
   };

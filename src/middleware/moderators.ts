@@ -2,20 +2,16 @@ import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context";
 import { ApiError } from "../lib/errors";
 import { actorOf } from "./auth";
+import { requireStanding } from "./standing";
 
 /**
- * Admin routes (issue 23): admins, and humans an admin made moderators; anyone else gets 403 FORBIDDEN.
- * Runs after `auth()`. Interim: one look-up of the role; the standing check is to carry it in the request's own
- * round trip.
+ * Admin routes (issue 23): admins, and humans an admin made moderators; anyone else gets 403 FORBIDDEN. Runs after
+ * `auth()`. The role is the account's current one, read with its standing in the request's first D1 trip (no trip
+ * of its own): a route behind this refuses before its first trip returns anything, or before its first write.
  */
 export const moderatorsOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   const actor = actorOf(c);
-  const row =
-    actor.type === "bot"
-      ? null
-      : await c.get("db").$client.prepare("SELECT user_type, role FROM users WHERE id = ?").bind(actor.id).first<{ user_type: string; role: string }>();
-  if (!row || (row.user_type !== "admin" && row.role !== "moderator")) {
-    throw new ApiError("FORBIDDEN", "This endpoint is for moderators");
-  }
+  if (actor.type === "bot") throw new ApiError("FORBIDDEN", "This endpoint is for moderators");
+  requireStanding(c, actor, { moderator: true });
   return next();
 };

@@ -3,11 +3,12 @@ import type { AppEnv } from "../context";
 import { HTTPException } from "hono/http-exception";
 import { KeyAlreadyCommitted } from "../domain/idempotency";
 import type { ErrorBody } from "../lib/envelope";
-import { ApiError, validationError } from "../lib/errors";
+import { ApiError, apiErrorIn, validationError } from "../lib/errors";
 
 /** Any error as the ApiError a client sees: ours as they are, validators' as VALIDATION_ERROR, anything else logged and INTERNAL_ERROR. */
 export function toApiError(err: unknown, requestId: string | undefined): ApiError {
-  if (err instanceof ApiError) return err;
+  const ours = apiErrorIn(err);
+  if (ours) return ours;
   // Replaced by the stored answer in limitsAndIdempotency(); rendered here only so it is not logged as a fault.
   if (err instanceof KeyAlreadyCommitted) return new ApiError("CONFLICT", err.message);
   // Hono's validators throw 400 for a body that is not JSON and 415 for one sent as another media type.

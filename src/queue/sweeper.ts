@@ -1,6 +1,6 @@
 import { and, asc, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { configOf } from "../config";
-import { getDb, rawRun } from "../db/client";
+import { getDb, rawAll, rawRun } from "../db/client";
 import { branches, idempotencyKeys, outbox } from "../db/schema";
 import { messageOf } from "../domain/webhook-events";
 import type { BranchRoom } from "../durable/branch";
@@ -8,6 +8,7 @@ import type { Env } from "../env";
 
 const SWEEP_LIMIT = 100;
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
 /** Webhook deliveries and their attempts are kept this long (GET /bots/{id}/webhook/deliveries shows them). */
 export const DELIVERY_RETENTION_DAYS = 7;
 const PRUNE_LIMIT = 1000;
@@ -20,15 +21,19 @@ const PRUNE_LIMIT = 1000;
  *   not overdue);
  * - wakes the rooms of branches whose turn deadline passed that long ago unnoticed (a crash came between
  *   D1's commit of a deadline and the room's alarm): a room that starts cold re-arms its alarm from D1;
- * - prunes idempotency records older than a day, outbox rows settled more than a day ago, and webhook
- *   deliveries with their attempts older than DELIVERY_RETENTION_DAYS (at most PRUNE_LIMIT a minute).
+ * - expels bots suspended in the last hour that are still queued somewhere (a suspension whose request died
+ *   before telling every room: until then the bot's webhooks are settled undelivered and its credentials refused);
+ * - prunes idempotency records older than a day, outbox rows settled more than a day ago, webhook deliveries
+ *   with their attempts older than DELIVERY_RETENTION_DAYS, and revoked sessions whose token has expired anyway
+ *   (at most PRUNE_LIMIT a minute each; every one of these deletes walks an index).
  */
 export async function sweep(env: Env, now = Date.now()) {
   const db = getDb(env.DB);
   const cutoff = new Date(now - configOf(env).outboxResendAfterMs).toISOString();
   const dayAgo = new Date(now - DAY_MS).toISOString();
   const expired = sql`SELECT id FROM webhook_deliveries WHERE created_at < ${new Date(now - DELIVERY_RETENTION_DAYS * DAY_MS).toISOString()} LIMIT ${PRUNE_LIMIT}`;
-  const [unpicked, stuck] = await db.batch([
+  const nowText = new Date(now).toISOString();
+  const [unpicked, stuck, leftovers] = await db.batch([
     db
       .select()
       .from(outbox)
@@ -36,10 +41,18 @@ export async function sweep(env: Env, now = Date.now()) {
       .orderBy(asc(outbox.dueAt))
       .limit(SWEEP_LIMIT),
     db.select({ id: branches.id }).from(branches).where(lt(branches.turnDeadline, cutoff)).limit(SWEEP_LIMIT),
+    rawAll<{ branch_id: string; bot_id: string }>(
+      db,
+      // Suspensions of the last hour (the audit log's time index), not a scan of every bot.
+      sql`SELECT DISTINCT m.branch_id, m.bot_id FROM audit_log a JOIN bots b ON b.id = a.target_id JOIN branch_members m ON m.bot_id = b.id
+        WHERE a.created_at > ${new Date(now - HOUR_MS).toISOString()} AND a.action = 'suspend' AND a.target_type = 'account'
+        AND b.suspended_at IS NOT NULL AND (b.suspended_until IS NULL OR b.suspended_until > ${nowText}) LIMIT ${SWEEP_LIMIT}`,
+    ),
     db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, dayAgo)),
     db.delete(outbox).where(and(isNotNull(outbox.settledAt), lt(outbox.settledAt, dayAgo))),
     rawRun(db, sql`DELETE FROM webhook_attempts WHERE delivery_id IN (${expired})`),
     rawRun(db, sql`DELETE FROM webhook_deliveries WHERE id IN (${expired})`),
+    rawRun(db, sql`DELETE FROM revoked_sessions WHERE jti IN (SELECT jti FROM revoked_sessions WHERE expires_at < ${nowText} LIMIT ${PRUNE_LIMIT})`),
   ]);
   if (unpicked.length) {
     const ids = unpicked.map((r) => r.id);
@@ -57,6 +70,8 @@ export async function sweep(env: Env, now = Date.now()) {
         .where(inArray(outbox.id, ids));
     }
   }
-  await Promise.all(stuck.map(({ id }) => (env.BRANCH_ROOM.get(env.BRANCH_ROOM.idFromName(id)) as DurableObjectStub<BranchRoom>).wake(id)));
-  return { requeued: unpicked.length, woken: stuck.length };
+  const room = (id: string) => env.BRANCH_ROOM.get(env.BRANCH_ROOM.idFromName(id)) as DurableObjectStub<BranchRoom>;
+  await Promise.all(stuck.map(({ id }) => room(id).wake(id)));
+  await Promise.all(leftovers.map((m) => room(m.branch_id).expel(m.branch_id, m.bot_id)));
+  return { requeued: unpicked.length, woken: stuck.length, expelled: leftovers.length };
 }

@@ -91,9 +91,9 @@ async function deliver(env: Env, message: Message<WebhookMessage>) {
     await outboxProgress(db, m.deliveryId, { settled: true });
     message.ack();
   };
-  const { bot, storedBody, finished } = await deliveryTarget(db, m);
-  // No receiver (any more), or a second hand-over (the sweeper's) of a delivery that already ended.
-  if (!bot?.url || finished) return settle();
+  const { bot, storedBody, finished, suspended } = await deliveryTarget(db, m);
+  // No receiver (any more), a suspended bot, or a second hand-over (the sweeper's) of a delivery that already ended.
+  if (!bot?.url || finished || suspended) return settle();
   const body = storedBody ?? (await buildDeliveryBody(db, m));
   if (body === null) return settle(); // the branch is gone
   const config = configOf(env);

@@ -2,14 +2,14 @@ import type { Context } from "hono";
 import type { AppEnv } from "../context";
 import { createRoute, z } from "@hono/zod-openapi";
 import * as authDomain from "../domain/auth";
-import { actorOf, auth } from "../middleware/auth";
+import { actorOf, auth, readCredential } from "../middleware/auth";
 import { callerOf, guestOf } from "../middleware/caller";
 import { successSchema } from "../lib/envelope";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { failedLoginLimit, registrationLimit } from "../middleware/subject-limits";
 import { botRegisterBody, loginBody, registerBody } from "../schemas/auth";
 import { roleSchema } from "../schemas/fields";
-import { account, logIn, logInBot, logInBotByName, registerBot, registerHuman } from "../usecases/auth";
+import { account, logIn, logInBot, logOut, logInBotByName, registerBot, registerHuman } from "../usecases/auth";
 
 const userSchema = z.object({ id: z.string(), username: z.string(), email: z.string(), user_type: z.enum(["human", "admin"]) }).openapi("User");
 const userAuthSchema = z.object({ message: z.string(), user: userSchema, access_token: z.string() });
@@ -150,6 +150,22 @@ const apiTokenRoute = createRoute({
   },
 });
 
+const logoutRoute = createRoute({
+  method: "post",
+  path: "/auth/logout",
+  tags: ["Authentication"],
+  summary: "Log out: revoke this session's token on the server",
+  description:
+    "With a JWT (a human's, an admin's or a bot's): the token is refused (401) from the next request on, on the API, the web pages and /mcp. " +
+    "With a human API token: the token is deleted. A bot's API key is its identity, not a session (403 FORBIDDEN).",
+  security: bearerSecurity,
+  middleware: [auth({ credentials: ["jwt", "api_token"] })] as const,
+  responses: {
+    200: jsonContent(z.object({ message: z.string() }), "Logged out"),
+    ...errorResponses("UNAUTHORIZED", "AUTH_INVALID_TOKEN", "AUTH_EXPIRED_TOKEN", "FORBIDDEN", "ACCOUNT_SUSPENDED"),
+  },
+});
+
 const botLogin = async (c: Context<AppEnv>, { api_key }: { api_key: string }) =>
   c.json({ message: "Login successful" as const, ...(await logInBot(guestOf(c), api_key)) }, 200);
 
@@ -165,6 +181,10 @@ export const authRoutes = createRouter()
   .openapi(botLoginByNameRoute, (c) => botLoginByName(c, c.req.valid("json")))
   .openapi(botLoginByNameAliasRoute, (c) => botLoginByName(c, c.req.valid("json")))
   .openapi(meRoute, async (c) => c.json(await account(callerOf(c)), 200))
+  .openapi(logoutRoute, async (c) => {
+    await logOut(callerOf(c), readCredential(c) ?? "");
+    return c.json({ message: "Logged out: this token is revoked" }, 200);
+  })
   .openapi(apiTokenRoute, async (c) => {
     const { token, expiresAt, remainingDays } = await authDomain.generateApiToken(c.get("db"), actorOf(c).id);
     return c.json(

@@ -22,16 +22,21 @@ const signedIn = async (config: Config, user: UserRow) => ({
 });
 
 /** A bot signed in: its access token and the bot. */
-const botSignedIn = async (config: Config, bot: BotRow) => ({
-  access_token: await accessToken(config, { id: bot.id, type: "bot", name: bot.name }),
-  bot: botView(bot),
-});
+/** A suspended bot gets no new token (403 ACCOUNT_SUSPENDED); restored, it logs in again. */
+async function botSignedIn(config: Config, bot: BotRow) {
+  domain.refuseIfSuspended(bot);
+  return { access_token: await accessToken(config, { id: bot.id, type: "bot", name: bot.name }), bot: botView(bot) };
+}
 
 /** Registers a human and signs them in. */
 export const registerHuman = async ({ db, config }: Guest, body: RegisterBody) => signedIn(config, await domain.registerUser(db, body));
 
 /** Logs a human in by email and password. */
-export const logIn = async ({ db, config }: Guest, body: LoginBody) => signedIn(config, await domain.loginUser(db, body.email, body.password));
+export async function logIn({ db, config }: Guest, body: LoginBody) {
+  const user = await domain.loginUser(db, body.email, body.password);
+  domain.refuseIfSuspended(user); // after the password: a suspension is told only to whoever knows it
+  return signedIn(config, user);
+}
 
 /** Registers a bot; its api_key and webhook_secret are shown only in this answer. */
 export async function registerBot({ db, config }: Guest, body: BotRegisterBody) {
@@ -78,3 +83,6 @@ export async function account({ db, actor }: Caller) {
   if (!user) throw new ApiError("UNAUTHORIZED", "Account no longer exists");
   return { ...userView(user), created_at: user.createdAt };
 }
+
+/** Logs the caller's credential out (a JWT revoked, an API token deleted): refused from the next request on. */
+export const logOut = ({ db, actor }: Caller, credential: string) => domain.logOut(db, actor, credential);

@@ -13,8 +13,8 @@ export async function forkBranch(caller: Caller, storyId: string, body: BranchBo
 
 /** A bot joins the branch's turn queue, through the branch's room; `created` is false when it was already queued. */
 export function joinBranch(caller: Caller, branchId: string, role: Role) {
-  const { id, name } = caller.actor;
-  return caller.rooms.join(branchId, { id, name }, role, caller.idempotency);
+  const { id, name, session } = caller.actor;
+  return caller.rooms.join(branchId, { id, name, jti: session?.jti ?? null }, role, caller.idempotency);
 }
 
 /** A bot leaves the branch's turn queue, through the branch's room. */

@@ -6,9 +6,10 @@ import type { Caller } from "./caller";
  * where the writer then stands is written back on `segmentQuota.rate`.
  */
 export async function submitSegment(caller: Caller, branchId: string, body: SegmentBody) {
-  const { id, type, name } = caller.actor;
+  const { id, type, name, session } = caller.actor;
   const quota = caller.segmentQuota;
-  const options = { isStarter: body.is_starter, idempotency: caller.idempotency, limits: quota?.limits ?? null };
+  // The room checks the writer's standing in its write batch (the Worker may make no D1 trip of its own).
+  const options = { isStarter: body.is_starter, idempotency: caller.idempotency, limits: quota?.limits ?? null, jti: session?.jti ?? null };
   const { data, rate } = await caller.rooms.submit(branchId, { id, type, name }, body.content, options);
   if (quota) quota.rate = rate;
   return data;

@@ -2,7 +2,7 @@ import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context";
 import { listAudit } from "../domain/audit-log";
 import { listReports } from "../domain/reports";
-import { ApiError } from "../lib/errors";
+import { ApiError, apiErrorIn } from "../lib/errors";
 import { pathId } from "../lib/ids";
 import { callerOf } from "../middleware/caller";
 import { moderatorsOnly } from "../middleware/moderators";
@@ -27,15 +27,21 @@ export const adminRoutes = new Hono<AppEnv>();
 
 const notHere = () => new ApiError("NOT_FOUND", "Page not found");
 
-/** A signed-in moderator or admin (the API's own `moderatorsOnly`), else 404. */
+const forbidden = (err: unknown) => apiErrorIn(err)?.code === "FORBIDDEN";
+
+/**
+ * A signed-in moderator or admin (the API's own `moderatorsOnly`), else 404. A session's role is read with its
+ * standing in the page's first D1 trip, so a refusal may come from the page itself (`c.error`): the same 404.
+ */
 const moderatorPages: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!viewerOf(c)) throw notHere();
   try {
     await moderatorsOnly(c, async () => {});
   } catch (err) {
-    throw err instanceof ApiError && err.code === "FORBIDDEN" ? notHere() : err;
+    throw forbidden(err) ? notHere() : err;
   }
-  return next();
+  await next();
+  if (c.get("standing")?.refused && forbidden(c.error)) throw notHere();
 };
 
 adminRoutes.use("/admin", moderatorPages);

@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { ZodError, ZodType } from "zod";
 import type { AppEnv } from "../context";
-import { ApiError, type ErrorStatus, validationError } from "../lib/errors";
+import { ApiError, type ErrorStatus, apiErrorIn, validationError } from "../lib/errors";
 import { fieldIssues } from "../lib/validation";
 import type { FormState } from "./forms";
 
@@ -66,8 +66,8 @@ export function showErrorsIn(
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     await next();
-    const err = c.error;
-    if (!(err instanceof ApiError) || err.status >= 500) return;
+    const err = apiErrorIn(c.error);
+    if (!err || err.status >= 500) return;
     const values = await fieldsOf(c).catch((): Fields => ({}));
     delete values.password; // never sent back
     const words = inWords(err, (field, index) => label(field, index, values));

@@ -3,7 +3,7 @@ import { etag } from "hono/etag";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "../context";
 import { readerBot, readerStories, readerStory, type StorySort } from "../domain/reader";
-import { ApiError, type ErrorStatus } from "../lib/errors";
+import { ApiError, type ErrorStatus, apiErrorIn } from "../lib/errors";
 import { pathId } from "../lib/ids";
 import { publicReadCache } from "../middleware/read-cache";
 import { anonymousReadLimit } from "../middleware/read-limit";
@@ -30,8 +30,10 @@ function unexpected(c: Context<AppEnv>, err: unknown): ApiError {
 
 /** Errors as HTML pages (the API keeps its JSON envelope): 404 for unknown ids and paths, 429, 500. */
 function renderPageError(c: Context<AppEnv>, err: unknown) {
-  const e = err instanceof ApiError ? err : unexpected(c, err);
+  const e = apiErrorIn(err) ?? unexpected(c, err);
   c.set("errorCode", e.code);
+  // A session its account's standing refused signs nobody in on its error page (the cookie is cleared too).
+  if (c.get("standing")?.refused) c.set("viewer", undefined);
   for (const [name, value] of Object.entries(e.headers ?? {})) c.header(name, value);
   const title = errorTitles[e.status] ?? "Error";
   const message = e.status === 404 ? `${e.message}: there is nothing at this address.` : e.message;

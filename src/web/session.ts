@@ -5,6 +5,7 @@ import type { AppEnv } from "../context";
 import type { Actor } from "../domain/actor";
 import { ApiError } from "../lib/errors";
 import { limitBody } from "../middleware/body-limit";
+import { watchStanding } from "../middleware/standing";
 import { isFormBody } from "../lib/form-body";
 import { verifyJwt } from "../lib/jwt";
 import { STYLESHEET_PATH } from "./style";
@@ -41,7 +42,8 @@ export const endSession = (c: Context<AppEnv>) =>
 export const viewerOf = (c: Context<AppEnv>): Actor | null => c.get("viewer") ?? null;
 
 /**
- * Reads the session: a token that verifies (a human's or an admin's) is the page's viewer, and the caller on
+ * Reads the session: a token that verifies (a human's or an admin's, its account's standing checked with the
+ * page's first D1 trip) is the page's viewer, and the caller on
  * `c.var.actor` (as `auth()` does for the API, so the forms run the same limits and domain functions, and the
  * read limit counts the reader as authenticated); one that does not (expired, an old secret) is dropped.
  */
@@ -51,15 +53,18 @@ export const session: MiddlewareHandler<AppEnv> = async (c, next) => {
     try {
       const claims = await verifyJwt(token, c.get("config").jwt.secret);
       if (claims.typ !== "bot") {
-        const viewer: Actor = { id: claims.sub, type: claims.typ, name: claims.name, credential: "jwt" };
+        const viewer: Actor = { id: claims.sub, type: claims.typ, name: claims.name, credential: "jwt", session: { jti: claims.jti, exp: claims.exp } };
         c.set("viewer", viewer);
         c.set("actor", viewer);
+        watchStanding(c, viewer); // suspended, gone or logged out: refused with the page's first D1 trip
       }
     } catch {
       endSession(c);
     }
   }
   await next();
+  // A session its account's standing refused (logged out, the account gone or suspended) is ended here too.
+  if (c.get("standing")?.refused) endSession(c);
   // A page shown to a signed-in human is theirs (its 304s too): no shared cache may keep it; it varies with the cookie.
   if (viewerOf(c) && c.req.path !== STYLESHEET_PATH) c.res.headers.set("Cache-Control", "private, no-cache");
   c.res.headers.append("Vary", "Cookie");

@@ -11,7 +11,7 @@ import { commentBody } from "../schemas/comments";
 import { segmentBody } from "../schemas/segments";
 import { createStoryBody } from "../schemas/stories";
 import { voteBody } from "../schemas/votes";
-import { logIn, registerHuman } from "../usecases/auth";
+import { logIn, logOut, registerHuman } from "../usecases/auth";
 import { forkBranch } from "../usecases/branches";
 import { addComment } from "../usecases/comments";
 import { submitSegment } from "../usecases/segments";
@@ -21,7 +21,7 @@ import { safeNext } from "./safe-next";
 import { type Fields, fieldsOf, type Labels, labelsFrom, parseWith, showErrorsIn } from "./form-errors";
 import { INITIAL_SEGMENT_FIELDS } from "./new-story";
 import { branchHref, branchPage, loginPage, newStoryPage, registerPage } from "./render";
-import { endSession, formPost, requireSession, startSession } from "./session";
+import { endSession, formPost, requireSession, startSession, viewerOf } from "./session";
 
 /**
  * The web reader's forms: each POST is Origin-checked (`formPost`), needs a session where the API needs a
@@ -61,7 +61,11 @@ writeRoutes.post(
   async (c) => signIn(c, await logIn(guestOf(c), parseWith(loginBody, await fieldsOf(c)))),
 );
 
-writeRoutes.post("/logout", formPost, (c) => {
+/** Logging out revokes the session's token on the server (issue 23), so a copy of the cookie signs nobody in. */
+writeRoutes.post("/logout", formPost, async (c) => {
+  const viewer = viewerOf(c);
+  // A session its standing already refuses (logged out elsewhere, suspended, gone) has nothing left to revoke.
+  if (viewer) await logOut(callerOf(c), "").catch((err) => (c.get("standing")?.refused ? undefined : Promise.reject(err)));
   endSession(c);
   return see(c, "/");
 });
