@@ -23,10 +23,16 @@ export const nowIso = () => new Date().toISOString();
 
 /**
  * Raw queries usable inside `db.batch()`. Drizzle's raw query has no prepared statement of its own and its
- * D1 batch dereferences one whenever the query has parameters, so we attach it here.
+ * D1 batch dereferences one whenever the query has parameters, so we attach one here, prepared when a batch
+ * first asks for it (a raw query run alone never needs it). Its text is built once: the batch builds it again
+ * otherwise, and building a SQL text from its fragments is most of what a raw query costs in Drizzle.
  */
 function batchable<T extends { getQuery(): { sql: string } }>(db: Db, raw: T): T {
-  return Object.assign(raw, { stmt: db.$client.prepare(raw.getQuery().sql) });
+  const build = raw.getQuery.bind(raw);
+  let built: ReturnType<T["getQuery"]> | undefined;
+  raw.getQuery = () => (built ??= build() as ReturnType<T["getQuery"]>);
+  let stmt: D1PreparedStatement | undefined;
+  return Object.defineProperty(raw, "stmt", { get: () => (stmt ??= db.$client.prepare(raw.getQuery().sql)) });
 }
 
 export const rawRun = (db: Db, query: SQL) => batchable(db, db.run(query));

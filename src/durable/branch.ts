@@ -17,7 +17,7 @@ import type { D1Counter } from "../lib/meter";
 import { type Member, type Refusal, type TurnEvent, type TurnState, estimatedWait, holder, inTurnMode, queueView, transition, turnOrder } from "../turns/rules";
 import { memberStatement, queueQuery, turnColumnsStatement, turnStateOf } from "../turns/store";
 import type { LiveEvent, TurnReason } from "../domain/live-events";
-import { type StandingRow, type Subject, guardFailed, standingGuard, standingQuery, verdictOf } from "../domain/standing";
+import { type StandingRow, type Subject, guardFailed, inGoodStanding, standingGuard, standingQuery, verdictOf } from "../domain/standing";
 import { LiveSockets, SOCKET_HEADER, type SocketRequest, liveQueue, liveSegment, liveTurn } from "./live";
 import { type Outcome, capture } from "./result";
 import { type TurnWait, TurnWaiters } from "./turn-waiters";
@@ -417,7 +417,11 @@ export class BranchRoom extends DurableObject<Env> {
 
   /** The write's batch failed: if its standing guard aborted it, the refusal (read alone: a refusal's trip only). */
   private async refuseStanding(err: unknown, subject: Subject): Promise<void> {
-    if (!guardFailed(err)) return;
+    if (guardFailed(err)) await this.refuseByStanding(subject);
+  }
+
+  /** Throws the refusal when the account is not in good standing (read alone: a refused write's trip only). */
+  private async refuseByStanding(subject: Subject): Promise<void> {
     const [row] = await rawAll<StandingRow>(this.db, standingQuery(subject));
     const verdict = verdictOf(row ?? null, { claimed: subject.type, composed: true }, nowIso());
     if (!verdict.ok) throw new ApiError(verdict.code, verdict.message, verdict.details);
@@ -505,10 +509,12 @@ export class BranchRoom extends DurableObject<Env> {
         const written = sql`AND EXISTS (SELECT 1 FROM segments WHERE id = ${seg.id})`;
         const data = this.submitResult(seg, applied);
         const author = seg.author.id;
-        const onlyIf = quota ? underLimits(author, seg.branchId, quota.limits, quota.perBranch, quota.now) : undefined;
+        // The writer's standing and limits are conditions of the segment's own INSERT (no statement of their own):
+        // a refused write inserts nothing, and every later statement is conditional on the segment being there.
+        const standing = inGoodStanding(subject, { claimed: subject.type, composed: true }, nowIso());
+        const onlyIf = quota ? sql`${standing} AND ${underLimits(author, seg.branchId, quota.limits, quota.perBranch, quota.now)}` : standing;
         const results = await commit(() =>
           this.db.batch([
-            this.standingGuard(subject),
             ...segmentStatements(this.db, seg, { onlyIfStoryActive: true, onlyIf }),
             rawRun(this.db, sql`UPDATE branches SET segments_count = segments_count + 1, updated_at = ${seg.createdAt} WHERE id = ${seg.branchId} ${written}`),
             ...this.turnStatements(room, applied, written),
@@ -516,12 +522,14 @@ export class BranchRoom extends DurableObject<Env> {
             ...(quota ? [usageQuery(this.db, author, seg.branchId, quota.now)] : []),
           ]),
         );
-        const inserted = results[1] as D1Result;
+        const inserted = results[0] as D1Result;
         const usage = quota ? (results.at(-1) as SegmentUsage[])[0] : undefined;
-        if (inserted.meta.changes !== 1) return await this.refused(room, seg.author, quota, usage);
+        if (inserted.meta.changes !== 1) {
+          await this.refuseByStanding(subject); // read alone, on a refusal only
+          return await this.refused(room, seg.author, quota, usage);
+        }
         return { data, usage };
       } catch (err) {
-        await this.refuseStanding(err, subject);
         if (attempt > 0 || !uniqueViolation(err)?.includes("segments")) throw err;
         const [head] = await branchHeadQuery(this.db, seg.branchId);
         seg.sequenceOrder = (head?.sequenceOrder ?? 0) + 1;
