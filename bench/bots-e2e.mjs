@@ -7,24 +7,14 @@
 // Everything listens on 127.0.0.1 only; every wait is bounded.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { NO_LIMITS, api, sleep, startServer, words } from "./lib.mjs";
+import { api, freePort, NO_LIMITS, sleep, startServer, words } from "./lib.mjs";
 
 const { values } = parseArgs({ options: { turns: { type: "string", default: "30" }, write: { type: "boolean", default: false }, port: { type: "string" } } });
 const TURNS = Number(values.turns);
 const BOTS = 3;
-// A free 127.0.0.1 port unless --port is given, so the run never lands on someone else's server.
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const srv = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-    srv.on("error", reject);
-  });
 const PORT = values.port ? Number(values.port) : await freePort();
 const BASE = `http://127.0.0.1:${PORT}/api/v1`;
 const tmp = mkdtempSync(path.join(tmpdir(), "storyloom-bots-e2e-"));

@@ -1,6 +1,7 @@
 // Helpers for the benchmark scripts: start servers, call the API, run autocannon.
 import { spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
@@ -122,3 +123,13 @@ export function workerdCpuMs(pgid) {
 
 /** The D1 round trips a request reports in its Server-Timing header. */
 export const d1Trips = (res) => Number(/d1;desc="(\d+) round trip/.exec(res.headers.get("server-timing") ?? "")?.[1] ?? NaN);
+
+/** A free 127.0.0.1 port, so a run never lands on someone else's server. */
+export const freePort = () =>
+  new Promise((resolve, reject) => {
+    const srv = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });

@@ -7,12 +7,11 @@
 // Prints the figures; writes bench/MCP.md only with --write. Listens on 127.0.0.1 only; every wait is bounded.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { NO_LIMITS, api, sleep, startServer, words } from "./lib.mjs";
+import { api, freePort, NO_LIMITS, sleep, startServer, words } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -25,14 +24,6 @@ const { values } = parseArgs({
 /** The MCP Inspector's command line (`--inspector`; fetched by npx, so it needs the network), pinned. */
 const INSPECTOR = "@modelcontextprotocol/inspector@2.12.0";
 const TURNS = Number(values.turns);
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const srv = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-    srv.on("error", reject);
-  });
 const PORT = values.port ? Number(values.port) : await freePort();
 const ORIGIN = `http://127.0.0.1:${PORT}`;
 const BASE = `${ORIGIN}/api/v1`;

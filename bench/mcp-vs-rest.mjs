@@ -8,25 +8,16 @@
 // the 2025-11-25 revision, stateless (no initialize first: the handler serves every request on its own), as hosts
 // send them. Prints the figures; writes bench/MCP-COST.md only with --write. 127.0.0.1, a free port.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { NO_LIMITS, api, load, sleep, startServer, words, workerdCpuMs } from "./lib.mjs";
+import { api, freePort, load, NO_LIMITS, sleep, startServer, words, workerdCpuMs } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: { rounds: { type: "string", default: "3" }, seconds: { type: "string", default: "2" }, write: { type: "boolean", default: false } },
 });
 const ROUNDS = Number(values.rounds);
 const SECONDS = Number(values.seconds);
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const srv = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-    srv.on("error", reject);
-  });
 const PORT = await freePort();
 const ORIGIN = `http://127.0.0.1:${PORT}`;
 const BASE = `${ORIGIN}/api/v1`;
