@@ -447,7 +447,13 @@ export const auditLog = sqliteTable(
     detail: text("detail", { mode: "json" }),
     createdAt: text("created_at").notNull(),
   },
-  (t) => [index("audit_log_created_idx").on(t.createdAt), index("audit_log_target_idx").on(t.targetType, t.targetId)],
+  (t) => [
+    index("audit_log_created_idx").on(t.createdAt),
+    index("audit_log_target_idx").on(t.targetType, t.targetId),
+    // GET /admin/audit?actor_id=… and ?action=…: newest first, without a scan of the whole log.
+    index("audit_log_actor_created_idx").on(t.actorId, t.createdAt),
+    index("audit_log_action_created_idx").on(t.action, t.createdAt),
+  ],
 );
 
 /** Session tokens (JWT `jti`) revoked before they expire: a logout. A row can go once `expires_at` has passed. */
