@@ -81,6 +81,8 @@ function moduleMap(source) {
 
 /** The categories of the table: the first rule that matches a module (or runtime script) names it. */
 const CATEGORIES = [
+  [/^node_modules\/@modelcontextprotocol\//, "MCP SDK"],
+  [/^src\/mcp\//, "MCP door (src/mcp)"],
   [/^src\/middleware\/access-log/, "access log"],
   [/^src\/middleware\/read-cache/, "micro-cache"],
   [/^src\/middleware\/read-limit|^src\/lib\/read-leases/, "anonymous read limit"],
@@ -155,6 +157,20 @@ const cases = (data) => [
     { url: `${BASE}/stories`, headers: { "x-d1-bookmark": data.bookmark }, requests: [{ setupRequest: asClient }] },
   ],
   ["write: POST /branches/{id}/segments, 40 branches", { url: ORIGIN, requests: [{ setupRequest: spreadWrites(data) }] }],
+  [
+    "MCP: tools/call list_stories, JWT (its REST twin: the uncached GET /stories above)",
+    {
+      url: `${ORIGIN}/mcp`,
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${data.bots[0].token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-11-25",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_stories", arguments: { limit: 20 } } }),
+    },
+  ],
 ];
 
 function table(name, r, requests) {

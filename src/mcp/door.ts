@@ -18,6 +18,8 @@ import type { LimitServices } from "../usecases/limits";
 export interface McpDoor {
   guest: Guest;
   actor: Actor | null;
+  /** The tool a `tools/call` request names (one of ours), so its server registers that tool alone. */
+  call?: string;
   /** The call's `idempotency_key` with the fingerprint of its arguments (set per tool call by src/mcp/server.ts). */
   idempotency?: IdempotentRequest;
   limits: LimitServices;

@@ -56,6 +56,13 @@ function logRoute(body: unknown): string {
   return `/mcp ${method}`;
 }
 
+/** The tool a single `tools/call` names, when it is one of ours (otherwise the server registers every tool, and answers as the SDK does). */
+function toolCalled(body: unknown): string | undefined {
+  const message = body as JsonRpcMessage | undefined;
+  const name = message?.method === "tools/call" ? message.params?.name : undefined;
+  return typeof name === "string" && TOOL_NAMES.has(name) ? name : undefined;
+}
+
 const wantsProgress = (body: unknown) => (body as JsonRpcMessage | undefined)?.params?._meta?.progressToken !== undefined;
 
 /**
@@ -74,7 +81,7 @@ export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
   }
   const { json: body, request } = await bodyOf(c);
   c.set("logRoute", logRoute(body));
-  const door = doorOf(c, actor);
+  const door = { ...doorOf(c, actor), call: toolCalled(body) };
   const authInfo = { token: "", clientId: actor ? `${actor.type}:${actor.id}` : "anonymous", scopes: [], extra: { door } };
   const progress = wantsProgress(body);
   const res = await mcpHandler.fetch(request, { authInfo, wantsProgress: progress, ...(body === undefined ? {} : { parsedBody: body }) });
