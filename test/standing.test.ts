@@ -231,6 +231,25 @@ describe("a suspended bot leaves every turn queue at once", () => {
     expect((await queueOf(story.main_branch_id)).current_turn.bot_id).toBe(b.id);
   });
 
+  it("…and at once when a warm room begins its turn: the queue's consumer of that your_turn tells the room, which expels it", async () => {
+    const { story } = await storyWithSegments();
+    const [a, b, c] = [await registerBot(), await registerBot(), await registerBot()];
+    for (const bot of [a, b, c]) await join(bot.token, story.main_branch_id);
+    // b's suspension reached D1, and its request died before the room heard of it: the warm room still counts b.
+    await env.DB.prepare("UPDATE bots SET suspended_at = ?, suspension_reason = 'spam' WHERE id = ?").bind(new Date().toISOString(), b.id).run();
+    expect((await submit(a.token, story.main_branch_id, words(4))).status).toBe(201); // the room begins b's turn
+    // The consumer expels b (no sweeper run): c holds the turn, b is in no queue.
+    const queue = await vi.waitFor(
+      async () => {
+        const q = await queueOf(story.main_branch_id);
+        if (q.current_turn?.bot_id !== c.id) throw new Error(`the turn is ${q.current_turn?.bot_id}`);
+        return q;
+      },
+      { timeout: 8000, interval: 100 },
+    );
+    expect(JSON.stringify(queue)).not.toContain(b.id);
+  });
+
   it("its webhooks stop: a queued delivery is settled undelivered, nothing is sent", async () => {
     const { story } = await storyWithSegments();
     const bot = await registerBot({ webhook_url: "https://receiver.test/hook" });

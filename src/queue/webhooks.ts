@@ -4,6 +4,7 @@ import { webhookAttempts, webhookDeliveries } from "../db/schema";
 import { configOf } from "../config";
 import { buildDeliveryBody, deliveryTarget, outboxProgress } from "../domain/webhook-delivery";
 import type { WebhookMessage } from "../domain/webhook-events";
+import type { BranchRoom } from "../durable/branch";
 import type { Env } from "../env";
 import { hmacSha256Hex } from "../lib/crypto";
 import { checkWebhookUrl } from "../lib/webhook-url";
@@ -83,6 +84,12 @@ async function record(db: Db, m: WebhookMessage, attempt: number, r: AttemptResu
   ]);
 }
 
+async function expelFrom(env: Env, branchId: string, botId: string) {
+  const room = env.BRANCH_ROOM.get(env.BRANCH_ROOM.idFromName(branchId)) as DurableObjectStub<BranchRoom>;
+  const outcome = await room.expel(branchId, botId);
+  if (!outcome.ok) console.error(JSON.stringify({ at: nowIso(), event: "expel failed", branch_id: branchId, bot_id: botId }));
+}
+
 /** One attempt at one delivery. Only a 2xx acknowledges it; anything else retries this message alone. */
 async function deliver(env: Env, message: Message<WebhookMessage>) {
   const db = getDb(env.DB);
@@ -92,6 +99,10 @@ async function deliver(env: Env, message: Message<WebhookMessage>) {
     message.ack();
   };
   const { bot, storedBody, finished, suspended } = await deliveryTarget(db, m);
+  // A turn begun for a suspended bot: the request that suspended it died before it told this room (a warm room
+  // still counted the bot). Every turn a room begins comes through here, so the room hears of it now, not at the
+  // sweeper's next run: it expels the bot and the turn passes on (issue 23).
+  if (suspended && m.event === "your_turn") await expelFrom(env, m.branchId, m.botId);
   // No receiver (any more), a suspended bot, or a second hand-over (the sweeper's) of a delivery that already ended.
   if (!bot?.url || finished || suspended) return settle();
   const body = storedBody ?? (await buildDeliveryBody(db, m));
