@@ -34,9 +34,14 @@ export interface Expectation {
   composed?: boolean;
 }
 
-export type Verdict =
-  | { ok: true; type: ActorType; role: Role }
-  | { ok: false; code: "UNAUTHORIZED" | "ACCOUNT_SUSPENDED" | "FORBIDDEN" | "AUTH_INVALID_TOKEN"; message: string; details?: Record<string, unknown> };
+type Refusal = {
+  ok: false;
+  code: "UNAUTHORIZED" | "ACCOUNT_SUSPENDED" | "FORBIDDEN" | "AUTH_INVALID_TOKEN";
+  message: string;
+  details?: Record<string, unknown>;
+};
+
+export type Verdict = { ok: true; type: ActorType; role: Role } | Refusal;
 
 /** Suspended now: from `suspended_at` until `suspended_until` (none: until restored). ISO strings compare as text. */
 export const suspendedNow = (row: Pick<StandingRow, "suspended_at" | "suspended_until">, now: string) =>
@@ -62,11 +67,16 @@ export function verdictOf(row: StandingRow | null, expect: Expectation, now: str
       details: { reason: "account_changed" },
     };
   }
-  if (expect.types && !expect.types.includes(row.type)) {
+  return unmet(row, expect) ?? { ok: true, type: row.type, role: row.role };
+}
+
+/** What a route needs of the account's current type and role (`auth({types})`, `moderatorsOnly`), when it is not met. */
+export function unmet(account: { type: ActorType; role?: Role }, expect: Pick<Expectation, "types" | "moderator">): Refusal | null {
+  if (expect.types && !expect.types.includes(account.type)) {
     return { ok: false, code: "FORBIDDEN", message: `This endpoint is for ${expect.types.join(" or ")} accounts` };
   }
-  if (expect.moderator && !isModerator(row)) return { ok: false, code: "FORBIDDEN", message: "This endpoint is for moderators" };
-  return { ok: true, type: row.type, role: row.role };
+  if (expect.moderator && !isModerator(account)) return { ok: false, code: "FORBIDDEN", message: "This endpoint is for moderators" };
+  return null;
 }
 
 export const isModerator = (account: { type: ActorType; role?: Role }) => account.type === "admin" || account.role === "moderator";
@@ -105,9 +115,6 @@ export function inGoodStanding(subject: Subject, expect: Expectation, now: strin
   return sql`(EXISTS (SELECT 1 FROM users WHERE id = ${subject.id} AND ${notSuspended} AND user_type IN (${types})${moderator}) AND NOT ${revoked(subject.jti)})`;
 }
 
-/** The message a standing guard aborts its batch with (SQLite's error for malformed JSON, which names it). */
-export const GUARD_FAILED = "malformed JSON";
-
 /**
  * Leads a write batch: aborts the whole batch (D1 runs a batch as one transaction) unless the account is in good
  * standing, so nothing is written for a refused account. SQLite has no RAISE outside triggers: `json()` of text
@@ -115,12 +122,4 @@ export const GUARD_FAILED = "malformed JSON";
  */
 export function standingGuard(subject: Subject, expect: Expectation, now: string): SQL {
   return sql`SELECT CASE WHEN ${inGoodStanding(subject, expect, now)} THEN 1 ELSE json('account not in good standing') END AS standing`;
-}
-
-/** True when a batch failed because its standing guard aborted it. */
-export function guardFailed(err: unknown): boolean {
-  for (let e = err; e instanceof Error; e = e.cause) {
-    if (e.message.includes(GUARD_FAILED)) return true;
-  }
-  return false;
 }

@@ -17,7 +17,7 @@ import type { D1Counter } from "../lib/meter";
 import { type Member, type Refusal, type TurnEvent, type TurnState, estimatedWait, holder, inTurnMode, queueView, transition, turnOrder } from "../turns/rules";
 import { memberStatement, queueQuery, turnColumnsStatement, turnStateOf } from "../turns/store";
 import type { LiveEvent, TurnReason } from "../domain/live-events";
-import { type StandingRow, type Subject, guardFailed, inGoodStanding, standingGuard, standingQuery, verdictOf } from "../domain/standing";
+import { type StandingRow, type Subject, inGoodStanding, standingQuery, verdictOf } from "../domain/standing";
 import { LiveSockets, SOCKET_HEADER, type SocketRequest, liveQueue, liveSegment, liveTurn } from "./live";
 import { type Outcome, capture } from "./result";
 import { type TurnWait, TurnWaiters } from "./turn-waiters";
@@ -385,10 +385,10 @@ export class BranchRoom extends DurableObject<Env> {
    * The statements of a transition: the queue member, the turn columns and the outbox row of the turn it begins;
    * `condition` ties the turn columns to the batch's own change.
    */
-  private turnStatements(room: Room, applied: Applied, condition?: ReturnType<typeof sql>) {
+  private turnStatements(room: Room, applied: Applied, condition?: ReturnType<typeof sql>, memberIf?: ReturnType<typeof sql>) {
     const { member, turn } = applied.writes;
     return [
-      ...(member ? [memberStatement(this.db, room, member)] : []),
+      ...(member ? [memberStatement(this.db, room, member, memberIf)] : []),
       ...(member || turn ? [turnColumnsStatement(this.db, room.branchId, applied.state, condition)] : []),
       ...(applied.event ? outboxStatements(this.db, [applied.event], condition) : []),
     ];
@@ -408,16 +408,11 @@ export class BranchRoom extends DurableObject<Env> {
   }
 
   /**
-   * The statement that leads a write's batch: it aborts the batch unless the writer's account is in good standing
-   * (issue 23), so a write reaching the room with no D1 trip of the Worker's own is still refused at once.
+   * The writer's standing as a condition of a write's own INSERT (issue 23): a write reaching the room with no D1
+   * trip of the Worker's own is still refused by its batch, which then writes nothing.
    */
-  private standingGuard(subject: Subject) {
-    return rawAll(this.db, standingGuard(subject, { claimed: subject.type, composed: true }, nowIso()));
-  }
-
-  /** The write's batch failed: if its standing guard aborted it, the refusal (read alone: a refusal's trip only). */
-  private async refuseStanding(err: unknown, subject: Subject): Promise<void> {
-    if (guardFailed(err)) await this.refuseByStanding(subject);
+  private inGoodStanding(subject: Subject) {
+    return inGoodStanding(subject, { claimed: subject.type, composed: true }, nowIso());
   }
 
   /** Throws the refusal when the account is not in good standing (read alone: a refused write's trip only). */
@@ -511,7 +506,7 @@ export class BranchRoom extends DurableObject<Env> {
         const author = seg.author.id;
         // The writer's standing and limits are conditions of the segment's own INSERT (no statement of their own):
         // a refused write inserts nothing, and every later statement is conditional on the segment being there.
-        const standing = inGoodStanding(subject, { claimed: subject.type, composed: true }, nowIso());
+        const standing = this.inGoodStanding(subject);
         const onlyIf = quota ? sql`${standing} AND ${underLimits(author, seg.branchId, quota.limits, quota.perBranch, quota.now)}` : standing;
         const results = await commit(() =>
           this.db.batch([
@@ -553,17 +548,16 @@ export class BranchRoom extends DurableObject<Env> {
     const view = joinView(room.branchId, applied.state, bot.id);
     const joined = sql`AND EXISTS (SELECT 1 FROM branch_members WHERE branch_id = ${branchId} AND bot_id = ${bot.id})`;
     const subject: Subject = { id: bot.id, type: "bot", jti: bot.jti ?? null };
-    const [, inserted] = await commit(() =>
+    const [inserted] = await commit(() =>
       this.db.batch([
-        this.standingGuard(subject),
-        ...this.turnStatements(room, applied, joined),
+        ...this.turnStatements(room, applied, joined, this.inGoodStanding(subject)),
         ...recordStatements(this.db, idem, { status: 201, data: view }, joined),
-      ] as [ReturnType<typeof rawAll>, ReturnType<typeof rawRun>]),
-    ).catch(async (err) => {
-      await this.refuseStanding(err, subject);
-      throw err;
-    });
-    if (inserted.meta.changes !== 1) throw storyArchived();
+      ] as [ReturnType<typeof rawRun>]),
+    );
+    if (inserted.meta.changes !== 1) {
+      await this.refuseByStanding(subject); // read alone, on a refusal only
+      throw storyArchived();
+    }
     room.joinSeq = member.joinSeq;
     await this.keep(room, applied, { reason: "joined", events: [liveQueue(branchId, "joined", member, applied.state)] });
     return { created: true, ...view };

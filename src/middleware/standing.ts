@@ -4,7 +4,7 @@ import type { AppEnv } from "../context";
 import { type Db, nowIso, rawAll } from "../db/client";
 import { setPrelude } from "../db/metered";
 import type { Actor, ActorType } from "../domain/actor";
-import { type Expectation, type StandingRow, type Verdict, isModerator, standingGuard, standingQuery, verdictOf } from "../domain/standing";
+import { type Expectation, type StandingRow, type Verdict, standingGuard, standingQuery, unmet, verdictOf } from "../domain/standing";
 import { ApiError } from "../lib/errors";
 
 /** What a route needs of the caller's current standing, besides being in good standing. */
@@ -41,11 +41,8 @@ export class AccountStanding {
   require(requirement: Requirement) {
     if (requirement.types) this.expect.types = requirement.types;
     if (requirement.moderator) this.expect.moderator = true;
-    if (!this.known) return;
-    const { type, role = "user" } = this.actor;
-    if (requirement.types && !requirement.types.includes(type))
-      throw new ApiError("FORBIDDEN", `This endpoint is for ${requirement.types.join(" or ")} accounts`);
-    if (requirement.moderator && !isModerator({ type, role })) throw new ApiError("FORBIDDEN", "This endpoint is for moderators");
+    const refused = this.known ? unmet(this.actor, requirement) : null;
+    if (refused) throw refusal(refused);
   }
 
   /** Applies a verdict: the actor becomes the account as it is now, or the request is refused. */
