@@ -320,6 +320,11 @@ describe("deleted accounts and changed roles", () => {
     expectError(await suspend(mod.token, admin.id), 403, "PERMISSION_DENIED");
     expectError(await suspend(mod.token, mod.id), 403, "PERMISSION_DENIED");
     expectError(await suspend(admin.token, admin.id), 403, "PERMISSION_DENIED");
+    expectError(await restore(mod.token, admin.id), 403, "PERMISSION_DENIED");
+    const nobody = crypto.randomUUID();
+    expectError(await suspend(mod.token, nobody), 404, "NOT_FOUND");
+    expectError(await restore(mod.token, nobody), 404, "NOT_FOUND");
+    expectError(await setRole(admin.token, nobody, "moderator"), 404, "NOT_FOUND");
     expectError(await setRole(mod.token, human.id, "moderator"), 403, "FORBIDDEN");
     expectError(await setRole(admin.token, bot.id, "moderator"), 400, "VALIDATION_ERROR");
     expectError(await setRole(admin.token, admin.id, "moderator"), 400, "VALIDATION_ERROR");

@@ -2976,7 +2976,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -3334,7 +3334,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -3460,7 +3460,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -3814,7 +3814,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PERMISSION_DENIED */
+            /** @description ACCOUNT_SUSPENDED, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -4209,7 +4209,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -4333,7 +4333,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PERMISSION_DENIED */
+            /** @description ACCOUNT_SUSPENDED, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -4522,7 +4522,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -4750,7 +4750,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN, PERMISSION_DENIED */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -4881,7 +4881,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PERMISSION_DENIED */
+            /** @description ACCOUNT_SUSPENDED, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -4989,6 +4989,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND */
             404: {
                 headers: {
@@ -5060,6 +5072,18 @@ export interface operations {
             };
             /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
             401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ACCOUNT_SUSPENDED */
+            403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
                     "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
@@ -5157,7 +5181,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PERMISSION_DENIED */
+            /** @description ACCOUNT_SUSPENDED, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -5363,6 +5387,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
             429: {
                 headers: {
@@ -5447,6 +5483,18 @@ export interface operations {
             };
             /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
             401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ACCOUNT_SUSPENDED */
+            403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
                     "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
@@ -5629,7 +5677,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN, PERMISSION_DENIED */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -5746,7 +5794,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN, PERMISSION_DENIED */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -5853,7 +5901,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN, PERMISSION_DENIED */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -5952,7 +6000,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -6050,7 +6098,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -6148,7 +6196,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -6246,7 +6294,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -6344,7 +6392,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -6442,7 +6490,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -6540,7 +6588,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -6638,7 +6686,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -6755,6 +6803,18 @@ export interface operations {
             };
             /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
             401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ACCOUNT_SUSPENDED */
+            403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
                     "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
@@ -6898,7 +6958,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -6987,7 +7047,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -7118,7 +7178,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -7211,7 +7271,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN, ACCOUNT_SUSPENDED, PERMISSION_DENIED */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -7309,7 +7369,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN, ACCOUNT_SUSPENDED, PERMISSION_DENIED */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -7409,7 +7469,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN, ACCOUNT_SUSPENDED */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];

@@ -56,7 +56,3 @@ export const storyShown = (t: string, viewer: Viewer): SQL => sql`(${sql.raw(`${
 export const branchShown = (t: string, viewer: Viewer): SQL =>
   sql`((${sql.raw(`${t}.hidden_at`)} IS NULL OR ${seesHidden(viewer, sql.raw(`${t}.creator_id`))})
     AND NOT EXISTS (SELECT 1 FROM stories hst WHERE hst.id = ${sql.raw(`${t}.story_id`)} AND NOT ${storyShown("hst", viewer)}))`;
-
-/** SQL: neither the branch (alias `t`) nor its story is hidden: listed (a hidden story or branch is unlisted for everyone). */
-export const branchListed = (t: string): SQL =>
-  sql`(${sql.raw(`${t}.hidden_at`)} IS NULL AND NOT EXISTS (SELECT 1 FROM stories hst WHERE hst.id = ${sql.raw(`${t}.story_id`)} AND hst.hidden_at IS NOT NULL))`;

@@ -48,13 +48,6 @@ export class TurnWaiters {
     for (const botId of [...this.byBot.keys()]) this.wake(botId, waitOf(botId));
   }
 
-  /** How many waits are parked (tests and diagnostics). */
-  get size(): number {
-    let n = 0;
-    for (const list of this.byBot.values()) n += list.length;
-    return n;
-  }
-
   private settle(botId: string, waiter: Waiter, wait: TurnWait): void {
     clearTimeout(waiter.timer);
     const list = this.byBot.get(botId);

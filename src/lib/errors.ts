@@ -65,3 +65,4 @@ export const notFound = (what: string) => new ApiError("NOT_FOUND", `${what} not
 
 /** A write refused because its story is archived (403). */
 export const storyArchived = () => new ApiError("FORBIDDEN", "This story is archived");
+export const keyReused = () => new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used with a different request");

@@ -4,7 +4,7 @@ import type { AppEnv } from "../context";
 import { KeyAlreadyCommitted, committedAnswer } from "../domain/idempotency";
 import { sha256Hex } from "../lib/crypto";
 import { succeeded } from "../lib/envelope";
-import { ApiError } from "../lib/errors";
+import { ApiError, keyReused } from "../lib/errors";
 import type { Actor } from "../domain/actor";
 import { rateHeaders } from "../lib/limit-error";
 import { IDEMPOTENCY_KEY, type LimitedAction, admitWrite, countsAgainstLimit, segmentQuotaOf } from "../usecases/limits";
@@ -113,7 +113,7 @@ async function replayCommitted(c: Context<AppEnv>, request: { actorId: string; k
   // Hono's setter copies the previous response's headers onto a new one; the error's (Retry-After …) must not stay.
   c.res = undefined as unknown as Response;
   if (stored.hash !== request.hash) {
-    c.res = renderError(c, new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used with a different request"));
+    c.res = renderError(c, keyReused());
     return true;
   }
   c.res = new Response(stored.body, { status: stored.status, headers: { "content-type": "application/json", "Idempotent-Replayed": "true" } });

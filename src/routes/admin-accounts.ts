@@ -38,7 +38,7 @@ const restoreBody = z.object({ reason: reason.nullish() }).strict();
 const roleBody = z.object({ role: z.enum(["moderator", "user"]), reason: reason.nullish() }).strict();
 
 const accountParam = idParam("id");
-const moderatorErrors = [...authErrors, "FORBIDDEN", "ACCOUNT_SUSPENDED", "NOT_FOUND"] as const;
+const moderatorErrors = [...authErrors, "FORBIDDEN", "NOT_FOUND"] as const;
 
 const suspendRoute = createRoute({
   method: "post",

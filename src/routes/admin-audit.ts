@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { auditLog } from "../db/schema";
 import { listAudit } from "../domain/audit-log";
 import { auth } from "../middleware/auth";
 import { moderatorsOnly } from "../middleware/moderators";
@@ -7,8 +8,8 @@ import { bearerSecurity, createRouter, errorResponses, jsonContent } from "../li
 import { authErrors } from "./schemas";
 import { pageQuery, paginationSchema } from "../lib/pagination";
 
-const ACTIONS = ["hide", "restore", "suspend", "unsuspend", "role", "resolve_report"] as const;
-const TARGETS = ["segment", "comment", "story", "branch", "account", "report"] as const;
+const ACTIONS = auditLog.action.enumValues;
+const TARGETS = auditLog.targetType.enumValues;
 
 const auditEntry = z
   .object({

@@ -8,4 +8,4 @@ import { z } from "@hono/zod-openapi";
 export const idParam = (name: string) =>
   z.object({ [name]: z.string().openapi({ param: { name, in: "path" }, example: "0b6f1c1e-8d3a-4a4e-9d7c-2f1e5b7a9c10" }) });
 
-export const authErrors = ["UNAUTHORIZED", "AUTH_INVALID_TOKEN", "AUTH_EXPIRED_TOKEN"] as const;
+export const authErrors = ["UNAUTHORIZED", "AUTH_INVALID_TOKEN", "AUTH_EXPIRED_TOKEN", "ACCOUNT_SUSPENDED"] as const;

@@ -6,7 +6,6 @@ export const REPORT_TARGETS = ["segment", "comment", "story", "branch", "account
 export type ReportTarget = (typeof REPORT_TARGETS)[number];
 
 export const REPORT_REASONS = ["spam", "abuse", "copyright", "other"] as const;
-export type ReportReason = (typeof REPORT_REASONS)[number];
 
 /** What a moderator does with a report: nothing, hide the reported item, or suspend its author (or the account). */
 export const RESOLVE_ACTIONS = ["dismiss", "hide", "suspend"] as const;

@@ -4,7 +4,7 @@ import { type IdempotentRequest, answerBody, committedAnswer } from "../domain/i
 import type { Actor } from "../domain/actor";
 import type { SegmentLimits } from "../domain/segment-quota";
 import type { AccountGate, Counter, StoredResponse } from "../durable/account";
-import { ApiError } from "../lib/errors";
+import { keyReused } from "../lib/errors";
 import { type RateState, limitError } from "../lib/limit-error";
 import type { RequestMeter } from "../lib/meter";
 import type { Caller, SegmentQuota } from "./caller";
@@ -103,7 +103,7 @@ export async function admitWrite(services: LimitServices, actor: Actor, action: 
   const timed = <T>(call: () => Promise<T>) => services.meter.timeObject("AccountGate", call);
   const admission = await timed(async () => await gate.admit(idem, counters));
   if (admission.kind === "replay") return { kind: "replay", response: admission.response, rate: admission.rate };
-  if (admission.kind === "mismatch") throw new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used with a different request");
+  if (admission.kind === "mismatch") throw keyReused();
   if (admission.kind === "limited") throw limitError(admission);
   const keys = counters.map((k) => k.key);
   const settle = ({ counted, response }: Settlement) => timed(() => gate.settle(idem, admission.reservation, { counted, response, keys }));
@@ -154,6 +154,6 @@ const dataOf = <T>(body: string) => (JSON.parse(body) as { data: T }).data;
 export async function replayCommitted<T>(db: Db, idem: IdempotentRequest, err: unknown): Promise<T> {
   const stored = await committedAnswer(db, idem);
   if (!stored) throw err;
-  if (stored.hash !== idem.hash) throw new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used with a different request");
+  if (stored.hash !== idem.hash) throw keyReused();
   return dataOf<T>(stored.body);
 }

@@ -6,8 +6,6 @@ import { asSegments, segmentRecords } from "../domain/segments";
 import { sql } from "drizzle-orm";
 import type { Caller } from "./caller";
 
-export type { HideTarget } from "../domain/moderation";
-
 /**
  * A moderator hides an item (issue 23): one D1 batch with the item's hiding columns, its audit row, the scores and
  * summaries it touches and the caller's `extra` statements (a report's resolution), then, in the same request, the

@@ -2,14 +2,14 @@ import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context";
 import { listAudit } from "../domain/audit-log";
 import { listReports } from "../domain/reports";
-import { ApiError, apiErrorIn } from "../lib/errors";
+import { apiErrorIn, notFound } from "../lib/errors";
 import { pathId } from "../lib/ids";
 import { callerOf } from "../middleware/caller";
 import { moderatorsOnly } from "../middleware/moderators";
 import { REPORT_TARGETS, type ReportTarget, resolveBody } from "../schemas/reports";
 import { resolveReport } from "../usecases/reports";
 import { AdminAuditPage, AdminReportsPage, type QueueView, queueHref } from "./admin-pages";
-import { fieldsOf, labelsFrom, parseWith, showErrorsIn } from "./form-errors";
+import { fieldsOf, labelsFrom, optional, parseWith, showErrorsIn } from "./form-errors";
 import type { FormState } from "./forms";
 import { absolute, page } from "./render";
 import { safeNext } from "./safe-next";
@@ -25,7 +25,7 @@ const MAX_PAGE = 1000;
  */
 export const adminRoutes = new Hono<AppEnv>();
 
-const notHere = () => new ApiError("NOT_FOUND", "Page not found");
+const notHere = () => notFound("Page");
 
 const forbidden = (err: unknown) => apiErrorIn(err)?.code === "FORBIDDEN";
 
@@ -91,7 +91,7 @@ adminRoutes.post(
   ),
   async (c) => {
     const fields = await fieldsOf(c);
-    const body = parseWith(resolveBody, { action: fields.action, note: fields.note?.trim() ? fields.note : undefined });
+    const body = parseWith(resolveBody, { action: fields.action, note: optional(fields.note) });
     await resolveReport(callerOf(c), pathId(c.req.param("report_id"), "Report"), body);
     return c.redirect(backOf(c), 303);
   },

@@ -7,6 +7,9 @@ import type { FormState } from "./forms";
 
 export type Fields = Record<string, string>;
 
+/** A field left blank (or only spaces) is absent, as an API body would leave it out. */
+export const optional = (value: string | undefined) => (value?.trim() ? value : undefined);
+
 /** A form's fields as sent (text fields only; a file field is ignored). */
 export async function fieldsOf(c: Context<AppEnv>): Promise<Fields> {
   const body = await c.req.parseBody().catch(() => {

@@ -1,11 +1,11 @@
 import { type Context, Hono } from "hono";
 import type { AppEnv } from "../context";
-import { ApiError } from "../lib/errors";
+import { notFound } from "../lib/errors";
 import { callerOf } from "../middleware/caller";
 import { limitsAndIdempotency } from "../middleware/limits";
 import { REPORT_TARGETS, type ReportTarget, reportBody } from "../schemas/reports";
 import { fileReport } from "../usecases/reports";
-import { labelsFrom, parseWith, fieldsOf, showErrorsIn } from "./form-errors";
+import { fieldsOf, labelsFrom, optional, parseWith, showErrorsIn } from "./form-errors";
 import type { FormState } from "./forms";
 import { ReportPage, reportHref } from "./report";
 import { absolute, page } from "./render";
@@ -22,7 +22,7 @@ export const reportRoutes = new Hono<AppEnv>();
 /** The target named in the query (a type that is not one is a 404 page: there is no such report form). */
 function targetOf(c: Context<AppEnv>): { type: ReportTarget; id: string; back: string } {
   const type = c.req.query("target_type") as ReportTarget;
-  if (!REPORT_TARGETS.includes(type)) throw new ApiError("NOT_FOUND", "Page not found");
+  if (!REPORT_TARGETS.includes(type)) throw notFound("Page");
   return { type, id: c.req.query("target_id") ?? "", back: safeNext(c.req.query("next")) };
 }
 
@@ -49,10 +49,7 @@ reportRoutes.post(
   async (c) => {
     const { type, id } = targetOf(c);
     const fields = await fieldsOf(c);
-    await fileReport(
-      callerOf(c),
-      parseWith(reportBody, { target_type: type, target_id: id, reason: fields.reason, note: fields.note?.trim() ? fields.note : undefined }),
-    );
+    await fileReport(callerOf(c), parseWith(reportBody, { target_type: type, target_id: id, reason: fields.reason, note: optional(fields.note) }));
     return c.redirect(`${here(c)}&sent=1`, 303);
   },
 );

@@ -60,8 +60,6 @@ export function ReportControl({ type, id, what, back, signedIn }: { type: Report
   );
 }
 
-const NOUNS: Record<ReportTarget, string> = { segment: "segment", comment: "comment", story: "story", branch: "branch", account: "account" };
-
 /** The report form on its own page (an error comes back here), or the thanks once it is sent. */
 export function ReportPage({
   type,
@@ -80,7 +78,7 @@ export function ReportPage({
   viewer: Viewer | null;
   state: FormState | null;
 }) {
-  const title = sent ? "Report sent" : `Report this ${NOUNS[type]}`;
+  const title = sent ? "Report sent" : `Report this ${type}`;
   return (
     <Layout title={title} canonical={canonical} viewer={viewer} error={!!state}>
       <h1>{title}</h1>
@@ -88,7 +86,7 @@ export function ReportPage({
         <p role="status">Thank you: the moderators will look at it. While it is open, reporting it again changes your reason and note.</p>
       ) : (
         <PostForm action={reportHref(type, id, back)} state={state} id="report-form">
-          <p class="meta">Tell the moderators what is wrong with this {NOUNS[type]}. They see your account with the report; the author does not.</p>
+          <p class="meta">Tell the moderators what is wrong with this {type}. They see your account with the report; the author does not.</p>
           <ReportFields id="report" state={state} />
           <button type="submit">Send report</button>
         </PostForm>

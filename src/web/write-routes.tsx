@@ -18,7 +18,7 @@ import { submitSegment } from "../usecases/segments";
 import { createStory } from "../usecases/stories";
 import { castVote } from "../usecases/votes";
 import { safeNext } from "./safe-next";
-import { type Fields, fieldsOf, type Labels, labelsFrom, parseWith, showErrorsIn } from "./form-errors";
+import { type Fields, fieldsOf, type Labels, labelsFrom, optional, parseWith, showErrorsIn } from "./form-errors";
 import { INITIAL_SEGMENT_FIELDS } from "./new-story";
 import { branchHref, branchPage, loginPage, newStoryPage, registerPage } from "./render";
 import { endSession, formPost, requireSession, startSession, viewerOf } from "./session";
@@ -32,7 +32,6 @@ import { endSession, formPost, requireSession, startSession, viewerOf } from "./
 export const writeRoutes = new Hono<AppEnv>();
 
 const see = (c: Context<AppEnv>, path: string) => c.redirect(path, 303);
-const optional = (value: string | undefined) => (value?.trim() ? value : undefined);
 
 // ---- accounts ----
 

@@ -5,7 +5,7 @@ import { commentTool, createBranchTool, createStoryTool, voteTool, writeSegmentT
 
 /**
  * Every tool, in the order hosts list them: reads, the turn loop, writes. Plain definitions (no SDK): the MCP
- * server registers them (src/mcp/server.ts) and the agents' guide lists them (src/routes/guide.ts).
+ * server registers them (src/mcp/server.ts) and the agents' guide lists them (src/mcp/guide.ts).
  */
 export const TOOLS: Tool[] = [
   listStoriesTool,
