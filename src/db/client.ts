@@ -1,11 +1,13 @@
 import type { SQL } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
+import { withSimpleCompiler } from "./compile";
 
 /**
  * Drizzle on a D1 database or session. Without a schema: relational queries (`db.query`) are not used, and
- * extracting their config from the schema cost every request ~0.2 ms of CPU (bench/PROFILE.md).
+ * extracting their config from the schema cost every request ~0.2 ms of CPU (bench/PROFILE.md). Raw SQL is
+ * compiled by `compileSimple` (src/db/compile.ts).
  */
-export const getDb = (d1: D1Database) => drizzle(d1);
+export const getDb = (d1: D1Database) => withSimpleCompiler(drizzle(d1));
 export type Db = ReturnType<typeof getDb>;
 
 /** The first row of a query (with `LIMIT 1`), or undefined. */

@@ -1,0 +1,48 @@
+import { eq, type SQL, sql } from "drizzle-orm";
+import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
+import { describe, expect, it } from "vitest";
+import { compileSimple } from "../../src/db/compile";
+import { segments } from "../../src/db/schema";
+import { underLimits } from "../../src/domain/segment-quota";
+import { inGoodStanding } from "../../src/domain/standing";
+import { branchShown, shownContent } from "../../src/domain/hidden";
+import { segmentColumns } from "../../src/domain/segments";
+
+const drizzleCompile = (query: SQL) => {
+  const { sql: text, params } = new SQLiteAsyncDialect().sqlToQuery(query);
+  return { sql: text, params };
+};
+
+const NOW = Date.parse("2026-06-01T12:00:00.000Z");
+const limits = { perHour: 20, perDay: 100, perBranchPerHour: 2 };
+
+describe("compileSimple: the same text and parameters as Drizzle's builder", () => {
+  const cases: [string, SQL][] = [
+    ["text only", sql`SELECT 1`],
+    ["parameters of every plain kind", sql`SELECT ${"a"}, ${1}, ${1.5}, ${null}, ${true}, ${false}`],
+    ["an undefined value writes nothing", sql`SELECT 1 ${undefined}`],
+    ["nested fragments, raw text and joins", sql`SELECT ${sql`${"x"} AND ${sql.raw("y")}`} IN (${sql.join([sql`${1}`, sql`${2}`], sql`, `)})`],
+    ["an empty fragment", sql`SELECT 1 ${sql``}`],
+    ["a segment write's limits, per branch", underLimits("u1", "b1", limits, true, NOW)],
+    ["a segment write's limits, turn mode", underLimits("u1", "b1", limits, false, NOW)],
+    ["a bot's standing with a JWT", inGoodStanding({ id: "b1", type: "bot", jti: "j1" }, { claimed: "bot", composed: true }, "2026-06-01")],
+    ["a human's standing, moderators only", inGoodStanding({ id: "u1", type: "human", jti: null }, { claimed: "human", moderator: true }, "2026-06-01")],
+    ["the viewer's segment text", sql`SELECT ${segmentColumns({ id: "u1", type: "human" })} FROM segments s`],
+    ["a hidden branch's rule", branchShown("b", { id: "u1", type: "admin" })],
+    ["the anonymous segment text", shownContent("s", null)],
+  ];
+
+  it.each(cases)("%s", (_, query) => {
+    expect(compileSimple(query)).toEqual(drizzleCompile(query));
+  });
+
+  it.each([
+    ["a column", sql`SELECT ${segments.id} FROM segments`],
+    ["a Drizzle operator (a column and an encoded parameter)", sql`SELECT 1 WHERE ${eq(segments.id, "s1")}`],
+    ["an array parameter", sql`SELECT 1 WHERE id IN ${["a", "b"]}`],
+    ["inlined parameters", sql`SELECT ${"a"}`.inlineParams()],
+    ["a nested fragment with inlined parameters", sql`SELECT ${sql`${"a"}`.inlineParams()}`],
+  ])("leaves %s to Drizzle", (_, query) => {
+    expect(compileSimple(query)).toBeNull();
+  });
+});
