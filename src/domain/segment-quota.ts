@@ -27,18 +27,18 @@ export interface SegmentUsage {
  * Segment limits are counted in D1, in the write's own batch, from the log of what the writer wrote (every
  * segment but a story's opening ones, which a story's own limit covers): exact under concurrency (D1 runs one
  * batch at a time), and a crashed request that wrote nothing counts nothing. The bounds are ISO timestamps, as
- * `created_at` is.
+ * `created_at` is. Every window is counted in one pass over the writer's last day (the day's index range holds
+ * the hour's), by the condition and by the usage read alike.
  */
-function written(authorId: string, since: number, branchId?: string): SQL {
-  const onBranch = branchId ? sql` AND branch_id = ${branchId}` : sql``;
-  return sql`(SELECT count(*) FROM logs WHERE author_id = ${authorId} AND is_continuation != 'new'
-    AND created_at > ${new Date(since).toISOString()}${onBranch})`;
+function lastDay(authorId: string, now: number): SQL {
+  return sql`FROM logs WHERE author_id = ${authorId} AND is_continuation != 'new' AND created_at > ${new Date(now - DAY_MS).toISOString()}`;
 }
 
 /** The condition a segment insert carries: the writer is under every limit that applies to this write. */
 export function underLimits(authorId: string, branchId: string, limits: SegmentLimits, perBranch: boolean, now: number): SQL {
-  const branch = perBranch ? sql` AND ${written(authorId, now - HOUR_MS, branchId)} < ${limits.perBranchPerHour}` : sql``;
-  return sql`${written(authorId, now - HOUR_MS)} < ${limits.perHour} AND ${written(authorId, now - DAY_MS)} < ${limits.perDay}${branch}`;
+  const hourAgo = new Date(now - HOUR_MS).toISOString();
+  const branch = perBranch ? sql` AND coalesce(sum(created_at > ${hourAgo} AND branch_id = ${branchId}), 0) < ${limits.perBranchPerHour}` : sql``;
+  return sql`(SELECT count(*) < ${limits.perDay} AND coalesce(sum(created_at > ${hourAgo}), 0) < ${limits.perHour}${branch} ${lastDay(authorId, now)})`;
 }
 
 /** Read at the end of the write's batch: the usage after the write (or as it stands, when it was refused). */
@@ -50,7 +50,7 @@ export function usageQuery(db: Db, authorId: string, branchId: string, now: numb
       coalesce(sum(created_at > ${hourAgo}), 0) AS hour, min(CASE WHEN created_at > ${hourAgo} THEN created_at END) AS hourOldest,
       coalesce(sum(created_at > ${hourAgo} AND branch_id = ${branchId}), 0) AS branch,
       min(CASE WHEN created_at > ${hourAgo} AND branch_id = ${branchId} THEN created_at END) AS branchOldest
-    FROM logs WHERE author_id = ${authorId} AND is_continuation != 'new' AND created_at > ${new Date(now - DAY_MS).toISOString()}`,
+    ${lastDay(authorId, now)}`,
   );
 }
 
