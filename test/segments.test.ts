@@ -22,6 +22,38 @@ describe("GET /branches/{id}/segments", () => {
   });
 });
 
+describe("GET /branches/{id}/segments: records as the other reads show them", () => {
+  it("answers each segment as the write and the branch's detail do: text of every kind, starters, a hidden segment", async () => {
+    const human = await registerHuman();
+    const story = await createStory(human.token, { max_length: 40 });
+    const b = story.main_branch_id;
+    const texts = [`quote " backslash \\ slash / tab\tline\nbreak`, `${hanzi(6)} emoji 🦊 </script> \u2028 sep`, words(3)];
+    const written = [];
+    for (const t of texts) {
+      const res = await submit(human.token, b, t);
+      expect(res.status).toBe(201);
+      written.push(res.body.data.segment);
+    }
+    const mod = await registerHuman();
+    await env.DB.prepare("UPDATE users SET role = 'moderator' WHERE id = ?").bind(mod.id).run();
+    expect((await call(`/admin/segments/${written[2].id}/hide`, { token: mod.token, body: { reason: "spam" } })).status).toBe(200);
+
+    const page = (await call(`/branches/${b}/segments`)).body.data.segments;
+    const detail = (await call(`/branches/${b}`)).body.data.segments;
+    expect(page).toStrictEqual(detail);
+    expect(page.map((s: any) => s.is_starter)).toEqual([true, false, false, false, false, false, false]);
+    expect(page.slice(4, 6)).toStrictEqual(written.slice(0, 2));
+    expect(page[6]).toStrictEqual({ ...written[2], hidden: true, content: "" });
+    // The author still reads their own hidden text.
+    const own = (await call(`/branches/${b}/segments`, { token: human.token })).body.data.segments;
+    expect(own[6]).toStrictEqual({ ...written[2], hidden: true });
+    expect((await call(`/branches/${b}/segments?offset=7`)).body.data).toEqual({
+      segments: [],
+      pagination: { limit: 50, offset: 7, total: 7, has_more: false },
+    });
+  });
+});
+
 describe("POST /branches/{id}/segments", () => {
   it("stores a human's segment with the nested alias and next_bot null", async () => {
     const human = await registerHuman();
