@@ -1,11 +1,12 @@
-// `npm run profile [-- --duration S --write]`: where a request's CPU goes. Starts `npm run dev` on a fresh local
+// `npm run profile [-- --duration S --write --only REGEX --callers FN]`: where a request's CPU goes. Starts `npm run dev` on a fresh local
 // state with V8's inspector open (wrangler dev exposes the Worker's isolate, Durable Objects included), seeds
 // data, then samples the isolate with the inspector's CPU profiler under four loads: an anonymous cached read,
 // the same read with a JWT, a read that must reach D1, and segment writes spread over 40 branches. Each sample is
 // charged to the nearest frame of the Worker's bundle (its module, from esbuild's `// path` comments) or of a
 // runtime script (D1's client, workerd's internals); builtins (JSON, crypto, regexps) count for the code that
 // called them. Prints µs per request by category and the top functions; writes bench/PROFILE.md only with
-// --write (and --label, the heading of the section it replaces or adds).
+// --write (and --label, the heading of the section it replaces or adds). `--only` profiles the cases whose name
+// matches; `--callers FN` also prints, per case, the chains of our bundle's frames that lead to the functions named FN.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
@@ -18,6 +19,8 @@ const { values } = parseArgs({
     connections: { type: "string", default: "10" },
     write: { type: "boolean", default: false },
     label: { type: "string", default: "current" },
+    only: { type: "string" },
+    callers: { type: "string" },
   },
 });
 const PORT = 8793;
@@ -143,6 +146,33 @@ function attribute(profile, bundleId, lineToModule) {
   return { modules, functions, busy };
 }
 
+/** Where the samples of functions named `name` come from: each as its chain of bundle frames (our code and libraries). */
+function callersOf(profile, bundleId, lineToModule, name, requests) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const perSample = (profile.endTime - profile.startTime) / profile.samples.length;
+  const chains = new Map();
+  for (const sample of profile.samples) {
+    // Builtins count for their caller, as in the table: the sample's nearest frame with a script.
+    let id = sample;
+    while (!byId.get(id).callFrame.url && parent.has(id)) id = parent.get(id);
+    if (byId.get(id).callFrame.functionName !== name) continue;
+    const frames = [];
+    for (let p = parent.get(id); p !== undefined && frames.length < 6; p = parent.get(p)) {
+      const f = byId.get(p).callFrame;
+      if (String(f.scriptId) === String(bundleId)) frames.push(`${f.functionName || "(anonymous)"} (${lineToModule(f.lineNumber)})`);
+    }
+    const chain = frames.join(" ← ") || "(no bundle frame)";
+    chains.set(chain, (chains.get(chain) ?? 0) + perSample);
+  }
+  return [...chains]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 8)
+    .map(([chain, us]) => `- ${(us / requests).toFixed(0)} µs: \`${name}\` ← ${chain}`)
+    .join("\n");
+}
+
 const cases = (data) => [
   [
     "cached read, anonymous: GET /branches/{id}/segments",
@@ -155,6 +185,10 @@ const cases = (data) => [
   [
     "uncached read (x-d1-bookmark): GET /stories",
     { url: `${BASE}/stories`, headers: { "x-d1-bookmark": data.bookmark }, requests: [{ setupRequest: asClient }] },
+  ],
+  [
+    "uncached read (x-d1-bookmark): GET /branches/{id}/segments",
+    { url: `${BASE}/branches/${data.hot.main_branch_id}/segments`, headers: { "x-d1-bookmark": data.bookmark }, requests: [{ setupRequest: asClient }] },
   ],
   ["write: POST /branches/{id}/segments, 40 branches", { url: ORIGIN, requests: [{ setupRequest: spreadWrites(data) }] }],
   [
@@ -228,13 +262,14 @@ try {
   const lineToModule = moduleMap((await cdp.send("Debugger.getScriptSource", { scriptId: bundleId })).scriptSource);
   await cdp.send("Debugger.disable"); // sampling only: no breakpoints, no pauses
   const sections = [];
-  for (const [name, opts] of cases(data)) {
+  for (const [name, opts] of cases(data).filter(([n]) => !values.only || new RegExp(values.only).test(n))) {
     console.log(`profile: ${name}`);
     await load({ duration: 2, connections: Number(values.connections), ...opts }); // warm
     await cdp.send("Profiler.start");
     const r = await load({ duration: Number(values.duration), connections: Number(values.connections), ...opts });
     const { profile } = await cdp.send("Profiler.stop");
     sections.push(table(name, attribute(profile, bundleId, lineToModule), r.total));
+    if (values.callers) console.log(callersOf(profile, bundleId, lineToModule, values.callers, r.total));
   }
   cdp.close();
   const heading = `## ${values.label} (${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores, ${cpus()[0]?.model ?? "unknown CPU"})`;

@@ -1,0 +1,95 @@
+// `npm run bench:ab [-- --base REV --case uncached|cached|write --rounds N --seconds S]`: this working tree (B)
+// against another revision (A, default HEAD), both under `wrangler dev` at once (silent, limits lifted), each seeded
+// the same way, then one case A/B/A/B. Prints each round's CPU per request (workerd user+system over the round's
+// requests) and requests per second, and the medians of the per-round ratios B/A: how a change moves a request's
+// cost, measured so that a noisy machine moves both sides alike. A change's evidence, not a target.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { NO_LIMITS, asClient, load, startServer, workerdCpuMs } from "./lib.mjs";
+import { seed, spreadWrites } from "./seed.mjs";
+
+const { values } = parseArgs({
+  options: {
+    base: { type: "string", default: "HEAD" },
+    case: { type: "string", default: "uncached" },
+    rounds: { type: "string", default: "6" },
+    seconds: { type: "string", default: "3" },
+  },
+});
+const TMP = path.resolve("bench/.tmp/ab");
+const BASE_TREE = path.join(TMP, "base");
+
+/** A checkout of the base revision beside this one, sharing node_modules. */
+function checkoutBase() {
+  if (existsSync(BASE_TREE)) execFileSync("git", ["worktree", "remove", "--force", BASE_TREE]);
+  execFileSync("git", ["worktree", "add", "--detach", BASE_TREE, values.base], { stdio: "ignore" });
+  symlinkSync(path.resolve("node_modules"), path.join(BASE_TREE, "node_modules"));
+  execFileSync(process.execPath, ["scripts/copy-assets.mjs"], { cwd: BASE_TREE, stdio: "ignore" });
+}
+
+async function start(name, cwd, port) {
+  const state = path.join(TMP, `${name}-state`);
+  rmSync(state, { recursive: true, force: true });
+  mkdirSync(state, { recursive: true });
+  const base = `http://127.0.0.1:${port}/api/v1`;
+  const server = await startServer(
+    "npm",
+    ["run", "dev", "--", "--port", String(port), "--persist-to", state, "--inspector-port", String(port + 1000), "--var", "LOG_REQUESTS:false", ...NO_LIMITS],
+    `${base}/health`,
+    { cwd },
+  );
+  return { server, origin: `http://127.0.0.1:${port}`, base, data: await seed(base) };
+}
+
+const CASES = {
+  cached: (s) => ({ url: `${s.base}/branches/${s.data.hot.main_branch_id}/segments`, requests: [{ setupRequest: asClient }] }),
+  uncached: (s) => ({
+    url: `${s.base}/branches/${s.data.hot.main_branch_id}/segments`,
+    headers: { "x-d1-bookmark": s.data.bookmark },
+    requests: [{ setupRequest: asClient }],
+  }),
+  stories: (s) => ({ url: `${s.base}/stories`, headers: { "x-d1-bookmark": s.data.bookmark }, requests: [{ setupRequest: asClient }] }),
+  write: (s) => ({ url: s.origin, requests: [{ setupRequest: spreadWrites(s.data) }] }),
+};
+
+async function measured(side) {
+  const before = workerdCpuMs(side.server.child.pid);
+  const r = await load({ duration: Number(values.seconds), connections: 10, ...side.opts });
+  return { rps: r.rps, cpu: (workerdCpuMs(side.server.child.pid) - before) / Math.max(1, r.total), bad: r.non2xx };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+mkdirSync(TMP, { recursive: true });
+checkoutBase();
+const a = await start("a", BASE_TREE, 8797);
+const b = await start("b", process.cwd(), 8798);
+try {
+  a.opts = CASES[values.case](a);
+  b.opts = CASES[values.case](b);
+  await Promise.all([load({ duration: 2, ...a.opts }), load({ duration: 2, ...b.opts })]); // warm both
+  const rounds = [];
+  for (let i = 0; i < Number(values.rounds); i++) {
+    const ra = await measured(a);
+    const rb = await measured(b);
+    rounds.push({ ra, rb });
+    console.log(
+      `round ${i + 1}: A ${ra.cpu.toFixed(2)} ms, ${ra.rps.toFixed(0)}/s; B ${rb.cpu.toFixed(2)} ms, ${rb.rps.toFixed(0)}/s; non-2xx ${ra.bad}/${rb.bad}`,
+    );
+  }
+  const cpu = median(rounds.map((r) => r.rb.cpu / r.ra.cpu));
+  const rps = median(rounds.map((r) => r.rb.rps / r.ra.rps));
+  console.log(
+    `${values.case}: B (this tree) against A (${values.base}): CPU per request ×${cpu.toFixed(3)}, requests/s ×${rps.toFixed(3)} (medians of ${rounds.length} rounds)`,
+  );
+} finally {
+  a.server.stop();
+  b.server.stop();
+  execFileSync("git", ["worktree", "remove", "--force", BASE_TREE]);
+}
+process.exit(0);
