@@ -4,7 +4,8 @@
 //   GET  /api/v1/        answers at once (a cached read's ceiling)
 //   GET  /api/v1/d1      makes one D1 round trip (a read that must reach D1)
 //   ?bytes=N on either pads the JSON answer to about N bytes, so a read is compared with a ceiling that sends
-//   as much (the platform's cost of moving a body is not the Worker's code)
+//   as much (the platform's cost of moving a body is not the Worker's code); on /d1 the D1 row carries about N
+//   bytes too, as a read's rows carry what it answers
 //   POST /api/v1/write   one RPC to a SQLite-backed Durable Object that runs one D1 batch of two statements
 //                        (insert a row, bump a counter): a segment write's ceiling
 import { DurableObject } from "cloudflare:workers";
@@ -45,8 +46,11 @@ async function answer(request, env) {
   const url = new URL(request.url);
   const bytes = Number(url.searchParams.get("bytes") ?? 0);
   if (url.pathname === "/api/v1/d1") {
-    const row = await env.DB.prepare("SELECT 1 AS ok").first();
-    return [json(padded(row.ok === 1 ? bytes : 0)), 1];
+    // The row SQLite makes carries about as many bytes as the answer (a read that reaches D1 reads what it sends).
+    const row = await env.DB.prepare("SELECT 1 AS ok, hex(zeroblob(?)) AS pad")
+      .bind(Math.floor(bytes / 2))
+      .first();
+    return [json(padded(row.ok === 1 && row.pad.length >= 0 ? bytes : 0)), 1];
   }
   if (url.pathname === "/api/v1/write" && request.method === "POST") {
     const { branch, content } = await request.json();
