@@ -39,6 +39,7 @@ import { summaryRoutes } from "./routes/summaries";
 import { webRoutes } from "./web/routes";
 
 export const API_PREFIX = "/api/v1";
+const WRITE_METHODS = ["POST", "PUT", "PATCH", "DELETE"];
 /** The MCP endpoint and the agents' guide, at the origin's root. */
 export const MCP_PATH = "/mcp";
 export const GUIDE_PATH = "/llms.txt";
@@ -53,11 +54,12 @@ export const openApiDocument = () => documentOf();
 function buildApi() {
   const api = createRouter();
   api.use("*", apiCors);
-  api.use("*", limitBody);
-  // Strong ETags from the body's digest: they change exactly when the content does; If-None-Match gets 304.
-  api.use("*", etag({ retainedHeaders: [...RETAINED_304_HEADERS, "access-control-allow-origin", "access-control-expose-headers"] }));
-  api.use("*", anonymousReadLimit);
-  api.use("*", emptyReadCacheAfterWrites);
+  // Each by the methods it concerns (a GET runs as HEAD too), so no request pays a step that would only pass it on.
+  // Reads: strong ETags from the body's digest (they change exactly when the content does; If-None-Match gets 304),
+  // and the anonymous read limit. Writes: the body's size limit, and the micro-cache emptied after a success.
+  api.on("GET", "*", etag({ retainedHeaders: [...RETAINED_304_HEADERS, "access-control-allow-origin", "access-control-expose-headers"] }));
+  api.on("GET", "*", anonymousReadLimit);
+  api.on(WRITE_METHODS, "*", limitBody, emptyReadCacheAfterWrites);
   const resources = [
     healthRoutes,
     authRoutes,

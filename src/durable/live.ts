@@ -148,10 +148,12 @@ export class LiveSockets {
 
   /** Sends one event to every socket; returns how many it reached. A socket that fails is left to close. */
   broadcast(event: LiveEvent): number {
-    const frame = JSON.stringify(event);
     this.broadcasts++;
+    const sockets = this.ctx.getWebSockets();
+    if (sockets.length === 0) return 0; // most writes: nobody is watching, nothing to serialize
+    const frame = JSON.stringify(event);
     let sent = 0;
-    for (const ws of this.ctx.getWebSockets()) {
+    for (const ws of sockets) {
       try {
         ws.send(frame);
         sent++;

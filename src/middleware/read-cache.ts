@@ -64,8 +64,8 @@ export function publicReadCache(options: { unless?: (c: Context<AppEnv>) => bool
 /** Empties this isolate's cache (after a write that did not come through `emptyReadCacheAfterWrites`: an MCP tool). */
 export const emptyReadCache = () => entries.clear();
 
-/** Any successful write through this isolate empties the cache, so a writer never reads its own past here. */
+/** Any successful write through this isolate empties the cache, so a writer never reads its own past here (mounted for writes). */
 export const emptyReadCacheAfterWrites: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
-  if (!["GET", "HEAD", "OPTIONS"].includes(c.req.method) && succeeded(c.res.status)) entries.clear();
+  if (succeeded(c.res.status)) entries.clear();
 };
