@@ -196,6 +196,29 @@ describe("POST /admin/reports/{id}/resolve", () => {
     expect((await reportRow(open.id))?.status).toBe("open");
   });
 
+  it("two moderators resolving at once: one acts, the other gets 409 and writes nothing (the same report, or two on one target)", async () => {
+    const other = await registerModerator();
+    for (const pick of [(r: any) => [r.first, r.first], (r: any) => [r.first, r.second]]) {
+      const r = await reported("comment");
+      const [a, b] = pick(r);
+      const answers = await Promise.all([
+        resolve(moderator.token, a.id, { action: "hide", note: "first" }),
+        resolve(other.token, b.id, { action: "dismiss", note: "second" }),
+      ]);
+      expect(answers.map((x) => x.status).sort()).toEqual([200, 409]);
+      const won = answers.find((x) => x.status === 200)!.body.data.resolution;
+      expect(answers.find((x) => x.status === 409)!.body.error.details).toMatchObject({ resolution: won });
+      const rows = await env.DB.prepare("SELECT resolution FROM reports WHERE id IN (?, ?)").bind(r.first.id, r.second.id).all<{ resolution: string }>();
+      expect(rows.results.map((x) => x.resolution)).toEqual([won, won]);
+      const logged = await env.DB.prepare("SELECT count(*) AS n FROM audit_log WHERE action = 'resolve_report' AND target_id IN (?, ?)")
+        .bind(r.first.id, r.second.id)
+        .first<{ n: number }>();
+      expect(logged?.n).toBe(1);
+      const hidden = await env.DB.prepare("SELECT hidden_at FROM comments WHERE id = ?").bind(r.targetId).first<{ hidden_at: string | null }>();
+      expect(hidden?.hidden_at !== null).toBe(won === "hide");
+    }
+  });
+
   it("hide: hides the reported item and resolves its reports, with both audit entries; an account cannot be hidden (400)", async () => {
     const { targetId, first, second } = await reported("comment");
     const res = await resolve(moderator.token, second.id, { action: "hide", note: "harassment" });

@@ -18,8 +18,14 @@ export async function resolveReport(caller: Caller, reportId: string, body: Reso
   const resolution: domain.Resolution = { action: body.action, note: body.note?.trim() || null, by: caller.actor, at: nowIso() };
   const statements = domain.resolutionStatements(caller.db, report, resolution);
   const reason = resolution.note ?? `Reported for ${report.reason}`;
-  if (body.action === "dismiss") await caller.db.batch(statements);
-  else if (body.action === "hide") await hideItem(caller, { type: domain.hideable(report), id: report.targetId }, reason, [...statements]);
-  else await suspendAccount(caller, domain.accountBehind(report), { reason, until: null }, [...statements]);
+  try {
+    if (body.action === "dismiss") await caller.db.batch(statements);
+    else if (body.action === "hide") await hideItem(caller, { type: domain.hideable(report), id: report.targetId }, reason, [...statements]);
+    else await suspendAccount(caller, domain.accountBehind(report), { reason, until: null }, [...statements]);
+  } catch (err) {
+    // Resolved by someone else meanwhile (the batch's first statement refused it): their resolution, as a 409.
+    await domain.openReport(caller.db, reportId);
+    throw err;
+  }
   return domain.resolvedView(report, resolution);
 }

@@ -85,9 +85,18 @@ export async function suspendAccount(caller: Caller, accountId: string, input: S
   return view({ ...account, suspended_at: now, suspended_until: until, suspension_reason: input.reason });
 }
 
-/** The bot leaves each queue it is in (each room passes the turn on, with the next bot's `your_turn`). */
+/**
+ * The bot leaves each queue it is in (each room passes the turn on, with the next bot's `your_turn`). The suspension
+ * is committed before: a room that cannot be reached now does not turn it into an error. That room still holds the
+ * bot until the `your_turn` consumer or the sweeper expels it (src/queue/), so it is logged, not thrown.
+ */
 async function expelEverywhere(caller: Caller, botId: string, branches: string[]) {
-  await Promise.all(branches.map((branchId) => caller.rooms.expel(branchId, botId)));
+  const results = await Promise.allSettled(branches.map((branchId) => caller.rooms.expel(branchId, botId)));
+  results.forEach((r, i) => {
+    if (r.status === "rejected") {
+      console.error(JSON.stringify({ at: nowIso(), event: "expel failed", branch_id: branches[i], bot_id: botId, error: String(r.reason) }));
+    }
+  });
 }
 
 /** Lifts a suspension (one batch with its audit row): the account logs in again; a bot rejoins queues itself. */
