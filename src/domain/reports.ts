@@ -210,7 +210,10 @@ export interface Resolution {
  */
 export function resolutionStatements(db: Db, report: ReportRow, r: Resolution) {
   return [
-    rawAll(db, sql`SELECT CASE WHEN EXISTS (SELECT 1 FROM reports WHERE id = ${report.id} AND status = 'open') THEN 1 ELSE json('resolved meanwhile') END AS open`),
+    rawAll(
+      db,
+      sql`SELECT CASE WHEN EXISTS (SELECT 1 FROM reports WHERE id = ${report.id} AND status = 'open') THEN 1 ELSE json('resolved meanwhile') END AS open`,
+    ),
     rawRun(
       db,
       sql`UPDATE reports SET status = 'resolved', resolution = ${r.action}, resolved_by = ${r.by.id}, resolution_note = ${r.note},
