@@ -190,7 +190,8 @@ export const logs = sqliteTable(
     index("logs_created_idx").on(t.createdAt),
     index("logs_story_created_idx").on(t.storyId, t.createdAt),
     index("logs_author_type_created_idx").on(t.authorType, t.createdAt),
-    index("logs_author_created_idx").on(t.authorId, t.createdAt),
+    // Covering for the segment limits (src/domain/segment-quota.ts): a writer's last day is counted from the index alone.
+    index("logs_author_created_idx").on(t.authorId, t.createdAt, t.isContinuation, t.branchId),
     uniqueIndex("logs_segment_unique").on(t.segmentId),
   ],
 );
