@@ -1,4 +1,4 @@
-// `npm run profile [-- --duration S --write --only REGEX --callers FN]`: where a request's CPU goes. Starts `npm run dev` on a fresh local
+// `npm run profile [-- --duration S --write --only REGEX --callers FN --alloc]`: where a request's CPU goes. Starts `npm run dev` on a fresh local
 // state with V8's inspector open (wrangler dev exposes the Worker's isolate, Durable Objects included), seeds
 // data, then samples the isolate with the inspector's CPU profiler under four loads: an anonymous cached read,
 // the same read with a JWT, a read that must reach D1, and segment writes spread over 40 branches. Each sample is
@@ -6,7 +6,8 @@
 // runtime script (D1's client, workerd's internals); builtins (JSON, crypto, regexps) count for the code that
 // called them. Prints µs per request by category and the top functions; writes bench/PROFILE.md only with
 // --write (and --label, the heading of the section it replaces or adds). `--only` profiles the cases whose name
-// matches; `--callers FN` also prints, per case, the chains of our bundle's frames that lead to the functions named FN.
+// matches; `--callers FN` also prints, per case, the chains of our bundle's frames that lead to the functions named FN;
+// `--alloc` also samples the heap's allocations per case (V8's sampling heap profiler) and prints where they come from.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
@@ -21,6 +22,7 @@ const { values } = parseArgs({
     label: { type: "string", default: "current" },
     only: { type: "string" },
     callers: { type: "string" },
+    alloc: { type: "boolean", default: false },
   },
 });
 const PORT = 8793;
@@ -146,6 +148,29 @@ function attribute(profile, bundleId, lineToModule) {
   return { modules, functions, busy };
 }
 
+/** Bytes allocated per request by the function that allocated them (sampled), the top ones. */
+function allocations(profile, bundleId, lineToModule, requests) {
+  const bytes = new Map();
+  let total = 0;
+  const walk = (node) => {
+    const f = node.callFrame;
+    const where = String(f.scriptId) === String(bundleId) ? lineToModule(f.lineNumber) : f.url || "(native)";
+    const key = `${f.functionName || "(anonymous)"} (${where})`;
+    total += node.selfSize;
+    if (node.selfSize) bytes.set(key, (bytes.get(key) ?? 0) + node.selfSize);
+    for (const c of node.children) walk(c);
+  };
+  walk(profile.head);
+  const kib = (b) => (b / requests / 1024).toFixed(2);
+  return [
+    `Allocated (sampled): ${kib(total)} KiB per request`,
+    ...[...bytes]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 15)
+      .map(([k, b]) => `- ${kib(b)} KiB: \`${k}\``),
+  ].join("\n");
+}
+
 /** Where the samples of functions named `name` come from: each as its chain of bundle frames (our code and libraries). */
 function callersOf(profile, bundleId, lineToModule, name, requests) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -265,6 +290,13 @@ try {
   for (const [name, opts] of cases(data).filter(([n]) => !values.only || new RegExp(values.only).test(n))) {
     console.log(`profile: ${name}`);
     await load({ duration: 2, connections: Number(values.connections), ...opts }); // warm
+    if (values.alloc) {
+      await cdp.send("HeapProfiler.enable");
+      await cdp.send("HeapProfiler.startSampling", { samplingInterval: 512, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+      const sampled = await load({ duration: 4, connections: Number(values.connections), ...opts });
+      const { profile: heap } = await cdp.send("HeapProfiler.stopSampling");
+      console.log(allocations(heap, bundleId, lineToModule, sampled.total));
+    }
     await cdp.send("Profiler.start");
     const r = await load({ duration: Number(values.duration), connections: Number(values.connections), ...opts });
     const { profile } = await cdp.send("Profiler.stop");

@@ -19,23 +19,24 @@ export interface CompiledQuery {
  */
 export function compileSimple(query: SQL): CompiledQuery | null {
   const params: unknown[] = [];
-  let text = "";
+  // The pieces joined once at the end: one flat string, where `+=` would make a rope of a node per piece.
+  const pieces: string[] = [];
   const walk = (sql: SQL): boolean => {
     if ((sql as unknown as { shouldInlineParams: boolean }).shouldInlineParams) return false;
     for (const chunk of sql.queryChunks as unknown[]) {
       if (chunk instanceof StringChunk) {
-        text += chunk.value.length === 1 ? chunk.value[0] : chunk.value.join("");
+        for (const piece of chunk.value) pieces.push(piece);
       } else if (chunk instanceof SQL) {
         if (!walk(chunk)) return false;
       } else if (chunk === null || (typeof chunk !== "object" && typeof chunk !== "function")) {
         if (chunk === undefined) continue; // Drizzle writes nothing for it
-        text += "?";
+        pieces.push("?");
         params.push(chunk);
       } else return false;
     }
     return true;
   };
-  return walk(query) ? { sql: text, params } : null;
+  return walk(query) ? { sql: pieces.join(""), params } : null;
 }
 
 /**
