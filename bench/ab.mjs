@@ -1,5 +1,6 @@
-// `npm run bench:ab [-- --base REV --case uncached|cached|write --rounds N --seconds S]`: this working tree (B)
-// against another revision (A, default HEAD), both under `wrangler dev` at once (silent, limits lifted), each seeded
+// `npm run bench:ab [-- --base REV --case uncached|cached|stories|write --rounds N --seconds S --logged]`: this
+// working tree (B) against another revision (A, default HEAD), both under `wrangler dev` at once (silent unless
+// `--logged`, which turns the access log on in both; limits lifted), each seeded
 // the same way, then one case A/B/A/B. Prints each round's CPU per request (workerd user+system over the round's
 // requests) and requests per second, and the medians of the per-round ratios B/A: how a change moves a request's
 // cost, measured so that a noisy machine moves both sides alike. A change's evidence, not a target.
@@ -16,6 +17,7 @@ const { values } = parseArgs({
     case: { type: "string", default: "uncached" },
     rounds: { type: "string", default: "6" },
     seconds: { type: "string", default: "3" },
+    logged: { type: "boolean", default: false },
   },
 });
 const TMP = path.resolve("bench/.tmp/ab");
@@ -36,7 +38,20 @@ async function start(name, cwd, port) {
   const base = `http://127.0.0.1:${port}/api/v1`;
   const server = await startServer(
     "npm",
-    ["run", "dev", "--", "--port", String(port), "--persist-to", state, "--inspector-port", String(port + 1000), "--var", "LOG_REQUESTS:false", ...NO_LIMITS],
+    [
+      "run",
+      "dev",
+      "--",
+      "--port",
+      String(port),
+      "--persist-to",
+      state,
+      "--inspector-port",
+      String(port + 1000),
+      "--var",
+      `LOG_REQUESTS:${values.logged}`,
+      ...NO_LIMITS,
+    ],
     `${base}/health`,
     { cwd },
   );

@@ -90,6 +90,7 @@ describe("request ids and logs", () => {
     try {
       for (const ray of rays) await call("/health", { headers: { "cf-ray": ray }, env: { LOG_REQUESTS: "true" } });
       await call("/health", { env: { LOG_REQUESTS: "true" } });
+      await vi.waitFor(() => expect(lines).toHaveLength(rays.length + 1)); // written once the response is out
     } finally {
       spy.mockRestore();
     }
@@ -106,6 +107,7 @@ describe("request ids and logs", () => {
     const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => void lines.push(String(line)));
     const res = await call("/auth/me", { token: human.token, env: { LOG_REQUESTS: "true" } });
     const bad = await call("/stories/not-a-story", { env: { LOG_REQUESTS: "true" } });
+    await vi.waitFor(() => expect(lines).toHaveLength(2)); // written once the response is out
     spy.mockRestore();
     const [me, missing] = lines.map((l) => JSON.parse(l));
     expect(me).toEqual({

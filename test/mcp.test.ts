@@ -512,6 +512,8 @@ describe("the MCP door: logged like every other request", () => {
     try {
       await ok(client, "list_stories");
       await failed(client, "read_branch", { branch_id: crypto.randomUUID() }, "NOT_FOUND");
+      // Written once each response is out.
+      await vi.waitFor(() => expect(lines.some((l) => l.includes("tools/call read_branch"))).toBe(true));
     } finally {
       spy.mockRestore();
     }
