@@ -1,7 +1,7 @@
 // `npm run bench:ab [-- --base REV --case uncached|cached|stories|write --rounds N --seconds S --logged]`: this
 // working tree (B) against another revision (A, default HEAD), both under `wrangler dev` at once (silent unless
 // `--logged`, which turns the access log on in both; limits lifted), each seeded
-// the same way, then one case A/B/A/B. Prints each round's CPU per request (workerd user+system over the round's
+// the same way, then one case A/B, B/A, A/B…. Prints each round's CPU per request (workerd user+system over the round's
 // requests) and requests per second, and the medians of the per-round ratios B/A: how a change moves a request's
 // cost, measured so that a noisy machine moves both sides alike. A change's evidence, not a target.
 import { execFileSync } from "node:child_process";
@@ -90,11 +90,13 @@ try {
   await Promise.all([load({ duration: 2, ...a.opts }), load({ duration: 2, ...b.opts })]); // warm both
   const rounds = [];
   for (let i = 0; i < Number(values.rounds); i++) {
-    const ra = await measured(a);
+    // A then B, then B then A: neither side always runs second (after the other's load, or on a warmer machine).
+    const ra = i % 2 === 0 ? await measured(a) : undefined;
     const rb = await measured(b);
-    rounds.push({ ra, rb });
+    const ra2 = ra ?? (await measured(a));
+    rounds.push({ ra: ra2, rb });
     console.log(
-      `round ${i + 1}: A ${ra.cpu.toFixed(2)} ms, ${ra.rps.toFixed(0)}/s; B ${rb.cpu.toFixed(2)} ms, ${rb.rps.toFixed(0)}/s; non-2xx ${ra.bad}/${rb.bad}`,
+      `round ${i + 1}: A ${ra2.cpu.toFixed(2)} ms, ${ra2.rps.toFixed(0)}/s; B ${rb.cpu.toFixed(2)} ms, ${rb.rps.toFixed(0)}/s; non-2xx ${ra2.bad}/${rb.bad}`,
     );
   }
   const cpu = median(rounds.map((r) => r.rb.cpu / r.ra.cpu));
