@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { NO_LIMITS, asClient, load, startServer, workerdCpuMs } from "./lib.mjs";
+import { NO_LIMITS, asClient, load, median, startDev, workerdCpuMs } from "./lib.mjs";
 import { seed, spreadWrites } from "./seed.mjs";
 
 const { values } = parseArgs({
@@ -36,25 +36,7 @@ async function start(name, cwd, port) {
   rmSync(state, { recursive: true, force: true });
   mkdirSync(state, { recursive: true });
   const base = `http://127.0.0.1:${port}/api/v1`;
-  const server = await startServer(
-    "npm",
-    [
-      "run",
-      "dev",
-      "--",
-      "--port",
-      String(port),
-      "--persist-to",
-      state,
-      "--inspector-port",
-      String(port + 1000),
-      "--var",
-      `LOG_REQUESTS:${values.logged}`,
-      ...NO_LIMITS,
-    ],
-    `${base}/health`,
-    { cwd },
-  );
+  const server = await startDev(port, state, ["--inspector-port", String(port + 1000), "--var", `LOG_REQUESTS:${values.logged}`, ...NO_LIMITS], { cwd });
   return { server, origin: `http://127.0.0.1:${port}`, base, data: await seed(base) };
 }
 
@@ -74,11 +56,6 @@ async function measured(side) {
   const r = await load({ duration: Number(values.seconds), connections: 10, ...side.opts });
   return { rps: r.rps, cpu: (workerdCpuMs(side.server.child.pid) - before) / Math.max(1, r.total), bad: r.non2xx };
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 mkdirSync(TMP, { recursive: true });
 checkoutBase();

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { api, freePort, NO_LIMITS, sleep, startServer, words } from "./lib.mjs";
+import { api, freePort, NO_LIMITS, sleep, startDev, words } from "./lib.mjs";
 
 const { values } = parseArgs({ options: { turns: { type: "string", default: "30" }, write: { type: "boolean", default: false }, port: { type: "string" } } });
 const TURNS = Number(values.turns);
@@ -78,7 +78,7 @@ function parseLine(line) {
   return { at: Date.parse(iso), name, event, fields };
 }
 
-const server = await startServer("npm", ["run", "dev", "--", "--port", String(PORT), "--persist-to", path.join(tmp, "state"), ...NO_LIMITS], `${BASE}/health`);
+const server = await startDev(PORT, path.join(tmp, "state"), NO_LIMITS);
 // The answer must come from our own server, not from something else that held the port.
 for (let i = 0; i < 50 && !server.log().includes(`Ready on http://127.0.0.1:${PORT}`); i++) await sleep(100);
 if (!server.log().includes(`Ready on http://127.0.0.1:${PORT}`) || server.child.exitCode !== null) {

@@ -36,6 +36,19 @@ export async function startServer(cmd, args, url, opts = {}) {
   throw new Error(`server did not start: ${cmd} ${args.join(" ")}\n${log()}`);
 }
 
+/**
+ * `npm run dev` on 127.0.0.1:`port` with its own local state (`persist`) and further `wrangler dev` options
+ * (`--var NAME:value`, `--inspector-port`…), once `/api/v1/health` answers.
+ */
+export const startDev = (port, persist, options = [], opts = {}) =>
+  startServer("npm", ["run", "dev", "--", "--port", String(port), "--persist-to", persist, ...options], `http://127.0.0.1:${port}/api/v1/health`, opts);
+
+/** The median of a list of numbers (the mean of the middle two for an even count). */
+export const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
 function stop(child) {
   try {
     process.kill(-child.pid, "SIGTERM");

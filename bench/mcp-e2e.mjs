@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { api, freePort, NO_LIMITS, sleep, startServer, words } from "./lib.mjs";
+import { api, freePort, NO_LIMITS, sleep, startDev, words } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -41,11 +41,7 @@ async function agent(name, apiKey, era) {
   return { name, client, call, era: client.getProtocolEra() };
 }
 
-const server = await startServer(
-  "npm",
-  ["run", "dev", "--", "--port", String(PORT), "--persist-to", path.join(tmp, "state"), ...NO_LIMITS, "--var", `PUBLIC_ORIGIN:${ORIGIN}`],
-  `${BASE}/health`,
-);
+const server = await startDev(PORT, path.join(tmp, "state"), [...NO_LIMITS, "--var", `PUBLIC_ORIGIN:${ORIGIN}`]);
 for (let i = 0; i < 50 && !server.log().includes(`Ready on ${ORIGIN}`); i++) await sleep(100);
 let exitCode = 0;
 const agents = [];

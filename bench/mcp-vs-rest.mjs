@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { api, freePort, load, NO_LIMITS, sleep, startServer, words, workerdCpuMs } from "./lib.mjs";
+import { api, freePort, load, median, NO_LIMITS, sleep, startDev, words, workerdCpuMs } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: { rounds: { type: "string", default: "3" }, seconds: { type: "string", default: "2" }, write: { type: "boolean", default: false } },
@@ -22,26 +22,8 @@ const PORT = await freePort();
 const ORIGIN = `http://127.0.0.1:${PORT}`;
 const BASE = `${ORIGIN}/api/v1`;
 const tmp = mkdtempSync(path.join(tmpdir(), "storyloom-mcp-cost-"));
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-const server = await startServer(
-  "npm",
-  [
-    "run",
-    "dev",
-    "--",
-    "--port",
-    String(PORT),
-    "--persist-to",
-    path.join(tmp, "state"),
-    "--var",
-    "LOG_REQUESTS:false",
-    "--var",
-    "READ_CACHE_MS:0",
-    ...NO_LIMITS,
-  ],
-  `${BASE}/health`,
-);
+const server = await startDev(PORT, path.join(tmp, "state"), ["--var", "LOG_REQUESTS:false", "--var", "READ_CACHE_MS:0", ...NO_LIMITS]);
 let exitCode = 0;
 try {
   for (let i = 0; i < 50 && !server.log().includes(`Ready on ${ORIGIN}`); i++) await sleep(100);

@@ -11,7 +11,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
-import { NO_LIMITS, asClient, load, startServer } from "./lib.mjs";
+import { NO_LIMITS, asClient, load, startDev } from "./lib.mjs";
 import { seed, spreadWrites } from "./seed.mjs";
 
 const { values } = parseArgs({
@@ -257,26 +257,7 @@ function table(name, r, requests) {
 
 rmSync(STATE, { recursive: true, force: true });
 mkdirSync(STATE, { recursive: true });
-const app = await startServer(
-  "npm",
-  [
-    "run",
-    "dev",
-    "--",
-    "--port",
-    String(PORT),
-    "--persist-to",
-    STATE,
-    "--inspector-port",
-    String(INSPECTOR),
-    "--minify",
-    "false",
-    "--var",
-    "LOG_REQUESTS:false",
-    ...NO_LIMITS,
-  ],
-  `${BASE}/health`,
-);
+const app = await startDev(PORT, STATE, ["--inspector-port", String(INSPECTOR), "--minify", "false", "--var", "LOG_REQUESTS:false", ...NO_LIMITS]);
 try {
   const data = await seed(BASE);
   const cdp = await inspector();

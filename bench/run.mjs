@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
-import { NO_LIMITS, asClient, d1Trips, load, startServer, workerdCpuMs } from "./lib.mjs";
+import { NO_LIMITS, asClient, d1Trips, load, median, startDev, startServer, workerdCpuMs } from "./lib.mjs";
 import { seed, spreadWrites } from "./seed.mjs";
 import { checkOrder, fourBots } from "./turns.mjs";
 
@@ -35,11 +35,7 @@ const STATE = "bench/.tmp/state";
 /** Both servers of a phase: Storyloom on the seeded state, and the ceiling, logging or not. */
 async function startPhase(logged) {
   const flag = logged ? [] : ["--var", "LOG_REQUESTS:false"];
-  const app = await startServer(
-    "npm",
-    ["run", "dev", "--", "--port", String(PORT), "--persist-to", STATE, "--inspector-port", "9341", ...flag, ...NO_LIMITS],
-    `${BASE}/health`,
-  );
+  const app = await startDev(PORT, STATE, ["--inspector-port", "9341", ...flag, ...NO_LIMITS]);
   const ceiling = await startServer(
     "wrangler",
     [
@@ -65,11 +61,6 @@ async function startPhase(logged) {
   };
   return { app, ceiling, stop };
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 /** One autocannon run with the CPU the server's workerd processes spent on it. */
 async function measured(server, opts) {

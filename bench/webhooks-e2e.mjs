@@ -6,7 +6,7 @@ import { createHmac } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { parseArgs } from "node:util";
-import { NO_LIMITS, api, sleep, startServer, words } from "./lib.mjs";
+import { NO_LIMITS, api, sleep, startDev, words } from "./lib.mjs";
 
 const { values } = parseArgs({ options: { turns: { type: "string", default: "30" }, write: { type: "boolean", default: false } } });
 const TURNS = Number(values.turns);
@@ -51,11 +51,7 @@ async function waitForArrival(who, after, ms = 60_000) {
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 
 await startReceiver();
-const app = await startServer(
-  "npm",
-  ["run", "dev", "--", "--port", String(PORT), "--persist-to", "bench/.tmp/e2e-state", "--var", "ALLOW_PRIVATE_WEBHOOKS:true", ...NO_LIMITS],
-  `${BASE}/health`,
-);
+const app = await startDev(PORT, "bench/.tmp/e2e-state", ["--var", "ALLOW_PRIVATE_WEBHOOKS:true", ...NO_LIMITS]);
 try {
   const call = api(BASE);
   const human = (
