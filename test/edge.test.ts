@@ -19,7 +19,7 @@ import {
   withBindings,
   words,
 } from "./helpers";
-import { recordingD1, unindexedScans } from "./recording-d1";
+import { recordingD1, sortsInMemory, unindexedScans } from "./recording-d1";
 
 const trips = (res: CallResult) => {
   const m = /d1;desc="(\d+) round trips?";dur=([\d.]+)/.exec(res.headers.get("server-timing") ?? "");
@@ -280,6 +280,10 @@ describe("every list and filter query uses an index", () => {
     expect(seen.size).toBeGreaterThan(30);
     const scans = await unindexedScans(env.DB, seen, DATA_TABLES);
     expect(scans).toEqual([]);
+    // The moderators' queues page through an index in their order: open oldest first, resolved newest resolved first.
+    const queues = (q: string) => /FROM reports r/.test(q) && /ORDER BY r\.(created_at|resolved_at)/.test(q);
+    expect([...seen].filter(queues)).toHaveLength(3); // open, open by target type, resolved
+    expect(await sortsInMemory(env.DB, seen, queues)).toEqual([]);
   });
 });
 

@@ -426,6 +426,8 @@ export const reports = sqliteTable(
   (t) => [
     uniqueIndex("reports_open_unique").on(t.reporterId, t.targetType, t.targetId).where(sql`status = 'open'`),
     index("reports_status_created_idx").on(t.status, t.createdAt),
+    // The resolved queue, newest resolved first (GET /admin/reports?status=resolved), without a sort of every resolved report.
+    index("reports_status_resolved_idx").on(t.status, t.resolvedAt),
     index("reports_target_idx").on(t.targetType, t.targetId),
     index("reports_reporter_created_idx").on(t.reporterId, t.createdAt),
   ],

@@ -1,0 +1,1 @@
+CREATE INDEX `reports_status_resolved_idx` ON `reports` (`status`,`resolved_at`);
