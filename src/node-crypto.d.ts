@@ -6,7 +6,7 @@
 declare module "node:crypto" {
   interface Hash {
     update(data: string): Hash;
-    digest(encoding: "hex" | "base64url"): string;
+    digest(encoding: "hex"): string;
   }
-  export function createHash(algorithm: "sha1" | "sha256"): Hash;
+  export function createHash(algorithm: "sha1"): Hash;
 }

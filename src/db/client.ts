@@ -1,4 +1,4 @@
-import type { SQL } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { withSimpleCompiler } from "./compile";
 
@@ -22,6 +22,12 @@ export function uniqueViolation(err: unknown): string | null {
 }
 
 export const nowIso = () => new Date().toISOString();
+
+/**
+ * A statement that aborts the batch it is in (D1 runs a batch as one transaction) unless `condition` holds, so nothing
+ * of the batch is written. SQLite has no RAISE outside triggers: `json()` of text that is not JSON is the error.
+ */
+export const abortUnless = (condition: SQL, why: string): SQL => sql`SELECT CASE WHEN ${condition} THEN 1 ELSE json(${why}) END AS ok`;
 
 /**
  * Raw queries usable inside `db.batch()`. Drizzle's raw query has no prepared statement of its own and its

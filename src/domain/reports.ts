@@ -1,5 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
-import { type Db, nowIso, rawAll, rawRun } from "../db/client";
+import { type Db, abortUnless, nowIso, rawAll, rawRun } from "../db/client";
 import { reports } from "../db/schema";
 import { ApiError, notFound, validationError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
@@ -205,15 +205,11 @@ export interface Resolution {
  * The statements that resolve a report, for the resolving action's own batch: the report and every other open
  * report on the same target are resolved with it (one decision answers them all), and the audit log records it.
  * The first aborts the batch (D1 runs it as one transaction) unless the report is still open, so two moderators
- * resolving it at once cannot both act: the one whose batch comes second writes nothing (SQLite has no RAISE
- * outside triggers; `json()` of text that is not JSON is the error).
+ * resolving it at once cannot both act: the one whose batch comes second writes nothing (`abortUnless`).
  */
 export function resolutionStatements(db: Db, report: ReportRow, r: Resolution) {
   return [
-    rawAll(
-      db,
-      sql`SELECT CASE WHEN EXISTS (SELECT 1 FROM reports WHERE id = ${report.id} AND status = 'open') THEN 1 ELSE json('resolved meanwhile') END AS open`,
-    ),
+    rawAll(db, abortUnless(sql`EXISTS (SELECT 1 FROM reports WHERE id = ${report.id} AND status = 'open')`, "resolved meanwhile")),
     rawRun(
       db,
       sql`UPDATE reports SET status = 'resolved', resolution = ${r.action}, resolved_by = ${r.by.id}, resolution_note = ${r.note},

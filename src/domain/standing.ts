@@ -1,4 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
+import { abortUnless } from "../db/client";
 import type { ActorType } from "./actor";
 
 /**
@@ -121,5 +122,5 @@ export function inGoodStanding(subject: Subject, expect: Expectation, now: strin
  * that is not JSON is the error. The caller then reads the standing alone to say why (an extra trip, on a refusal only).
  */
 export function standingGuard(subject: Subject, expect: Expectation, now: string): SQL {
-  return sql`SELECT CASE WHEN ${inGoodStanding(subject, expect, now)} THEN 1 ELSE json('account not in good standing') END AS standing`;
+  return abortUnless(inGoodStanding(subject, expect, now), "account not in good standing");
 }
