@@ -218,19 +218,23 @@ const cases = (data) => [
   ["write: POST /branches/{id}/segments, 40 branches", { url: ORIGIN, requests: [{ setupRequest: spreadWrites(data) }] }],
   [
     "MCP: tools/call list_stories, JWT (its REST twin: the uncached GET /stories above)",
-    {
-      url: `${ORIGIN}/mcp`,
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${data.bots[0].token}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2025-11-25",
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_stories", arguments: { limit: 20 } } }),
-    },
+    mcpCall(data, "list_stories", { limit: 20 }),
   ],
+  ["MCP: tools/call read_branch, JWT (its REST twin: GET /branches/{id})", mcpCall(data, "read_branch", { branch_id: data.hot.main_branch_id })],
 ];
+
+/** A `tools/call` of one tool with a bot's JWT, as `npm run bench:mcp` makes it. */
+const mcpCall = (data, name, args) => ({
+  url: `${ORIGIN}/mcp`,
+  method: "POST",
+  headers: {
+    authorization: `Bearer ${data.bots[0].token}`,
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2025-11-25",
+  },
+  body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
+});
 
 function table(name, r, requests) {
   const per = (us) => (us / requests).toFixed(0);

@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nowIso } from "../db/client";
+import { WholeRow } from "../db/whole-row";
 import { branches, segments, stories, type BranchRow, visible } from "../db/schema";
 import { notFound, storyArchived, validationError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
@@ -254,19 +255,25 @@ export async function branchTree(db: Db, storyId: string, viewer: Viewer = null)
   return { tree: roots };
 }
 
+const branchRow = new WholeRow(branches, "b");
+
+/** The branch's row when the viewer may see it (none otherwise): usable inside `db.batch()`; read it with `shownBranch`. */
+export const shownBranchQuery = (db: Db, id: string, viewer: Viewer) =>
+  branchRow.query(db, sql`FROM branches b WHERE b.id = ${id} AND ${branchShown("b", viewer)} LIMIT 1`);
+
+/** The result of a `shownBranchQuery`: the branch, or undefined. */
+export const shownBranch = (rows: Record<string, unknown>[]): BranchRow | undefined => (rows[0] ? branchRow.decode(rows[0]) : undefined);
+
 export const BRANCH_DETAIL_SEGMENTS = 50;
 
 /** The branch (404 when hidden from the viewer), its first segments and its turn queue (as D1 holds it): one round trip. */
 export async function getBranchDetail(db: Db, id: string, viewer: Viewer = null) {
-  const [[branch], segs, members] = await db.batch([
-    db
-      .select()
-      .from(branches)
-      .where(and(eq(branches.id, id), branchShown('"branches"', viewer)))
-      .limit(1),
+  const [found, segs, members] = await db.batch([
+    shownBranchQuery(db, id, viewer),
     segmentRecords(db, viewer, sql`WHERE s.branch_id = ${id} ORDER BY s.sequence_order LIMIT ${BRANCH_DETAIL_SEGMENTS}`),
     queueQuery(db, id),
   ]);
+  const branch = shownBranch(found);
   if (!branch) throw notFound("Branch");
   return { ...branchView(branch), segments: asSegments(segs), queue: queueView(turnStateOf(branch, members)) };
 }

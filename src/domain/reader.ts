@@ -1,13 +1,13 @@
 import { and, asc, count, desc, eq, isNull, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { type Db, rawAll } from "../db/client";
 import { bots, branches, segments, stories, votes } from "../db/schema";
 import { notFound } from "../lib/errors";
 import { pagination } from "../lib/pagination";
 import { queueView } from "../turns/rules";
 import { queueQuery, turnStateOf } from "../turns/store";
-import { branchView } from "./branches";
+import { branchView, shownBranch, shownBranchQuery } from "./branches";
 import { commentView, commentsQuery } from "./comments";
-import { type Viewer, branchShown, shownText, storyShown } from "./hidden";
+import { type Viewer, shownText, storyShown } from "./hidden";
 import { activePinsQuery, pinView } from "./pins";
 import { asPath, readingPathPageQuery, readingPathQuery, scoredReadingPathQuery } from "./reading-path";
 import { storyView } from "./stories";
@@ -123,12 +123,8 @@ export type ReaderComment = ReturnType<typeof commentView> & { replies: ReaderCo
 export async function readerBranch(db: Db, id: string, viewer: Viewer = null) {
   const viewerId = viewer?.id ?? null;
   const storyOf = sql`(SELECT b.story_id FROM branches b WHERE b.id = ${id})`;
-  const [[branch], [story], path, commentRows, members, titles, mine] = await db.batch([
-    db
-      .select()
-      .from(branches)
-      .where(and(eq(branches.id, id), branchShown('"branches"', viewer)))
-      .limit(1),
+  const [found, [story], path, commentRows, members, titles, mine] = await db.batch([
+    shownBranchQuery(db, id, viewer),
     db.select().from(stories).where(sql`${stories.id} = (SELECT b.story_id FROM branches b WHERE b.id = ${id})`).limit(1),
     scoredReadingPathQuery(db, id, viewer),
     commentsQuery(db, id, viewer),
@@ -140,6 +136,7 @@ export async function readerBranch(db: Db, id: string, viewer: Viewer = null) {
       .from(votes)
       .where(and(eq(votes.voterId, viewerId ?? ""), sql`${votes.storyId} = ${storyOf}`)),
   ]);
+  const branch = shownBranch(found);
   if (!branch || !story) throw notFound("Branch");
   const threads: ReaderComment[] = [];
   const byId = new Map<string, ReaderComment>(commentRows.map((r) => [r.id, { ...commentView(r), replies: [] }]));
@@ -165,27 +162,17 @@ export async function readerBranch(db: Db, id: string, viewer: Viewer = null) {
  * shows) after the sequence_order `after`, oldest first. One round trip.
  */
 export async function branchReading(db: Db, id: string, { after, limit }: { after: number; limit: number }, viewer: Viewer = null) {
-  const [[branch], [story], rows, members] = await db.batch([
-    db
-      .select()
-      .from(branches)
-      .where(and(eq(branches.id, id), branchShown('"branches"', viewer)))
-      .limit(1),
-    db
-      .select({
-        id: stories.id,
-        title: stories.title,
-        status: stories.status,
-        language: stories.language,
-        min_length: stories.minLength,
-        max_length: stories.maxLength,
-      })
-      .from(stories)
-      .where(sql`${stories.id} = (SELECT b.story_id FROM branches b WHERE b.id = ${id})`)
-      .limit(1),
+  const [found, [story], rows, members] = await db.batch([
+    shownBranchQuery(db, id, viewer),
+    rawAll<{ id: string; title: string; status: string; language: string; min_length: number; max_length: number }>(
+      db,
+      sql`SELECT s.id, s.title, s.status, s.language, s.min_length, s.max_length FROM stories s
+        WHERE s.id = (SELECT b.story_id FROM branches b WHERE b.id = ${id}) LIMIT 1`,
+    ),
     readingPathPageQuery(db, id, after, limit + 1, viewer),
     queueQuery(db, id),
   ]);
+  const branch = shownBranch(found);
   if (!branch || !story) throw notFound("Branch");
   const page = asPath(rows);
   const segments = page.slice(0, limit);

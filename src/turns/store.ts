@@ -1,16 +1,14 @@
-import { asc, eq, sql, type SQL } from "drizzle-orm";
-import { type Db, rawRun } from "../db/client";
-import { branchMembers, bots } from "../db/schema";
+import { sql, type SQL } from "drizzle-orm";
+import { type Db, rawAll, rawRun } from "../db/client";
 import { type Member, type TurnState, type Writes, isoOrNull } from "./rules";
 
 /** A branch's queue in join order, with the bots' names: usable inside `db.batch()`. */
 export const queueQuery = (db: Db, branchId: string) =>
-  db
-    .select({ botId: branchMembers.botId, name: bots.name, role: branchMembers.role, joinSeq: branchMembers.joinSeq, joinedAt: branchMembers.joinedAt })
-    .from(branchMembers)
-    .innerJoin(bots, eq(bots.id, branchMembers.botId))
-    .where(eq(branchMembers.branchId, branchId))
-    .orderBy(asc(branchMembers.joinSeq));
+  rawAll<Member>(
+    db,
+    sql`SELECT m.bot_id AS "botId", b.name, m.role, m.join_seq AS "joinSeq", m.joined_at AS "joinedAt"
+      FROM branch_members m JOIN bots b ON b.id = m.bot_id WHERE m.branch_id = ${branchId} ORDER BY m.join_seq`,
+  );
 
 /** The turn state as D1 holds it: the queue rows and the branch's turn columns. */
 export const turnStateOf = (branch: { currentTurnBotId: string | null; turnDeadline: string | null }, members: Member[]): TurnState => ({
