@@ -9,6 +9,7 @@ import { ApiError } from "./lib/errors";
 import { accessLog, liveAccessLog } from "./middleware/access-log";
 import { apiCors } from "./middleware/cors";
 import { limitBody } from "./middleware/body-limit";
+import { memoryHit } from "./middleware/memory-hit";
 import { renderError } from "./middleware/render-error";
 import { createRouter } from "./lib/openapi";
 import { describeMiddlewareHeaders } from "./lib/openapi-headers";
@@ -180,22 +181,22 @@ function createWebApp() {
 
 /**
  * Two apps behind one prefix test, so an API request never runs the pages' middleware (sessions, CSP) and
- * each router holds only its own routes. `request` is Hono's test entry, kept for the tests.
+ * each router holds only its own routes; a plain anonymous read the micro-cache holds is answered before either
+ * (src/middleware/memory-hit.ts). `request` is Hono's test entry (a path or URL and its init), kept for the tests.
  */
 export function createApp() {
   const api = createApiApp();
   const web = createWebApp();
   const agents = createAgentsApp();
-  const appFor = (request: Request) => {
+  const fetch = (request: Request, env?: Env, ctx?: ExecutionContext) => {
     const path = getPath(request);
-    if (isApiPath(path)) return api;
-    return path === MCP_PATH || path === GUIDE_PATH ? agents : web;
+    if (isApiPath(path)) return (env && memoryHit(request, env, ctx)) || api.fetch(request, env, ctx);
+    return (path === MCP_PATH || path === GUIDE_PATH ? agents : web).fetch(request, env, ctx);
   };
-  const fetch = (request: Request, env?: Env, ctx?: ExecutionContext) => appFor(request).fetch(request, env, ctx);
   const request = (input: RequestInfo | URL, init?: RequestInit, env?: Env, ctx?: ExecutionContext) => {
-    const url = input instanceof Request ? input.url : String(input);
-    const probe = new Request(/^https?:\/\//.test(url) ? url : `http://localhost${url}`);
-    return appFor(probe).request(input, init, env, ctx);
+    if (input instanceof Request) return fetch(init ? new Request(input, init) : input, env, ctx);
+    const url = String(input);
+    return fetch(new Request(/^https?:\/\//.test(url) ? url : `http://localhost${url}`, init), env, ctx);
   };
   return { fetch, request };
 }

@@ -1,6 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { BranchRoom } from "../src/durable/branch";
 import type { Env } from "../src/env";
 import {
@@ -309,5 +309,55 @@ describe("the public read micro-cache", () => {
     await call(`/branches/${story.main_branch_id}/comments`, { token: owner.token, body: { content: "a write empties the cache" }, ...cached });
     expect((await call(path, cached)).body.data.title).toBe("changed elsewhere");
     expect((await call("/auth/me", { token: owner.token, ...cached })).headers.get("x-read-cache")).toBeNull();
+  });
+
+  it("answers a plain anonymous hit at the front door exactly as the full path's hit: body, headers, log line, read limit", async () => {
+    const story = await createStory(w.owner.token);
+    const env = { READ_CACHE_MS: "60000", LOG_REQUESTS: "true" };
+    const path = `/stories/${story.id}/pins?limit=5`;
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => void lines.push(String(line)));
+    let stored: CallResult;
+    let front: CallResult;
+    let full: CallResult;
+    try {
+      // One address: the front door serves only from a read lease the address already holds.
+      const client = { "CF-Connecting-IP": `203.0.113.${Math.floor(Math.random() * 250)}`, "cf-ray": "8d3a1f2b3c4d5e6f-AMS" };
+      stored = await call(path, { env, headers: client });
+      front = await call(path, { env, headers: client });
+      // The caller's own request id sends the same read down the full path (Hono's request-id rule decides there).
+      full = await call(path, { env, headers: { ...client, "X-Request-Id": "trace-1" } });
+      await vi.waitFor(() => expect(lines).toHaveLength(3));
+    } finally {
+      spy.mockRestore();
+    }
+    expect(stored.headers.get("x-read-cache")).toBeNull();
+    expect([front.headers.get("x-read-cache"), full.headers.get("x-read-cache")]).toEqual(["hit", "hit"]);
+    expect([front.status, front.text]).toEqual([full.status, full.text]);
+    const headers = (res: CallResult) => Object.fromEntries([...res.headers].filter(([name]) => name !== "x-request-id"));
+    expect(headers(front)).toStrictEqual(headers(full));
+    expect(front.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    const [, frontLine, fullLine] = lines.map((l) => JSON.parse(l));
+    expect(frontLine).toStrictEqual({ ...fullLine, request_id: front.headers.get("x-request-id") });
+    expect(fullLine).toMatchObject({ request_id: "trace-1", route: "/api/v1/stories/:story_id/pins", d1_round_trips: 0, cf_ray: "8d3a1f2b3c4d5e6f-AMS" });
+  });
+
+  it("counts a front-door hit against the anonymous read limit: one lease of 10 reads per binding call, as on the full path", async () => {
+    const story = await createStory(w.owner.token);
+    const calls: string[] = [];
+    const counting = {
+      limit: (o: { key: string }) => {
+        calls.push(o.key);
+        return env.READ_LIMITER!.limit(o);
+      },
+    } as RateLimit;
+    const headers = { "CF-Connecting-IP": `203.0.113.${Math.floor(Math.random() * 250)}` };
+    let hits = 0;
+    for (let i = 0; i < 25; i++) {
+      const res = await call(`/stories/${story.id}`, { headers, env: { READ_CACHE_MS: "60000", READ_LIMITER: counting } });
+      if (res.headers.get("x-read-cache") === "hit") hits++;
+    }
+    expect(hits).toBe(24);
+    expect(calls).toHaveLength(3); // reads 1, 11 and 21 each bought a lease
   });
 });

@@ -9,19 +9,34 @@ import type { AppEnv } from "../context";
  */
 const CF_RAY = /^[0-9a-f]{16}-[A-Z]{3}$/;
 
-/** The line's fields; `status` only where the platform's record does not say it (the live stream's upgrade). */
+/** The line's fields (see `accessLog`); `cf-ray` only when well formed. */
+export interface LineFields {
+  request_id: string | undefined;
+  route: string;
+  d1_round_trips: number;
+  actor: string;
+  error: string | null;
+  /** Only where the platform's record does not say it (the live stream's upgrade). */
+  status?: number;
+}
+
+/** The access log's one JSON line. */
+export function logLine(fields: LineFields, ray: string | undefined | null): string {
+  const entry: Record<string, unknown> = { ...fields };
+  if (ray != null && CF_RAY.test(ray)) entry.cf_ray = ray;
+  return JSON.stringify(entry);
+}
+
 function line(c: Context<AppEnv>, status?: number): string {
-  const entry: Record<string, unknown> = {
+  const fields: LineFields = {
     request_id: c.get("requestId"),
     route: c.get("logRoute") ?? c.req.routePath,
     d1_round_trips: c.get("meter")?.roundTrips ?? 0,
     actor: c.get("actor")?.type ?? "anonymous",
     error: c.get("errorCode") ?? null,
   };
-  if (status !== undefined) entry.status = status;
-  const ray = c.req.header("cf-ray");
-  if (ray !== undefined && CF_RAY.test(ray)) entry.cf_ray = ray;
-  return JSON.stringify(entry);
+  if (status !== undefined) fields.status = status;
+  return logLine(fields, c.req.header("cf-ray"));
 }
 
 /**
@@ -37,7 +52,7 @@ export const accessLog: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (requestId) c.res.headers.set("X-Request-Id", requestId);
   if (!c.get("config")?.logRequests) return;
   // A read's line from a timer, a write's at once: each the cheaper way, as measured (see writeAfterResponse).
-  if (c.req.method === "GET" || c.req.method === "HEAD") writeAfterResponse(c, line(c));
+  if (c.req.method === "GET" || c.req.method === "HEAD") writeAfterResponse(executionContextOf(c), line(c));
   else console.log(line(c));
 };
 
@@ -49,11 +64,8 @@ export const accessLog: MiddlewareHandler<AppEnv> = async (c, next) => {
  * `--case write --logged`: ×0.955 CPU at once, in two runs of 8 rounds), so writes do not come here. Without an
  * execution context (Hono's `app.request` in tests) it is written at once.
  */
-function writeAfterResponse(c: Context<AppEnv>, text: string): void {
-  let ctx: Context["executionCtx"];
-  try {
-    ctx = c.executionCtx;
-  } catch {
+export function writeAfterResponse(ctx: ExecutionContext | undefined, text: string): void {
+  if (!ctx) {
     console.log(text);
     return;
   }
@@ -65,6 +77,15 @@ function writeAfterResponse(c: Context<AppEnv>, text: string): void {
       }, 0),
     ),
   );
+}
+
+/** The request's execution context; none under Hono's `app.request` without one (tests). */
+function executionContextOf(c: Context<AppEnv>): ExecutionContext | undefined {
+  try {
+    return c.executionCtx as ExecutionContext;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

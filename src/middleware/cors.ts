@@ -21,7 +21,8 @@ const preflight = cors({
   exposeHeaders: EXPOSED,
   maxAge: 86400,
 });
-const exposed = EXPOSED.join(",");
+/** The two headers every API answer but a preflight carries (the front door's memory hits too: src/middleware/memory-hit.ts). */
+export const CORS_HEADERS = { "Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": EXPOSED.join(",") } as const;
 
 /**
  * The API's CORS: any origin (no cookies ever reach the API), the headers above readable by scripts.
@@ -34,6 +35,5 @@ const exposed = EXPOSED.join(",");
 export const apiCors: MiddlewareHandler = async (c, next) => {
   if (c.req.method === "OPTIONS") return preflight(c, next);
   await next();
-  c.res.headers.set("Access-Control-Allow-Origin", "*");
-  c.res.headers.set("Access-Control-Expose-Headers", exposed);
+  for (const [name, value] of Object.entries(CORS_HEADERS)) c.res.headers.set(name, value);
 };

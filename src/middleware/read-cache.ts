@@ -14,15 +14,22 @@ import { verifiedActor } from "./auth";
  * is keyed on the route Hono matched, its decoded parameters and the query, never on the raw path (a
  * percent-encoded private path cannot alias a public entry) and never on a list of private paths.
  */
-interface Entry {
+export interface Entry {
   expires: number;
   body: string;
   contentType: string;
   etag: string;
+  /** The route pattern that answered (for the access log of a hit served by the front door). */
+  route: string;
 }
 
 const MAX_ENTRIES = 500;
 const entries = new Map<string, Entry>();
+/**
+ * The exact URL of an anonymous read → its entry's key, so the front door finds a hit without routing
+ * (src/middleware/memory-hit.ts). Only a URL that was routed to that key is here: no other spelling can alias it.
+ */
+const anonymousUrls = new Map<string, string>();
 
 /**
  * The route Hono matched, its decoded parameters, the raw query string and who reads: a verified caller may see
@@ -44,7 +51,8 @@ export function publicReadCache(options: { unless?: (c: Context<AppEnv>) => bool
     const ttl = c.get("config").readCacheMs;
     if (ttl <= 0 || c.req.header("x-d1-bookmark") || options.unless?.(c)) return next();
     // Known already on a GET (the read limit verified it); a JWT's check is remembered per isolate.
-    const key = keyOf(c, (await verifiedActor(c))?.id ?? "");
+    const viewer = (await verifiedActor(c))?.id ?? "";
+    const key = keyOf(c, viewer);
     const hit = entries.get(key);
     const now = Date.now();
     if (hit && hit.expires > now) {
@@ -57,15 +65,29 @@ export function publicReadCache(options: { unless?: (c: Context<AppEnv>) => bool
     const etag = c.res.headers.get("etag") ?? contentTag(body);
     c.res.headers.set("etag", etag); // the tag the etag middleware then compares, not computes
     if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
-    entries.set(key, { expires: now + ttl, body, contentType: c.res.headers.get("content-type") ?? "application/json", etag });
+    const contentType = c.res.headers.get("content-type") ?? "application/json";
+    entries.set(key, { expires: now + ttl, body, contentType, etag, route: c.req.routePath });
+    if (viewer) return;
+    if (anonymousUrls.size >= MAX_ENTRIES) anonymousUrls.clear(); // its keys only point into entries
+    anonymousUrls.set(c.req.url, key);
   };
 }
 
+/** The live entry an anonymous read of exactly this URL stored, if any. */
+export function anonymousEntry(url: string, now: number): Entry | undefined {
+  const key = anonymousUrls.get(url);
+  const entry = key === undefined ? undefined : entries.get(key);
+  return entry && entry.expires > now ? entry : undefined;
+}
+
 /** Empties this isolate's cache (after a write that did not come through `emptyReadCacheAfterWrites`: an MCP tool). */
-export const emptyReadCache = () => entries.clear();
+export const emptyReadCache = () => {
+  entries.clear();
+  anonymousUrls.clear();
+};
 
 /** Any successful write through this isolate empties the cache, so a writer never reads its own past here (mounted for writes). */
 export const emptyReadCacheAfterWrites: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
-  if (succeeded(c.res.status)) entries.clear();
+  if (succeeded(c.res.status)) emptyReadCache();
 };

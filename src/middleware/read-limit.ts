@@ -34,7 +34,16 @@ async function admitRead(limiter: RateLimit, key: string): Promise<boolean> {
 const isRead = (c: Context<AppEnv>) => c.req.method === "GET" || c.req.method === "HEAD";
 
 /** The client the limit counts: its address, an IPv6 address by its /64 (src/lib/address.ts). */
-const readKey = (c: Context<AppEnv>) => `read:${addressKey(c.req.header("cf-connecting-ip"))}`;
+const readKeyOf = (address: string | null | undefined) => `read:${addressKey(address)}`;
+const readKey = (c: Context<AppEnv>) => readKeyOf(c.req.header("cf-connecting-ip"));
+
+/**
+ * An anonymous read taken from the address's lease at once, without buying one: true when there is no limit or a
+ * lease had a read left, false when only the full path (which buys, waits or refuses) can tell.
+ */
+export function leasedRead(limiter: RateLimit | undefined, address: string | null): boolean {
+  return !limiter || leases.take(readKeyOf(address), Date.now());
+}
 
 const refusal = () =>
   new ApiError(
