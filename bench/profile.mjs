@@ -216,10 +216,7 @@ const cases = (data) => [
     { url: `${BASE}/branches/${data.hot.main_branch_id}/segments`, headers: { "x-d1-bookmark": data.bookmark }, requests: [{ setupRequest: asClient }] },
   ],
   ["write: POST /branches/{id}/segments, 40 branches", { url: ORIGIN, requests: [{ setupRequest: spreadWrites(data) }] }],
-  [
-    "MCP: tools/call list_stories, JWT (its REST twin: the uncached GET /stories above)",
-    mcpCall(data, "list_stories", { limit: 20 }),
-  ],
+  ["MCP: tools/call list_stories, JWT (its REST twin: the uncached GET /stories above)", mcpCall(data, "list_stories", { limit: 20 })],
   ["MCP: tools/call read_branch, JWT (its REST twin: GET /branches/{id})", mcpCall(data, "read_branch", { branch_id: data.hot.main_branch_id })],
 ];
 
