@@ -320,6 +320,8 @@ describe("the public read micro-cache", () => {
     let stored: CallResult;
     let front: CallResult;
     let full: CallResult;
+    let front304: CallResult;
+    let full304: CallResult;
     try {
       // One address: the front door serves only from a read lease the address already holds.
       const client = { "CF-Connecting-IP": `203.0.113.${Math.floor(Math.random() * 250)}`, "cf-ray": "8d3a1f2b3c4d5e6f-AMS" };
@@ -327,7 +329,10 @@ describe("the public read micro-cache", () => {
       front = await call(path, { env, headers: client });
       // The caller's own request id sends the same read down the full path (Hono's request-id rule decides there).
       full = await call(path, { env, headers: { ...client, "X-Request-Id": "trace-1" } });
-      await vi.waitFor(() => expect(lines).toHaveLength(3));
+      const etag = stored.headers.get("etag")!;
+      front304 = await call(path, { env, headers: { ...client, "If-None-Match": etag } });
+      full304 = await call(path, { env, headers: { ...client, "If-None-Match": etag, "X-Request-Id": "trace-2" } });
+      await vi.waitFor(() => expect(lines).toHaveLength(5));
     } finally {
       spy.mockRestore();
     }
@@ -340,6 +345,10 @@ describe("the public read micro-cache", () => {
     const [, frontLine, fullLine] = lines.map((l) => JSON.parse(l));
     expect(frontLine).toStrictEqual({ ...fullLine, request_id: front.headers.get("x-request-id") });
     expect(fullLine).toMatchObject({ request_id: "trace-1", route: "/api/v1/stories/:story_id/pins", d1_round_trips: 0, cf_ray: "8d3a1f2b3c4d5e6f-AMS" });
+    // The ETag sent back as it came: a 304 both ways, with the same headers.
+    expect([front304.status, full304.status, front304.text]).toEqual([304, 304, ""]);
+    expect(headers(front304)).toStrictEqual(headers(full304));
+    expect(headers(front304).etag).toBe(stored.headers.get("etag"));
   });
 
   it("counts a front-door hit against the anonymous read limit: one lease of 10 reads per binding call, as on the full path", async () => {

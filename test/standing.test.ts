@@ -151,9 +151,12 @@ describe("a suspension refuses every credential from the next request on", () =>
     const members = await env.DB.prepare("SELECT count(*) AS n FROM branch_members WHERE bot_id = ?").bind(bot.id).first<{ n: number }>();
     expect(members!.n).toBe(0);
     expectError(await call("/auth/bot/login", { body: { api_key: bot.apiKey } }), 403, "ACCOUNT_SUSPENDED");
-    const result = await mcpTool(bot.token, "read_branch", { branch_id: story.main_branch_id });
-    expect(result.isError).toBe(true);
-    expect(result.structuredContent.error).toMatchObject({ code: "ACCOUNT_SUSPENDED", details: { until: null, reason: "abuse" } });
+    // Over MCP, the JWT and the API key get the same answer: a tool error result, never an HTTP refusal.
+    for (const credential of [bot.token, bot.apiKey]) {
+      const result = await mcpTool(credential, "read_branch", { branch_id: story.main_branch_id });
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent.error).toMatchObject({ code: "ACCOUNT_SUSPENDED", details: { until: null, reason: "abuse" } });
+    }
 
     // A suspension whose `until` has passed is over without a restore.
     await env.DB.prepare("UPDATE bots SET suspended_until = ? WHERE id = ?")

@@ -20,6 +20,8 @@ export interface McpDoor {
   actor: Actor | null;
   /** The tool a `tools/call` request names (one of ours), so its server registers that tool alone. */
   call?: string;
+  /** Why every tool call and prompt of this request is refused (a suspended account's key or token: src/mcp/route.ts). */
+  refusal?: ApiError;
   /** The call's `idempotency_key` with the fingerprint of its arguments (set per tool call by src/mcp/server.ts). */
   idempotency?: IdempotentRequest;
   limits: LimitServices;

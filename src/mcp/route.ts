@@ -14,13 +14,16 @@ const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="storyloom", error="invali
 
 /**
  * The caller: none without a credential (read tools only), the actor for one the REST API accepts, and an
- * invalid one is HTTP 401 with `WWW-Authenticate: Bearer` (the host then asks its user for a new one).
+ * invalid one is HTTP 401 with `WWW-Authenticate: Bearer` (the host then asks its user for a new one). A key or
+ * token whose account is suspended (its own look-up says so) is the refusal every tool call then answers, as a
+ * suspended JWT's is (its standing rides in the call's first D1 trip): one answer whatever the credential.
  */
-async function actorOf(c: Context<AppEnv>): Promise<Actor | null> {
+async function callerOf(c: Context<AppEnv>): Promise<{ actor: Actor | null; refusal?: ApiError }> {
   try {
     const credential = readCredential(c);
-    return credential ? await resolveActor(c.get("db"), c.get("config"), credential) : null;
+    return { actor: credential ? await resolveActor(c.get("db"), c.get("config"), credential) : null };
   } catch (err) {
+    if (err instanceof ApiError && err.code === "ACCOUNT_SUSPENDED") return { actor: null, refusal: err };
     if (err instanceof ApiError && err.status === 401) throw new ApiError(err.code, err.message, err.details, { ...err.headers, ...CHALLENGE });
     throw err;
   }
@@ -74,14 +77,14 @@ const wantsProgress = (body: unknown) => (body as JsonRpcMessage | undefined)?.p
 export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
   c.set("logRoute", "/mcp");
   checkOrigin(c, "The MCP endpoint");
-  const actor = await actorOf(c);
+  const { actor, refusal } = await callerOf(c);
   if (actor) {
     c.set("actor", actor);
     watchStanding(c, actor); // as over REST: the account's standing rides in the call's first D1 trip
   }
   const { json: body, request } = await bodyOf(c);
   c.set("logRoute", logRoute(body));
-  const door = { ...doorOf(c, actor), call: toolCalled(body) };
+  const door = { ...doorOf(c, actor), call: toolCalled(body), refusal };
   const authInfo = { token: "", clientId: actor ? `${actor.type}:${actor.id}` : "anonymous", scopes: [], extra: { door } };
   const progress = wantsProgress(body);
   const res = await mcpHandler.fetch(request, { authInfo, wantsProgress: progress, ...(body === undefined ? {} : { parsedBody: body }) });

@@ -31,6 +31,7 @@ const keyedCall = async (actorId: string, tool: string, key: string, args: unkno
 /** One tool call at the door: access, arguments, the use case, the result or the error result. Never throws. */
 async function call(door: McpDoor, tool: Tool, args: unknown, progress: Progress) {
   try {
+    if (door.refusal) throw door.refusal;
     if (tool.access === "anyone") await door.chargeRead();
     else callerOf(door, tool.access === "bot" ? ["bot"] : undefined);
     const { idempotency_key: key, ...parsed } = parseArguments(tool.input, args) as { idempotency_key?: string };
@@ -84,6 +85,7 @@ function registerPrompts(server: McpServer, door: McpDoor) {
     { title: continueStoryPrompt.title, description: continueStoryPrompt.description, argsSchema: continueStoryArguments },
     async ({ branch_id }) => {
       try {
+        if (door.refusal) throw door.refusal;
         await door.chargeRead();
         const context = await continueStoryContext(door.guest, branch_id);
         if (!context) throw new ApiError("NOT_FOUND", "Branch not found");

@@ -11,14 +11,14 @@ const NO_TRIPS = new RequestMeter().serverTiming();
 
 /**
  * Headers that send a read down the full path: a credential (the reader may see hidden content of their own), a
- * bookmark (it must reach D1), a conditional request (the ETag middleware answers 304s), the caller's own request id
- * (Hono's rule decides whether it is kept). Without any of them, a hit's answer depends on the URL alone.
+ * bookmark (it must reach D1), the caller's own request id (Hono's rule decides whether it is kept). Without any of
+ * them, a hit's answer depends on the URL and `If-None-Match` alone.
  */
-const FULL_PATH_HEADERS = ["authorization", "x-api-key", "x-d1-bookmark", "if-none-match", "x-request-id"];
+const FULL_PATH_HEADERS = ["authorization", "x-api-key", "x-d1-bookmark", "x-request-id"];
 
 /**
  * The front door's answer to a plain anonymous GET that the micro-cache holds, before any routing or middleware:
- * the same body, headers and access-log line as the full path's hit (test/edge.test.ts compares the two), or null
+ * the same body (or 304), headers and access-log line as the full path's hit (test/edge.test.ts compares the two), or null
  * for the full path. The anonymous read limit still counts it (a read taken from the address's lease; with none
  * left, the full path buys one or refuses).
  *
@@ -32,20 +32,18 @@ export function memoryHit(request: Request, env: Env, ctx: ExecutionContext | un
   const config = configOf(env);
   if (config.readCacheMs <= 0) return null;
   const entry = anonymousEntry(request.url, Date.now());
-  if (!entry || !leasedRead(env.READ_LIMITER, headers.get("cf-connecting-ip"))) return null;
+  if (!entry) return null;
+  // The ETag a client got back, as it got it, is a 304; any other If-None-Match (a list, `*`, a weak tag) is left to
+  // the ETag middleware's own rule, which answers this one the same way.
+  const ifNoneMatch = headers.get("if-none-match");
+  if (ifNoneMatch !== null && ifNoneMatch !== entry.etag) return null;
+  if (!leasedRead(env.READ_LIMITER, headers.get("cf-connecting-ip"))) return null;
   const requestId = crypto.randomUUID();
   if (config.logRequests) {
     const fields = { request_id: requestId, route: entry.route, d1_round_trips: 0, actor: "anonymous", error: null };
     writeAfterResponse(ctx, logLine(fields, headers.get("cf-ray")));
   }
-  return new Response(entry.body, {
-    headers: {
-      "content-type": entry.contentType,
-      etag: entry.etag,
-      "x-read-cache": "hit",
-      "Server-Timing": NO_TRIPS,
-      ...CORS_HEADERS,
-      "X-Request-Id": requestId,
-    },
-  });
+  const always = { "Server-Timing": NO_TRIPS, ...CORS_HEADERS, "X-Request-Id": requestId };
+  if (ifNoneMatch !== null) return new Response(null, { status: 304, statusText: "Not Modified", headers: { ETag: entry.etag, ...always } });
+  return new Response(entry.body, { headers: { "content-type": entry.contentType, etag: entry.etag, "x-read-cache": "hit", ...always } });
 }
