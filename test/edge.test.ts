@@ -8,6 +8,7 @@ import {
   DATA_TABLES,
   branchRoom,
   call,
+  countingReadLimiter,
   createBranch,
   createStory,
   registerAdmin,
@@ -353,13 +354,7 @@ describe("the public read micro-cache", () => {
 
   it("counts a front-door hit against the anonymous read limit: one lease of 10 reads per binding call, as on the full path", async () => {
     const story = await createStory(w.owner.token);
-    const calls: string[] = [];
-    const counting = {
-      limit: (o: { key: string }) => {
-        calls.push(o.key);
-        return env.READ_LIMITER!.limit(o);
-      },
-    } as RateLimit;
+    const { calls, counting } = countingReadLimiter();
     const headers = { "CF-Connecting-IP": `203.0.113.${Math.floor(Math.random() * 250)}` };
     let hits = 0;
     for (let i = 0; i < 25; i++) {

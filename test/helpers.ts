@@ -185,3 +185,15 @@ export const DATA_TABLES = [
   "reports",
   "audit_log",
 ];
+
+/** The real read-limit binding, with the key of every call it gets recorded in `calls` (to count leases bought). */
+export function countingReadLimiter() {
+  const calls: string[] = [];
+  const counting = {
+    limit: (o: { key: string }) => {
+      calls.push(o.key);
+      return env.READ_LIMITER!.limit(o);
+    },
+  } as RateLimit;
+  return { calls, counting };
+}
