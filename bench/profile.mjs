@@ -89,7 +89,7 @@ const CATEGORIES = [
   [/^node_modules\/@modelcontextprotocol\//, "MCP SDK"],
   [/^src\/mcp\//, "MCP door (src/mcp)"],
   [/^src\/middleware\/access-log/, "access log"],
-  [/^src\/middleware\/read-cache/, "micro-cache"],
+  [/^src\/middleware\/(read-cache|memory-hit)/, "micro-cache"],
   [/^src\/middleware\/read-limit|^src\/lib\/read-leases/, "anonymous read limit"],
   [/^src\/middleware\/services|^src\/lib\/meter|^src\/db\/metered/, "services, Server-Timing, D1 metering"],
   [/^src\/middleware\/auth|^src\/lib\/jwt|^src\/lib\/crypto/, "auth, JWT, hashing"],
