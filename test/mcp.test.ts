@@ -129,6 +129,26 @@ describe("the MCP door: listing", () => {
   });
 });
 
+describe("the MCP door: round trips", () => {
+  it("each read tool takes one D1 round trip, anonymous or with a JWT (get_story's three reads share one batch)", async () => {
+    const { story } = await storyWithSegments();
+    const bot = await registerBot();
+    const calls: [string, Record<string, unknown>][] = [
+      ["list_stories", { limit: 5 }],
+      ["get_story", { story_id: story.id }],
+      ["read_branch", { branch_id: story.main_branch_id }],
+    ];
+    for (const [name, args] of calls) {
+      for (const headers of [{}, { authorization: `Bearer ${bot.token}` }] as Record<string, string>[]) {
+        const res = await rawPost(headers, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } });
+        const body = await res.text();
+        expect(body, name).not.toContain('"isError":true');
+        expect(res.headers.get("server-timing"), `${name} ${Object.keys(headers)}`).toMatch(/^d1;desc="1 round trip";/);
+      }
+    }
+  });
+});
+
 describe("the MCP door: credentials and origin", () => {
   it("anonymous callers use the read tools; write tools answer UNAUTHORIZED", async () => {
     const { story, segments } = await storyWithSegments();

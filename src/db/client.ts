@@ -45,3 +45,28 @@ function batchable<T extends { getQuery(): { sql: string } }>(db: Db, raw: T): T
 
 export const rawRun = (db: Db, query: SQL) => batchable(db, db.run(query));
 export const rawAll = <T>(db: Db, query: SQL) => batchable(db, db.all<T>(query));
+
+/**
+ * A read as the statements of a batch and what to make of their results, so reads that each take one round trip
+ * can share one (`oneTrip`) instead of taking one each.
+ */
+export interface Read<T> {
+  statements: unknown[];
+  shape(results: unknown[]): T;
+}
+
+/** Runs reads in one D1 batch (one round trip) and shapes each from its own statements' results, in order. */
+export async function oneTrip<T extends unknown[]>(db: Db, ...reads: { [K in keyof T]: Read<T[K]> }): Promise<T> {
+  const statements = reads.flatMap((r: Read<unknown>) => r.statements);
+  const results = (await db.batch(statements as unknown as Parameters<Db["batch"]>[0])) as unknown as unknown[];
+  const shaped: unknown[] = [];
+  let next = 0;
+  for (const read of reads as Read<unknown>[]) {
+    shaped.push(read.shape(results.slice(next, next + read.statements.length)));
+    next += read.statements.length;
+  }
+  return shaped as T;
+}
+
+/** Runs one read (its own round trip). */
+export const runRead = async <T>(db: Db, read: Read<T>): Promise<T> => (await oneTrip<[T]>(db, read))[0];

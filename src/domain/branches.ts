@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { nowIso } from "../db/client";
+import { nowIso, runRead } from "../db/client";
 import { WholeRow } from "../db/whole-row";
 import { branches, segments, stories, type BranchRow, visible } from "../db/schema";
 import { notFound, storyArchived, validationError } from "../lib/errors";
@@ -197,15 +197,20 @@ const shownStoryQuery = (db: Db, storyId: string, viewer: Viewer) =>
     .limit(1);
 
 /** The main line first whatever the sort; hidden branches unlisted; page and total in one round trip. */
-export async function listBranches(
-  db: Db,
-  storyId: string,
-  opts: { sort: BranchSort; includeAll: boolean; limit: number; offset: number },
-  viewer: Viewer = null,
-) {
+export const listBranches = (db: Db, storyId: string, opts: BranchListOptions, viewer: Viewer = null) => runRead(db, branchListRead(db, storyId, opts, viewer));
+
+export interface BranchListOptions {
+  sort: BranchSort;
+  includeAll: boolean;
+  limit: number;
+  offset: number;
+}
+
+/** `listBranches` as a read that can share a round trip (`oneTrip`). */
+export function branchListRead(db: Db, storyId: string, opts: BranchListOptions, viewer: Viewer = null) {
   const listed = isNull(branches.hiddenAt);
   const where = opts.includeAll ? and(eq(branches.storyId, storyId), listed) : and(eq(branches.storyId, storyId), eq(branches.status, "active"), listed);
-  const [story, rows, [{ total }]] = await db.batch([
+  const statements = [
     shownStoryQuery(db, storyId, viewer),
     db
       .select()
@@ -215,9 +220,16 @@ export async function listBranches(
       .limit(opts.limit)
       .offset(opts.offset),
     db.select({ total: count() }).from(branches).where(where),
-  ]);
-  if (!story.length) throw notFound("Story");
-  return { branches: rows.map(branchView), pagination: pagination(opts.limit, opts.offset, total) };
+  ] as const;
+  type Results = { [K in keyof typeof statements]: Awaited<(typeof statements)[K]> };
+  return {
+    statements: [...statements],
+    shape: (results: unknown[]) => {
+      const [story, rows, [{ total }]] = results as unknown as Results;
+      if (!story.length) throw notFound("Story");
+      return { branches: rows.map(branchView), pagination: pagination(opts.limit, opts.offset, total) };
+    },
+  };
 }
 
 export interface TreeNode {
@@ -231,16 +243,31 @@ export interface TreeNode {
 }
 
 /** The tree without hidden branches (and what forks from them: their reading paths pass through hidden text). */
-export async function branchTree(db: Db, storyId: string, viewer: Viewer = null) {
-  const [story, rows] = await db.batch([
+export const branchTree = (db: Db, storyId: string, viewer: Viewer = null) => runRead(db, branchTreeRead(db, storyId, viewer));
+
+/** `branchTree` as a read that can share a round trip (`oneTrip`). */
+export function branchTreeRead(db: Db, storyId: string, viewer: Viewer = null) {
+  const statements = [
     shownStoryQuery(db, storyId, viewer),
     db
       .select()
       .from(branches)
       .where(and(eq(branches.storyId, storyId), isNull(branches.hiddenAt)))
       .orderBy(desc(branches.isMain), asc(branches.createdAt)),
-  ]);
-  if (!story.length) throw notFound("Story");
+  ] as const;
+  type Results = { [K in keyof typeof statements]: Awaited<(typeof statements)[K]> };
+  return {
+    statements: [...statements],
+    shape: (results: unknown[]) => {
+      const [story, rows] = results as unknown as Results;
+      if (!story.length) throw notFound("Story");
+      return { tree: treeOf(rows) };
+    },
+  };
+}
+
+/** Branches (parents before their children, as the tree's query orders them) as a forest. */
+function treeOf(rows: BranchRow[]): TreeNode[] {
   const nodes = new Map<string, TreeNode>(
     rows.map((b) => [
       b.id,
@@ -252,7 +279,7 @@ export async function branchTree(db: Db, storyId: string, viewer: Viewer = null)
     if (!node.parent_branch_id) roots.push(node);
     else nodes.get(node.parent_branch_id)?.children.push(node);
   }
-  return { tree: roots };
+  return roots;
 }
 
 const branchRow = new WholeRow(branches, "b");

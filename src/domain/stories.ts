@@ -1,7 +1,7 @@
 import type { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { nowIso, rawAll } from "../db/client";
+import { nowIso, rawAll, runRead } from "../db/client";
 import { branches, stories, type StoryRow, visible } from "../db/schema";
 import type { storyListItemSchema } from "../schemas/stories";
 import { newBranchRow } from "./branches";
@@ -131,8 +131,11 @@ export async function listStories(db: Db, status: "active" | "archived", limit: 
 type StoryListItem = z.infer<typeof storyListItemSchema>;
 
 /** The story (404 when hidden from the viewer) with its main line's id and its active pins: one round trip. */
-export async function getStory(db: Db, id: string, viewer: Viewer = null) {
-  const [[story], activePins] = await db.batch([
+export const getStory = (db: Db, id: string, viewer: Viewer = null) => runRead(db, storyRead(db, id, viewer));
+
+/** `getStory` as a read that can share a round trip (`oneTrip`). */
+export function storyRead(db: Db, id: string, viewer: Viewer = null) {
+  const statements = [
     // A subquery, not a join: D1 batch results are keyed by column name, and both tables have an `id`.
     db
       .select({ story: stories, mainBranchId: sql<string | null>`(SELECT b.id FROM branches b WHERE b.story_id = "stories"."id" AND b.is_main = 1)` })
@@ -140,9 +143,16 @@ export async function getStory(db: Db, id: string, viewer: Viewer = null) {
       .where(and(eq(stories.id, id), storyShown('"stories"', viewer)))
       .limit(1),
     activePinsQuery(db, id),
-  ]);
-  if (!story) throw notFound("Story");
-  return { ...storyView(story.story), main_branch_id: story.mainBranchId, pins: activePins.map(pinView) };
+  ] as const;
+  type Results = { [K in keyof typeof statements]: Awaited<(typeof statements)[K]> };
+  return {
+    statements: [...statements],
+    shape: (results: unknown[]) => {
+      const [[story], activePins] = results as unknown as Results;
+      if (!story) throw notFound("Story");
+      return { ...storyView(story.story), main_branch_id: story.mainBranchId, pins: activePins.map(pinView) };
+    },
+  };
 }
 
 export interface StoryPatch {

@@ -1,4 +1,5 @@
-import { branchTree, listBranches } from "../domain/branches";
+import { oneTrip } from "../db/client";
+import { branchListRead, branchTreeRead } from "../domain/branches";
 import * as domain from "../domain/stories";
 import type { CreateStoryBody } from "../schemas/stories";
 import type { Caller } from "./caller";
@@ -20,12 +21,14 @@ export async function updateStory(caller: Caller, storyId: string, patch: domain
   return story;
 }
 
-/** A story for an agent: the story, the first page of its branches (most active first) and its branch tree. */
+/** A story for an agent: the story, the first page of its branches (most active first) and its branch tree, in one round trip. */
 export async function storyOverview(caller: Pick<Caller, "db">, storyId: string) {
-  const [story, branches, tree] = await Promise.all([
-    domain.getStory(caller.db, storyId),
-    listBranches(caller.db, storyId, { sort: "activity", includeAll: false, limit: 6, offset: 0 }),
-    branchTree(caller.db, storyId),
-  ]);
+  const { db } = caller;
+  const [story, branches, tree] = await oneTrip(
+    db,
+    domain.storyRead(db, storyId),
+    branchListRead(db, storyId, { sort: "activity", includeAll: false, limit: 6, offset: 0 }),
+    branchTreeRead(db, storyId),
+  );
   return { story, branches: branches.branches, branches_total: branches.pagination.total, tree: tree.tree };
 }
