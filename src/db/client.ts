@@ -55,6 +55,12 @@ export interface Read<T> {
   shape(results: unknown[]): T;
 }
 
+/** A read from its statements (queries usable in `db.batch()`) and a shape that gets each one's awaited result. */
+export const readOf = <const S extends readonly unknown[], T>(statements: S, shape: (results: { [K in keyof S]: Awaited<S[K]> }) => T): Read<T> => ({
+  statements: [...statements],
+  shape: (results) => shape(results as unknown as { [K in keyof S]: Awaited<S[K]> }),
+});
+
 /** Runs reads in one D1 batch (one round trip) and shapes each from its own statements' results, in order. */
 export async function oneTrip<T extends unknown[]>(db: Db, ...reads: { [K in keyof T]: Read<T[K]> }): Promise<T> {
   const statements = reads.flatMap((r: Read<unknown>) => r.statements);

@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { nowIso, runRead } from "../db/client";
+import { nowIso, readOf, runRead } from "../db/client";
 import { WholeRow } from "../db/whole-row";
 import { branches, segments, stories, type BranchRow, visible } from "../db/schema";
 import { notFound, storyArchived, validationError } from "../lib/errors";
@@ -210,26 +210,23 @@ export interface BranchListOptions {
 export function branchListRead(db: Db, storyId: string, opts: BranchListOptions, viewer: Viewer = null) {
   const listed = isNull(branches.hiddenAt);
   const where = opts.includeAll ? and(eq(branches.storyId, storyId), listed) : and(eq(branches.storyId, storyId), eq(branches.status, "active"), listed);
-  const statements = [
-    shownStoryQuery(db, storyId, viewer),
-    db
-      .select()
-      .from(branches)
-      .where(where)
-      .orderBy(desc(branches.isMain), ...SORTS[opts.sort], asc(branches.id))
-      .limit(opts.limit)
-      .offset(opts.offset),
-    db.select({ total: count() }).from(branches).where(where),
-  ] as const;
-  type Results = { [K in keyof typeof statements]: Awaited<(typeof statements)[K]> };
-  return {
-    statements: [...statements],
-    shape: (results: unknown[]) => {
-      const [story, rows, [{ total }]] = results as unknown as Results;
+  return readOf(
+    [
+      shownStoryQuery(db, storyId, viewer),
+      db
+        .select()
+        .from(branches)
+        .where(where)
+        .orderBy(desc(branches.isMain), ...SORTS[opts.sort], asc(branches.id))
+        .limit(opts.limit)
+        .offset(opts.offset),
+      db.select({ total: count() }).from(branches).where(where),
+    ],
+    ([story, rows, [{ total }]]) => {
       if (!story.length) throw notFound("Story");
       return { branches: rows.map(branchView), pagination: pagination(opts.limit, opts.offset, total) };
     },
-  };
+  );
 }
 
 export interface TreeNode {
@@ -247,23 +244,20 @@ export const branchTree = (db: Db, storyId: string, viewer: Viewer = null) => ru
 
 /** `branchTree` as a read that can share a round trip (`oneTrip`). */
 export function branchTreeRead(db: Db, storyId: string, viewer: Viewer = null) {
-  const statements = [
-    shownStoryQuery(db, storyId, viewer),
-    db
-      .select()
-      .from(branches)
-      .where(and(eq(branches.storyId, storyId), isNull(branches.hiddenAt)))
-      .orderBy(desc(branches.isMain), asc(branches.createdAt)),
-  ] as const;
-  type Results = { [K in keyof typeof statements]: Awaited<(typeof statements)[K]> };
-  return {
-    statements: [...statements],
-    shape: (results: unknown[]) => {
-      const [story, rows] = results as unknown as Results;
+  return readOf(
+    [
+      shownStoryQuery(db, storyId, viewer),
+      db
+        .select()
+        .from(branches)
+        .where(and(eq(branches.storyId, storyId), isNull(branches.hiddenAt)))
+        .orderBy(desc(branches.isMain), asc(branches.createdAt)),
+    ],
+    ([story, rows]) => {
       if (!story.length) throw notFound("Story");
       return { tree: treeOf(rows) };
     },
-  };
+  );
 }
 
 /** Branches (parents before their children, as the tree's query orders them) as a forest. */

@@ -1,7 +1,7 @@
 import type { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { nowIso, rawAll, runRead } from "../db/client";
+import { nowIso, rawAll, readOf, runRead } from "../db/client";
 import { branches, stories, type StoryRow, visible } from "../db/schema";
 import type { storyListItemSchema } from "../schemas/stories";
 import { newBranchRow } from "./branches";
@@ -135,24 +135,21 @@ export const getStory = (db: Db, id: string, viewer: Viewer = null) => runRead(d
 
 /** `getStory` as a read that can share a round trip (`oneTrip`). */
 export function storyRead(db: Db, id: string, viewer: Viewer = null) {
-  const statements = [
-    // A subquery, not a join: D1 batch results are keyed by column name, and both tables have an `id`.
-    db
-      .select({ story: stories, mainBranchId: sql<string | null>`(SELECT b.id FROM branches b WHERE b.story_id = "stories"."id" AND b.is_main = 1)` })
-      .from(stories)
-      .where(and(eq(stories.id, id), storyShown('"stories"', viewer)))
-      .limit(1),
-    activePinsQuery(db, id),
-  ] as const;
-  type Results = { [K in keyof typeof statements]: Awaited<(typeof statements)[K]> };
-  return {
-    statements: [...statements],
-    shape: (results: unknown[]) => {
-      const [[story], activePins] = results as unknown as Results;
+  return readOf(
+    [
+      // A subquery, not a join: D1 batch results are keyed by column name, and both tables have an `id`.
+      db
+        .select({ story: stories, mainBranchId: sql<string | null>`(SELECT b.id FROM branches b WHERE b.story_id = "stories"."id" AND b.is_main = 1)` })
+        .from(stories)
+        .where(and(eq(stories.id, id), storyShown('"stories"', viewer)))
+        .limit(1),
+      activePinsQuery(db, id),
+    ],
+    ([[story], activePins]) => {
       if (!story) throw notFound("Story");
       return { ...storyView(story.story), main_branch_id: story.mainBranchId, pins: activePins.map(pinView) };
     },
-  };
+  );
 }
 
 export interface StoryPatch {

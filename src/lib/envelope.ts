@@ -26,7 +26,8 @@ export type ErrorBody = z.infer<typeof errorSchema>;
 /** A write that succeeded: a 2xx, or the 303 See Other with which the web reader answers a form (src/web/). */
 export const succeeded = (status: number) => status < 300 || status === 303;
 
-const isRead = (method: string) => method === "GET" || method === "HEAD";
+/** A read: GET, or HEAD (which Hono serves as a GET). */
+export const isReadMethod = (method: string) => method === "GET" || method === "HEAD";
 
 /**
  * `{status:'success', data}` as JSON, serialized once: a read also gets its strong ETag from the text here (the
@@ -35,7 +36,7 @@ const isRead = (method: string) => method === "GET" || method === "HEAD";
 export function ok<T, S extends ContentfulStatusCode = 200>(c: Context, data: T, status?: S) {
   const text = JSON.stringify({ status: "success", data });
   const headers: Record<string, string> = { "content-type": "application/json" };
-  if (isRead(c.req.method)) {
+  if (isReadMethod(c.req.method)) {
     headers.etag = contentTag(text);
     c.set("rendered", text);
   }

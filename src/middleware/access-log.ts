@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { configOf } from "../config";
 import type { AppEnv } from "../context";
+import { isReadMethod } from "../lib/envelope";
 
 /**
  * Cloudflare's Ray ID as the edge sets it: 16 lowercase hex digits, a dash, the data centre's IATA code. Anything
@@ -52,7 +53,7 @@ export const accessLog: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (requestId) c.res.headers.set("X-Request-Id", requestId);
   if (!c.get("config")?.logRequests) return;
   // A read's line from a timer, a write's at once: each the cheaper way, as measured (see writeAfterResponse).
-  if (c.req.method === "GET" || c.req.method === "HEAD") writeAfterResponse(executionContextOf(c), line(c));
+  if (isReadMethod(c.req.method)) writeAfterResponse(executionContextOf(c), line(c));
   else console.log(line(c));
 };
 

@@ -3,7 +3,7 @@ import type { Env } from "../env";
 import { RequestMeter } from "../lib/meter";
 import { logLine, writeAfterResponse } from "./access-log";
 import { CORS_HEADERS } from "./cors";
-import { anonymousEntry } from "./read-cache";
+import { anonymousEntry, hitResponse } from "./read-cache";
 import { leasedRead } from "./read-limit";
 
 /** What a hit's Server-Timing says: no D1 round trip. */
@@ -46,5 +46,5 @@ export function memoryHit(request: Request, env: Env, ctx: ExecutionContext | un
   }
   const always = { "Server-Timing": NO_TRIPS, ...CORS_HEADERS, "X-Request-Id": requestId };
   if (ifNoneMatch !== null) return new Response(null, { status: 304, statusText: "Not Modified", headers: { ETag: entry.etag, ...always } });
-  return new Response(entry.body, { headers: { "content-type": entry.contentType, etag: entry.etag, "x-read-cache": "hit", ...always } });
+  return hitResponse(entry, always);
 }

@@ -14,7 +14,7 @@ import { verifiedActor } from "./auth";
  * is keyed on the route Hono matched, its decoded parameters and the query, never on the raw path (a
  * percent-encoded private path cannot alias a public entry) and never on a list of private paths.
  */
-export interface Entry {
+interface Entry {
   expires: number;
   body: string;
   contentType: string;
@@ -56,7 +56,7 @@ export function publicReadCache(options: { unless?: (c: Context<AppEnv>) => bool
     const hit = entries.get(key);
     const now = Date.now();
     if (hit && hit.expires > now) {
-      return new Response(hit.body, { headers: { "content-type": hit.contentType, etag: hit.etag, "x-read-cache": "hit" } });
+      return hitResponse(hit);
     }
     await next();
     if (c.res.status !== 200) return;
@@ -72,6 +72,10 @@ export function publicReadCache(options: { unless?: (c: Context<AppEnv>) => bool
     anonymousUrls.set(c.req.url, key);
   };
 }
+
+/** A hit's answer: the entry's body, content type and ETag, marked `x-read-cache: hit`, with any `headers` more. */
+export const hitResponse = (entry: Entry, headers: Record<string, string> = {}) =>
+  new Response(entry.body, { headers: { "content-type": entry.contentType, etag: entry.etag, "x-read-cache": "hit", ...headers } });
 
 /** The live entry an anonymous read of exactly this URL stored, if any. */
 export function anonymousEntry(url: string, now: number): Entry | undefined {

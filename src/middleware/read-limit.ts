@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context";
 import { addressKey } from "../lib/address";
+import { isReadMethod } from "../lib/envelope";
 import { ApiError } from "../lib/errors";
 import { ReadLeases, WINDOW_SECONDS } from "../lib/read-leases";
 import { verifiedActor } from "./auth";
@@ -31,8 +32,6 @@ async function admitRead(limiter: RateLimit, key: string): Promise<boolean> {
   }
 }
 
-const isRead = (c: Context<AppEnv>) => c.req.method === "GET" || c.req.method === "HEAD";
-
 /** The client the limit counts: its address, an IPv6 address by its /64 (src/lib/address.ts). */
 const readKeyOf = (address: string | null | undefined) => `read:${addressKey(address)}`;
 const readKey = (c: Context<AppEnv>) => readKeyOf(c.req.header("cf-connecting-ip"));
@@ -60,7 +59,7 @@ const refusal = () =>
  */
 export const anonymousReadLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
   const limiter = c.env.READ_LIMITER;
-  if (!limiter || !isRead(c) || (await verifiedActor(c))) return next();
+  if (!limiter || !isReadMethod(c.req.method) || (await verifiedActor(c))) return next();
   if (await admitRead(limiter, readKey(c))) return next();
   throw refusal();
 };

@@ -3,6 +3,7 @@ import { etag } from "hono/etag";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "../context";
 import { readerBot, readerStories, readerStory, type StorySort } from "../domain/reader";
+import { isReadMethod } from "../lib/envelope";
 import { ApiError, type ErrorStatus, apiErrorIn } from "../lib/errors";
 import { pathId } from "../lib/ids";
 import { publicReadCache } from "../middleware/read-cache";
@@ -73,7 +74,7 @@ const pageHeaders = secureHeaders({
 
 webRoutes.use("*", pageHeaders);
 webRoutes.use("*", session);
-webRoutes.use("*", (c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? pageMiddleware(c, next) : next()));
+webRoutes.use("*", (c, next) => (isReadMethod(c.req.method) ? pageMiddleware(c, next) : next()));
 
 const strongEtag = etag();
 /**
