@@ -1,5 +1,6 @@
 import { desc, sql, type SQL } from "drizzle-orm";
 import { type Db, rawAll, rawRun } from "../db/client";
+import { JsonText, jsonRows } from "../db/json-rows";
 import { segments, type SegmentRow, visible } from "../db/schema";
 import { notFound } from "../lib/errors";
 import { type Writer, writerType } from "./actor";
@@ -97,22 +98,34 @@ export function segmentStatements(db: Db, s: NewSegment, { onlyIfStoryActive, on
   ] as const;
 }
 
+/** `segmentColumns` as SQLite's JSON: the keys in the order `asSegments` gives them. */
+const segmentJson = jsonRows({
+  id: "value",
+  branch_id: "value",
+  bot_id: "value",
+  author_type: "value",
+  author_name: "value",
+  content: "value",
+  hidden: "boolean",
+  sequence_order: "value",
+  coherence_score: "value",
+  is_starter: "boolean",
+  created_at: "value",
+});
+
 /**
- * A branch's own segments in order, one page and the total in one round trip. The page is one SQL text with the
- * view's names (the busiest read a bot makes): Drizzle's select builder and its per-field row mapping cost this
- * read about a third of its CPU (bench/PROFILE.md).
+ * A branch's own segments in order, one page and the total in one statement (the busiest read a bot makes): SQLite
+ * writes the page as JSON (`jsonRows`), so an uncached page costs about what its ceiling's one-value round trip does.
  */
 export async function listSegments(db: Db, branchId: string, limit: number, offset: number, viewer: Viewer = null) {
-  const [[head], rows] = await db.batch([
-    rawAll<{ found: number; total: number }>(
-      db,
-      sql`SELECT (SELECT count(*) FROM branches b WHERE b.id = ${branchId} AND ${branchShown("b", viewer)}) AS found,
-        (SELECT count(*) FROM segments WHERE branch_id = ${branchId}) AS total`,
-    ),
-    segmentRecords(db, viewer, sql`WHERE s.branch_id = ${branchId} ORDER BY s.sequence_order LIMIT ${limit} OFFSET ${offset}`),
-  ]);
+  const page = sql`SELECT ${segmentColumns(viewer)} FROM segments s WHERE s.branch_id = ${branchId} ORDER BY s.sequence_order LIMIT ${limit} OFFSET ${offset}`;
+  const [head] = await rawAll<{ found: number; total: number; segments: string }>(
+    db,
+    sql`SELECT (SELECT count(*) FROM branches b WHERE b.id = ${branchId} AND ${branchShown("b", viewer)}) AS found,
+      (SELECT count(*) FROM segments WHERE branch_id = ${branchId}) AS total, ${segmentJson(page, "r.sequence_order")} AS segments`,
+  );
   if (!head.found) throw notFound("Branch");
-  return { segments: asSegments(rows), pagination: pagination(limit, offset, head.total) };
+  return { segments: new JsonText<SegmentView[]>(head.segments), pagination: pagination(limit, offset, head.total) };
 }
 
 export type SegmentView = ReturnType<typeof segmentView>;

@@ -2,6 +2,7 @@ import type { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nowIso, rawAll, readOf, runRead } from "../db/client";
+import { JsonText, jsonRows } from "../db/json-rows";
 import { branches, stories, type StoryRow, visible } from "../db/schema";
 import type { storyListItemSchema } from "../schemas/stories";
 import { newBranchRow } from "./branches";
@@ -111,20 +112,31 @@ export async function createStory(db: Db, actor: Actor, input: NewStory, idem?: 
 }
 
 /** Active or archived stories, newest first; hidden ones unlisted. */
+/** A row of `GET /stories` as SQLite's JSON, its keys in the answer's order. */
+const storyListJson = jsonRows({
+  id: "value",
+  title: "value",
+  background: "value",
+  language: "value",
+  owner_type: "value",
+  status: "value",
+  branches_count: "value",
+  bots_count: "value",
+  created_at: "value",
+});
+
 export async function listStories(db: Db, status: "active" | "archived", limit: number, offset: number) {
-  // One SQL text with the answer's names: the select builder and its per-field mapping cost this uncached read
-  // about a quarter of its CPU (bench/PROFILE.md).
-  const [rows, [{ total }]] = await db.batch([
-    rawAll<StoryListItem>(
-      db,
-      sql`SELECT s.id, s.title, substr(s.background, 1, ${LIST_BACKGROUND_CHARS}) AS background, s.language, s.owner_type, s.status,
-        (SELECT count(*) FROM branches b WHERE b.story_id = s.id AND b.hidden_at IS NULL) AS branches_count,
-        (SELECT count(DISTINCT m.bot_id) FROM branch_members m WHERE m.story_id = s.id) AS bots_count, s.created_at
-      FROM stories s WHERE s.status = ${status} AND s.hidden_at IS NULL ORDER BY s.created_at DESC, s.id DESC LIMIT ${limit} OFFSET ${offset}`,
-    ),
-    rawAll<{ total: number }>(db, sql`SELECT count(*) AS total FROM stories WHERE status = ${status} AND hidden_at IS NULL`),
-  ]);
-  return { stories: rows, count: total, pagination: pagination(limit, offset, total) };
+  // One statement, and SQLite writes the page as JSON (`jsonRows`): no select builder, no per-row objects.
+  const page = sql`SELECT s.id, s.title, substr(s.background, 1, ${LIST_BACKGROUND_CHARS}) AS background, s.language, s.owner_type, s.status,
+      (SELECT count(*) FROM branches b WHERE b.story_id = s.id AND b.hidden_at IS NULL) AS branches_count,
+      (SELECT count(DISTINCT m.bot_id) FROM branch_members m WHERE m.story_id = s.id) AS bots_count, s.created_at
+    FROM stories s WHERE s.status = ${status} AND s.hidden_at IS NULL ORDER BY s.created_at DESC, s.id DESC LIMIT ${limit} OFFSET ${offset}`;
+  const [{ total, stories }] = await rawAll<{ total: number; stories: string }>(
+    db,
+    sql`SELECT (SELECT count(*) FROM stories WHERE status = ${status} AND hidden_at IS NULL) AS total,
+      ${storyListJson(page, "r.created_at DESC, r.id DESC")} AS stories`,
+  );
+  return { stories: new JsonText<StoryListItem[]>(stories), count: total, pagination: pagination(limit, offset, total) };
 }
 
 /** A row of `GET /stories`. */

@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import type { TypedResponse } from "hono/types";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { JSONParsed } from "hono/utils/types";
+import { JsonText } from "../db/json-rows";
 import { contentTag } from "./content-tag";
 import { ERROR_STATUS, type ErrorCode } from "./errors";
 
@@ -34,7 +35,27 @@ export const isReadMethod = (method: string) => method === "GET" || method === "
  * etag middleware then only compares), and the text is kept on `c.var.rendered` for the micro-cache.
  */
 export function ok<T, S extends ContentfulStatusCode = 200>(c: Context, data: T, status?: S) {
-  const text = JSON.stringify({ status: "success", data });
+  return answer<T, S>(c, JSON.stringify({ status: "success", data }), status);
+}
+
+/** `data` with each field SQLite wrote as JSON (`JsonText`) typed as its value. */
+type Spliced<T> = { [K in keyof T]: T[K] extends JsonText<infer V> ? V : T[K] };
+
+/**
+ * `ok` for data whose fields may be JSON text SQLite already wrote (`JsonText`, src/db/json-rows.ts): spliced in as
+ * it is, so the rows it holds are never objects here. The text is what `ok` writes for the same values.
+ */
+export function okSpliced<T extends Record<string, unknown>>(c: Context, data: T) {
+  let fields = "";
+  for (const key in data) {
+    const value = data[key];
+    if (value === undefined) continue;
+    fields += `${fields ? "," : ""}${JSON.stringify(key)}:${value instanceof JsonText ? value.text : JSON.stringify(value)}`;
+  }
+  return answer<Spliced<T>, 200>(c, `{"status":"success","data":{${fields}}}`);
+}
+
+function answer<T, S extends ContentfulStatusCode>(c: Context, text: string, status?: S) {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (isReadMethod(c.req.method)) {
     headers.etag = contentTag(text);

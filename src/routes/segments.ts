@@ -3,7 +3,7 @@ import { listSegments } from "../domain/segments";
 import { auth, viewerOfRequest } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
 import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
-import { ok, successSchema } from "../lib/envelope";
+import { ok, okSpliced, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { pageQuery, paginationSchema } from "../lib/pagination";
@@ -66,7 +66,7 @@ export const segmentRoutes = createRouter()
   .openapi(listRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
     const { limit, offset } = c.req.valid("query");
-    return ok(c, await listSegments(c.get("db"), id, limit, offset, await viewerOfRequest(c)));
+    return okSpliced(c, await listSegments(c.get("db"), id, limit, offset, await viewerOfRequest(c)));
   })
   .openapi(submitRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");

@@ -3,7 +3,7 @@ import * as domain from "../domain/stories";
 import { auth, viewerOfRequest } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
 import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
-import { ok, successSchema } from "../lib/envelope";
+import { ok, okSpliced, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { pageQuery, paginationSchema } from "../lib/pagination";
@@ -90,7 +90,7 @@ export const storyRoutes = createRouter()
   .openapi(createRouteDef, async (c) => ok(c, await createStory(callerOf(c), c.req.valid("json")), 201))
   .openapi(listRoute, async (c) => {
     const { status, limit, offset } = c.req.valid("query");
-    return ok(c, await domain.listStories(c.get("db"), status, limit, offset));
+    return okSpliced(c, await domain.listStories(c.get("db"), status, limit, offset));
   })
   .openapi(getRoute, async (c) => {
     const id = pathId(c.req.valid("param").story_id, "Story");

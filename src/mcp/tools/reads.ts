@@ -28,7 +28,8 @@ export const listStoriesTool = defineTool({
   access: "anyone",
   readOnly: true,
   run: async (door, { status, limit, offset }) => {
-    const data = await listStories(door.guest.db, status, limit, offset);
+    const list = await listStories(door.guest.db, status, limit, offset);
+    const data = { ...list, stories: list.stories.value() };
     const lines = data.stories.map((s) => `- ${s.title} (${s.language}, id ${s.id})`);
     return toolResult(data, `${data.count} ${status} stories; showing ${data.stories.length} from ${offset}:\n${lines.join("\n")}`);
   },

@@ -1,0 +1,30 @@
+import { type SQL, sql } from "drizzle-orm";
+
+/**
+ * JSON text SQLite wrote for a value of type `T` (see `jsonRows`), spliced into an answer as it is (`okSpliced`).
+ * Parse it to have the value (`value()`), as a door that needs objects does (MCP).
+ */
+export class JsonText<T> {
+  constructor(readonly text: string) {}
+  value = (): T => JSON.parse(this.text);
+}
+
+/** How a column goes into JSON: as it is (text, integer, null), or SQLite's 0/1 as false/true. */
+type JsonKind = "value" | "boolean";
+
+/**
+ * A list read whose rows SQLite writes as one JSON array (`json_group_array(json_object(…))`): D1 then hands the
+ * Worker one value instead of rows of columns, and the Worker neither builds an object per row nor serializes them.
+ * Why: an uncached page then costs ×0.93–0.95 of the CPU it did as rows (`npm run bench:ab`, docs/decisions.md). SQLite's JSON strings are byte for byte JSON.stringify's
+ * (test/unit/json-rows.test.ts); its reals are written `1.0` where JavaScript writes `1`, so only text, integer
+ * and boolean columns go through here.
+ *
+ * `fields` names the answer's keys in order, each a column of the inner select (aliased `r`); `order` repeats the
+ * inner select's ORDER BY on `r` (the aggregate's own order: SQLite promises none from a subquery's).
+ */
+export function jsonRows(fields: Record<string, JsonKind>) {
+  const pairs = Object.entries(fields)
+    .map(([key, kind]) => `'${key}', ${kind === "boolean" ? `CASE WHEN r.${key} THEN json('true') ELSE json('false') END` : `r.${key}`}`)
+    .join(", ");
+  return (rows: SQL, order: string): SQL => sql`(SELECT json_group_array(json_object(${sql.raw(pairs)}) ORDER BY ${sql.raw(order)}) FROM (${rows}) r)`;
+}

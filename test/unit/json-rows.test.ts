@@ -1,0 +1,68 @@
+import { env } from "cloudflare:workers";
+import { sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { getDb, rawAll } from "../../src/db/client";
+import { jsonRows } from "../../src/db/json-rows";
+import { asSegments, listSegments, segmentRecords } from "../../src/domain/segments";
+import { listStories } from "../../src/domain/stories";
+import { createStory, registerAdmin, registerHuman, submit, unique } from "../helpers";
+
+// Lists whose rows SQLite writes as JSON must answer byte for byte what JSON.stringify wrote for the same rows:
+// the ETag, the micro-cache and every client see that text.
+const db = getDb(env.DB);
+const pairJson = jsonRows({ v: "value", b: "boolean" });
+const asJson = async (rows: ReturnType<typeof sql>) => (await rawAll<{ j: string }>(db, sql`SELECT ${pairJson(rows, "r.n")} AS j`))[0].j;
+
+const ASCII = Array.from({ length: 128 }, (_, i) => String.fromCharCode(i)).join("");
+
+describe("jsonRows: SQLite's JSON is JSON.stringify's", () => {
+  it.each([
+    ["every ASCII character, controls included", ASCII],
+    ["quotes and backslashes", `"\\"\\\\ \\u0041 '`],
+    ["non-ASCII, emoji, line and paragraph separators, BOM", "é 故事 😀 \u2028 \u2029 \ufeff"],
+    ["the empty string", ""],
+  ])("%s", async (_, text) => {
+    const rows = sql`SELECT 1 AS n, ${text} AS v, 1 AS b UNION ALL SELECT 2, NULL, 0 UNION ALL SELECT 3, 42, 0`;
+    expect(await asJson(rows)).toBe(
+      JSON.stringify([
+        { v: text, b: true },
+        { v: null, b: false },
+        { v: 42, b: false },
+      ]),
+    );
+  });
+
+  it("keeps the order it is given, and an empty list is []", async () => {
+    expect(await asJson(sql`SELECT 2 AS n, 'b' AS v, 0 AS b UNION ALL SELECT 1, 'a', 1`)).toBe('[{"v":"a","b":true},{"v":"b","b":false}]');
+    expect(await asJson(sql`SELECT 1 AS n, 'a' AS v, 0 AS b WHERE 0`)).toBe("[]");
+  });
+});
+
+describe("lists SQLite writes as JSON", () => {
+  it("a page of segments is JSON.stringify of its rows, for every viewer of a hidden segment", async () => {
+    const owner = await registerHuman();
+    const story = await createStory(owner.token);
+    const writer = await registerHuman();
+    const res = await submit(writer.token, story.main_branch_id, 'She said "no" \\ twice,\n\tthen left: 故事 😀.');
+    expect(res.status, res.text).toBe(201);
+    await env.DB.prepare("UPDATE segments SET hidden_at = ? WHERE id = ?").bind(new Date().toISOString(), res.body.data.id).run();
+    const admin = await registerAdmin();
+    for (const viewer of [null, { id: writer.id, type: "human" as const }, { id: admin.id, type: "admin" as const }]) {
+      const { segments } = await listSegments(db, story.main_branch_id, 50, 1, viewer);
+      const rows = await segmentRecords(db, viewer, sql`WHERE s.branch_id = ${story.main_branch_id} ORDER BY s.sequence_order LIMIT 50 OFFSET 1`);
+      expect(rows.length).toBeGreaterThan(3);
+      expect(segments.text).toBe(JSON.stringify(asSegments(rows)));
+    }
+  });
+
+  it("a page of stories is the text JSON.stringify writes for its values", async () => {
+    const owner = await registerHuman();
+    const title = `"Quoted" \\ ${unique("t")} 故事 😀`;
+    const story = await createStory(owner.token, { title });
+    const { stories, count } = await listStories(db, "active", 100, 0);
+    const values = stories.value();
+    expect(stories.text).toBe(JSON.stringify(values));
+    expect(values.length).toBe(Math.min(count, 100));
+    expect(values[0]).toMatchObject({ id: story.id, title, branches_count: 1, bots_count: 0, owner_type: "human", status: "active" });
+  });
+});
