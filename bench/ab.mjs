@@ -76,10 +76,18 @@ try {
       `round ${i + 1}: A ${ra2.cpu.toFixed(2)} ms, ${ra2.rps.toFixed(0)}/s; B ${rb.cpu.toFixed(2)} ms, ${rb.rps.toFixed(0)}/s; non-2xx ${ra2.bad}/${rb.bad}`,
     );
   }
-  const cpu = median(rounds.map((r) => r.rb.cpu / r.ra.cpu));
+  const cpuRatios = rounds.map((r) => r.rb.cpu / r.ra.cpu);
+  const cpu = median(cpuRatios);
   const rps = median(rounds.map((r) => r.rb.rps / r.ra.rps));
   console.log(
     `${values.case}: B (this tree) against A (${values.base}): CPU per request ×${cpu.toFixed(3)}, requests/s ×${rps.toFixed(3)} (medians of ${rounds.length} rounds)`,
+  );
+  // The spread says whether the median means anything: on this machine a change of a few per cent hides in it.
+  console.log(
+    `per-round CPU ratios, sorted: ${cpuRatios
+      .sort((x, y) => x - y)
+      .map((r) => r.toFixed(3))
+      .join(" ")}`,
   );
 } finally {
   a.server.stop();

@@ -157,7 +157,7 @@ function createApiApp() {
 async function serveGuide(c: Context<AppEnv>) {
   const { agentsGuide } = await import("./mcp/guide");
   const text = agentsGuide(openApiDocument(), c.get("config"));
-  return c.body(text, 200, { "content-type": "text/markdown; charset=utf-8", etag: contentTag(text), "cache-control": "public, max-age=300" });
+  return c.body(text, 200, { "content-type": "text/markdown; charset=utf-8", etag: await contentTag(text), "cache-control": "public, max-age=300" });
 }
 
 /**

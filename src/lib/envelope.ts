@@ -55,10 +55,10 @@ export function okSpliced<T extends Record<string, unknown>>(c: Context, data: T
   return answer<Spliced<T>, 200>(c, `{"status":"success","data":{${fields}}}`);
 }
 
-function answer<T, S extends ContentfulStatusCode>(c: Context, text: string, status?: S) {
+async function answer<T, S extends ContentfulStatusCode>(c: Context, text: string, status?: S) {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (isReadMethod(c.req.method)) {
-    headers.etag = contentTag(text);
+    headers.etag = await contentTag(text);
     c.set("rendered", text);
   }
   return c.body(text, (status ?? 200) as S, headers) as unknown as Response & TypedResponse<JSONParsed<{ status: "success"; data: T }>, S, "json">;

@@ -62,7 +62,7 @@ export function publicReadCache(options: { unless?: (c: Context<AppEnv>) => bool
     if (c.res.status !== 200) return;
     // `ok()` kept the JSON it sent; a page (HTML) is read back from a copy of the response.
     const body = c.get("rendered") ?? (await c.res.clone().text());
-    const etag = c.res.headers.get("etag") ?? contentTag(body);
+    const etag = c.res.headers.get("etag") ?? (await contentTag(body));
     c.res.headers.set("etag", etag); // the tag the etag middleware then compares, not computes
     if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
     const contentType = c.res.headers.get("content-type") ?? "application/json";
