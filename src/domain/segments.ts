@@ -99,7 +99,7 @@ export function segmentStatements(db: Db, s: NewSegment, { onlyIfStoryActive, on
 }
 
 /** `segmentColumns` as SQLite's JSON: the keys in the order `asSegments` gives them. */
-const segmentJson = jsonRows({
+const segmentJson = jsonRows<SegmentView>({
   id: "value",
   branch_id: "value",
   bot_id: "value",
@@ -114,18 +114,30 @@ const segmentJson = jsonRows({
 });
 
 /**
+ * The most a page's JSON may take as one SQLite value: D1 refuses a string over 2,000,000 bytes, and a page of
+ * segments is unbounded (up to 100 of 100,000 characters). Counted for sure: a byte of text is at most 6 in JSON
+ * (`\u00XX`), and the rest of a record at most 512.
+ */
+const JSON_PAGE_BYTES = 1_900_000;
+
+/**
  * A branch's own segments in order, one page and the total in one statement (the busiest read a bot makes): SQLite
  * writes the page as JSON (`jsonRows`), so an uncached page costs about what its ceiling's one-value round trip does.
+ * A page whose JSON might not fit in one value (over ~300 KB of text) is read as rows, in a second round trip.
  */
 export async function listSegments(db: Db, branchId: string, limit: number, offset: number, viewer: Viewer = null) {
-  const page = sql`SELECT ${segmentColumns(viewer)} FROM segments s WHERE s.branch_id = ${branchId} ORDER BY s.sequence_order LIMIT ${limit} OFFSET ${offset}`;
-  const [head] = await rawAll<{ found: number; total: number; segments: string }>(
+  const range = sql`WHERE s.branch_id = ${branchId} ORDER BY s.sequence_order LIMIT ${limit} OFFSET ${offset}`;
+  const page = sql`SELECT ${segmentColumns(viewer)} FROM segments s ${range}`;
+  const [head] = await rawAll<{ found: number; total: number; segments: string | null }>(
     db,
     sql`SELECT (SELECT count(*) FROM branches b WHERE b.id = ${branchId} AND ${branchShown("b", viewer)}) AS found,
-      (SELECT count(*) FROM segments WHERE branch_id = ${branchId}) AS total, ${segmentJson(page, "r.sequence_order")} AS segments`,
+      (SELECT count(*) FROM segments WHERE branch_id = ${branchId}) AS total,
+      CASE WHEN (SELECT coalesce(sum(6 * length(CAST(p.content AS BLOB)) + 512), 0) FROM (SELECT s.content FROM segments s ${range}) p)
+        <= ${sql.raw(String(JSON_PAGE_BYTES))} THEN ${segmentJson(page, "r.sequence_order")} END AS segments`,
   );
   if (!head.found) throw notFound("Branch");
-  return { segments: new JsonText<SegmentView[]>(head.segments), pagination: pagination(limit, offset, head.total) };
+  const text = head.segments ?? JSON.stringify(asSegments(await segmentRecords(db, viewer, range)));
+  return { segments: new JsonText<SegmentView[]>(text), pagination: pagination(limit, offset, head.total) };
 }
 
 export type SegmentView = ReturnType<typeof segmentView>;

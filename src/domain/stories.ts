@@ -113,7 +113,7 @@ export async function createStory(db: Db, actor: Actor, input: NewStory, idem?: 
 
 /** Active or archived stories, newest first; hidden ones unlisted. */
 /** A row of `GET /stories` as SQLite's JSON, its keys in the answer's order. */
-const storyListJson = jsonRows({
+const storyListJson = jsonRows<StoryListItem>({
   id: "value",
   title: "value",
   background: "value",
@@ -125,8 +125,11 @@ const storyListJson = jsonRows({
   created_at: "value",
 });
 
+/**
+ * A page of stories, newest first, with the total: one statement, SQLite writing the page as JSON (`jsonRows`). Its
+ * size is bounded (100 rows of a title of 100 and a background cut to 200 characters: under 200 KB as JSON).
+ */
 export async function listStories(db: Db, status: "active" | "archived", limit: number, offset: number) {
-  // One statement, and SQLite writes the page as JSON (`jsonRows`): no select builder, no per-row objects.
   const page = sql`SELECT s.id, s.title, substr(s.background, 1, ${LIST_BACKGROUND_CHARS}) AS background, s.language, s.owner_type, s.status,
       (SELECT count(*) FROM branches b WHERE b.story_id = s.id AND b.hidden_at IS NULL) AS branches_count,
       (SELECT count(DISTINCT m.bot_id) FROM branch_members m WHERE m.story_id = s.id) AS bots_count, s.created_at

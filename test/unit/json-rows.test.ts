@@ -2,10 +2,10 @@ import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDb, rawAll } from "../../src/db/client";
-import { jsonRows } from "../../src/db/json-rows";
+import { JsonText, jsonRows } from "../../src/db/json-rows";
 import { asSegments, listSegments, segmentRecords } from "../../src/domain/segments";
 import { listStories } from "../../src/domain/stories";
-import { createStory, registerAdmin, registerHuman, submit, unique } from "../helpers";
+import { call, createStory, registerAdmin, registerHuman, submit, unique } from "../helpers";
 
 // Lists whose rows SQLite writes as JSON must answer byte for byte what JSON.stringify wrote for the same rows:
 // the ETag, the micro-cache and every client see that text.
@@ -48,21 +48,57 @@ describe("lists SQLite writes as JSON", () => {
     await env.DB.prepare("UPDATE segments SET hidden_at = ? WHERE id = ?").bind(new Date().toISOString(), res.body.data.id).run();
     const admin = await registerAdmin();
     for (const viewer of [null, { id: writer.id, type: "human" as const }, { id: admin.id, type: "admin" as const }]) {
-      const { segments } = await listSegments(db, story.main_branch_id, 50, 1, viewer);
-      const rows = await segmentRecords(db, viewer, sql`WHERE s.branch_id = ${story.main_branch_id} ORDER BY s.sequence_order LIMIT 50 OFFSET 1`);
-      expect(rows.length).toBeGreaterThan(3);
+      const { segments } = await listSegments(db, story.main_branch_id, 50, 0, viewer);
+      const rows = await segmentRecords(db, viewer, sql`WHERE s.branch_id = ${story.main_branch_id} ORDER BY s.sequence_order LIMIT 50 OFFSET 0`);
+      expect(rows.length).toBeGreaterThan(4);
+      expect(rows[0].is_starter).toBe(1);
       expect(segments.text).toBe(JSON.stringify(asSegments(rows)));
     }
+    // The answer over HTTP is the text `ok()` writes for the same values (the envelope spliced, not re-serialized).
+    const page = await call(`/branches/${story.main_branch_id}/segments`);
+    expect(page.text).toBe(JSON.stringify({ status: "success", data: page.body.data }));
+    expect(page.headers.get("server-timing")).toContain('"1 round trip"');
   });
 
-  it("a page of stories is the text JSON.stringify writes for its values", async () => {
+  it("a page too big for one D1 value is read as rows, the same text in a second round trip", async () => {
+    const owner = await registerHuman();
+    const story = await createStory(owner.token, { max_length: 100_000 });
+    const long = "ééééé ".repeat(16_000).slice(0, 95_000); // ~174 KB of UTF-8: two of them pass the page's budget
+    for (let i = 0; i < 2; i++) expect((await submit(owner.token, story.main_branch_id, long)).status).toBe(201);
+    const { segments } = await listSegments(db, story.main_branch_id, 50, 0);
+    const rows = await segmentRecords(db, null, sql`WHERE s.branch_id = ${story.main_branch_id} ORDER BY s.sequence_order LIMIT 50 OFFSET 0`);
+    expect(segments.text).toBe(JSON.stringify(asSegments(rows)));
+    const page = await call(`/branches/${story.main_branch_id}/segments`);
+    expect(page.status).toBe(200);
+    expect(page.body.data.segments.at(-1).content).toBe(long);
+    expect(page.headers.get("server-timing")).toContain('"2 round trips"');
+    // The page that fits is one value again.
+    expect((await call(`/branches/${story.main_branch_id}/segments?limit=3`)).headers.get("server-timing")).toContain('"1 round trip"');
+  });
+
+  it("a page of stories has the answer's keys, in order, and is the text JSON.stringify writes for its values", async () => {
     const owner = await registerHuman();
     const title = `"Quoted" \\ ${unique("t")} 故事 😀`;
-    const story = await createStory(owner.token, { title });
+    const story = await createStory(owner.token, { title, background: "b".repeat(300) });
     const { stories, count } = await listStories(db, "active", 100, 0);
     const values = stories.value();
     expect(stories.text).toBe(JSON.stringify(values));
     expect(values.length).toBe(Math.min(count, 100));
-    expect(values[0]).toMatchObject({ id: story.id, title, branches_count: 1, bots_count: 0, owner_type: "human", status: "active" });
+    const expected = {
+      id: story.id,
+      title,
+      background: "b".repeat(200),
+      language: "en",
+      owner_type: "human",
+      status: "active",
+      branches_count: 1,
+      bots_count: 0,
+      created_at: story.created_at,
+    };
+    expect(JSON.stringify(values[0])).toBe(JSON.stringify(expected));
+  });
+
+  it("JSON text serialized as a value is its value, not a wrapper", () => {
+    expect(JSON.stringify({ list: new JsonText<number[]>("[1,2]") })).toBe('{"list":[1,2]}');
   });
 });
