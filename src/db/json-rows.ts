@@ -17,8 +17,8 @@ type JsonKind = "value" | "boolean";
 /**
  * A list read whose rows SQLite writes as one JSON array (`json_group_array(json_object(…))`): D1 then hands the
  * Worker one value instead of rows of columns, and the Worker neither builds an object per row nor serializes them.
- * Why: an uncached page then costs ×0.93–0.95 of the CPU it did as rows (`npm run bench:ab`, docs/decisions.md). SQLite's JSON strings are byte for byte JSON.stringify's
- * (test/unit/json-rows.test.ts). Its reals are not: `1.0` where JavaScript writes `1`, and 15 significant digits
+ * Why: an uncached page then costs ×0.93–0.95 of the CPU it did as rows (`npm run bench:ab`, docs/decisions.md).
+ * SQLite's JSON strings are byte for byte JSON.stringify's (test/unit/json-rows.test.ts). Its reals are not: `1.0` where JavaScript writes `1`, and 15 significant digits
  * where JavaScript may write 17; the one real column in these lists (`coherence_score`) is never written (null).
  * D1 refuses a value over 2,000,000 bytes: a list whose rows are not bounded must check its size (`listSegments`).
  *

@@ -133,7 +133,7 @@ export async function listSegments(db: Db, branchId: string, limit: number, offs
     sql`SELECT (SELECT count(*) FROM branches b WHERE b.id = ${branchId} AND ${branchShown("b", viewer)}) AS found,
       (SELECT count(*) FROM segments WHERE branch_id = ${branchId}) AS total,
       CASE WHEN (SELECT coalesce(sum(6 * length(CAST(p.content AS BLOB)) + 512), 0) FROM (SELECT s.content FROM segments s ${range}) p)
-        <= ${sql.raw(String(JSON_PAGE_BYTES))} THEN ${segmentJson(page, "r.sequence_order")} END AS segments`,
+        <= ${JSON_PAGE_BYTES} THEN ${segmentJson(page, "r.sequence_order")} END AS segments`,
   );
   if (!head.found) throw notFound("Branch");
   const text = head.segments ?? JSON.stringify(asSegments(await segmentRecords(db, viewer, range)));

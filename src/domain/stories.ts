@@ -111,7 +111,6 @@ export async function createStory(db: Db, actor: Actor, input: NewStory, idem?: 
   return created;
 }
 
-/** Active or archived stories, newest first; hidden ones unlisted. */
 /** A row of `GET /stories` as SQLite's JSON, its keys in the answer's order. */
 const storyListJson = jsonRows<StoryListItem>({
   id: "value",
@@ -126,8 +125,9 @@ const storyListJson = jsonRows<StoryListItem>({
 });
 
 /**
- * A page of stories, newest first, with the total: one statement, SQLite writing the page as JSON (`jsonRows`). Its
- * size is bounded (100 rows of a title of 100 and a background cut to 200 characters: under 200 KB as JSON).
+ * Active or archived stories, newest first (hidden ones unlisted), a page and the total in one statement, SQLite
+ * writing the page as JSON (`jsonRows`). Its size is bounded (100 rows of a title of 100 and a background cut to
+ * 200 characters: under 200 KB as JSON).
  */
 export async function listStories(db: Db, status: "active" | "archived", limit: number, offset: number) {
   const page = sql`SELECT s.id, s.title, substr(s.background, 1, ${LIST_BACKGROUND_CHARS}) AS background, s.language, s.owner_type, s.status,

@@ -1,8 +1,9 @@
 /**
  * A strong ETag for a response body, computed from the text the handler already holds: its SHA-1 in hex. It changes
- * whenever the text does. WebCrypto's digest over the text's UTF-8 bytes: `node:crypto`'s `createHash` goes through
- * workerd's JavaScript Buffer and Hash wrappers (~0.25 ms for a 20 KB page in bench/PROFILE.md, ~0.22 ms this way); a hash written in
- * JavaScript read a page built by concatenation (a rope) character by character on V8's slow path, over 1 ms.
+ * whenever the text does. WebCrypto's digest over the text's UTF-8 bytes: `node:crypto`'s `createHash` goes
+ * through workerd's JavaScript Buffer and Hash wrappers (~0.25 ms for a 20 KB page in bench/PROFILE.md, ~0.22 ms
+ * this way); a hash written in JavaScript read a page built by concatenation (a rope) character by character on
+ * V8's slow path, over 1 ms.
  * Hashing a copy of the response stream instead (hono/etag's own way) cost a request ~0.3 ms.
  */
 const encoder = new TextEncoder();
