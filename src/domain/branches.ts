@@ -174,7 +174,7 @@ export async function createBranch(db: Db, actor: Actor, storyId: string, input:
   await commit(() =>
     db.batch([
       db.insert(branches).values(branch),
-      ...(seg ? segmentStatements(db, seg, { onlyIfStoryActive: false }) : []),
+      ...(seg ? segmentStatements(db, seg) : []),
       ...outboxStatements(db, announcements),
       ...recordStatements(db, idem, { status: 201, data: created }),
     ]),

@@ -1,4 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
+import { preparedByShape } from "../db/compile";
 import type { Actor } from "./actor";
 
 /**
@@ -13,6 +14,20 @@ export type Viewer = Pick<Actor, "id" | "type"> | null;
 
 /** A caller as a viewer (null stays null). */
 export const viewerOf = (actor: Pick<Actor, "id" | "type"> | null | undefined): Viewer => (actor ? { id: actor.id, type: actor.type } : null);
+
+/**
+ * `prepared` for a statement that shows text as a viewer may read it: compiled once per kind of viewer (anonymous,
+ * admin, anyone else), the only thing the SQL of `seesHidden` depends on; the viewer's id is one of its values.
+ */
+export function preparedForViewer<V extends Record<string, unknown>>(build: (values: V, viewer: Viewer) => SQL) {
+  type Kind = "anonymous" | "admin" | "member";
+  const statement = preparedByShape(
+    (kind: Kind) => kind,
+    (v: V & { viewerId: string }, kind) => build(v, kind === "anonymous" ? null : { id: v.viewerId, type: kind === "admin" ? "admin" : "human" }),
+  );
+  return (values: V, viewer: Viewer): SQL =>
+    statement({ ...values, viewerId: viewer?.id ?? "" }, viewer === null ? "anonymous" : viewer.type === "admin" ? "admin" : "member");
+}
 
 /**
  * SQL: true when the viewer may see a hidden item whose author (owner, creator) is `author`: the author, an admin,

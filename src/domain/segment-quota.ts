@@ -1,5 +1,4 @@
 import { type SQL, sql } from "drizzle-orm";
-import { type Db, rawAll } from "../db/client";
 import type { RateState, Refusal } from "../lib/limit-error";
 
 /** An account's segment limits (wrangler.toml through the config); admins have none. */
@@ -23,36 +22,47 @@ export interface SegmentUsage {
   branchOldest: string | null;
 }
 
+/** What the limits' SQL binds for one write: the writer, the branch, the windows' bounds and the limits. */
+export interface LimitValues extends Record<string, unknown> {
+  authorId: string;
+  branchId: string;
+  /** ISO timestamps an hour and a day before the write. */
+  hourAgo: string;
+  dayAgo: string;
+  perHour: number;
+  perDay: number;
+  perBranchPerHour: number;
+}
+
+export function limitValues(authorId: string, branchId: string, limits: SegmentLimits, now: number): LimitValues {
+  const { perHour, perDay, perBranchPerHour } = limits;
+  const hourAgo = new Date(now - HOUR_MS).toISOString();
+  return { authorId, branchId, hourAgo, dayAgo: new Date(now - DAY_MS).toISOString(), perHour, perDay, perBranchPerHour };
+}
+
 /**
  * Segment limits are counted in D1, in the write's own batch, from the log of what the writer wrote (every
  * segment but a story's opening ones, which a story's own limit covers): exact under concurrency (D1 runs one
  * batch at a time), and a crashed request that wrote nothing counts nothing. The bounds are ISO timestamps, as
  * `created_at` is. Every window is counted in one pass over the writer's last day (the day's index range holds
- * the hour's), by the condition and by the usage read alike.
+ * the hour's), by the condition and by the usage read alike. Its cost grows with what the writer wrote that day,
+ * which the daily limit bounds.
  */
-function lastDay(authorId: string, now: number): SQL {
-  return sql`FROM logs WHERE author_id = ${authorId} AND is_continuation != 'new' AND created_at > ${new Date(now - DAY_MS).toISOString()}`;
-}
+const lastDay = (v: LimitValues): SQL => sql`FROM logs WHERE author_id = ${v.authorId} AND is_continuation != 'new' AND created_at > ${v.dayAgo}`;
 
 /** The condition a segment insert carries: the writer is under every limit that applies to this write. */
-export function underLimits(authorId: string, branchId: string, limits: SegmentLimits, perBranch: boolean, now: number): SQL {
-  const hourAgo = new Date(now - HOUR_MS).toISOString();
-  const branch = perBranch ? sql` AND coalesce(sum(created_at > ${hourAgo} AND branch_id = ${branchId}), 0) < ${limits.perBranchPerHour}` : sql``;
-  return sql`(SELECT count(*) < ${limits.perDay} AND coalesce(sum(created_at > ${hourAgo}), 0) < ${limits.perHour}${branch} ${lastDay(authorId, now)})`;
+export function underLimits(v: LimitValues, perBranch: boolean): SQL {
+  const branch = perBranch ? sql` AND coalesce(sum(created_at > ${v.hourAgo} AND branch_id = ${v.branchId}), 0) < ${v.perBranchPerHour}` : sql``;
+  return sql`(SELECT count(*) < ${v.perDay} AND coalesce(sum(created_at > ${v.hourAgo}), 0) < ${v.perHour}${branch} ${lastDay(v)})`;
 }
 
 /** Read at the end of the write's batch: the usage after the write (or as it stands, when it was refused). */
-export function usageQuery(db: Db, authorId: string, branchId: string, now: number) {
-  const hourAgo = new Date(now - HOUR_MS).toISOString();
-  return rawAll<SegmentUsage>(
-    db,
-    sql`SELECT count(*) AS day, min(created_at) AS dayOldest,
-      coalesce(sum(created_at > ${hourAgo}), 0) AS hour, min(CASE WHEN created_at > ${hourAgo} THEN created_at END) AS hourOldest,
-      coalesce(sum(created_at > ${hourAgo} AND branch_id = ${branchId}), 0) AS branch,
-      min(CASE WHEN created_at > ${hourAgo} AND branch_id = ${branchId} THEN created_at END) AS branchOldest
-    ${lastDay(authorId, now)}`,
-  );
-}
+export const usageSql = (v: LimitValues): SQL =>
+  sql`SELECT count(*) AS day, min(created_at) AS dayOldest,
+      coalesce(sum(created_at > ${v.hourAgo}), 0) AS hour, min(CASE WHEN created_at > ${v.hourAgo} THEN created_at END) AS hourOldest,
+      coalesce(sum(created_at > ${v.hourAgo} AND branch_id = ${v.branchId}), 0) AS branch,
+      min(CASE WHEN created_at > ${v.hourAgo} AND branch_id = ${v.branchId} THEN created_at END) AS branchOldest
+    ${lastDay(v)}`;
 
 interface Window {
   code: Refusal["code"];

@@ -4,7 +4,7 @@ import { JsonText, jsonRows } from "../db/json-rows";
 import { segments, type SegmentRow, visible } from "../db/schema";
 import { notFound } from "../lib/errors";
 import { type Writer, writerType } from "./actor";
-import { type Viewer, branchShown, shownContent, withHidden } from "./hidden";
+import { type Viewer, branchShown, preparedForViewer, shownContent, withHidden } from "./hidden";
 import { pagination } from "../lib/pagination";
 
 export type LogKind = "new" | "fork" | "continuation";
@@ -71,31 +71,49 @@ export function rowOf(s: NewSegment): SegmentRow {
   };
 }
 
-/**
- * The statements that write a segment and its log entry. With `onlyIfStoryActive` the segment is inserted
- * only while its story is active (and `onlyIf` holds, when given), and the log entry only if the segment was:
- * the first statement's `changes` tells the caller whether anything was written.
- */
-export function segmentStatements(db: Db, s: NewSegment, { onlyIfStoryActive, onlyIf }: { onlyIfStoryActive: boolean; onlyIf?: SQL }) {
+/** What a segment's statements bind: its columns, and its log entry's own (`segmentValues`). */
+export interface SegmentValues extends Record<string, unknown> {
+  id: string;
+  branchId: string;
+  storyId: string;
+  authorId: string;
+  authorType: string;
+  authorName: string;
+  content: string;
+  contentLength: number;
+  sequenceOrder: number;
+  isStarter: 0 | 1;
+  createdAt: string;
+  logId: string;
+  kind: LogKind;
+  parentSegmentId: string | null;
+}
+
+export function segmentValues(s: NewSegment): SegmentValues {
   const r = rowOf(s);
-  const also = onlyIf ? sql` AND ${onlyIf}` : sql``;
-  const guard = onlyIfStoryActive ? sql`WHERE EXISTS (SELECT 1 FROM stories WHERE id = ${s.storyId} AND status = 'active')${also}` : sql``;
-  return [
-    rawRun(
-      db,
-      sql`INSERT INTO segments (id, branch_id, story_id, author_id, author_type, author_name, content,
+  const { id, branchId, storyId, authorId, authorType, authorName, content, contentLength, sequenceOrder, createdAt } = r;
+  const log = { logId: crypto.randomUUID(), kind: s.kind, parentSegmentId: s.parentSegmentId };
+  return { id, branchId, storyId, authorId, authorType, authorName, content, contentLength, sequenceOrder, isStarter: r.isStarter ? 1 : 0, createdAt, ...log };
+}
+
+/** A segment's INSERT; `guard` follows its SELECT (a WHERE clause, or nothing). */
+export const insertSegment = (v: SegmentValues, guard: SQL) =>
+  sql`INSERT INTO segments (id, branch_id, story_id, author_id, author_type, author_name, content,
         content_length, sequence_order, coherence_score, is_starter, created_at)
-      SELECT ${r.id}, ${r.branchId}, ${r.storyId}, ${r.authorId}, ${r.authorType}, ${r.authorName}, ${r.content},
-        ${r.contentLength}, ${r.sequenceOrder}, NULL, ${r.isStarter ? 1 : 0}, ${r.createdAt} ${guard}`,
-    ),
-    rawRun(
-      db,
-      sql`INSERT INTO logs (id, story_id, branch_id, segment_id, author_id, author_type, author_name,
+      SELECT ${v.id}, ${v.branchId}, ${v.storyId}, ${v.authorId}, ${v.authorType}, ${v.authorName}, ${v.content},
+        ${v.contentLength}, ${v.sequenceOrder}, NULL, ${v.isStarter}, ${v.createdAt} ${guard}`;
+
+/** A segment's log entry, written only if the segment was. */
+export const insertLog = (v: SegmentValues) =>
+  sql`INSERT INTO logs (id, story_id, branch_id, segment_id, author_id, author_type, author_name,
         content_length, is_continuation, parent_segment_id, created_at)
-      SELECT ${crypto.randomUUID()}, story_id, branch_id, id, author_id, author_type, author_name, content_length,
-        ${s.kind}, ${s.parentSegmentId}, created_at FROM segments WHERE id = ${r.id}`,
-    ),
-  ] as const;
+      SELECT ${v.logId}, story_id, branch_id, id, author_id, author_type, author_name, content_length,
+        ${v.kind}, ${v.parentSegmentId}, created_at FROM segments WHERE id = ${v.id}`;
+
+/** The statements that write a segment and its log entry, unguarded (a new story's or branch's own). */
+export function segmentStatements(db: Db, s: NewSegment) {
+  const v = segmentValues(s);
+  return [rawRun(db, insertSegment(v, sql``)), rawRun(db, insertLog(v))] as const;
 }
 
 /** `segmentColumns` as SQLite's JSON: the keys in the order `asSegments` gives them. */
@@ -120,23 +138,34 @@ const segmentJson = jsonRows<SegmentView>({
  */
 const JSON_PAGE_BYTES = 1_900_000;
 
+interface PageValues extends Record<string, unknown> {
+  branchId: string;
+  limit: number;
+  offset: number;
+}
+
+/** A page of a branch's own segments, after `FROM segments s`. */
+const pageRange = (p: PageValues) => sql`WHERE s.branch_id = ${p.branchId} ORDER BY s.sequence_order LIMIT ${p.limit} OFFSET ${p.offset}`;
+
+/** `listSegments`' one statement: whether the viewer may see the branch, its total, and the page as JSON when it fits. */
+const segmentsPage = preparedForViewer((p: PageValues, viewer) => {
+  const range = pageRange(p);
+  return sql`SELECT (SELECT count(*) FROM branches b WHERE b.id = ${p.branchId} AND ${branchShown("b", viewer)}) AS found,
+      (SELECT count(*) FROM segments WHERE branch_id = ${p.branchId}) AS total,
+      CASE WHEN (SELECT coalesce(sum(6 * length(CAST(p.content AS BLOB)) + 512), 0) FROM (SELECT s.content FROM segments s ${range}) p)
+        <= ${JSON_PAGE_BYTES} THEN ${segmentJson(sql`SELECT ${segmentColumns(viewer)} FROM segments s ${range}`, "r.sequence_order")} END AS segments`;
+});
+
 /**
  * A branch's own segments in order, one page and the total in one statement (the busiest read a bot makes): SQLite
  * writes the page as JSON (`jsonRows`), so an uncached page costs about what its ceiling's one-value round trip does.
  * A page whose JSON might not fit in one value (over ~300 KB of text) is read as rows, in a second round trip.
  */
 export async function listSegments(db: Db, branchId: string, limit: number, offset: number, viewer: Viewer = null) {
-  const range = sql`WHERE s.branch_id = ${branchId} ORDER BY s.sequence_order LIMIT ${limit} OFFSET ${offset}`;
-  const page = sql`SELECT ${segmentColumns(viewer)} FROM segments s ${range}`;
-  const [head] = await rawAll<{ found: number; total: number; segments: string | null }>(
-    db,
-    sql`SELECT (SELECT count(*) FROM branches b WHERE b.id = ${branchId} AND ${branchShown("b", viewer)}) AS found,
-      (SELECT count(*) FROM segments WHERE branch_id = ${branchId}) AS total,
-      CASE WHEN (SELECT coalesce(sum(6 * length(CAST(p.content AS BLOB)) + 512), 0) FROM (SELECT s.content FROM segments s ${range}) p)
-        <= ${JSON_PAGE_BYTES} THEN ${segmentJson(page, "r.sequence_order")} END AS segments`,
-  );
+  const values = { branchId, limit, offset };
+  const [head] = await rawAll<{ found: number; total: number; segments: string | null }>(db, segmentsPage(values, viewer));
   if (!head.found) throw notFound("Branch");
-  const text = head.segments ?? JSON.stringify(asSegments(await segmentRecords(db, viewer, range)));
+  const text = head.segments ?? JSON.stringify(asSegments(await segmentRecords(db, viewer, pageRange(values))));
   return { segments: new JsonText<SegmentView[]>(text), pagination: pagination(limit, offset, head.total) };
 }
 

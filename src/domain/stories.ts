@@ -2,6 +2,7 @@ import type { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nowIso, rawAll, readOf, runRead } from "../db/client";
+import { prepared } from "../db/compile";
 import { JsonText, jsonRows } from "../db/json-rows";
 import { branches, stories, type StoryRow, visible } from "../db/schema";
 import type { storyListItemSchema } from "../schemas/stories";
@@ -104,7 +105,7 @@ export async function createStory(db: Db, actor: Actor, input: NewStory, idem?: 
     db.batch([
       db.insert(stories).values(story),
       db.insert(branches).values(main),
-      ...segs.flatMap((s) => segmentStatements(db, s, { onlyIfStoryActive: false })),
+      ...segs.flatMap((s) => segmentStatements(db, s)),
       ...recordStatements(db, idem, { status: 201, data: created }),
     ]),
   );
@@ -124,21 +125,23 @@ const storyListJson = jsonRows<StoryListItem>({
   created_at: "value",
 });
 
+/** `listStories`' one statement: the total, and the page as JSON. */
+const storiesPage = prepared((p: { status: string; limit: number; offset: number }) => {
+  const page = sql`SELECT s.id, s.title, substr(s.background, 1, ${LIST_BACKGROUND_CHARS}) AS background, s.language, s.owner_type, s.status,
+      (SELECT count(*) FROM branches b WHERE b.story_id = s.id AND b.hidden_at IS NULL) AS branches_count,
+      (SELECT count(DISTINCT m.bot_id) FROM branch_members m WHERE m.story_id = s.id) AS bots_count, s.created_at
+    FROM stories s WHERE s.status = ${p.status} AND s.hidden_at IS NULL ORDER BY s.created_at DESC, s.id DESC LIMIT ${p.limit} OFFSET ${p.offset}`;
+  return sql`SELECT (SELECT count(*) FROM stories WHERE status = ${p.status} AND hidden_at IS NULL) AS total,
+      ${storyListJson(page, "r.created_at DESC, r.id DESC")} AS stories`;
+});
+
 /**
  * Active or archived stories, newest first (hidden ones unlisted), a page and the total in one statement, SQLite
  * writing the page as JSON (`jsonRows`). Its size is bounded (100 rows of a title of 100 and a background cut to
  * 200 characters: under 200 KB as JSON).
  */
 export async function listStories(db: Db, status: "active" | "archived", limit: number, offset: number) {
-  const page = sql`SELECT s.id, s.title, substr(s.background, 1, ${LIST_BACKGROUND_CHARS}) AS background, s.language, s.owner_type, s.status,
-      (SELECT count(*) FROM branches b WHERE b.story_id = s.id AND b.hidden_at IS NULL) AS branches_count,
-      (SELECT count(DISTINCT m.bot_id) FROM branch_members m WHERE m.story_id = s.id) AS bots_count, s.created_at
-    FROM stories s WHERE s.status = ${status} AND s.hidden_at IS NULL ORDER BY s.created_at DESC, s.id DESC LIMIT ${limit} OFFSET ${offset}`;
-  const [{ total, stories }] = await rawAll<{ total: number; stories: string }>(
-    db,
-    sql`SELECT (SELECT count(*) FROM stories WHERE status = ${status} AND hidden_at IS NULL) AS total,
-      ${storyListJson(page, "r.created_at DESC, r.id DESC")} AS stories`,
-  );
+  const [{ total, stories }] = await rawAll<{ total: number; stories: string }>(db, storiesPage({ status, limit, offset }));
   return { stories: new JsonText<StoryListItem[]>(stories), count: total, pagination: pagination(limit, offset, total) };
 }
 

@@ -1,18 +1,19 @@
 import { DurableObject } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
-import { type Db, getDb, nowIso, rawAll, rawRun, uniqueViolation } from "../db/client";
+import { type Db, getDb, nowIso, rawAll, type rawRun, uniqueViolation } from "../db/client";
 import { meteredD1 } from "../db/metered";
 import { branches, stories } from "../db/schema";
 import type { Writer } from "../domain/actor";
 import { type LengthRules, checkLength } from "../domain/length";
-import { type NewSegment, branchHeadQuery, rowOf, segmentStatements, segmentView } from "../domain/segments";
+import { type NewSegment, branchHeadQuery, rowOf, segmentView } from "../domain/segments";
+import { type Quota, segmentWrite, writeValues, written } from "../domain/segment-write";
 import { type IdempotentRequest, KeyAlreadyCommitted, commit, recordStatements } from "../domain/idempotency";
 import { type WebhookMessage, outboxStatements, publish, yourTurnMessage } from "../domain/webhook-events";
 import { configOf } from "../config";
 import type { Env } from "../env";
 import { ApiError, notFound, storyArchived, validationError } from "../lib/errors";
 import { type RateState, limitError } from "../lib/limit-error";
-import { type SegmentLimits, type SegmentUsage, refusalOf, tightest, underLimits, usageQuery } from "../domain/segment-quota";
+import { type SegmentLimits, type SegmentUsage, refusalOf, tightest } from "../domain/segment-quota";
 import type { D1Counter } from "../lib/meter";
 import { type Member, type Refusal, type TurnEvent, type TurnState, estimatedWait, holder, inTurnMode, queueView, transition, turnOrder } from "../turns/rules";
 import { memberStatement, queueQuery, turnColumnsStatement, turnStateOf } from "../turns/store";
@@ -39,11 +40,6 @@ interface Room {
 }
 
 /** The writer's limits for one write: whether the per-branch one applies, and the write's time. */
-interface Quota {
-  limits: SegmentLimits;
-  perBranch: boolean;
-  now: number;
-}
 
 /** A transition the rule allowed, with the `your_turn` event of the turn it begins (if any). */
 type Applied = Extract<ReturnType<typeof transition>, { ok: true }> & { event: WebhookMessage | null };
@@ -501,20 +497,17 @@ export class BranchRoom extends DurableObject<Env> {
     const subject: Subject = { id: seg.author.id, type: seg.author.type, jti };
     for (let attempt = 0; ; attempt++) {
       try {
-        const written = sql`AND EXISTS (SELECT 1 FROM segments WHERE id = ${seg.id})`;
         const data = this.submitResult(seg, applied);
-        const author = seg.author.id;
         // The writer's standing and limits are conditions of the segment's own INSERT (no statement of their own):
         // a refused write inserts nothing, and every later statement is conditional on the segment being there.
-        const standing = this.inGoodStanding(subject);
-        const onlyIf = quota ? sql`${standing} AND ${underLimits(author, seg.branchId, quota.limits, quota.perBranch, quota.now)}` : standing;
+        const write = segmentWrite(this.db, writeValues(seg, subject, quota));
+        const ifWritten = written(seg.id);
         const results = await commit(() =>
           this.db.batch([
-            ...segmentStatements(this.db, seg, { onlyIfStoryActive: true, onlyIf }),
-            rawRun(this.db, sql`UPDATE branches SET segments_count = segments_count + 1, updated_at = ${seg.createdAt} WHERE id = ${seg.branchId} ${written}`),
-            ...this.turnStatements(room, applied, written),
-            ...recordStatements(this.db, idem, { status: 201, data }, written),
-            ...(quota ? [usageQuery(this.db, author, seg.branchId, quota.now)] : []),
+            ...write.statements,
+            ...this.turnStatements(room, applied, ifWritten),
+            ...recordStatements(this.db, idem, { status: 201, data }, ifWritten),
+            ...(write.usage ? [write.usage] : []),
           ]),
         );
         const inserted = results[0] as D1Result;

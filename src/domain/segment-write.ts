@@ -1,0 +1,74 @@
+import { type SQL, sql } from "drizzle-orm";
+import { type Db, nowIso, rawAll, rawRun } from "../db/client";
+import { prepared, preparedByShape } from "../db/compile";
+import type { ActorType } from "./actor";
+import { type LimitValues, type SegmentLimits, type SegmentUsage, limitValues, underLimits, usageSql } from "./segment-quota";
+import { type NewSegment, type SegmentValues, insertLog, insertSegment, segmentValues } from "./segments";
+import { type Subject, inGoodStanding } from "./standing";
+
+/** The writer's limits for one write: whether the per-branch one applies, and the write's time. */
+export interface Quota {
+  limits: SegmentLimits;
+  perBranch: boolean;
+  now: number;
+}
+
+/** What decides the text of a room's segment INSERT: the writer's type, and which limits it counts (none: an admin). */
+interface Shape {
+  type: ActorType;
+  limits: "none" | "all" | "branch";
+}
+
+type WriteValues = SegmentValues & LimitValues & { subjectId: string; jti: string; now: string };
+
+/** SQL (`AND …`): the segment `id` was written by this batch; the later statements of a write depend on it. */
+export const written = (id: string): SQL => sql`AND EXISTS (SELECT 1 FROM segments WHERE id = ${id})`;
+
+/**
+ * The segment's INSERT as its room writes it: only while its story is active, its writer in good standing (the
+ * session not revoked) and under every limit that applies, so a refused write inserts nothing (no statement of
+ * its own for either check).
+ */
+export function guardedSegmentSql(v: WriteValues, s: Shape): SQL {
+  const standing = inGoodStanding({ id: v.subjectId, type: s.type, jti: v.jti }, { claimed: s.type, composed: true }, v.now);
+  const limits = s.limits === "none" ? sql`` : sql` AND ${underLimits(v, s.limits === "branch")}`;
+  return insertSegment(v, sql`WHERE EXISTS (SELECT 1 FROM stories WHERE id = ${v.storyId} AND status = 'active') AND ${standing}${limits}`);
+}
+
+/** The branch's segment counter, bumped only if the segment was written. */
+export const countedOnBranchSql = (v: SegmentValues): SQL =>
+  sql`UPDATE branches SET segments_count = segments_count + 1, updated_at = ${v.createdAt} WHERE id = ${v.branchId} ${written(v.id)}`;
+
+const guardedSegment = preparedByShape((s: Shape) => `${s.type} ${s.limits}`, guardedSegmentSql);
+const loggedSegment = prepared(insertLog);
+const countedOnBranch = prepared(countedOnBranchSql);
+const usage = prepared(usageSql);
+
+/** Limit values for a write that counts none (an admin's): its statements never read them. */
+const NO_LIMITS: SegmentLimits = { perHour: 0, perDay: 0, perBranchPerHour: 0 };
+
+/** What a room's write binds, and its shape. */
+export function writeValues(seg: NewSegment, subject: Subject, quota: Quota | null): { values: WriteValues; shape: Shape } {
+  const values: WriteValues = {
+    ...segmentValues(seg),
+    ...limitValues(seg.author.id, seg.branchId, quota?.limits ?? NO_LIMITS, quota?.now ?? 0),
+    subjectId: subject.id,
+    // `revoked` tests `jti ?? ""`: bound as the statement built with the value would bind it.
+    jti: subject.jti ?? "",
+    now: nowIso(),
+  };
+  return { values, shape: { type: subject.type, limits: quota ? (quota.perBranch ? "branch" : "all") : "none" } };
+}
+
+/**
+ * A segment written by its branch's room, as prepared statements (compiled once per shape, src/db/compile.ts: a
+ * write's SQL was most of its Drizzle time and garbage): the guarded segment, its log entry and the branch's
+ * counter, each later one only if the segment was written; and, with limits, the read of the writer's usage that
+ * ends the batch (`usage`).
+ */
+export function segmentWrite(db: Db, { values: v, shape }: ReturnType<typeof writeValues>) {
+  return {
+    statements: [rawRun(db, guardedSegment(v, shape)), rawRun(db, loggedSegment(v)), rawRun(db, countedOnBranch(v))] as const,
+    usage: shape.limits === "none" ? null : rawAll<SegmentUsage>(db, usage(v)),
+  };
+}
