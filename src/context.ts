@@ -18,8 +18,8 @@ export interface AppEnv {
   Variables: Services & {
     /** This request's id (a new UUID, or a well-formed X-Request-Id), set by `requestId()`; on every response as X-Request-Id. */
     requestId: string;
-    /** The JSON text of a read's success envelope, as `ok()` serialized it (the micro-cache stores it). */
-    rendered?: string;
+    /** The UTF-8 bytes of a read's success envelope, as `ok()` sent them (the micro-cache stores them). */
+    rendered?: Uint8Array;
     /** The access log's route when the pattern alone does not say it (`/mcp` names the JSON-RPC method and tool). */
     logRoute?: string;
     /** The error code the response carries, set by the one error renderer (for the access log). */

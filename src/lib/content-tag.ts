@@ -9,9 +9,18 @@
 const encoder = new TextEncoder();
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
-export async function contentTag(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-1", encoder.encode(text)));
+/** The strong ETag of these bytes. */
+export async function bytesTag(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-1", bytes));
   let hex = "";
   for (const byte of digest) hex += HEX[byte];
   return `"${hex}"`;
 }
+
+/** A body as UTF-8 bytes with its strong ETag: one encoding serves the hash, the response and the micro-cache. */
+export async function taggedBody(text: string): Promise<{ bytes: Uint8Array; etag: string }> {
+  const bytes = encoder.encode(text);
+  return { bytes, etag: await bytesTag(bytes) };
+}
+
+export const contentTag = async (text: string): Promise<string> => bytesTag(encoder.encode(text));

@@ -4,7 +4,7 @@ import type { TypedResponse } from "hono/types";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { JSONParsed } from "hono/utils/types";
 import { JsonText } from "../db/json-rows";
-import { contentTag } from "./content-tag";
+import { taggedBody } from "./content-tag";
 import { ERROR_STATUS, type ErrorCode } from "./errors";
 
 /** `{status:'success', data}`: the envelope of most responses. */
@@ -57,9 +57,13 @@ export function okSpliced<T extends Record<string, unknown>>(c: Context, data: T
 
 async function answer<T, S extends ContentfulStatusCode>(c: Context, text: string, status?: S) {
   const headers: Record<string, string> = { "content-type": "application/json" };
+  let body: string | Uint8Array<ArrayBuffer> = text;
   if (isReadMethod(c.req.method)) {
-    headers.etag = await contentTag(text);
-    c.set("rendered", text);
+    // A read is hashed for its ETag: its bytes are encoded once, for the hash, the response and the micro-cache.
+    const tagged = await taggedBody(text);
+    headers.etag = tagged.etag;
+    body = tagged.bytes as Uint8Array<ArrayBuffer>;
+    c.set("rendered", body);
   }
-  return c.body(text, (status ?? 200) as S, headers) as unknown as Response & TypedResponse<JSONParsed<{ status: "success"; data: T }>, S, "json">;
+  return c.body(body, (status ?? 200) as S, headers) as unknown as Response & TypedResponse<JSONParsed<{ status: "success"; data: T }>, S, "json">;
 }

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context";
-import { contentTag } from "../lib/content-tag";
+import { bytesTag } from "../lib/content-tag";
 import { succeeded } from "../lib/envelope";
 import { verifiedActor } from "./auth";
 
@@ -16,7 +16,8 @@ import { verifiedActor } from "./auth";
  */
 interface Entry {
   expires: number;
-  body: string;
+  /** UTF-8: a hit's Response copies bytes, where a string would be encoded again on every hit. */
+  body: Uint8Array;
   contentType: string;
   etag: string;
   /** The route pattern that answered (for the access log of a hit served by the front door). */
@@ -43,7 +44,7 @@ function keyOf(c: Context<AppEnv>, viewer: string): string {
 
 /**
  * Serves and stores a public route's 200s; `unless` names requests of that route that must reach D1. An entry
- * keeps the body as text with its ETag and content type, so a hit is one Map look-up and one Response: nothing
+ * keeps the body's bytes with its ETag and content type, so a hit is one Map look-up and one Response: nothing
  * is serialized, copied out of a stream or hashed again.
  */
 export function publicReadCache(options: { unless?: (c: Context<AppEnv>) => boolean } = {}): MiddlewareHandler<AppEnv> {
@@ -60,9 +61,9 @@ export function publicReadCache(options: { unless?: (c: Context<AppEnv>) => bool
     }
     await next();
     if (c.res.status !== 200) return;
-    // `ok()` kept the JSON it sent; a page (HTML) is read back from a copy of the response.
-    const body = c.get("rendered") ?? (await c.res.clone().text());
-    const etag = c.res.headers.get("etag") ?? (await contentTag(body));
+    // `ok()` kept the JSON's bytes it sent; a page (HTML) is read back from a copy of the response.
+    const body = c.get("rendered") ?? new Uint8Array(await c.res.clone().arrayBuffer());
+    const etag = c.res.headers.get("etag") ?? (await bytesTag(body));
     c.res.headers.set("etag", etag); // the tag the etag middleware then compares, not computes
     if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
     const contentType = c.res.headers.get("content-type") ?? "application/json";
