@@ -6,7 +6,7 @@
 // processes' user+system time over each run divided by its requests. Prints the report; writes bench/RESULTS.md
 // only with --write. Exits 1 when a target is missed, a response was ≥ 500 or the turn order broke.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
 import { NO_LIMITS, asClient, d1Trips, load, median, startDev, startServer, workerdCpuMs } from "./lib.mjs";
@@ -31,6 +31,7 @@ const ORIGIN = `http://127.0.0.1:${PORT}`;
 const CEILING = `http://127.0.0.1:${CEILING_PORT}/api/v1`;
 const BASE = `${ORIGIN}/api/v1`;
 const STATE = "bench/.tmp/state";
+const SEEDED = "bench/.tmp/seeded";
 
 /** Both servers of a phase: Storyloom on the seeded state, and the ceiling, logging or not. */
 async function startPhase(logged) {
@@ -178,6 +179,7 @@ function spreadCeiling() {
 
 async function runPhase(logged, data) {
   console.log(logged ? "phase: as shipped (access log on; the ceilings log the same line)" : "phase: silent (LOG_REQUESTS off; silent ceilings)");
+  restoreSeeded();
   const servers = await startPhase(logged);
   try {
     // The hot branch's ETag as this phase's server has it (the 304 case sends it back).
@@ -212,7 +214,13 @@ async function runPhase(logged, data) {
   }
 }
 
-/** Seeds a fresh state once (silent server), then both phases run on it. */
+/**
+ * Seeds a fresh state once (silent server) and keeps a copy: each phase starts from it (`restoreSeeded`). Why: what
+ * a phase writes would otherwise weigh on the next one. A writer's segment limits are counted over their last day
+ * of segments (src/domain/segment-quota.ts), and a phase's write case has each of the ten writers write about 250,
+ * more than twice the shipped daily limit (100): the second phase's writes each counted ~250 more rows than the
+ * first's (a write cost ~0.6 ms more CPU once its writer had written 1,200 that day, measured on one server).
+ */
 async function prepare() {
   rmSync("bench/.tmp", { recursive: true, force: true });
   mkdirSync(STATE, { recursive: true });
@@ -222,7 +230,14 @@ async function prepare() {
   } finally {
     servers.stop();
     await new Promise((r) => setTimeout(r, 1500));
+    cpSync(STATE, SEEDED, { recursive: true });
   }
+}
+
+/** Storyloom's state as seeded, and the ceiling's empty, for the phase about to start. */
+function restoreSeeded() {
+  for (const dir of [STATE, `${STATE}-ceiling`]) rmSync(dir, { recursive: true, force: true });
+  cpSync(SEEDED, STATE, { recursive: true });
 }
 
 const pct = (x) => `${(x * 100).toFixed(0)} %`;
