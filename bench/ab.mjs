@@ -1,4 +1,4 @@
-// `npm run bench:ab [-- --base REV --case uncached|cached|stories|write --rounds N --seconds S --logged]`: this
+// `npm run bench:ab [-- --base REV --case uncached|cached|stories|write|turns --rounds N --seconds S --logged]`: this
 // working tree (B) against another revision (A, default HEAD), both under `wrangler dev` at once (silent unless
 // `--logged`, which turns the access log on in both; limits lifted), each seeded
 // the same way, then one case A/B, B/A, A/B…. Prints each round's CPU per request (workerd user+system over the round's
@@ -10,6 +10,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { NO_LIMITS, asClient, load, median, startDev, workerdCpuMs } from "./lib.mjs";
 import { seed, spreadWrites } from "./seed.mjs";
+import { fourBots } from "./turns.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -49,11 +50,20 @@ const CASES = {
   }),
   stories: (s) => ({ url: `${s.base}/stories`, headers: { "x-d1-bookmark": s.data.bookmark }, requests: [{ setupRequest: asClient }] }),
   write: (s) => ({ url: s.origin, requests: [{ setupRequest: spreadWrites(s.data) }] }),
+  turns: () => null, // fourBots (bench/turns.mjs), not autocannon
 };
+
+/** The four bots of `npm run bench` taking turns on one branch: accepted segments per second, not requests. */
+async function turns(side) {
+  const tokens = side.data.bots.map((b) => b.token);
+  const t = await fourBots(side.base, side.data.turns, tokens, Number(values.seconds));
+  const bad = Object.entries(t.statuses).reduce((n, [s, k]) => n + (s === "201" || s === "403" ? 0 : k), 0);
+  return { rps: t.rps, total: t.total, non2xx: bad };
+}
 
 async function measured(side) {
   const before = workerdCpuMs(side.server.child.pid);
-  const r = await load({ duration: Number(values.seconds), connections: 10, ...side.opts });
+  const r = values.case === "turns" ? await turns(side) : await load({ duration: Number(values.seconds), connections: 10, ...side.opts });
   return { rps: r.rps, cpu: (workerdCpuMs(side.server.child.pid) - before) / Math.max(1, r.total), bad: r.non2xx };
 }
 
@@ -64,7 +74,7 @@ const b = await start("b", process.cwd(), 8798);
 try {
   a.opts = CASES[values.case](a);
   b.opts = CASES[values.case](b);
-  await Promise.all([load({ duration: 2, ...a.opts }), load({ duration: 2, ...b.opts })]); // warm both
+  if (values.case !== "turns") await Promise.all([load({ duration: 2, ...a.opts }), load({ duration: 2, ...b.opts })]); // warm both
   const rounds = [];
   for (let i = 0; i < Number(values.rounds); i++) {
     // A then B, then B then A: neither side always runs second (after the other's load, or on a warmer machine).

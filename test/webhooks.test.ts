@@ -1,10 +1,10 @@
-import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { WebhookMessage } from "../src/domain/webhook-events";
 import worker from "../src/index";
 import { hmacSha256Hex } from "../src/lib/crypto";
-import { call, createBranch, createStory, expectError, join, registerBot, registerHuman, submit, words } from "./helpers";
+import { branchRoom, call, createBranch, createStory, expectError, join, registerBot, registerHuman, submit, words } from "./helpers";
 
 const realFetch = globalThis.fetch;
 interface Received {
@@ -177,6 +177,34 @@ describe("events produced by the service", () => {
     expect(toB.headers["x-service-signature"]).toBe(`sha256=${await hmacSha256Hex(b.webhook_secret, `${toB.headers["x-service-timestamp"]}.${toB.body}`)}`);
     await submit(b.token, story.main_branch_id, words(5));
     await waitFor(() => received.filter((r) => r.url === a.webhook_url).length === 2 || undefined);
+  });
+
+  it("a turn is handed to the queue only for a bot with a receiver (a suspended bot's too: the standing tests)", async () => {
+    mockReceiver();
+    const human = await registerHuman();
+    const story = await createStory(human.token);
+    // Every hand-over the room makes, seen on its way to the real queue.
+    const handed = await runInDurableObject(branchRoom(story.main_branch_id), async (room) => {
+      const roomEnv = (room as unknown as { env: { WEBHOOKS: Queue<WebhookMessage> } }).env;
+      const queue = roomEnv.WEBHOOKS;
+      const seen: string[] = [];
+      roomEnv.WEBHOOKS = {
+        send: (body: WebhookMessage, options?: QueueSendOptions) => queue.send(body, options),
+        sendBatch: (messages: Iterable<MessageSendRequest<WebhookMessage>>, options?: QueueSendBatchOptions) => {
+          const list = [...messages];
+          for (const m of list) seen.push(m.body.botId);
+          return queue.sendBatch(list, options);
+        },
+      } as Queue<WebhookMessage>;
+      return seen;
+    });
+    const [a, b, c] = [await registerBot(), await hookedBot(), await registerBot()];
+    for (const bot of [a, b, c]) await join(bot.token, story.main_branch_id); // a's turn begins: no receiver
+    for (const bot of [a, b, c]) expect((await submit(bot.token, story.main_branch_id, words(5))).status).toBe(201);
+    const seen = await runInDurableObject(branchRoom(story.main_branch_id), async () => [...handed]);
+    expect(seen).toEqual([b.id]);
+    const outbox = await env.DB.prepare("SELECT bot_id FROM outbox WHERE branch_id = ?").bind(story.main_branch_id).all();
+    expect(outbox.results).toEqual([{ bot_id: b.id }]);
   });
 
   it("your_turn when the alarm passes a stalled turn", async () => {

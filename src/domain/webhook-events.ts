@@ -1,5 +1,5 @@
 import { and, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
-import { type Db, nowIso, rawRun } from "../db/client";
+import { type Db, nowIso, rawAll, rawRun } from "../db/client";
 import { branchMembers, outbox, type OutboxRow } from "../db/schema";
 import { type Actor, writerType } from "./actor";
 
@@ -49,6 +49,18 @@ export const outboxStatements = (db: Db, messages: WebhookMessage[], condition: 
       SELECT ${m.deliveryId}, ${m.event}, ${m.botId}, ${m.branchId}, ${m.data ? JSON.stringify(m.data) : null}, ${m.createdAt}, ${m.createdAt}
       WHERE EXISTS (SELECT 1 FROM bots WHERE id = ${m.botId} AND webhook_url IS NOT NULL AND ${notSuspended(m.createdAt)}) ${condition}`,
     ),
+  );
+
+/**
+ * Whether a your_turn is worth handing to the queue, read in the batch that begins the turn: when the bot has a
+ * receiver (its outbox row is there to deliver), or when it is suspended (the consumer then has the room expel
+ * it, `src/queue/webhooks.ts`). Why: a bot that polls or waits for its turn has neither, and a message for it
+ * cost a queue send inside the room's lock and a consumer run of two D1 trips, for nothing.
+ */
+export const handOverQuery = (db: Db, m: WebhookMessage) =>
+  rawAll<{ hand_over: number }>(
+    db,
+    sql`SELECT 1 AS hand_over FROM bots WHERE id = ${m.botId} AND (webhook_url IS NOT NULL OR NOT ${notSuspended(m.createdAt)})`,
   );
 
 /** An outbox row as the queue message it stands for. */

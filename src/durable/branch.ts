@@ -8,7 +8,7 @@ import { type LengthRules, checkLength } from "../domain/length";
 import { type NewSegment, branchHeadQuery, rowOf, segmentView } from "../domain/segments";
 import { type Quota, segmentWrite, writeValues, written } from "../domain/segment-write";
 import { type IdempotentRequest, KeyAlreadyCommitted, commit, recordStatements } from "../domain/idempotency";
-import { type WebhookMessage, outboxStatements, publish, yourTurnMessage } from "../domain/webhook-events";
+import { type WebhookMessage, handOverQuery, outboxStatements, publish, yourTurnMessage } from "../domain/webhook-events";
 import { configOf } from "../config";
 import type { Env } from "../env";
 import { ApiError, notFound, storyArchived, validationError } from "../lib/errors";
@@ -41,8 +41,12 @@ interface Room {
 
 /** The writer's limits for one write: whether the per-branch one applies, and the write's time. */
 
-/** A transition the rule allowed, with the `your_turn` event of the turn it begins (if any). */
-type Applied = Extract<ReturnType<typeof transition>, { ok: true }> & { event: WebhookMessage | null };
+/**
+ * A transition the rule allowed, with the `your_turn` event of the turn it begins (if any). `probe` is the
+ * statement of its batch that says whether the event goes to the queue (`handOverQuery`); `handOver` its answer
+ * once the batch ran (unknown: the event is handed over).
+ */
+type Applied = Extract<ReturnType<typeof transition>, { ok: true }> & { event: WebhookMessage | null; probe?: unknown; handOver?: boolean };
 
 export type Role = "narrator" | "challenger" | "voice";
 
@@ -218,7 +222,7 @@ export class BranchRoom extends DurableObject<Env> {
       const leaving = room.turn.members.find((m) => m.botId === botId);
       if (!leaving) return { branch_id: branchId, bot_id: botId, expelled: false };
       const applied = this.decide(room, { type: "leave", botId });
-      await this.db.batch(this.turnStatements(room, applied) as [ReturnType<typeof rawRun>]);
+      await this.commitTurn(room, applied);
       await this.keep(room, applied, { reason: "suspended", events: [liveQueue(branchId, "suspended", leaving, applied.state)] });
       this.waiters.wake(botId, this.turnWait(branchId, botId));
       return { branch_id: branchId, bot_id: botId, expelled: true };
@@ -261,7 +265,7 @@ export class BranchRoom extends DurableObject<Env> {
       if (cold && room.turn.deadline !== null && room.turn.deadline > Date.now()) return; // load() re-armed it
       const applied = this.decide(room, { type: "timeout" });
       if (!applied.writes.turn) return;
-      await this.guarded(() => this.db.batch([...this.turnStatements(room, applied)] as [ReturnType<typeof rawRun>]));
+      await this.guarded(() => this.commitTurn(room, applied));
       await this.keep(room, applied, { reason: "timeout" });
     });
   }
@@ -366,7 +370,7 @@ export class BranchRoom extends DurableObject<Env> {
     const begun = holder(applied.state);
     if (begun) this.waiters.wake(begun.botId, this.turnWait(room.branchId, begun.botId));
     await this.armAlarm(applied.state.deadline);
-    if (applied.event) await this.announceTurn(applied.event);
+    if (applied.event && applied.handOver !== false) await this.announceTurn(applied.event);
   }
 
   /**
@@ -378,16 +382,23 @@ export class BranchRoom extends DurableObject<Env> {
   }
 
   /**
-   * The statements of a transition: the queue member, the turn columns and the outbox row of the turn it begins;
-   * `condition` ties the turn columns to the batch's own change.
+   * The statements of a transition: the queue member, the turn columns, and the outbox row of the turn it begins
+   * with its hand-over probe (`applied.probe`); `condition` ties the turn columns to the batch's own change.
    */
   private turnStatements(room: Room, applied: Applied, condition?: ReturnType<typeof sql>, memberIf?: ReturnType<typeof sql>) {
     const { member, turn } = applied.writes;
+    if (applied.event) applied.probe = handOverQuery(this.db, applied.event);
     return [
       ...(member ? [memberStatement(this.db, room, member, memberIf)] : []),
       ...(member || turn ? [turnColumnsStatement(this.db, room.branchId, applied.state, condition)] : []),
-      ...(applied.event ? outboxStatements(this.db, [applied.event], condition) : []),
+      ...(applied.event ? [...outboxStatements(this.db, [applied.event], condition), applied.probe] : []),
     ];
+  }
+
+  /** A transition's statements alone, in one batch (its answer to the probe noted). */
+  private async commitTurn(room: Room, applied: Applied): Promise<void> {
+    const statements = this.turnStatements(room, applied);
+    heard(applied, statements, await this.db.batch(statements as [ReturnType<typeof rawRun>]));
   }
 
   /** Where `botId` stands on this branch now, as `waitForTurn` answers (the room's cache; nothing when cold). */
@@ -460,7 +471,7 @@ export class BranchRoom extends DurableObject<Env> {
   private async passTurn(room: Room, botId: string): Promise<Record<string, unknown>> {
     const applied = this.decide(room, { type: "limited", botId });
     if (!applied.writes.turn) return {};
-    await this.db.batch(this.turnStatements(room, applied) as [ReturnType<typeof rawRun>]);
+    await this.commitTurn(room, applied);
     await this.keep(room, applied, { reason: "limited" });
     const next = holder(applied.state);
     return { turn_passed: true, next_bot: next && { id: next.botId, name: next.name } };
@@ -502,20 +513,20 @@ export class BranchRoom extends DurableObject<Env> {
         // a refused write inserts nothing, and every later statement is conditional on the segment being there.
         const write = segmentWrite(this.db, writeValues(seg, subject, quota));
         const ifWritten = written(seg.id);
-        const results = await commit(() =>
-          this.db.batch([
-            ...write.statements,
-            ...this.turnStatements(room, applied, ifWritten),
-            ...recordStatements(this.db, idem, { status: 201, data }, ifWritten),
-            ...(write.usage ? [write.usage] : []),
-          ]),
-        );
+        const statements = [
+          ...write.statements,
+          ...this.turnStatements(room, applied, ifWritten),
+          ...recordStatements(this.db, idem, { status: 201, data }, ifWritten),
+          ...(write.usage ? [write.usage] : []),
+        ];
+        const results = await commit(() => this.db.batch(statements as [ReturnType<typeof rawRun>]));
         const inserted = results[0] as D1Result;
-        const usage = quota ? (results.at(-1) as SegmentUsage[])[0] : undefined;
+        const usage = quota ? (results.at(-1) as unknown as SegmentUsage[])[0] : undefined;
         if (inserted.meta.changes !== 1) {
           await this.refuseByStanding(subject); // read alone, on a refusal only
           return await this.refused(room, seg.author, quota, usage);
         }
+        heard(applied, statements, results);
         return { data, usage };
       } catch (err) {
         if (attempt > 0 || !uniqueViolation(err)?.includes("segments")) throw err;
@@ -541,17 +552,18 @@ export class BranchRoom extends DurableObject<Env> {
     const view = joinView(room.branchId, applied.state, bot.id);
     const joined = sql`AND EXISTS (SELECT 1 FROM branch_members WHERE branch_id = ${branchId} AND bot_id = ${bot.id})`;
     const subject: Subject = { id: bot.id, type: "bot", jti: bot.jti ?? null };
-    const [inserted] = await commit(() =>
-      this.db.batch([
-        ...this.turnStatements(room, applied, joined, this.inGoodStanding(subject)),
-        ...recordStatements(this.db, idem, { status: 201, data: view }, joined),
-      ] as [ReturnType<typeof rawRun>]),
-    );
+    const statements = [
+      ...this.turnStatements(room, applied, joined, this.inGoodStanding(subject)),
+      ...recordStatements(this.db, idem, { status: 201, data: view }, joined),
+    ];
+    const results = await commit(() => this.db.batch(statements as [ReturnType<typeof rawRun>]));
+    const inserted = results[0] as D1Result;
     if (inserted.meta.changes !== 1) {
       await this.refuseByStanding(subject); // read alone, on a refusal only
       throw storyArchived();
     }
     room.joinSeq = member.joinSeq;
+    heard(applied, statements, results);
     await this.keep(room, applied, { reason: "joined", events: [liveQueue(branchId, "joined", member, applied.state)] });
     return { created: true, ...view };
   }
@@ -560,11 +572,17 @@ export class BranchRoom extends DurableObject<Env> {
     const room = await this.load(branchId);
     const applied = this.decide(room, { type: "leave", botId });
     const leaving = room.turn.members.find((m) => m.botId === botId)!;
-    await this.db.batch(this.turnStatements(room, applied) as [ReturnType<typeof rawRun>]);
+    await this.commitTurn(room, applied);
     await this.keep(room, applied, { reason: "left", events: [liveQueue(branchId, "left", leaving, applied.state)] });
     this.waiters.wake(botId, this.turnWait(branchId, botId));
     return { branch_id: branchId, bot_id: botId, left: true, queue_length: room.turn.members.length, current_turn: room.turn.current };
   }
+}
+
+/** A transition's batch ran: its probe's answer says whether the turn it begins is handed to the queue. */
+function heard(applied: Applied, statements: unknown[], results: unknown[]): void {
+  const at = statements.indexOf(applied.probe);
+  if (at >= 0) applied.handOver = (results[at] as unknown[]).length > 0;
 }
 
 /** A bot's place in the queue, as join answers it. */
