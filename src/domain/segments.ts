@@ -152,7 +152,7 @@ const segmentsPage = preparedForViewer((p: PageValues, viewer) => {
   const range = pageRange(p);
   return sql`SELECT (SELECT count(*) FROM branches b WHERE b.id = ${p.branchId} AND ${branchShown("b", viewer)}) AS found,
       (SELECT count(*) FROM segments WHERE branch_id = ${p.branchId}) AS total,
-      CASE WHEN (SELECT coalesce(sum(6 * length(CAST(p.content AS BLOB)) + 512), 0) FROM (SELECT s.content FROM segments s ${range}) p)
+      CASE WHEN (SELECT coalesce(sum(6 * octet_length(p.content) + 512), 0) FROM (SELECT s.content FROM segments s ${range}) p)
         <= ${JSON_PAGE_BYTES} THEN ${segmentJson(sql`SELECT ${segmentColumns(viewer)} FROM segments s ${range}`, "r.sequence_order")} END AS segments`;
 });
 
