@@ -359,8 +359,9 @@ export class BranchRoom extends DurableObject<Env> {
 
   /**
    * D1 has committed the transition: keep it, tell the live stream (the change's own events, then the turn that
-   * began), re-arm the alarm for the new deadline and hand the `your_turn` to the queue. Called once per commit,
-   * inside the room's lock, so live events go out in commit order.
+   * began), re-arm the alarm for the new deadline and hand the `your_turn` to the queue unless its probe said
+   * nobody will act on it (`handOver`). Called once per commit, inside the room's lock, so live events go out in
+   * commit order.
    */
   private async keep(room: Room, applied: Applied, { reason, events = [] }: { reason: TurnReason; events?: LiveEvent[] }): Promise<void> {
     room.turn = applied.state;
@@ -375,7 +376,8 @@ export class BranchRoom extends DurableObject<Env> {
 
   /**
    * The one place a turn begins (after a turn pass, a timeout, a join into an empty queue, or the current bot
-   * leaving): its `your_turn` was written to the outbox with the change; now hand it to the queue.
+   * leaving): its `your_turn` was written to the outbox with the change (for a bot with a receiver); now hand it
+   * to the queue.
    */
   private async announceTurn(event: WebhookMessage): Promise<void> {
     await publish(this.env.WEBHOOKS, this.db, [event]);
