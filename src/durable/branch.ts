@@ -39,8 +39,6 @@ interface Room {
   turn: TurnState;
 }
 
-/** The writer's limits for one write: whether the per-branch one applies, and the write's time. */
-
 /**
  * A transition the rule allowed, with the `your_turn` event of the turn it begins (if any). `probe` is the
  * statement of its batch that says whether the event goes to the queue (`handOverQuery`); `handOver` its answer
