@@ -43,6 +43,14 @@ export async function startServer(cmd, args, url, opts = {}) {
 export const startDev = (port, persist, options = [], opts = {}) =>
   startServer("npm", ["run", "dev", "--", "--port", String(port), "--persist-to", persist, ...options], `http://127.0.0.1:${port}/api/v1/health`, opts);
 
+/** The bench's ceilings (bench/ceiling/) under `wrangler dev`, as `npm run bench` and `npm run profile -- --ceiling` serve them. */
+export const startCeiling = (port, persist, options = []) =>
+  startServer(
+    "wrangler",
+    ["dev", "--config", "bench/ceiling/wrangler.toml", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persist, ...options],
+    `http://127.0.0.1:${port}/api/v1/`,
+  );
+
 /** The median of a list of numbers (the mean of the middle two for an even count). */
 export const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -1,4 +1,4 @@
-// `npm run profile [-- --duration S --write --only REGEX --callers FN --alloc]`: where a request's CPU goes. Starts `npm run dev` on a fresh local
+// `npm run profile [-- --duration S --write --only REGEX --callers FN --alloc --ceiling]`: where a request's CPU goes. Starts `npm run dev` on a fresh local
 // state with V8's inspector open (wrangler dev exposes the Worker's isolate, Durable Objects included), seeds
 // data, then samples the isolate with the inspector's CPU profiler under four loads: an anonymous cached read,
 // the same read with a JWT, a read that must reach D1, and segment writes spread over 40 branches. Each sample is
@@ -8,11 +8,14 @@
 // --write (and --label, the heading of the section it replaces or adds). `--only` profiles the cases whose name
 // matches; `--callers FN` also prints, per case, the chains of our bundle's frames that lead to the functions named FN;
 // `--alloc` also samples the heap's allocations per case (V8's sampling heap profiler) and prints where they come from.
+// `--ceiling` profiles the bench's ceilings instead (bench/ceiling/, as `npm run bench` serves them): one D1 round trip
+// at the uncached reads' body sizes and the write ceiling, so each category of a Storyloom case can be set beside what
+// the smallest Worker doing the same I/O spends on it.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
-import { NO_LIMITS, asClient, load, startDev } from "./lib.mjs";
-import { seed, spreadWrites } from "./seed.mjs";
+import { NO_LIMITS, asClient, load, startCeiling, startDev } from "./lib.mjs";
+import { seed, spreadCeiling, spreadWrites } from "./seed.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -23,6 +26,7 @@ const { values } = parseArgs({
     only: { type: "string" },
     callers: { type: "string" },
     alloc: { type: "boolean", default: false },
+    ceiling: { type: "boolean", default: false },
   },
 });
 const PORT = 8793;
@@ -66,8 +70,9 @@ async function inspector() {
 function moduleMap(source) {
   const starts = [];
   source.split("\n").forEach((line, i) => {
-    const m = /^\/\/ ((?:src|node_modules)\/\S+)$/.exec(line);
-    if (m) starts.push([i, m[1]]);
+    // The ceiling's bundle names its paths from bench/ceiling/ (`// worker.js`, `// ../../node_modules/…`).
+    const m = /^\/\/ (?:\.\.\/)*((?:src|node_modules)\/\S+|worker\.js)$/.exec(line);
+    if (m) starts.push([i, m[1] === "worker.js" ? "bench/ceiling/worker.js" : m[1]]);
   });
   return (line) => {
     let lo = 0;
@@ -110,6 +115,7 @@ const CATEGORIES = [
   [/^\(garbage collector\)/, "garbage collector"],
   [/^\((program|root)\)/, "(program): runtime outside JS"],
   [/^(workerd|node-internal|cloudflare|file:.*miniflare)/, "workerd and miniflare internals"],
+  [/^bench\/ceiling\//, "the ceiling's own code"],
 ];
 const categoryOf = (where) => CATEGORIES.find(([re]) => re.test(where))?.[1] ?? "other";
 
@@ -220,6 +226,19 @@ const cases = (data) => [
   ["MCP: tools/call read_branch, JWT (its REST twin: GET /branches/{id})", mcpCall(data, "read_branch", { branch_id: data.hot.main_branch_id })],
 ];
 
+/**
+ * The ceilings' cases (`--ceiling`): one D1 round trip whose row and answer carry as many bytes as the uncached
+ * `GET /stories` and page of segments answer (their body bytes in bench/RESULTS.md), and the write ceiling.
+ */
+const ceilingCases = () => [
+  ["ceiling: one D1 round trip, 5119 bytes (beside the uncached GET /stories)", { url: `${BASE}/d1?bytes=5119` }],
+  ["ceiling: one D1 round trip, 19168 bytes (beside the uncached page of segments)", { url: `${BASE}/d1?bytes=19168` }],
+  [
+    "ceiling: write: POST /write, 40 branches (one RPC, one D1 batch of two statements)",
+    { url: `${BASE}/write`, method: "POST", headers: { "content-type": "application/json" }, requests: [{ setupRequest: spreadCeiling() }] },
+  ],
+];
+
 /** A `tools/call` of one tool with a bot's JWT, as `npm run bench:mcp` makes it. */
 const mcpCall = (data, name, args) => ({
   url: `${ORIGIN}/mcp`,
@@ -256,20 +275,22 @@ function table(name, r, requests) {
   ].join("\n");
 }
 
-rmSync(STATE, { recursive: true, force: true });
+for (const dir of [STATE, `${STATE}-ceiling`]) rmSync(dir, { recursive: true, force: true });
 mkdirSync(STATE, { recursive: true });
-const app = await startDev(PORT, STATE, ["--inspector-port", String(INSPECTOR), "--minify", "false", "--var", "LOG_REQUESTS:false", ...NO_LIMITS]);
+const app = values.ceiling
+  ? await startCeiling(PORT, `${STATE}-ceiling`, ["--inspector-port", String(INSPECTOR)])
+  : await startDev(PORT, STATE, ["--inspector-port", String(INSPECTOR), "--minify", "false", "--var", "LOG_REQUESTS:false", ...NO_LIMITS]);
 try {
-  const data = await seed(BASE);
+  const list = values.ceiling ? ceilingCases() : cases(await seed(BASE));
   const cdp = await inspector();
   await cdp.send("Debugger.enable");
   await cdp.send("Profiler.enable");
   await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
-  const [bundleId] = [...cdp.scripts].find(([, url]) => /\.wrangler\/tmp\/.*\/index\.js$/.test(url));
+  const [bundleId] = [...cdp.scripts].find(([, url]) => /\.wrangler\/tmp\/.*\/(index|worker)\.js$/.test(url));
   const lineToModule = moduleMap((await cdp.send("Debugger.getScriptSource", { scriptId: bundleId })).scriptSource);
   await cdp.send("Debugger.disable"); // sampling only: no breakpoints, no pauses
   const sections = [];
-  for (const [name, opts] of cases(data).filter(([n]) => !values.only || new RegExp(values.only).test(n))) {
+  for (const [name, opts] of list.filter(([n]) => !values.only || new RegExp(values.only).test(n))) {
     console.log(`profile: ${name}`);
     await load({ duration: 2, connections: Number(values.connections), ...opts }); // warm
     if (values.alloc) {

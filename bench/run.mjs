@@ -9,8 +9,8 @@ import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
-import { NO_LIMITS, asClient, d1Trips, load, median, startDev, startServer, workerdCpuMs } from "./lib.mjs";
-import { seed, spreadWrites } from "./seed.mjs";
+import { NO_LIMITS, asClient, d1Trips, load, median, startCeiling, startDev, workerdCpuMs } from "./lib.mjs";
+import { seed, spreadCeiling, spreadWrites } from "./seed.mjs";
 import { checkOrder, fourBots } from "./turns.mjs";
 
 const { values } = parseArgs({
@@ -37,25 +37,7 @@ const SEEDED = "bench/.tmp/seeded";
 async function startPhase(logged) {
   const flag = logged ? [] : ["--var", "LOG_REQUESTS:false"];
   const app = await startDev(PORT, STATE, ["--inspector-port", "9341", ...flag, ...NO_LIMITS]);
-  const ceiling = await startServer(
-    "wrangler",
-    [
-      "dev",
-      "--config",
-      "bench/ceiling/wrangler.toml",
-      "--port",
-      String(CEILING_PORT),
-      "--ip",
-      "127.0.0.1",
-      "--inspector-port",
-      "9342",
-      "--persist-to",
-      `${STATE}-ceiling`,
-      "--var",
-      `LOG:${logged}`,
-    ],
-    `${CEILING}/`,
-  );
+  const ceiling = await startCeiling(CEILING_PORT, `${STATE}-ceiling`, ["--inspector-port", "9342", "--var", `LOG:${logged}`]);
   const stop = () => {
     app.stop();
     ceiling.stop();
@@ -169,12 +151,6 @@ function casesOf(data, etag) {
       opts: { url: ORIGIN, requests: [{ setupRequest: spreadWrites(data) }] },
     },
   ].filter((c) => !values.only || new RegExp(values.only).test(c.name));
-}
-
-/** The write ceiling's requests: the same spread over 40 branches and the same body size. */
-function spreadCeiling() {
-  let n = 0;
-  return (req) => ({ ...req, body: JSON.stringify({ branch: `branch-${n++ % 40}`, content: "w ".repeat(20) }) });
 }
 
 async function runPhase(logged, data) {

@@ -68,3 +68,9 @@ export function spreadWrites({ writers, stories }) {
     body: JSON.stringify({ content: words(20) }),
   });
 }
+
+/** The write ceiling's requests (bench/ceiling/, `POST /write`): the same spread over 40 branches and the same body size. */
+export function spreadCeiling() {
+  let n = 0;
+  return (req) => ({ ...req, body: JSON.stringify({ branch: `branch-${n++ % 40}`, content: "w ".repeat(20) }) });
+}
