@@ -9,22 +9,16 @@
 //   POST /api/v1/write   one RPC to a SQLite-backed Durable Object that runs one D1 batch of two statements
 //                        (insert a row, bump a counter): a segment write's ceiling
 import { DurableObject } from "cloudflare:workers";
+import { BUMP_COUNTER, CEILING_TABLES, INSERT_ROW } from "./statements.js";
 
 let tables = null;
-const ensureTables = (db) =>
-  (tables ??= db.batch([
-    db.prepare("CREATE TABLE IF NOT EXISTS rows (id TEXT PRIMARY KEY, branch TEXT NOT NULL, body TEXT NOT NULL)"),
-    db.prepare("CREATE TABLE IF NOT EXISTS counters (branch TEXT PRIMARY KEY, n INTEGER NOT NULL)"),
-  ]));
+const ensureTables = (db) => (tables ??= db.batch(CEILING_TABLES.map((sql) => db.prepare(sql))));
 
 export class Room extends DurableObject {
   async write(branch, body) {
     await ensureTables(this.env.DB);
     const id = crypto.randomUUID();
-    await this.env.DB.batch([
-      this.env.DB.prepare("INSERT INTO rows (id, branch, body) VALUES (?, ?, ?)").bind(id, branch, body),
-      this.env.DB.prepare("INSERT INTO counters (branch, n) VALUES (?, 1) ON CONFLICT (branch) DO UPDATE SET n = n + 1").bind(branch),
-    ]);
+    await this.env.DB.batch([this.env.DB.prepare(INSERT_ROW).bind(id, branch, body), this.env.DB.prepare(BUMP_COUNTER).bind(branch)]);
     return { id };
   }
 }
