@@ -1,4 +1,4 @@
-// `npm run profile [-- --duration S --write --only REGEX --callers FN --alloc --ceiling]`: where a request's CPU goes. Starts `npm run dev` on a fresh local
+// `npm run profile [-- --duration S --write --only REGEX --callers FN --alloc --ceiling --top N]`: where a request's CPU goes. Starts `npm run dev` on a fresh local
 // state with V8's inspector open (wrangler dev exposes the Worker's isolate, Durable Objects included), seeds
 // data, then samples the isolate with the inspector's CPU profiler under four loads: an anonymous cached read,
 // the same read with a JWT, a read that must reach D1, and segment writes spread over 40 branches. Each sample is
@@ -10,7 +10,7 @@
 // `--alloc` also samples the heap's allocations per case (V8's sampling heap profiler) and prints where they come from.
 // `--ceiling` profiles the bench's ceilings instead (bench/ceiling/, as `npm run bench` serves them): one D1 round trip
 // at the uncached reads' body sizes and the write ceiling, so each category of a Storyloom case can be set beside what
-// the smallest Worker doing the same I/O spends on it.
+// the smallest Worker doing the same I/O spends on it. `--top N` lists N functions (12 by default).
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
@@ -27,6 +27,7 @@ const { values } = parseArgs({
     callers: { type: "string" },
     alloc: { type: "boolean", default: false },
     ceiling: { type: "boolean", default: false },
+    top: { type: "string", default: "12" },
   },
 });
 const PORT = 8793;
@@ -269,7 +270,7 @@ function table(name, r, requests) {
     "| top functions (self, builtins charged to their caller) | µs per request |",
     "|---|---|",
     ...sorted(r.functions)
-      .slice(0, 12)
+      .slice(0, Number(values.top))
       .map(([f, us]) => `| \`${f.replace(/\|/g, "\\|")}\` | ${per(us)} |`),
     "",
   ].join("\n");
