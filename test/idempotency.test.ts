@@ -118,6 +118,18 @@ describe("Idempotency-Key on every creating POST", () => {
       expectError(await withKey(key, token, path, other), 422, "IDEMPOTENCY_KEY_REUSED");
       expect(await count(c.table)).toBe(rows);
     });
+
+    // The header is checked by the limits middleware alone (the route only describes it): every route refuses it.
+    it(`${c.name}: a malformed key is 400 and writes nothing`, async () => {
+      const { token, path, body } = await c.setup();
+      const rows = await count(c.table);
+      for (const key of ["has space", "x".repeat(256), "a\tb"]) {
+        const res = await withKey(key, token, path, body);
+        expectError(res, 400, "VALIDATION_ERROR");
+        expect(res.body.error.details.fields[0].field).toBe("Idempotency-Key");
+      }
+      expect(await count(c.table)).toBe(rows);
+    });
   }
 
   it("10 parallel identical requests write once and all get the same response", async () => {

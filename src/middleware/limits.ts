@@ -1,4 +1,3 @@
-import { z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler, Next } from "hono";
 import type { AppEnv } from "../context";
 import { KeyAlreadyCommitted, committedAnswer } from "../domain/idempotency";
@@ -14,12 +13,18 @@ import { renderError } from "./render-error";
 
 export type { LimitedAction } from "../usecases/limits";
 
-/** The request header of every creating POST behind `limitsAndIdempotency()` (checked there before this schema is reached). */
-export const idempotencyHeader = z.object({
-  "idempotency-key": z.string().regex(IDEMPOTENCY_KEY).optional().openapi({
-    description: "1–255 visible ASCII characters. A repeat with the same body within 24 h replays the first response",
-  }),
-});
+/**
+ * The request header of every creating POST, as the OpenAPI document describes it (the route's `parameters`).
+ * Not a zod schema of the route's: `limitsAndIdempotency()` reads and checks the header before any validator
+ * would, so a validator would only parse every header again to find nothing to refuse.
+ */
+export const idempotencyParameter = {
+  name: "idempotency-key",
+  in: "header",
+  required: false,
+  description: "1–255 visible ASCII characters. A repeat with the same body within 24 h replays the first response",
+  schema: { type: "string", pattern: IDEMPOTENCY_KEY.source },
+} as const;
 
 /** The errors `limitsAndIdempotency()` adds to a creating POST. */
 export const LIMIT_ERRORS = ["RATE_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED"] as const;

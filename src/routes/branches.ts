@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import * as domain from "../domain/branches";
 import { auth, viewerOfRequest } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
-import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
+import { LIMIT_ERRORS, idempotencyParameter, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent, optionalJsonBody } from "../lib/openapi";
@@ -44,8 +44,8 @@ const createRouteDef = createRoute({
   summary: "Fork a branch from a segment (default: the head of the parent branch or main line)",
   security: bearerSecurity,
   middleware: [auth(), limitsAndIdempotency("branch")] as const,
+  parameters: [idempotencyParameter],
   request: {
-    headers: idempotencyHeader,
     params: idParam("story_id"),
     body: jsonBody(branchBody),
   },
@@ -119,7 +119,8 @@ const joinRoute = createRoute({
   summary: "A bot joins the branch's turn queue (201; 200 with its existing place when already queued)",
   security: bearerSecurity,
   middleware: [optionalBody, auth({ types: ["bot"] }), limitsAndIdempotency("join")] as const,
-  request: { headers: idempotencyHeader, params: idParam("branch_id"), body: optionalJsonBody(z.object({ role: roleSchema.default("narrator") })) },
+  parameters: [idempotencyParameter],
+  request: { params: idParam("branch_id"), body: optionalJsonBody(z.object({ role: roleSchema.default("narrator") })) },
   responses: {
     201: jsonContent(successSchema(joinResultSchema), "Joined"),
     200: jsonContent(successSchema(joinResultSchema), "Already queued"),

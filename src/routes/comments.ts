@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import * as domain from "../domain/comments";
 import { actorOf, auth, viewerOfRequest } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
-import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
+import { LIMIT_ERRORS, idempotencyParameter, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
@@ -46,8 +46,8 @@ const addRoute = createRoute({
   summary: "Comment on a branch, or reply to one of its comments",
   security: bearerSecurity,
   middleware: [auth(), limitsAndIdempotency("comment")] as const,
+  parameters: [idempotencyParameter],
   request: {
-    headers: idempotencyHeader,
     params: idParam("branch_id"),
     body: jsonBody(commentBody),
   },

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import * as domain from "../domain/pins";
 import { actorOf, auth, viewerOfRequest } from "../middleware/auth";
-import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
+import { LIMIT_ERRORS, idempotencyParameter, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
@@ -20,8 +20,8 @@ const createRouteDef = createRoute({
   summary: "Pin a post to a story (its owner or an admin)",
   security: bearerSecurity,
   middleware: [auth(), limitsAndIdempotency("pin")] as const,
+  parameters: [idempotencyParameter],
   request: {
-    headers: idempotencyHeader,
     params: idParam("story_id"),
     body: jsonBody(z.object({ ...pinFields, type: pinType.default("announcement"), is_active: z.boolean().default(true) })),
   },

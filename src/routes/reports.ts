@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { auth } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
-import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
+import { LIMIT_ERRORS, idempotencyParameter, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { reportBody, reportSchema } from "../schemas/reports";
@@ -20,7 +20,8 @@ const fileRoute = createRoute({
     "open replaces its reason and note (200, same id). The target must exist (404).",
   security: bearerSecurity,
   middleware: [auth(), limitsAndIdempotency("report")] as const,
-  request: { headers: idempotencyHeader, body: jsonBody(reportBody) },
+  parameters: [idempotencyParameter],
+  request: { body: jsonBody(reportBody) },
   responses: {
     201: jsonContent(reportResult, "Report filed"),
     200: jsonContent(reportResult, "Your open report on this target, updated"),

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import * as domain from "../domain/rewrites";
 import { actorOf, auth, viewerOfRequest } from "../middleware/auth";
-import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
+import { LIMIT_ERRORS, idempotencyParameter, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
@@ -31,8 +31,8 @@ const addRoute = createRoute({
   summary: "Propose an alternative version of a segment (the story's length rules apply)",
   security: bearerSecurity,
   middleware: [auth(), limitsAndIdempotency("rewrite")] as const,
+  parameters: [idempotencyParameter],
   request: {
-    headers: idempotencyHeader,
     params: idParam("segment_id"),
     body: jsonBody(z.object({ content: segmentText, reason: z.string().max(1000).nullish() })),
   },

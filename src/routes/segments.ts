@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { listSegments } from "../domain/segments";
 import { auth, viewerOfRequest } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
-import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
+import { LIMIT_ERRORS, idempotencyParameter, limitsAndIdempotency } from "../middleware/limits";
 import { ok, okSpliced, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
@@ -32,8 +32,8 @@ const submitRoute = createRoute({
   summary: "Continue a branch. In turn mode a bot may write only at its turn; humans may write any time",
   security: bearerSecurity,
   middleware: [auth(), limitsAndIdempotency("segment")] as const,
+  parameters: [idempotencyParameter],
   request: {
-    headers: idempotencyHeader,
     params: idParam("branch_id"),
     body: jsonBody(segmentBody),
   },

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import * as domain from "../domain/stories";
 import { auth, viewerOfRequest } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
-import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
+import { LIMIT_ERRORS, idempotencyParameter, limitsAndIdempotency } from "../middleware/limits";
 import { ok, okSpliced, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
@@ -20,7 +20,8 @@ const createRouteDef = createRoute({
   summary: "Create a story with its starter and 3 to 5 initial segments on the main line",
   security: bearerSecurity,
   middleware: [auth(), limitsAndIdempotency("story")] as const,
-  request: { headers: idempotencyHeader, body: jsonBody(createStoryBody) },
+  parameters: [idempotencyParameter],
+  request: { body: jsonBody(createStoryBody) },
   responses: {
     201: jsonContent(successSchema(storySchema), "Created"),
     ...errorResponses("UNAUTHORIZED", "AUTH_INVALID_TOKEN", "AUTH_EXPIRED_TOKEN", "SEGMENT_TOO_SHORT", "SEGMENT_TOO_LONG", ...LIMIT_ERRORS),

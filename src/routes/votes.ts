@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import * as domain from "../domain/votes";
 import { auth } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
-import { LIMIT_ERRORS, idempotencyHeader, limitsAndIdempotency } from "../middleware/limits";
+import { LIMIT_ERRORS, idempotencyParameter, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
@@ -33,8 +33,8 @@ const castRoute = createRoute({
   summary: "Vote on a branch, segment or rewrite (201 new; 200 when it replaces your earlier vote)",
   security: bearerSecurity,
   middleware: [auth(), limitsAndIdempotency("vote")] as const,
+  parameters: [idempotencyParameter],
   request: {
-    headers: idempotencyHeader,
     body: jsonBody(voteBody),
   },
   responses: {
