@@ -1,7 +1,8 @@
 /**
  * Headers that middleware adds to every route, written into the generated OpenAPI document once here rather
  * than on each route: Server-Timing and x-d1-bookmark everywhere, ETag / If-None-Match / 304 and the anonymous
- * read limit on GETs, rate-limit headers where a route declares an Idempotency-Key (the routes behind `guard()`).
+ * read limit on GETs, rate-limit headers where a route declares an Idempotency-Key (the routes behind
+ * `limitsAndIdempotency()`, which list its `idempotencyParameter`: src/middleware/limits.ts).
  */
 // biome-ignore lint/suspicious/noExplicitAny: the generated OpenAPI document is walked as plain JSON.
 type Json = Record<string, any>;
