@@ -1,4 +1,4 @@
-// `npm run bench:ab [-- --base REV --case uncached|cached|stories|write|turns --rounds N --seconds S --logged]`: this
+// `npm run bench:ab [-- --base REV --case uncached|cached|stories|write|turns --rounds N --seconds S --connections C --logged]`: this
 // working tree (B) against another revision (A, default HEAD), both under `wrangler dev` at once (silent unless
 // `--logged`, which turns the access log on in both; limits lifted), each seeded
 // the same way, then one case A/B, B/A, A/B…. Prints each round's CPU per request (workerd user+system over the round's
@@ -18,6 +18,7 @@ const { values } = parseArgs({
     case: { type: "string", default: "uncached" },
     rounds: { type: "string", default: "6" },
     seconds: { type: "string", default: "3" },
+    connections: { type: "string", default: "10" },
     logged: { type: "boolean", default: false },
   },
 });
@@ -63,7 +64,8 @@ async function turns(side) {
 
 async function measured(side) {
   const before = workerdCpuMs(side.server.child.pid);
-  const r = values.case === "turns" ? await turns(side) : await load({ duration: Number(values.seconds), connections: 10, ...side.opts });
+  const r =
+    values.case === "turns" ? await turns(side) : await load({ duration: Number(values.seconds), connections: Number(values.connections), ...side.opts });
   return { rps: r.rps, cpu: (workerdCpuMs(side.server.child.pid) - before) / Math.max(1, r.total), bad: r.non2xx };
 }
 
