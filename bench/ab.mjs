@@ -1,4 +1,5 @@
-// `npm run bench:ab [-- --base REV --case uncached|cached|stories|write|turns --rounds N --seconds S --connections C --logged]`: this
+// `npm run bench:ab [-- --base REV --case uncached|cached|stories|write|turns --rounds N --seconds S --connections C --logged]`
+// (`--connections`, 10 by default, is autocannon's; `turns` has its own four bots): this
 // working tree (B) against another revision (A, default HEAD), both under `wrangler dev` at once (silent unless
 // `--logged`, which turns the access log on in both; limits lifted), each seeded
 // the same way, then one case A/B, B/A, A/B…. Prints each round's CPU per request (workerd user+system over the round's
@@ -92,7 +93,7 @@ try {
   const cpu = median(cpuRatios);
   const rps = median(rounds.map((r) => r.rb.rps / r.ra.rps));
   console.log(
-    `${values.case}: B (this tree) against A (${values.base}): CPU per request ×${cpu.toFixed(3)}, requests/s ×${rps.toFixed(3)} (medians of ${rounds.length} rounds)`,
+    `${values.case} (${values.connections} connections${values.logged ? ", logged" : ""}): B (this tree) against A (${values.base}): CPU per request ×${cpu.toFixed(3)}, requests/s ×${rps.toFixed(3)} (medians of ${rounds.length} rounds)`,
   );
   // The spread says whether the median means anything: on this machine a change of a few per cent hides in it.
   console.log(
