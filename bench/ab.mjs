@@ -93,7 +93,7 @@ try {
   const cpu = median(cpuRatios);
   const rps = median(rounds.map((r) => r.rb.rps / r.ra.rps));
   console.log(
-    `${values.case} (${values.connections} connections${values.logged ? ", logged" : ""}): B (this tree) against A (${values.base}): CPU per request ×${cpu.toFixed(3)}, requests/s ×${rps.toFixed(3)} (medians of ${rounds.length} rounds)`,
+    `${values.case} (${values.case === "turns" ? "four bots" : `${values.connections} connections`}${values.logged ? ", logged" : ""}): B (this tree) against A (${values.base}): CPU per request ×${cpu.toFixed(3)}, requests/s ×${rps.toFixed(3)} (medians of ${rounds.length} rounds)`,
   );
   // The spread says whether the median means anything: on this machine a change of a few per cent hides in it.
   console.log(
