@@ -1,4 +1,4 @@
-// `npm run bench [-- --rounds N --seconds S --write --only REGEX]`: Storyloom against its ceilings, both under
+// `npm run bench [-- --rounds N --seconds S --write --only REGEX --phase silent|shipped]`: Storyloom against its ceilings, both under
 // `wrangler dev` on this machine. Two phases: silent (Storyloom with LOG_REQUESTS off, against silent ceilings)
 // and as shipped (its access log on, against ceilings that write the same one JSON line per request). In each,
 // every case runs A/B/A/B: its ceiling, then the case, `--rounds` times (`--seconds` each), and the result is the
@@ -20,8 +20,12 @@ const { values } = parseArgs({
     connections: { type: "string", default: "10" },
     write: { type: "boolean", default: false },
     only: { type: "string" },
+    phase: { type: "string" },
   },
 });
+/** Both phases unless `--phase` names one (a longer run of one target's cases in the time of a full run's share). */
+const PHASES = values.phase === undefined ? [false, true] : { silent: [false], shipped: [true] }[values.phase];
+if (!PHASES) throw new Error(`--phase must be silent or shipped, not ${values.phase}`);
 const ROUNDS = Number(values.rounds);
 const SECONDS = Number(values.seconds);
 const CONNECTIONS = Number(values.connections);
@@ -310,7 +314,7 @@ function report(rows, turnsRuns) {
 const data = await prepare();
 const rows = [];
 const turnsRuns = [];
-for (const logged of [false, true]) {
+for (const logged of PHASES) {
   const { rows: r, turns } = await runPhase(logged, data);
   rows.push(...r);
   if (turns) turnsRuns.push(turns);
