@@ -23,9 +23,10 @@ const { values } = parseArgs({
     phase: { type: "string" },
   },
 });
-/** Both phases unless `--phase` names one (a longer run of one target's cases in the time of a full run's share). */
-const PHASES = values.phase === undefined ? [false, true] : { silent: [false], shipped: [true] }[values.phase];
-if (!PHASES) throw new Error(`--phase must be silent or shipped, not ${values.phase}`);
+/** Both phases (`--phase both`, the default) unless `--phase` names one (a longer run of one target's cases in the time of a full run's share). */
+const PHASES = { silent: [false], shipped: [true], both: [false, true] };
+const phase = values.phase ?? "both";
+if (!Object.hasOwn(PHASES, phase)) throw new Error(`--phase must be silent, shipped or both, not ${values.phase}`);
 const ROUNDS = Number(values.rounds);
 const SECONDS = Number(values.seconds);
 const CONNECTIONS = Number(values.connections);
@@ -314,7 +315,7 @@ function report(rows, turnsRuns) {
 const data = await prepare();
 const rows = [];
 const turnsRuns = [];
-for (const logged of PHASES) {
+for (const logged of PHASES[phase]) {
   const { rows: r, turns } = await runPhase(logged, data);
   rows.push(...r);
   if (turns) turnsRuns.push(turns);
