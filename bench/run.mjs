@@ -20,13 +20,13 @@ const { values } = parseArgs({
     connections: { type: "string", default: "10" },
     write: { type: "boolean", default: false },
     only: { type: "string" },
-    phase: { type: "string" },
+    phase: { type: "string", default: "both" },
   },
 });
 /** Both phases (`--phase both`, the default) unless `--phase` names one (a longer run of one target's cases in the time of a full run's share). */
 const PHASES = { silent: [false], shipped: [true], both: [false, true] };
-const phase = values.phase ?? "both";
-if (!Object.hasOwn(PHASES, phase)) throw new Error(`--phase must be silent, shipped or both, not ${values.phase}`);
+const { phase } = values;
+if (!Object.hasOwn(PHASES, phase)) throw new Error(`--phase must be silent, shipped or both, not ${phase}`);
 const ROUNDS = Number(values.rounds);
 const SECONDS = Number(values.seconds);
 const CONNECTIONS = Number(values.connections);
