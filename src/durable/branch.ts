@@ -18,8 +18,9 @@ import type { D1Counter } from "../lib/meter";
 import { type Member, type Refusal, type TurnEvent, type TurnState, estimatedWait, holder, inTurnMode, queueView, transition, turnOrder } from "../turns/rules";
 import { memberStatement, queueQuery, turnColumnsStatement, turnStateOf } from "../turns/store";
 import type { LiveEvent, TurnReason } from "../domain/live-events";
+import { SOCKET_HEADER, type SocketRequest } from "../domain/live-socket";
 import { type StandingRow, type Subject, inGoodStanding, standingQuery, verdictOf } from "../domain/standing";
-import { LiveSockets, SOCKET_HEADER, type SocketRequest, liveQueue, liveSegment, liveTurn } from "./live";
+import { LiveSockets, liveQueue, liveSegment, liveTurn } from "./live";
 import { type Outcome, capture } from "./result";
 import { type TurnWait, TurnWaiters } from "./turn-waiters";
 
