@@ -281,7 +281,7 @@ async function http(method, path, { token, body, key } = {}) {
   if (body !== undefined) headers["content-type"] = "application/json";
   if (token) headers.authorization = `Bearer ${token}`;
   if (key) headers["idempotency-key"] = key;
-  // Any bookmark makes a public read skip the per-isolate micro-cache and read D1 (README, "Reading at the edge").
+  // Any bookmark makes a public read skip the per-isolate micro-cache and read D1 (docs/api.md, "Reading at the edge").
   if (method === "GET") headers["x-d1-bookmark"] = bookmark ?? "none";
   const res = await fetch(BASE + path, { method, headers, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
   const text = await res.text();

@@ -1,8 +1,8 @@
+import type { AccountStanding } from "./domain/account-standing";
 import type { Actor } from "./domain/actor";
 import type { IdempotentRequest } from "./domain/idempotency";
 import type { Env } from "./env";
 import type { RequestMeter } from "./lib/meter";
-import type { AccountStanding } from "./middleware/standing";
 import type { Caller, SegmentQuota } from "./usecases/caller";
 
 /**
@@ -26,7 +26,7 @@ export interface AppEnv {
     errorCode?: string;
     /** The authenticated caller, set by `auth()`. */
     actor?: Actor;
-    /** The caller's standing, checked in the request's first D1 trip (src/middleware/standing.ts). */
+    /** The caller's standing, checked in the request's first D1 trip (src/domain/account-standing.ts). */
     standing?: AccountStanding;
     /** The web reader's signed-in human, from the session cookie only (src/web/session.ts). */
     viewer?: Actor;

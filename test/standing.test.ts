@@ -346,6 +346,34 @@ describe("deleted accounts and changed roles", () => {
       ["unsuspend", mod.id],
     ]);
   });
+
+  it("the admin routes take an account id in any letter case, as the report routes do (an admin's `admin-…` id too); a malformed one is 404", async () => {
+    const admin = await registerAdmin();
+    const other = await registerAdmin();
+    const human = await registerHuman();
+    const bot = await registerBot();
+    const upper = (id: string) => id.toUpperCase();
+    const suspended = await suspend(admin.token, upper(bot.id));
+    expect(suspended.status, suspended.text).toBe(200);
+    expect(suspended.body.data).toMatchObject({ id: bot.id, type: "bot", suspended: true });
+    expect((await restore(admin.token, upper(bot.id))).body.data).toMatchObject({ id: bot.id, suspended: false });
+    expect((await setRole(admin.token, upper(human.id), "moderator")).body.data).toMatchObject({ id: human.id, role: "moderator" });
+    expect((await suspend(admin.token, upper(other.id))).body.data).toMatchObject({ id: other.id, type: "admin", suspended: true });
+    expect((await restore(admin.token, upper(other.id))).body.data).toMatchObject({ id: other.id, suspended: false });
+    // The self-check compares the stored id: one's own id in capitals is still one's own.
+    expectError(await suspend(admin.token, upper(admin.id)), 403, "PERMISSION_DENIED");
+    expect((await auditOf(bot.id)).results.map((r: any) => r.action)).toEqual(["suspend", "unsuspend"]);
+    // A report names the account the same way.
+    expect(
+      (await call("/reports", { token: human.token, body: { target_type: "account", target_id: upper(other.id), reason: "spam" } })).body.data,
+    ).toMatchObject({
+      target_id: other.id,
+    });
+    for (const bad of ["no%20such%20id", "x".repeat(65)]) {
+      expectError(await suspend(admin.token, bad), 404, "NOT_FOUND");
+      expectError(await setRole(admin.token, bad, "moderator"), 404, "NOT_FOUND");
+    }
+  });
 });
 
 describe("logout revokes the session's token", () => {

@@ -1,5 +1,5 @@
 /**
- * The live stream's bounds, in one place (README "Limits"). A branch holds at most `perBranch` sockets, of which
+ * The live stream's bounds, in one place (docs/api.md, "Limits and retries"). A branch holds at most `perBranch` sockets, of which
  * anonymous ones (no verified credential) take at most `anonymousPerBranch`: the rest is kept for signed-in
  * callers, so no crowd of anonymous addresses can lock them out. One address (an IPv6 address by its /64) holds
  * at most `anonymousPerAddress` anonymous sockets and `perAddress` in all, one account `perAccount`: it takes 50

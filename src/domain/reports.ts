@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { type Db, abortUnless, nowIso, rawAll, rawRun } from "../db/client";
 import { reports } from "../db/schema";
 import { ApiError, notFound, validationError } from "../lib/errors";
-import { isUuid } from "../lib/ids";
+import { accountId, isUuid, pathId } from "../lib/ids";
 import { pagination } from "../lib/pagination";
 import type { ReportBody, ReportTarget, ResolveAction } from "../schemas/reports";
 import type { Actor } from "./actor";
@@ -88,10 +88,8 @@ const targetOf = (db: Db, type: ReportTarget, id: string) =>
  * update. The target must exist (404).
  */
 export async function fileReport(db: Db, actor: Actor, input: ReportBody, idem?: IdempotentRequest) {
-  const targetId = input.target_id.toLowerCase();
   const what = input.target_type === "account" ? "Account" : `${input.target_type[0].toUpperCase()}${input.target_type.slice(1)}`;
-  // Accounts made by the operator's script have ids of their own (`admin-…`); everything else is a UUID.
-  if (input.target_type === "account" ? !/^[a-z0-9-]{1,64}$/.test(targetId) : !isUuid(targetId)) throw notFound(what);
+  const targetId = input.target_type === "account" ? accountId(input.target_id) : pathId(input.target_id, what);
   const [target] = await targetOf(db, input.target_type, targetId);
   if (!target?.t_author) throw notFound(what);
   const now = nowIso();

@@ -3,7 +3,8 @@ import type { IdempotentRequest } from "../domain/idempotency";
 import type { LiveEvent } from "../domain/live-events";
 import type { RateState } from "../lib/limit-error";
 import type { RequestMeter } from "../lib/meter";
-import type { BranchRoom, ExpelResult, JoinResult, LeaveResult, Role, SubmitOptions, SubmitResult, TurnWait } from "./branch";
+import type { Role } from "../schemas/fields";
+import type { BranchRoom, ExpelResult, JoinResult, LeaveResult, SubmitOptions, SubmitResult, TurnWait } from "./branch";
 import { type Outcome, unwrap } from "./result";
 
 /**

@@ -10,6 +10,7 @@ import { type Quota, segmentWrite, writeValues, written } from "../domain/segmen
 import { type IdempotentRequest, KeyAlreadyCommitted, commit, recordStatements } from "../domain/idempotency";
 import { type WebhookMessage, handOverQuery, outboxStatements, publish, yourTurnMessage } from "../domain/webhook-events";
 import { configOf } from "../config";
+import type { Role } from "../schemas/fields";
 import type { Env } from "../env";
 import { ApiError, notFound, storyArchived, validationError } from "../lib/errors";
 import { type RateState, limitError } from "../lib/limit-error";
@@ -18,8 +19,9 @@ import type { D1Counter } from "../lib/meter";
 import { type Member, type Refusal, type TurnEvent, type TurnState, estimatedWait, holder, inTurnMode, queueView, transition, turnOrder } from "../turns/rules";
 import { memberStatement, queueQuery, turnColumnsStatement, turnStateOf } from "../turns/store";
 import type { LiveEvent, TurnReason } from "../domain/live-events";
+import { SOCKET_HEADER, type SocketRequest } from "../domain/live-socket";
 import { type StandingRow, type Subject, inGoodStanding, standingQuery, verdictOf } from "../domain/standing";
-import { LiveSockets, SOCKET_HEADER, type SocketRequest, liveQueue, liveSegment, liveTurn } from "./live";
+import { LiveSockets, liveQueue, liveSegment, liveTurn } from "./live";
 import { type Outcome, capture } from "./result";
 import { type TurnWait, TurnWaiters } from "./turn-waiters";
 
@@ -45,8 +47,6 @@ interface Room {
  * once the batch ran (unknown: the event is handed over).
  */
 type Applied = Extract<ReturnType<typeof transition>, { ok: true }> & { event: WebhookMessage | null; probe?: unknown; handOver?: boolean };
-
-export type Role = "narrator" | "challenger" | "voice";
 
 export interface SubmitOptions {
   /** The writer opens the branch with a starter segment (exempt from min_length). */

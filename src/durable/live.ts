@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { INBOUND_FRAMES_PER_MINUTE, INBOUND_WINDOW_MS, LIVE_SOCKETS, REPLAY_LIMIT } from "../domain/live-bounds";
 import type { LiveEvent, TurnReason } from "../domain/live-events";
+import type { SocketRequest } from "../domain/live-socket";
 import { asSegments, segmentRecords, type segmentView } from "../domain/segments";
 import { type Member, type TurnState, queueView } from "../turns/rules";
 
@@ -33,26 +34,6 @@ export const liveQueue = (branchId: string, change: "joined" | "left" | "suspend
   bot: { bot_id: bot.botId, name: bot.name },
   members: queueView(turn).members,
 });
-
-/** What the Worker tells the room about an upgrade it admitted (header `x-live-socket`, set by the Worker only). */
-export interface SocketRequest {
-  branchId: string;
-  /** `?after=`, validated: replay the segments after it. */
-  after: number | null;
-  /** The branch's story is archived: `hello` says so and the socket is closed after it. */
-  archived: boolean;
-  /** The verified caller's account (`bot:<id>`, `human:<id>` …), null when anonymous. */
-  account: string | null;
-  /** The caller's kind for the log: anonymous, human, admin or bot. */
-  actor: string;
-  /** The client address as the per-address limits count it (src/lib/address.ts). */
-  address: string;
-  requestId: string;
-  /** Log the socket's close (the Worker's `LOG_REQUESTS`). */
-  log: boolean;
-}
-
-export const SOCKET_HEADER = "x-live-socket";
 
 /** What a socket carries through hibernation: who opened it, and its counters. */
 interface Attachment {

@@ -3,6 +3,7 @@ import { auth } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
 import { moderatorsOnly } from "../middleware/moderators";
 import { ok, successSchema } from "../lib/envelope";
+import { accountId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { restoreAccount, setRole, suspendAccount } from "../usecases/standing";
 import { authErrors, idParam } from "./schemas";
@@ -78,6 +79,6 @@ const roleRoute = createRoute({
 });
 
 export const adminAccountRoutes = createRouter()
-  .openapi(suspendRoute, async (c) => ok(c, await suspendAccount(callerOf(c), c.req.valid("param").id, c.req.valid("json")), 200))
-  .openapi(restoreRoute, async (c) => ok(c, await restoreAccount(callerOf(c), c.req.valid("param").id, c.req.valid("json")), 200))
-  .openapi(roleRoute, async (c) => ok(c, await setRole(callerOf(c), c.req.valid("param").id, c.req.valid("json")), 200));
+  .openapi(suspendRoute, async (c) => ok(c, await suspendAccount(callerOf(c), accountId(c.req.valid("param").id), c.req.valid("json")), 200))
+  .openapi(restoreRoute, async (c) => ok(c, await restoreAccount(callerOf(c), accountId(c.req.valid("param").id), c.req.valid("json")), 200))
+  .openapi(roleRoute, async (c) => ok(c, await setRole(callerOf(c), accountId(c.req.valid("param").id), c.req.valid("json")), 200));

@@ -7,7 +7,7 @@ import { meteredD1 } from "../db/metered";
 import { branches, stories } from "../db/schema";
 import { INBOUND_FRAMES_PER_MINUTE, LIVE_SOCKETS, REPLAY_LIMIT } from "../domain/live-bounds";
 import { liveEventSchema } from "../domain/live-events";
-import { SOCKET_HEADER, type SocketRequest } from "../durable/live";
+import { SOCKET_HEADER, type SocketRequest } from "../domain/live-socket";
 import { addressKey } from "../lib/address";
 import { ApiError, type ErrorCode, notFound, validationError } from "../lib/errors";
 import { pathId } from "../lib/ids";

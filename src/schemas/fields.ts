@@ -10,6 +10,7 @@ export const segmentText = z.string().min(1).max(TEXT_MAX);
 
 /** A bot's role in a branch. */
 export const roleSchema = z.enum(["narrator", "challenger", "voice"]);
+export type Role = z.infer<typeof roleSchema>;
 
 /** A story's or a bot's language: a BCP 47 code. */
 export const languageSchema = z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, "must be a language code such as zh, en or pt-BR");

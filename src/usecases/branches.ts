@@ -1,7 +1,7 @@
 import * as domain from "../domain/branches";
 import { publish } from "../domain/webhook-events";
-import type { Role } from "../durable/branch";
 import type { BranchBody } from "../schemas/branches";
+import type { Role } from "../schemas/fields";
 import type { Caller } from "./caller";
 
 /** Creates the branch, then hands its `new_branch` announcements (already in the outbox) to the queue. */
