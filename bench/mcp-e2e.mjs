@@ -5,6 +5,7 @@
 // Reports the time from a segment's acceptance (write_segment's answer) to the other agent's wait_for_turn
 // returning with its turn (median, p95), and checks the read-back: contiguous sequence_order, strict alternation.
 // Prints the figures; writes bench/MCP.md only with --write. Listens on 127.0.0.1 only; every wait is bounded.
+// --inspector: also drives the MCP Inspector's CLI (pinned, fetched by npx) in both eras.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -39,6 +40,34 @@ async function agent(name, apiKey, era) {
     return r.structuredContent;
   };
   return { name, client, call, era: client.getProtocolEra() };
+}
+
+/**
+ * The Inspector's CLI in both eras (`--protocol-era legacy`: the 2025-11-25 `initialize` handshake; `modern`: the
+ * 2026-07-28 `server/discover`, after which it once hung on a `subscriptions/listen` never acknowledged): `tools/list`,
+ * then `tools/call read_branch`, each bounded. Each era's handshake is confirmed from the server's access log.
+ */
+function inspect(branch) {
+  const cli = (era, ...args) => {
+    const r = spawnSync("npx", ["-y", INSPECTOR, "--cli", `${ORIGIN}/mcp`, "--transport", "http", "--protocol-era", era, ...args], {
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    if (r.status !== 0) throw new Error(`${INSPECTOR} --protocol-era ${era} ${args[1]}: ${r.error ?? `exit ${r.status}`}\n${r.stderr}`);
+    return JSON.parse(r.stdout);
+  };
+  const eras = [
+    ["legacy", "initialize"],
+    ["modern", "server/discover"],
+  ].map(([era, handshake]) => {
+    const logged = server.log().length;
+    const listed = cli(era, "--method", "tools/list").tools.map((t) => t.name);
+    const read = cli(era, "--method", "tools/call", "--tool-name", "read_branch", "--tool-arg", `branch_id=${branch}`, "--tool-arg", "limit=1");
+    const shook = server.log().slice(logged).includes(`"route":"/mcp ${handshake}"`);
+    const ok = shook && listed.length === 11 && !read.isError && read.structuredContent.branch.id === branch;
+    return `${era} (${handshake} ${shook ? "answered" : "not seen"}): tools/list ${listed.length} tools, tools/call read_branch ${read.isError ? "failed" : "answered"}${ok ? "" : " (**unexpected**)"}`;
+  });
+  return `${INSPECTOR}: ${eras.join("; ")}`;
 }
 
 const server = await startDev(PORT, path.join(tmp, "state"), [...NO_LIMITS, "--var", `PUBLIC_ORIGIN:${ORIGIN}`]);
@@ -100,19 +129,10 @@ try {
   const contiguous = orders.every((o, i) => o === i + 1);
   const bots = segments.filter((s) => s.author_type === "bot");
   const alternating = bots.every((s, i) => i === 0 || s.bot_id !== bots[i - 1].bot_id);
-  // The MCP Inspector's command line, as a developer would check the server: list the tools, call one.
+  // The MCP Inspector's command line, as a developer would check the server, in each era: list the tools, call one.
   let inspector = "not run (pass --inspector)";
-  if (values.inspector) {
-    const cli = (...args) => {
-      const r = spawnSync("npx", ["-y", INSPECTOR, "--cli", `${ORIGIN}/mcp`, "--transport", "http", ...args], { encoding: "utf8", timeout: 180_000 });
-      return JSON.parse(r.stdout);
-    };
-    const listed = cli("--method", "tools/list").tools.map((t) => t.name);
-    const read = cli("--method", "tools/call", "--tool-name", "read_branch", "--tool-arg", `branch_id=${branch}`, "--tool-arg", "limit=1");
-    const ok = listed.length === 11 && !read.isError && read.structuredContent.branch.id === branch;
-    inspector = `${INSPECTOR}: tools/list ${listed.length} tools, tools/call read_branch ${read.isError ? "failed" : "answered"}${ok ? "" : " (**unexpected**)"}`;
-    if (!ok) exitCode = 1;
-  }
+  if (values.inspector) inspector = inspect(branch);
+  if (inspector.includes("**unexpected**")) exitCode = 1;
   const figures = {
     inspector,
     eras: agents.map((a) => a.era),

@@ -87,13 +87,24 @@ async function failed(client: Client, name: string, args: Record<string, unknown
   return result.structuredContent.error as { code: string; message: string; details?: any };
 }
 
-/** A raw JSON-RPC POST to /mcp (a host's first request: no session, 2025 revision). */
-const rawPost = (headers: Record<string, string>, body: unknown = { jsonrpc: "2.0", id: 1, method: "tools/list" }) =>
-  exports.default.fetch(MCP_URL, {
+/** A raw JSON-RPC POST to /mcp (a host's first request: no session, 2025 revision), or to `url` with some bindings changed. */
+const rawPost = (
+  headers: Record<string, string>,
+  body: unknown = { jsonrpc: "2.0", id: 1, method: "tools/list" },
+  { url = MCP_URL, bindings }: { url?: string; bindings?: Partial<Env> } = {},
+) =>
+  workerFetch(bindings)(url, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25", ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
+
+/** A 2026-07-28 request's `_meta` envelope, as the SDK's client sends it. */
+const envelope = (protocolVersion = "2026-07-28") => ({
+  "io.modelcontextprotocol/protocolVersion": protocolVersion,
+  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1.0.0" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+});
 
 describe("the MCP door: listing", () => {
   for (const era of ERAS) {
@@ -207,6 +218,34 @@ describe("the MCP door: credentials and origin", () => {
     expect(((await plain.json()) as { result: { tools: unknown[] } }).result.tools.length).toBe(TOOL_NAMES.length);
   });
 
+  it("a request sent to another host is refused (DNS rebinding), with or without its Origin; the site's own host passes", async () => {
+    const refused = [
+      rawPost({ host: "evil.example.com", origin: "http://evil.example.com" }), // the conformance suite's rebinding request
+      rawPost({ origin: "http://evil.example.com" }, undefined, { url: "http://evil.example.com/mcp" }),
+      rawPost({}, undefined, { url: "http://evil.example.com/mcp" }),
+      rawPost({ host: "localhost:8787" }), // loopback names are the site's only in development
+    ];
+    for (const res of await Promise.all(refused)) {
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as any).error).toMatchObject({ code: "FORBIDDEN", message: `The MCP endpoint answers at ${ORIGIN} only` });
+    }
+    expect((await rawPost({ host: "Storyloom.TEST", origin: ORIGIN })).status).toBe(200);
+    // The API and the pages answer at any host (only /mcp checks it: docs/decisions.md).
+    expect((await exports.default.fetch("http://evil.example.com/api/v1/health")).status).toBe(200);
+  });
+
+  it("in development (a loopback PUBLIC_ORIGIN) any loopback name and port is the site's; other names are refused", async () => {
+    const bindings = { PUBLIC_ORIGIN: "http://127.0.0.1:8787" };
+    for (const url of ["http://127.0.0.1:8787/mcp", "http://localhost:9000/mcp", "http://[::1]:8787/mcp"]) {
+      expect((await rawPost({ origin: new URL(url).origin }, undefined, { url, bindings })).status, url).toBe(200);
+    }
+    // A rebound page: its own name in the address, the Host and the Origin alike.
+    for (const host of ["evil.example.com:8787", "127.0.0.1.evil.example.com", "localhost.evil.example.com:8787"]) {
+      const res = await rawPost({ origin: `http://${host}` }, undefined, { url: `http://${host}/mcp`, bindings });
+      expect(res.status, host).toBe(403);
+    }
+  });
+
   it("bad input is an answer, never a crash: not JSON, not JSON-RPC, unknown tool, wrong argument types", async () => {
     for (const body of ["{not json", "[]", '{"jsonrpc":"2.0"}', '"text"']) {
       const res = await rawPost({}, body);
@@ -219,6 +258,18 @@ describe("the MCP door: credentials and origin", () => {
     expect(error.details.fields.map((f: any) => f.field).sort()).toEqual(["after", "branch_id"]);
     await failed(client, "read_branch", { branch_id: "not-a-uuid" }, "NOT_FOUND");
     await failed(client, "get_story", { story_id: crypto.randomUUID() }, "NOT_FOUND");
+  });
+});
+
+describe("the MCP door: subscriptions/listen (2026-07-28)", () => {
+  it("is acknowledged with nothing to notify (the lists never change), then ended; the connection serves on", async () => {
+    const client = await connect({ era: "modern" });
+    expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: false }, prompts: { listChanged: false } });
+    // The SDK's client resolves listen() on the acknowledgment only, and `closed` on the stream's end.
+    const subscription = await client.listen({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true });
+    expect(subscription.honoredFilter).toEqual({});
+    expect(await subscription.closed).toBe("graceful");
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(TOOL_NAMES);
   });
 });
 
@@ -542,6 +593,38 @@ describe("the MCP door: logged like every other request", () => {
     expect(list).toMatchObject({ actor: "bot", error: null });
     expect(list.request_id).toBeTruthy();
     expect(logged.find((l) => l.route === "/mcp tools/call read_branch")).toMatchObject({ actor: "bot", error: "NOT_FOUND" });
+  });
+
+  it("a malformed or version-mismatched request is the client's error: a warning, not an error", async () => {
+    const warned: string[] = [];
+    const errors: unknown[] = [];
+    const warn = vi.spyOn(console, "warn").mockImplementation((line: unknown) => void warned.push(String(line)));
+    const error = vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => void errors.push(args));
+    const modern = (version: string, headers: Record<string, string> = {}) =>
+      rawPost(
+        { "mcp-protocol-version": version, "mcp-method": "tools/list", ...headers },
+        { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: envelope(version) } },
+      );
+    try {
+      const answers = [
+        await rawPost({}, "[]"), // an empty batch
+        await rawPost(
+          { "mcp-protocol-version": "2026-07-28" },
+          { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } } },
+        ),
+        await modern("2099-01-01"), // a revision we do not serve
+        await rawPost({ "mcp-protocol-version": "2025-11-25" }, { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: envelope() } }),
+        await modern("2026-07-28", { "content-type": "text/plain" }),
+      ];
+      expect(answers.map((r) => r.status)).toEqual([400, 400, 400, 400, 415]);
+    } finally {
+      warn.mockRestore();
+      error.mockRestore();
+    }
+    expect(errors).toEqual([]);
+    expect(warned.map((l) => JSON.parse(l))).toEqual(
+      Array.from({ length: 5 }, () => expect.objectContaining({ event: "mcp request refused", message: expect.any(String) })),
+    );
   });
 
   it("adds nothing to the API's own answers (no MCP headers on REST reads)", async () => {

@@ -3,7 +3,7 @@ import type { AppEnv } from "../context";
 import type { Actor } from "../domain/actor";
 import { ApiError } from "../lib/errors";
 import { readCredential, resolveActor } from "../middleware/auth";
-import { checkOrigin } from "../middleware/origin";
+import { checkHost, checkOrigin } from "../middleware/origin";
 import { watchStanding } from "../middleware/standing";
 import { doorOf } from "./door";
 import { mcpHandler } from "./server";
@@ -70,12 +70,14 @@ const wantsProgress = (body: unknown) => (body as JsonRpcMessage | undefined)?.p
 
 /**
  * `{origin}/mcp`: the Streamable HTTP MCP endpoint, mounted behind the same request id, access log and services
- * as the API. In order: the Origin (403 for another site's page), the credential (401 when invalid), then the
- * SDK's handler with this request's door. An SSE answer to a call that asked for no progress is read to its end
- * here, so the access log and Server-Timing cover the whole call; one that asked for progress streams as it goes.
+ * as the API. In order: the Host and the Origin (403 for another site's name or page), the credential (401 when
+ * invalid), then the SDK's handler with this request's door. An SSE answer to a call that asked for no progress is
+ * read to its end here, so the access log and Server-Timing cover the whole call; one that asked for progress
+ * streams as it goes.
  */
 export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
   c.set("logRoute", "/mcp");
+  checkHost(c, "The MCP endpoint");
   checkOrigin(c, "The MCP endpoint");
   const { actor, refusal } = await callerOf(c);
   if (actor) {

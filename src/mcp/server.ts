@@ -10,6 +10,7 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/server/valida
 import { sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { type McpDoor, callerOf } from "./door";
+import { logMcpFault } from "./faults";
 import { parseArguments } from "./input";
 import { continueStoryArguments, continueStoryContext, continueStoryPrompt, continueStoryText } from "./prompts";
 import { errorResult } from "./results";
@@ -49,7 +50,11 @@ async function call(door: McpDoor, tool: Tool, args: unknown, progress: Progress
 /** A request's server: built per request by the SDK's handler (its rule), from definitions built once per isolate. */
 function serverFor(door: McpDoor): McpServer {
   const server = new McpServer(SERVER_INFO, {
-    capabilities: { tools: {}, prompts: {} },
+    // The lists never change at run time, so no list-change notification is ever sent: a `subscriptions/listen`
+    // (2026-07-28) is acknowledged with nothing to notify and ended at once (the SDK's listen router), where an
+    // advertised `listChanged` (McpServer's default) held it open, keep-alives only, and the route, which reads an
+    // answer to its end, never answered (hosts hung on connect waiting for the acknowledgment).
+    capabilities: { tools: { listChanged: false }, prompts: { listChanged: false } },
     instructions: INSTRUCTIONS,
     jsonSchemaValidator,
   });
@@ -114,8 +119,7 @@ function doorIn(extra: Record<string, unknown> | undefined): McpDoor {
   return door;
 }
 
-const onerror = (error: Error) => console.error(JSON.stringify({ at: new Date().toISOString(), event: "mcp error", message: error.message }));
-const sdkHandler = createMcpHandler(({ authInfo }) => serverFor(doorIn(authInfo?.extra)), { onerror });
+const sdkHandler = createMcpHandler(({ authInfo }) => serverFor(doorIn(authInfo?.extra)), { onerror: logMcpFault });
 
 interface HandleOptions {
   authInfo: { token: string; clientId: string; scopes: string[]; extra: { door: McpDoor } };

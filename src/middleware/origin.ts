@@ -12,3 +12,19 @@ export function checkOrigin(c: Context<AppEnv>, what: string) {
   if (origin === undefined || origin === c.get("config").publicOrigin || origin === new URL(c.req.url).origin) return;
   throw new ApiError("FORBIDDEN", `${what} is open to this site's own pages (and to clients that send no Origin)`);
 }
+
+/** The loopback names: a site whose own origin is one of them is in local development (`npm run dev`). */
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * The host a request was sent to (its `Host`) must be the site's own, `PUBLIC_ORIGIN`'s: a page whose name an
+ * attacker made resolve to this server (DNS rebinding) sends its own name, and its own `Origin` with it, which
+ * `checkOrigin` alone takes for the site's. In local development any loopback name and port is the site's (a dev
+ * server is reached as 127.0.0.1 or localhost alike). Anything else is 403 `FORBIDDEN` naming `what`.
+ */
+export function checkHost(c: Context<AppEnv>, what: string) {
+  const own = new URL(c.get("config").publicOrigin);
+  const host = (c.req.header("host") ?? new URL(c.req.url).host).toLowerCase();
+  if (host === own.host || (LOOPBACK.has(own.hostname) && LOOPBACK.has(host.replace(/:\d*$/, "")))) return;
+  throw new ApiError("FORBIDDEN", `${what} answers at ${own.origin} only`);
+}
