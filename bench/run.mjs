@@ -189,11 +189,13 @@ function casesOf(data, etag) {
  * from the case's fails here instead of measuring something else.
  */
 async function checkSameRows(name, ceilingUrl, caseBody) {
-  const answer = await (await fetch(ceilingUrl)).json();
+  const text = await (await fetch(ceilingUrl)).text();
+  const answer = JSON.parse(text);
   const pages = (answer.data ?? []).flat().flatMap((row) => Object.values(row).filter((v) => typeof v === "string" && v.startsWith("[")));
   if (!pages.length || !pages.every((page) => caseBody.includes(page))) {
-    throw new Error(`${name}: the ceiling's rows are not the ones the case answers: ${JSON.stringify(answer).slice(0, 300)}`);
+    throw new Error(`${name}: the ceiling's rows are not the ones the case answers: ${text.slice(0, 300)}`);
   }
+  return Buffer.byteLength(text);
 }
 
 async function runPhase(logged, data, reads) {
@@ -209,12 +211,13 @@ async function runPhase(logged, data, reads) {
     const rows = [];
     for (const c of cases) {
       const body = c.opts.probe ? await probe(c.opts.probe) : null;
-      if (c.kind === "uncached") await checkSameRows(c.name, c.ceiling.url, body.text);
+      // The ceiling's answer is bigger: its rows as JSON quote the page's JSON text, where the case splices it in.
+      const ceilingBytes = c.kind === "uncached" ? await checkSameRows(c.name, c.ceiling.url, body.text) : null;
       const ceiling = c.ceiling.pad ? { ...c.ceiling, url: `${c.ceiling.url}?bytes=${body.bytes}` } : c.ceiling;
       const row = await versus(servers, c.name, ceiling, c.opts, { kind: c.kind, logged });
       // Sampled after the load, so a cached read shows the micro-cache's 0 (a first request would miss it).
       const after = c.opts.probe ? await probe(c.opts.probe) : null;
-      rows.push({ ...row, trips: after ? after.trips : "1–2", bytes: after?.bytes ?? null });
+      rows.push({ ...row, trips: after ? after.trips : "1–2", bytes: after?.bytes ?? null, ceilingBytes });
     }
     let turns = null;
     if (selected("four bots")) {
@@ -309,11 +312,11 @@ function report(rows, turnsRuns) {
       "`wrangler dev` a Durable Object call); per-account limits are lifted. Each phase starts from the same seeded state.",
     ].join("\n"),
     "",
-    "| case | mode | CPU ms/req, case / ceiling | CPU share (rounds) | target | req/s, case / ceiling | throughput share (rounds) | p50 / p99 ms | body bytes | D1 trips | wrk µs/req | statuses |",
+    "| case | mode | CPU ms/req, case / ceiling | CPU share (rounds) | target | req/s, case / ceiling | throughput share (rounds) | p50 / p99 ms | body bytes (/ ceiling's) | D1 trips | wrk µs/req | statuses |",
     "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ...rows.map((r) => {
       const min = targetOf(r);
-      return `| ${r.name} | ${r.logged ? "shipped" : "silent"} | ${r.cpu.toFixed(2)} / ${r.ceilingCpu.toFixed(2)} | ${pct(r.cpuShare)} (${roundsOf(r.cpuShares)}) | ${min === null ? "–" : `≥ ${pct(min)}: ${verdict(r.cpuShare, min)}`} | ${r.rps.toFixed(0)} / ${r.ceilingRps.toFixed(0)} | ${pct(r.share)} (${roundsOf(r.shares)}) | ${r.p50.toFixed(1)} / ${r.p99.toFixed(1)} | ${r.bytes ?? "–"} | ${r.trips} | ${r.loadCpu.toFixed(0)} | ${JSON.stringify(r.statuses)} |`;
+      return `| ${r.name} | ${r.logged ? "shipped" : "silent"} | ${r.cpu.toFixed(2)} / ${r.ceilingCpu.toFixed(2)} | ${pct(r.cpuShare)} (${roundsOf(r.cpuShares)}) | ${min === null ? "–" : `≥ ${pct(min)}: ${verdict(r.cpuShare, min)}`} | ${r.rps.toFixed(0)} / ${r.ceilingRps.toFixed(0)} | ${pct(r.share)} (${roundsOf(r.shares)}) | ${r.p50.toFixed(1)} / ${r.p99.toFixed(1)} | ${r.bytes ?? "–"}${r.ceilingBytes ? ` / ${r.ceilingBytes}` : ""} | ${r.trips} | ${r.loadCpu.toFixed(0)} | ${JSON.stringify(r.statuses)} |`;
     }),
     "",
     "## Targets",
