@@ -4,7 +4,6 @@ import { closeSync, cpSync, mkdtempSync, openSync, readdirSync, readFileSync, wr
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { tsImport } from "tsx/esm/api";
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -83,6 +82,7 @@ export async function d1Reads(base, branchId) {
   const page = async (path) => (await api(base)(path)).data;
   const segments = (await page(`/branches/${branchId}/segments`)).pagination;
   const stories = await page("/stories");
+  const { tsImport } = await import("tsx/esm/api");
   const { d1Reads: capture } = await tsImport("./d1-reads.ts", import.meta.url);
   return capture({ branchId, segments, stories: { ...stories.pagination, status: stories.stories[0].status } });
 }
@@ -161,6 +161,9 @@ function endedChildrenCpuMs() {
   return (Number(fields[13]) + Number(fields[14])) * 10; // cutime, cstime, in USER_HZ (100) ticks
 }
 
+/** How many answers of a `{ status: count }` tally were not 2xx. */
+export const countNon2xx = (statuses) => Object.entries(statuses).reduce((n, [s, k]) => n + (Number(s) >= 200 && Number(s) < 300 ? 0 : k), 0);
+
 /**
  * Runs one case under wrk (one thread, `connections` connections, `duration` whole seconds) and returns its figures:
  * requests per second, p50 and p99 in ms, the total, the answers that were not 2xx, socket errors and timeouts, the
@@ -186,13 +189,12 @@ export async function load({ url, connections = 10, duration = 10, method, heade
   const line = out.split("\n").find((l) => l.startsWith("bench-wrk "));
   if (!line) throw new Error(`wrk printed no figures: ${out}`);
   const r = JSON.parse(line.slice("bench-wrk ".length));
-  const non2xx = Object.entries(r.statuses).reduce((n, [s, k]) => n + (Number(s) >= 200 && Number(s) < 300 ? 0 : k), 0);
   return {
     rps: r.requests / (r.duration_us / 1e6),
     p50: r.p50_us / 1000,
     p99: r.p99_us / 1000,
     total: r.requests,
-    non2xx,
+    non2xx: countNon2xx(r.statuses),
     errors: r.errors,
     statuses: r.statuses,
     loadCpu: endedChildrenCpuMs() - cpuBefore,

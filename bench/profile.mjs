@@ -282,7 +282,12 @@ async function profiled() {
   const dev = (options) => startDev(PORT, STATE, [...options, "--var", "LOG_REQUESTS:false", ...NO_LIMITS]);
   if (!values.ceiling) {
     const app = await dev(["--inspector-port", String(INSPECTOR), "--minify", "false"]);
-    return { app, list: cases(await seed(BASE)) };
+    try {
+      return { app, list: cases(await seed(BASE)) };
+    } catch (e) {
+      app.stop();
+      throw e;
+    }
   }
   const seeder = await dev([]);
   let reads;

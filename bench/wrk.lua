@@ -1,7 +1,7 @@
 -- wrk's script for the bench (bench/lib.mjs, `load`): sends the requests of a file in turn, counts the answers by
 -- status and prints one JSON line of figures at the end. The file (the script's one argument) holds whole HTTP/1.1
 -- requests, each ended by a NUL byte, made by the bench: rotating client addresses, credentials, bodies.
-local requests, count, next = {}, 0, 0
+local requests, count, sent = {}, 0, 0
 local threads = {}
 statuses = {} -- global: `done` reads each thread's with thread:get
 
@@ -20,8 +20,8 @@ function init(args)
 end
 
 function request()
-  next = next % count + 1
-  return requests[next]
+  sent = sent % count + 1
+  return requests[sent]
 end
 
 function response(status)
