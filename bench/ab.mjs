@@ -1,5 +1,5 @@
 // `npm run bench:ab [-- --base REV --case uncached|cached|stories|write|turns --rounds N --seconds S --connections C --logged]`
-// (`--connections`, 10 by default, is autocannon's; `turns` has its own four bots): this
+// (`--connections`, 10 by default, is wrk's; `turns` has its own four bots): this
 // working tree (B) against another revision (A, default HEAD), both under `wrangler dev` at once (silent unless
 // `--logged`, which turns the access log on in both; limits lifted), each seeded
 // the same way, then one case A/B, B/A, A/B…. Prints each round's CPU per request (workerd user+system over the round's
@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { NO_LIMITS, asClient, load, median, startDev, workerdCpuMs } from "./lib.mjs";
+import { NO_LIMITS, ensureWrk, fromClients, load, median, startDev, workerdCpuMs } from "./lib.mjs";
 import { seed, spreadWrites } from "./seed.mjs";
 import { fourBots } from "./turns.mjs";
 
@@ -44,15 +44,14 @@ async function start(name, cwd, port) {
 }
 
 const CASES = {
-  cached: (s) => ({ url: `${s.base}/branches/${s.data.hot.main_branch_id}/segments`, requests: [{ setupRequest: asClient }] }),
+  cached: (s) => ({ url: s.origin, requests: fromClients({ path: `/api/v1/branches/${s.data.hot.main_branch_id}/segments` }) }),
   uncached: (s) => ({
-    url: `${s.base}/branches/${s.data.hot.main_branch_id}/segments`,
-    headers: { "x-d1-bookmark": s.data.bookmark },
-    requests: [{ setupRequest: asClient }],
+    url: s.origin,
+    requests: fromClients({ path: `/api/v1/branches/${s.data.hot.main_branch_id}/segments`, headers: { "x-d1-bookmark": s.data.bookmark } }),
   }),
-  stories: (s) => ({ url: `${s.base}/stories`, headers: { "x-d1-bookmark": s.data.bookmark }, requests: [{ setupRequest: asClient }] }),
-  write: (s) => ({ url: s.origin, requests: [{ setupRequest: spreadWrites(s.data) }] }),
-  turns: () => null, // fourBots (bench/turns.mjs), not autocannon
+  stories: (s) => ({ url: s.origin, requests: fromClients({ path: "/api/v1/stories", headers: { "x-d1-bookmark": s.data.bookmark } }) }),
+  write: (s) => ({ url: s.origin, requests: spreadWrites(s.data) }),
+  turns: () => null, // fourBots (bench/turns.mjs), not a load
 };
 
 /** The four bots of `npm run bench` taking turns on one branch: accepted segments per second, not requests. */
@@ -70,6 +69,7 @@ async function measured(side) {
   return { rps: r.rps, cpu: (workerdCpuMs(side.server.child.pid) - before) / Math.max(1, r.total), bad: r.non2xx };
 }
 
+if (values.case !== "turns") ensureWrk();
 mkdirSync(TMP, { recursive: true });
 checkoutBase();
 const a = await start("a", BASE_TREE, 8797);

@@ -1,19 +1,21 @@
-// Helpers for the benchmark scripts: start servers, call the API, run autocannon.
-import { spawn } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync } from "node:fs";
+// Helpers for the benchmark scripts: start servers, call the API, load them with wrk.
+import { spawn, spawnSync } from "node:child_process";
+import { closeSync, cpSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import autocannon from "autocannon";
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Starts a command in its own process group and waits until `url` answers. Its output goes to a file (`opts.log`,
  * else a temporary one), not through this process: reading a server's log lines here would cost CPU on the same
- * cores the server runs on.
+ * cores the server runs on. `url`'s port must be free first: a server someone else runs there would answer in ours'
+ * place (and be seeded and loaded by the bench).
  */
 export async function startServer(cmd, args, url, opts = {}) {
+  const { hostname, port } = new URL(url);
+  if (!(await isFree(Number(port), hostname))) throw new Error(`port ${port} is taken (another server listens there): pick another`);
   const logFile = opts.log ?? path.join(mkdtempSync(path.join(tmpdir(), "storyloom-server-")), "server.log");
   const out = openSync(logFile, "w");
   const child = spawn(cmd, args, {
@@ -43,13 +45,47 @@ export async function startServer(cmd, args, url, opts = {}) {
 export const startDev = (port, persist, options = [], opts = {}) =>
   startServer("npm", ["run", "dev", "--", "--port", String(port), "--persist-to", persist, ...options], `http://127.0.0.1:${port}/api/v1/health`, opts);
 
-/** The bench's ceilings (bench/ceiling/) under `wrangler dev`, as `npm run bench` and `npm run profile -- --ceiling` serve them. */
-export const startCeiling = (port, persist, options = []) =>
+/**
+ * The bench's ceilings (bench/ceiling/) under `wrangler dev`, as `npm run bench` and `npm run profile -- --ceiling` serve
+ * them; `reads` (from `d1Reads`) are the statements its `GET /api/v1/d1/{name}` runs.
+ */
+export const startCeiling = (port, persist, options = [], reads = null) =>
   startServer(
     "wrangler",
-    ["dev", "--config", "bench/ceiling/wrangler.toml", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persist, ...options],
+    [
+      "dev",
+      "--config",
+      "bench/ceiling/wrangler.toml",
+      "--port",
+      String(port),
+      "--ip",
+      "127.0.0.1",
+      "--persist-to",
+      persist,
+      ...(reads ? ["--var", `READS:${JSON.stringify(reads)}`] : []),
+      ...options,
+    ],
     `http://127.0.0.1:${port}/api/v1/`,
   );
+
+/**
+ * Copies Storyloom's local D1 (a stopped server's `--persist-to` state) into the ceiling's state: the ceiling's `DB`
+ * has the same database id, so its reads run over the very same rows (bench/ceiling/wrangler.toml).
+ */
+export const copyD1 = (from, to) => cpSync(path.join(from, "v3/d1"), path.join(to, "v3/d1"), { recursive: true });
+
+/**
+ * The statements of the uncached cases as Storyloom runs them (bench/d1-reads.ts, by tsx), for the ceiling: each read
+ * with the values its route used, read off its answer's `pagination` (and the page's status) from `base`.
+ */
+export async function d1Reads(base, branchId) {
+  const page = async (path) => (await api(base)(path)).data;
+  const segments = (await page(`/branches/${branchId}/segments`)).pagination;
+  const stories = await page("/stories");
+  const { tsImport } = await import("tsx/esm/api");
+  const { d1Reads: capture } = await tsImport("./d1-reads.ts", import.meta.url);
+  return capture({ branchId, segments, stories: { ...stories.pagination, status: stories.stories[0].status } });
+}
 
 /** The median of a list of numbers (the mean of the middle two for an even count). */
 export const median = (xs) => {
@@ -78,26 +114,91 @@ export function api(base) {
   };
 }
 
-/** Runs one autocannon case and returns its figures, counting non-2xx answers by status. */
-export function load(opts) {
-  return new Promise((resolve, reject) => {
-    const statuses = {};
-    const instance = autocannon({ connections: 10, duration: 10, ...opts }, (err, result) => {
-      if (err) return reject(err);
-      resolve({
-        rps: result.requests.average,
-        p50: result.latency.p50,
-        p99: result.latency.p99,
-        total: result.requests.total,
-        non2xx: result.non2xx,
-        errors: result.errors + result.timeouts,
-        statuses,
-      });
+/**
+ * wrk, the bench's load generator: a separate process in C, so the servers keep the cores (a load generator in this
+ * Node process competed with them and pulled every ratio toward 1). Debian's package, installed here when missing
+ * (as root, as .ci/run installs Chromium); otherwise an error that says how.
+ */
+export function ensureWrk() {
+  const found = () => spawnSync("wrk", ["--version"]).error === undefined;
+  if (found()) return;
+  const how = "apt-get update && apt-get install -y wrk";
+  if (process.getuid?.() !== 0) throw new Error(`wrk is missing and this is not root: install it with \`${how}\` (as root), then run the bench again`);
+  console.log(`wrk is missing: ${how}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  const steps = [["update"], ["install", "-y", "wrk"]].map((args) => spawnSync("apt-get", args, { stdio: "inherit", env }));
+  if (steps.some((s) => s.status !== 0) || !found()) throw new Error(`could not install wrk (\`${how}\` failed): install it, then run the bench again`);
+}
+
+/** The file bench/wrk.lua reads a list of requests from: written once per list (the same case runs every round). */
+const requestFiles = new Map();
+let requestDir;
+function requestFile(list, host) {
+  const text = list.map((r) => `${wire(r, host)}\0`).join("");
+  let file = requestFiles.get(text);
+  if (!file) {
+    requestDir ??= mkdtempSync(path.join(tmpdir(), "storyloom-wrk-"));
+    file = path.join(requestDir, `${requestFiles.size}.http`);
+    writeFileSync(file, text);
+    requestFiles.set(text, file);
+  }
+  return file;
+}
+
+/** A request as bytes on the wire (HTTP/1.1, the length of its body), for bench/wrk.lua. */
+function wire({ method = "GET", path, headers = {}, body }, host) {
+  const lines = [`${method} ${path} HTTP/1.1`, `Host: ${host}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  if (body !== undefined) lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
+  const text = `${lines.join("\r\n")}\r\n\r\n${body ?? ""}`;
+  if (text.includes("\0")) throw new Error("a request may not hold a NUL byte");
+  return text;
+}
+
+/** CPU milliseconds of this process's children that have ended (user+system, from /proc; Linux only). */
+function endedChildrenCpuMs() {
+  const stat = readFileSync("/proc/self/stat", "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[13]) + Number(fields[14])) * 10; // cutime, cstime, in USER_HZ (100) ticks
+}
+
+/** How many answers of a `{ status: count }` tally were not 2xx. */
+export const countNon2xx = (statuses) => Object.entries(statuses).reduce((n, [s, k]) => n + (Number(s) >= 200 && Number(s) < 300 ? 0 : k), 0);
+
+/**
+ * Runs one case under wrk (one thread, `connections` connections, `duration` whole seconds) and returns its figures:
+ * requests per second, p50 and p99 in ms, the total, the answers that were not 2xx, socket errors and timeouts, the
+ * answers by status, and wrk's own CPU in ms (what the load generator took of the machine). The requests are
+ * `requests` in turn (`{ method, path, headers, body }`), or `url`'s own with `method`, `headers` and `body`.
+ */
+export async function load({ url, connections = 10, duration = 10, method, headers, body, requests }) {
+  if (!Number.isInteger(duration) || duration < 1) throw new Error(`wrk runs whole seconds, not ${duration}`);
+  const target = new URL(url);
+  const list = requests ?? [{ method, path: target.pathname + target.search, headers, body }];
+  const file = requestFile(list, target.host);
+  const cpuBefore = endedChildrenCpuMs();
+  const args = ["-t1", `-c${connections}`, `-d${duration}s`, "--timeout", "10s", "-s", path.join(import.meta.dirname, "wrk.lua"), target.origin, "--", file];
+  const out = await new Promise((resolve, reject) => {
+    const child = spawn("wrk", args, { stdio: ["ignore", "pipe", "inherit"] });
+    let text = "";
+    child.stdout.on("data", (d) => {
+      text += d;
     });
-    instance.on("response", (_client, statusCode) => {
-      statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
-    });
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve(text) : reject(new Error(`wrk exited with ${code}: ${text}`))));
   });
+  const line = out.split("\n").find((l) => l.startsWith("bench-wrk "));
+  if (!line) throw new Error(`wrk printed no figures: ${out}`);
+  const r = JSON.parse(line.slice("bench-wrk ".length));
+  return {
+    rps: r.requests / (r.duration_us / 1e6),
+    p50: r.p50_us / 1000,
+    p99: r.p99_us / 1000,
+    total: r.requests,
+    non2xx: countNon2xx(r.statuses),
+    errors: r.errors,
+    statuses: r.statuses,
+    loadCpu: endedChildrenCpuMs() - cpuBefore,
+  };
 }
 
 /** `wrangler dev` options that lift the per-account limits, so load tests measure the service, not its limits. */
@@ -121,9 +222,11 @@ export const NO_LIMITS = [
   "LOGIN_FAILURES_PER_ADDRESS_PER_HOUR",
 ].flatMap((name) => ["--var", `LIMIT_${name}:100000000`]);
 
-/** Anonymous reads come from 256 client addresses in turn, so none of them reaches 600 reads a minute. */
-let client = 0;
-export const asClient = (req) => ({ ...req, headers: { ...req.headers, "cf-connecting-ip": `10.0.0.${client++ & 255}` } });
+/**
+ * A request from 256 client addresses in turn (`cf-connecting-ip`, the one address the Worker reads), so no address
+ * reaches the anonymous limit of 600 reads a minute: a list of requests for `load`.
+ */
+export const fromClients = (req) => Array.from({ length: 256 }, (_, i) => ({ ...req, headers: { ...req.headers, "cf-connecting-ip": `10.0.0.${i}` } }));
 
 export const words = (n, w = "w") => Array.from({ length: n }, (_, i) => `${w}${i}`).join(" ");
 
@@ -145,12 +248,30 @@ export function workerdCpuMs(pgid) {
 /** The D1 round trips a request reports in its Server-Timing header. */
 export const d1Trips = (res) => Number(/d1;desc="(\d+) round trip/.exec(res.headers.get("server-timing") ?? "")?.[1] ?? NaN);
 
-/** A free 127.0.0.1 port, so a run never lands on someone else's server. */
-export const freePort = () =>
-  new Promise((resolve, reject) => {
-    const srv = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-    srv.on("error", reject);
+/** Whether nothing listens on `port` of `host`. */
+const isFree = (port, host) =>
+  new Promise((resolve) => {
+    const srv = createServer()
+      .once("error", () => resolve(false))
+      .listen(port, host, () => srv.close(() => resolve(true)));
   });
+
+/** `n` different free 127.0.0.1 ports, so a run never lands on someone else's server. */
+export async function freePorts(n) {
+  const servers = await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise((resolve, reject) => {
+          const srv = createServer().listen(0, "127.0.0.1", () => resolve(srv));
+          srv.on("error", reject);
+        }),
+    ),
+  );
+  const ports = servers.map((srv) => srv.address().port);
+  await Promise.all(servers.map((srv) => new Promise((resolve) => srv.close(resolve))));
+  return ports;
+}
+
+/** A free 127.0.0.1 port. */
+export const freePort = async () => (await freePorts(1))[0];

@@ -1,8 +1,8 @@
 // `npm run bench:mcp [-- --rounds 3 --seconds 2 --write]`: what an MCP tool call costs against the REST request it
 // wraps, under `wrangler dev` on this machine: `list_stories` against `GET /stories` (the same data), `read_branch`
 // against `GET /branches/{id}` (one D1 round trip each; read_branch also answers the queue and 23 segments), and `write_segment` against `POST /branches/{id}/segments` (a human's segment on
-// one of 20 branches: one room call each). Every pair runs A/B/A/B (REST, then MCP, `--rounds` times, `--seconds`
-// each), with a credential (no anonymous read limit) and the micro-cache off (READ_CACHE_MS=0, so the REST read is
+// one of 20 branches: one room call each). Every pair runs A/B/A/B under wrk (REST, then MCP, `--rounds` times,
+// `--seconds` each), with a credential (no anonymous read limit) and the micro-cache off (READ_CACHE_MS=0, so the REST read is
 // not answered from memory); the result is the median of the per-round ratios of CPU per request (the workerd
 // processes' user+system time over the run divided by its requests) and of requests per second. MCP requests are
 // the 2025-11-25 revision, stateless (no initialize first: the handler serves every request on its own), as hosts
@@ -11,11 +11,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { api, freePort, load, median, NO_LIMITS, sleep, startDev, words, workerdCpuMs } from "./lib.mjs";
+import { api, ensureWrk, freePort, load, median, NO_LIMITS, sleep, startDev, words, workerdCpuMs } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: { rounds: { type: "string", default: "3" }, seconds: { type: "string", default: "2" }, write: { type: "boolean", default: false } },
 });
+ensureWrk();
 const ROUNDS = Number(values.rounds);
 const SECONDS = Number(values.seconds);
 const PORT = await freePort();
@@ -54,8 +55,6 @@ try {
   const auth = { authorization: `Bearer ${token}` };
   const mcpHeaders = { ...auth, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" };
   const tool = (name, args) => JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } });
-  let n = 0;
-  const nextBranch = () => branches[n++ % branches.length];
   const pairs = [
     {
       // The exact twin: list_stories answers GET /stories' data (the same domain read, one D1 round trip each).
@@ -71,27 +70,25 @@ try {
       mcp: { url: `${ORIGIN}/mcp`, method: "POST", headers: mcpHeaders, body: tool("read_branch", { branch_id: story.main_branch_id }) },
     },
     {
+      // A human's segment on each of the 20 branches in turn: one room call each.
       name: "write a segment",
       rest: {
         url: ORIGIN,
-        requests: [
-          {
-            method: "POST",
-            headers: { ...auth, "content-type": "application/json" },
-            setupRequest: (req) => ({ ...req, path: `/api/v1/branches/${nextBranch()}/segments`, body: JSON.stringify({ content: words(10) }) }),
-          },
-        ],
+        requests: branches.map((branch) => ({
+          method: "POST",
+          path: `/api/v1/branches/${branch}/segments`,
+          headers: { ...auth, "content-type": "application/json" },
+          body: JSON.stringify({ content: words(10) }),
+        })),
       },
       mcp: {
         url: ORIGIN,
-        requests: [
-          {
-            method: "POST",
-            path: "/mcp",
-            headers: mcpHeaders,
-            setupRequest: (req) => ({ ...req, body: tool("write_segment", { branch_id: nextBranch(), content: words(10) }) }),
-          },
-        ],
+        requests: branches.map((branch) => ({
+          method: "POST",
+          path: "/mcp",
+          headers: mcpHeaders,
+          body: tool("write_segment", { branch_id: branch, content: words(10) }),
+        })),
       },
     },
   ];
@@ -142,7 +139,7 @@ try {
   if (values.write) {
     const md = `# What an MCP tool call costs: \`npm run bench:mcp\`
 
-${new Date().toISOString().slice(0, 10)}, \`wrangler dev\` on this machine (${ROUNDS} rounds of ${SECONDS} s per side, 10 connections, A/B/A/B,
+${new Date().toISOString().slice(0, 10)}, \`wrangler dev\` on this machine (${ROUNDS} rounds of ${SECONDS} s per side, wrk with 10 connections, A/B/A/B,
 medians of the per-round ratios). CPU per request is the workerd processes' user+system time over a run divided by its
 requests. With a credential, the micro-cache off (READ_CACHE_MS=0), request logs off.
 

@@ -8,13 +8,14 @@
 // --write (and --label, the heading of the section it replaces or adds). `--only` profiles the cases whose name
 // matches; `--callers FN` also prints, per case, the chains of our bundle's frames that lead to the functions named FN;
 // `--alloc` also samples the heap's allocations per case (V8's sampling heap profiler) and prints where they come from.
-// `--ceiling` profiles the bench's ceilings instead (bench/ceiling/, as `npm run bench` serves them): one D1 round trip
-// at the uncached reads' body sizes and the write ceiling, so each category of a Storyloom case can be set beside what
-// the smallest Worker doing the same I/O spends on it. `--top N` lists N functions (12 by default).
+// `--ceiling` profiles the bench's ceilings instead (bench/ceiling/, as `npm run bench` serves them): the uncached reads'
+// own statements through raw D1 over a copy of the same seeded database, and the write ceiling, so each category of a
+// Storyloom case can be set beside what the smallest Worker doing the same I/O spends on it. `--top N` lists N
+// functions (12 by default). The load comes from wrk (bench/lib.mjs, `load`).
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
-import { NO_LIMITS, asClient, load, startCeiling, startDev } from "./lib.mjs";
+import { NO_LIMITS, copyD1, d1Reads, ensureWrk, fromClients, load, sleep, startCeiling, startDev } from "./lib.mjs";
 import { seed, spreadCeiling, spreadWrites } from "./seed.mjs";
 
 const { values } = parseArgs({
@@ -208,7 +209,7 @@ function callersOf(profile, bundleId, lineToModule, name, requests) {
 const cases = (data) => [
   [
     "cached read, anonymous: GET /branches/{id}/segments",
-    { url: `${BASE}/branches/${data.hot.main_branch_id}/segments`, requests: [{ setupRequest: asClient }] },
+    { url: ORIGIN, requests: fromClients({ path: `/api/v1/branches/${data.hot.main_branch_id}/segments` }) },
   ],
   [
     "cached read, JWT: GET /branches/{id}/segments",
@@ -216,28 +217,25 @@ const cases = (data) => [
   ],
   [
     "uncached read (x-d1-bookmark): GET /stories",
-    { url: `${BASE}/stories`, headers: { "x-d1-bookmark": data.bookmark }, requests: [{ setupRequest: asClient }] },
+    { url: ORIGIN, requests: fromClients({ path: "/api/v1/stories", headers: { "x-d1-bookmark": data.bookmark } }) },
   ],
   [
     "uncached read (x-d1-bookmark): GET /branches/{id}/segments",
-    { url: `${BASE}/branches/${data.hot.main_branch_id}/segments`, headers: { "x-d1-bookmark": data.bookmark }, requests: [{ setupRequest: asClient }] },
+    { url: ORIGIN, requests: fromClients({ path: `/api/v1/branches/${data.hot.main_branch_id}/segments`, headers: { "x-d1-bookmark": data.bookmark } }) },
   ],
-  ["write: POST /branches/{id}/segments, 40 branches", { url: ORIGIN, requests: [{ setupRequest: spreadWrites(data) }] }],
+  ["write: POST /branches/{id}/segments, 40 branches", { url: ORIGIN, requests: spreadWrites(data) }],
   ["MCP: tools/call list_stories, JWT (its REST twin: the uncached GET /stories above)", mcpCall(data, "list_stories", { limit: 20 })],
   ["MCP: tools/call read_branch, JWT (its REST twin: GET /branches/{id})", mcpCall(data, "read_branch", { branch_id: data.hot.main_branch_id })],
 ];
 
 /**
- * The ceilings' cases (`--ceiling`): one D1 round trip whose row and answer carry as many bytes as the uncached
- * `GET /stories` and page of segments answer (their body bytes in bench/RESULTS.md), and the write ceiling.
+ * The ceilings' cases (`--ceiling`): the uncached `GET /stories` and page of segments' own statements through raw D1
+ * over a copy of the same seeded rows (as `npm run bench` compares them), and the write ceiling.
  */
 const ceilingCases = () => [
-  ["ceiling: one D1 round trip, 5119 bytes (beside the uncached GET /stories)", { url: `${BASE}/d1?bytes=5119` }],
-  ["ceiling: one D1 round trip, 19168 bytes (beside the uncached page of segments)", { url: `${BASE}/d1?bytes=19168` }],
-  [
-    "ceiling: write: POST /write, 40 branches (one RPC, one D1 batch of two statements)",
-    { url: `${BASE}/write`, method: "POST", headers: { "content-type": "application/json" }, requests: [{ setupRequest: spreadCeiling() }] },
-  ],
+  ["ceiling: GET /stories' statement through raw D1 (beside the uncached GET /stories)", { url: `${BASE}/d1/stories` }],
+  ["ceiling: the page of segments' statement through raw D1 (beside the uncached page of segments)", { url: `${BASE}/d1/segments` }],
+  ["ceiling: write: POST /write, 40 branches (one RPC, one D1 batch of two statements)", { url: BASE, requests: spreadCeiling() }],
 ];
 
 /** A `tools/call` of one tool with a bot's JWT, as `npm run bench:mcp` makes it. */
@@ -276,13 +274,38 @@ function table(name, r, requests) {
   ].join("\n");
 }
 
+/**
+ * The server to profile and its cases: Storyloom, seeded; or (`--ceiling`) the ceilings, whose reads run Storyloom's
+ * statements over its seeded rows, so a Storyloom is seeded first and its D1 copied, as `npm run bench` does.
+ */
+async function profiled() {
+  const dev = (options) => startDev(PORT, STATE, [...options, "--var", "LOG_REQUESTS:false", ...NO_LIMITS]);
+  if (!values.ceiling) {
+    const app = await dev(["--inspector-port", String(INSPECTOR), "--minify", "false"]);
+    try {
+      return { app, list: cases(await seed(BASE)) };
+    } catch (e) {
+      app.stop();
+      throw e;
+    }
+  }
+  const seeder = await dev([]);
+  let reads;
+  try {
+    reads = await d1Reads(BASE, (await seed(BASE)).hot.main_branch_id);
+  } finally {
+    seeder.stop();
+    await sleep(1500);
+  }
+  copyD1(STATE, `${STATE}-ceiling`);
+  return { app: await startCeiling(PORT, `${STATE}-ceiling`, ["--inspector-port", String(INSPECTOR)], reads), list: ceilingCases() };
+}
+
+ensureWrk();
 for (const dir of [STATE, `${STATE}-ceiling`]) rmSync(dir, { recursive: true, force: true });
 mkdirSync(STATE, { recursive: true });
-const app = values.ceiling
-  ? await startCeiling(PORT, `${STATE}-ceiling`, ["--inspector-port", String(INSPECTOR)])
-  : await startDev(PORT, STATE, ["--inspector-port", String(INSPECTOR), "--minify", "false", "--var", "LOG_REQUESTS:false", ...NO_LIMITS]);
+const { app, list } = await profiled();
 try {
-  const list = values.ceiling ? ceilingCases() : cases(await seed(BASE));
   const cdp = await inspector();
   await cdp.send("Debugger.enable");
   await cdp.send("Profiler.enable");

@@ -54,23 +54,25 @@ export async function seed(base) {
 }
 
 /**
- * An autocannon request that writes a segment, spread round-robin over 40 stories' main lines (all but the hot
- * story, whose reads are measured) and the writers.
+ * Segment writes spread round-robin over 40 stories' main lines (all but the hot story, whose reads are measured) and
+ * the writers: a list of requests for `load`, sent in turn.
  */
 export function spreadWrites({ writers, stories }) {
   const targets = stories.slice(1, 41);
-  let n = 0;
-  return (req) => ({
-    ...req,
+  return targets.map((story, n) => ({
     method: "POST",
-    path: `/api/v1/branches/${targets[n % targets.length].main_branch_id}/segments`,
-    headers: { ...req.headers, "content-type": "application/json", authorization: `Bearer ${writers[n++ % writers.length]}` },
+    path: `/api/v1/branches/${story.main_branch_id}/segments`,
+    headers: { "content-type": "application/json", authorization: `Bearer ${writers[n % writers.length]}` },
     body: JSON.stringify({ content: words(20) }),
-  });
+  }));
 }
 
 /** The write ceiling's requests (bench/ceiling/, `POST /write`): the same spread over 40 branches and the same body size. */
 export function spreadCeiling() {
-  let n = 0;
-  return (req) => ({ ...req, body: JSON.stringify({ branch: `branch-${n++ % 40}`, content: "w ".repeat(20) }) });
+  return Array.from({ length: 40 }, (_, n) => ({
+    method: "POST",
+    path: "/api/v1/write",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ branch: `branch-${n}`, content: "w ".repeat(20) }),
+  }));
 }

@@ -1,13 +1,15 @@
 // The local ceilings: the smallest Workers that do what a Storyloom request must, under the same `wrangler dev`
 // and deployed the same way (static assets in front, `/api/v1/*` to the Worker first). With LOG = "true" each
 // request writes one JSON line of the same shape as Storyloom's access log.
-//   GET  /api/v1/        answers at once (a cached read's ceiling)
-//   GET  /api/v1/d1      makes one D1 round trip (a read that must reach D1)
-//   ?bytes=N on either pads the JSON answer to about N bytes, so a read is compared with a ceiling that sends
-//   as much (the platform's cost of moving a body is not the Worker's code); on /d1 the D1 row carries about N
-//   bytes too, as a read's rows carry what it answers
-//   POST /api/v1/write   one RPC to a SQLite-backed Durable Object that runs one D1 batch of two statements
-//                        (insert a row, bump a counter): a segment write's ceiling
+//   GET  /api/v1/            answers at once (a cached read's ceiling); `?bytes=N` pads the JSON answer to about N
+//                            bytes, so a read is compared with a ceiling that sends as much (the platform's cost of
+//                            moving a body is not the Worker's code)
+//   GET  /api/v1/d1/{name}   a read that reaches D1: runs the statements `READS` names (the SQL text and binds of
+//                            Storyloom's own read, bench/d1-reads.ts) through raw D1, over a copy of Storyloom's
+//                            database (the same rows, the same bytes), and answers their rows as JSON
+//   POST /api/v1/write       one RPC to a SQLite-backed Durable Object that runs one D1 batch of two statements
+//                            (insert a row, bump a counter) in a database of its own (`WRITES`): a segment write's
+//                            ceiling
 import { DurableObject } from "cloudflare:workers";
 import { BUMP_COUNTER, CEILING_TABLES, INSERT_ROW } from "./statements.js";
 
@@ -16,11 +18,27 @@ const ensureTables = (db) => (tables ??= db.batch(CEILING_TABLES.map((sql) => db
 
 export class Room extends DurableObject {
   async write(branch, body) {
-    await ensureTables(this.env.DB);
+    const db = this.env.WRITES;
+    await ensureTables(db);
     const id = crypto.randomUUID();
-    await this.env.DB.batch([this.env.DB.prepare(INSERT_ROW).bind(id, branch, body), this.env.DB.prepare(BUMP_COUNTER).bind(branch)]);
+    await db.batch([db.prepare(INSERT_ROW).bind(id, branch, body), db.prepare(BUMP_COUNTER).bind(branch)]);
     return { id };
   }
+}
+
+let reads = null;
+/** `READS` (`{ name: [{ sql, params }] }`), parsed once per isolate. */
+const readsOf = (env) => (reads ??= JSON.parse(env.READS ?? "{}"));
+
+/** The rows of a named read: one statement's, or a batch's (each statement's) in one round trip. */
+async function rowsOf(env, statements) {
+  if (statements.length === 1)
+    return (
+      await env.DB.prepare(statements[0].sql)
+        .bind(...statements[0].params)
+        .all()
+    ).results;
+  return (await env.DB.batch(statements.map((s) => env.DB.prepare(s.sql).bind(...s.params)))).map((r) => r.results);
 }
 
 const bodies = new Map();
@@ -38,20 +56,17 @@ const json = (body, status = 200) => new Response(body, { status, headers: { "co
 
 async function answer(request, env) {
   const url = new URL(request.url);
-  const bytes = Number(url.searchParams.get("bytes") ?? 0);
-  if (url.pathname === "/api/v1/d1") {
-    // The row SQLite makes carries about as many bytes as the answer (a read that reaches D1 reads what it sends).
-    const row = await env.DB.prepare("SELECT 1 AS ok, hex(zeroblob(?)) AS pad")
-      .bind(Math.floor(bytes / 2))
-      .first();
-    return [json(padded(row.ok === 1 && row.pad.length >= 0 ? bytes : 0)), 1];
+  if (url.pathname.startsWith("/api/v1/d1/")) {
+    const statements = readsOf(env)[url.pathname.slice("/api/v1/d1/".length)];
+    if (!statements) return [json(JSON.stringify({ status: "error", error: { code: "NOT_FOUND", message: "no such read in READS" } }), 404), 0];
+    return [json(JSON.stringify({ status: "success", data: await rowsOf(env, statements) })), 1];
   }
   if (url.pathname === "/api/v1/write" && request.method === "POST") {
     const { branch, content } = await request.json();
     const room = env.ROOM.get(env.ROOM.idFromName(branch));
     return [Response.json({ status: "success", data: await room.write(branch, content) }, { status: 201 }), 1];
   }
-  return [json(padded(bytes)), 0];
+  return [json(padded(Number(url.searchParams.get("bytes") ?? 0))), 0];
 }
 
 export default {
