@@ -1,20 +1,17 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { INBOUND_FRAMES_PER_MINUTE, INBOUND_WINDOW_MS, LIVE_SOCKETS, REPLAY_LIMIT } from "../domain/live-bounds";
-import type { LiveEvent, TurnReason } from "../domain/live-events";
+import type { LiveEvent, QueueChange, TurnReason } from "../domain/live-events";
 import { asSegments, segmentRecords, type segmentView } from "../domain/segments";
 import { type Member, type TurnState, queueView } from "../turns/rules";
 
 const now = () => new Date().toISOString();
 type SegmentRecord = ReturnType<typeof segmentView>;
 
-export const liveTurn = (branchId: string, turn: TurnState, reason: TurnReason): LiveEvent => ({
-  type: "turn",
-  branch_id: branchId,
-  at: now(),
-  current_turn: queueView(turn).current_turn,
-  reason,
-});
+export const liveTurn = (branchId: string, turn: TurnState, reason: TurnReason): LiveEvent => {
+  const { current_turn, resumes_at } = queueView(turn, Date.now());
+  return { type: "turn", branch_id: branchId, at: now(), current_turn, resumes_at, reason };
+};
 
 export const liveSegment = (branchId: string, segment: SegmentRecord, nextBot: { id: string; name: string } | null, { replay = false } = {}): LiveEvent => ({
   type: "segment",
@@ -25,13 +22,13 @@ export const liveSegment = (branchId: string, segment: SegmentRecord, nextBot: {
   replay,
 });
 
-export const liveQueue = (branchId: string, change: "joined" | "left" | "suspended", bot: Member, turn: TurnState): LiveEvent => ({
+export const liveQueue = (branchId: string, change: QueueChange, bot: Member, turn: TurnState): LiveEvent => ({
   type: "queue",
   branch_id: branchId,
   at: now(),
   change,
   bot: { bot_id: bot.botId, name: bot.name },
-  members: queueView(turn).members,
+  members: queueView(turn, Date.now()).members,
 });
 
 /** What the Worker tells the room about an upgrade it admitted (header `x-live-socket`, set by the Worker only). */
@@ -124,7 +121,7 @@ export class LiveSockets {
     const [client, server] = Object.values(new WebSocketPair());
     const tags = socket.account === null ? ["anonymous", `anonymous:${socket.address}`] : [`account:${socket.account}`];
     this.ctx.acceptWebSocket(server, [`address:${socket.address}`, ...tags]);
-    const view = queueView(at.turn);
+    const view = queueView(at.turn, Date.now());
     send(server, { type: "hello", branch_id: branchId, at: now(), ...view, last_sequence_order: at.lastSequence, archived: socket.archived });
     for (const segment of missed) send(server, liveSegment(branchId, segment, null, { replay: true }));
     const attachment: Attachment = {

@@ -8,7 +8,7 @@ import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent, optionalJsonBody } from "../lib/openapi";
 import { optionalBody } from "../middleware/optional-body";
 import { pageQuery, paginationSchema, queryBoolean } from "../lib/pagination";
-import { branchBody, branchSchema } from "../schemas/branches";
+import { branchBody, branchSchema, queueSchema } from "../schemas/branches";
 import { roleSchema } from "../schemas/fields";
 import { segmentSchema } from "../schemas/segments";
 import { forkBranch, joinBranch, leaveBranch } from "../usecases/branches";
@@ -80,12 +80,6 @@ const treeRoute = createRoute({
     200: jsonContent(successSchema(z.object({ tree: z.array(treeNodeSchema) })), "Nested nodes, the main line at the root"),
     ...errorResponses("NOT_FOUND"),
   },
-});
-
-const queueSchema = z.object({
-  turn_mode: z.boolean(),
-  current_turn: z.object({ bot_id: z.string(), name: z.string(), deadline: z.string().nullable() }).nullable(),
-  members: z.array(z.object({ bot_id: z.string(), name: z.string(), role: z.string(), your_turn_order: z.number().int() })),
 });
 
 const getRoute = createRoute({
