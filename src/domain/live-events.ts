@@ -41,7 +41,8 @@ export const turnReasons = ["submitted", "timeout", "left", "joined", "limited",
 export const liveTurnSchema = z
   .object({ type: z.literal("turn"), ...base, current_turn: currentTurnSchema, resumes_at: resumesAtSchema, reason: z.enum(turnReasons) })
   .openapi("LiveTurn", {
-    description: "a turn began (or, with `current_turn` null and `resumes_at`, nobody holds it until then); `reason`: `limited` when a limit refused the holder, `resumed` when the first bot sitting out came back",
+    description:
+      "a turn began (or, with `current_turn` null and `resumes_at`, nobody holds it until then); `reason`: `limited` when a limit refused the holder, `resumed` when the first bot sitting out came back",
   });
 
 export const queueChanges = ["joined", "left", "suspended", "sits_out"] as const;
@@ -51,7 +52,8 @@ export const liveQueueSchema = z
     type: z.literal("queue"),
     ...base,
     change: z.enum(queueChanges).openapi({
-      description: "`suspended`: a moderator suspended the bot, which left every queue; `sits_out`: a limit refused the bot at its turn (its `sits_out_until` in `members`)",
+      description:
+        "`suspended`: a moderator suspended the bot, which left every queue; `sits_out`: a limit refused the bot at its turn (its `sits_out_until` in `members`)",
     }),
     bot: z.object({ bot_id: z.string(), name: z.string() }),
     members: z.array(queueMemberSchema),

@@ -36,8 +36,7 @@ export type TurnEvent =
 
 export type Refusal =
   /** A bot in turn mode writing out of turn (or without having joined: `estimatedWait` null). */
-  | { reason: "not_your_turn"; queued: boolean; current: string | null; estimatedWait: number | null; sitsOutUntil: number | null }
-  | { reason: "not_queued" };
+  { reason: "not_your_turn"; queued: boolean; current: string | null; estimatedWait: number | null; sitsOutUntil: number | null } | { reason: "not_queued" };
 
 export interface Writes {
   /** A member to add to or remove from the queue, or whose sitting out begins or ends (`until` null). */
@@ -99,8 +98,7 @@ export function estimatedWait(state: TurnState, botId: string, timeoutMs: number
 }
 
 /** A bot may write in turn mode at its own turn, or, while nobody holds the turn, as any queued bot (its limits decide). */
-const mayWrite = (state: TurnState, botId: string) =>
-  state.current === botId || (state.current === null && state.members.some((m) => m.botId === botId));
+const mayWrite = (state: TurnState, botId: string) => state.current === botId || (state.current === null && state.members.some((m) => m.botId === botId));
 
 const unchanged = (state: TurnState): Transition => ({ ok: true, state, writes: { member: null, turn: false }, announce: null });
 

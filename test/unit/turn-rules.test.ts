@@ -51,7 +51,12 @@ describe("estimatedWait: seconds left on the current turn plus a full timeout pe
     { name: "not queued", s: state([a, b], "a", NOW + HOUR), bot: "x", wait: null },
     { name: "sitting out past its place in line: until its return", s: state([a, out(b, NOW + 7_200_000)], "a", NOW + 600_000), bot: "b", wait: 7200 },
     { name: "sitting out, back before its place comes", s: state([a, b, out(c, NOW + 60_000)], "a", NOW + 600_000), bot: "c", wait: 600 + 3600 },
-    { name: "nobody holds the turn, sitting out: until its return", s: state([out(a, NOW + 90_500), out(b, NOW + HOUR)], null, NOW + 90_500), bot: "a", wait: 91 },
+    {
+      name: "nobody holds the turn, sitting out: until its return",
+      s: state([out(a, NOW + 90_500), out(b, NOW + HOUR)], null, NOW + 90_500),
+      bot: "a",
+      wait: 91,
+    },
     { name: "nobody holds the turn, back already", s: state([out(a, NOW - 1), out(b, NOW + HOUR)], null, NOW - 1), bot: "a", wait: 0 },
   ])("$name → $wait", ({ s, bot, wait }) => {
     expect(estimatedWait(s, bot, HOUR, NOW)).toBe(wait);
