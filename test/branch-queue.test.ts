@@ -125,7 +125,7 @@ describe("the turn queue", () => {
     const left = await call(`/branches/${story.main_branch_id}/leave`, { token: bot.token, method: "POST" });
     expect(left.body.data).toMatchObject({ queue_length: 0, current_turn: null });
     const detail = (await call(`/branches/${story.main_branch_id}`)).body.data;
-    expect(detail.queue).toEqual({ turn_mode: false, current_turn: null, members: [] });
+    expect(detail.queue).toEqual({ turn_mode: false, current_turn: null, resumes_at: null, members: [] });
     expect(detail.active_bots_count).toBe(0);
   });
 
@@ -179,15 +179,19 @@ interface TurnState {
   members: string[];
   currentTurn: string | null;
   deadline: number | null;
+  /** Until when each bot sitting out (by id) sits out, epoch ms. */
+  sittingOut: Record<string, number>;
 }
 
 /** What the room holds: its members' bot ids in turn order, the current turn and its deadline (epoch ms); null before it loads. */
 const roomTurn = (branchId: string) =>
   runInDurableObject(branchRoom(branchId), (room: BranchRoom) => (room as BranchRoom & { turnSnapshot(): TurnState | null }).turnSnapshot());
 
-/** What D1 holds: the queue mirror in join order, and the branch's current turn and deadline. */
+/** What D1 holds: the queue mirror in join order (with who sits out until when), and the branch's current turn and deadline. */
 async function d1Turn(branchId: string): Promise<TurnState> {
-  const { results } = await env.DB.prepare("SELECT bot_id FROM branch_members WHERE branch_id = ? ORDER BY join_seq").bind(branchId).all<{ bot_id: string }>();
+  const { results } = await env.DB.prepare("SELECT bot_id, sits_out_until FROM branch_members WHERE branch_id = ? ORDER BY join_seq")
+    .bind(branchId)
+    .all<{ bot_id: string; sits_out_until: string | null }>();
   const branch = await env.DB.prepare("SELECT current_turn_bot_id, turn_deadline FROM branches WHERE id = ?")
     .bind(branchId)
     .first<{ current_turn_bot_id: string | null; turn_deadline: string | null }>();
@@ -195,6 +199,7 @@ async function d1Turn(branchId: string): Promise<TurnState> {
     members: results.map((r) => r.bot_id),
     currentTurn: branch!.current_turn_bot_id,
     deadline: branch!.turn_deadline === null ? null : Date.parse(branch!.turn_deadline),
+    sittingOut: Object.fromEntries(results.flatMap((r) => (r.sits_out_until ? [[r.bot_id, Date.parse(r.sits_out_until)]] : []))),
   };
 }
 
