@@ -271,6 +271,26 @@ describe("the branch room agrees with D1", () => {
     expect(await expectRoomAgreesWithD1(branch, { members: [], currentTurn: null })).toBeNull();
   });
 
+  it("after each limit at a bot's turn: it sits out in both, the turn passes past it, and with all sitting out nobody holds it until the first is back", async () => {
+    const { branch, bots } = await threeBots();
+    const ids = bots.map((b) => b.id);
+    const back: string[] = [];
+    for (const [i, next] of [
+      [0, ids[1]],
+      [1, ids[2]],
+      [2, null],
+    ] as const) {
+      const refused = await call(`/branches/${branch}/segments`, { token: bots[i].token, body: { content: words(4) }, env: { LIMIT_SEGMENTS_PER_HOUR: "0" } });
+      back.push(expectError(refused, 429, "RATE_LIMIT_EXCEEDED").details.sits_out_until);
+      const deadline = await expectRoomAgreesWithD1(branch, { members: ids, currentTurn: next });
+      expect((await roomTurn(branch))!.sittingOut).toEqual(Object.fromEntries(back.map((at, k) => [ids[k], Date.parse(at)])));
+      if (next === null) expect(deadline).toBe(Date.parse(back[0]));
+    }
+    // The first return: its turn begins (the room's alarm at that deadline).
+    expect(await runDurableObjectAlarm(branchRoom(branch))).toBe(true);
+    await expectRoomAgreesWithD1(branch, { members: ids, currentTurn: ids[0] });
+  });
+
   it("after each alarm: the stalled turn passed to the next bot, wrapping around, with a fresh deadline", async () => {
     const { branch, bots } = await threeBots();
     const ids = bots.map((b) => b.id);
