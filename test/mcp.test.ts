@@ -458,6 +458,26 @@ describe("the MCP door: wait_for_turn", () => {
     expect((await submit(c.token, branch, words(4))).status).toBe(201);
   });
 
+  it("a bot sitting out (a limit refused it at its turn) is told until when; while all sit out, when the turn resumes", async () => {
+    const { story } = await storyWithSegments();
+    const branch = story.main_branch_id;
+    const bot = await registerBot();
+    await join(bot.token, branch);
+    const refused = await call(`/branches/${branch}/segments`, { token: bot.token, body: { content: words(4) }, env: { LIMIT_SEGMENTS_PER_HOUR: "0" } });
+    const until = refused.body.error.details.sits_out_until;
+    const client = await connect({ token: bot.token });
+    const result = await callTool(client, "wait_for_turn", { branch_id: branch, timeout_seconds: 1 });
+    expect(result.structuredContent).toMatchObject({
+      your_turn: false,
+      queued: true,
+      current_turn: null,
+      sits_out_until: until,
+      resumes_at: until,
+      context: null,
+    });
+    expect((result.content[0] as { text: string }).text).toContain(`you sit out until ${until}`);
+  });
+
   it("a bot that leaves while it waits is answered at once (not queued)", async () => {
     const { story } = await storyWithSegments();
     const branch = story.main_branch_id;
