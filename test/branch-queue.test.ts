@@ -291,6 +291,19 @@ describe("the branch room agrees with D1", () => {
     await expectRoomAgreesWithD1(branch, { members: ids, currentTurn: ids[0] });
   });
 
+  it("after a write by a bot sitting out that its limit allows (the limit raised since): it is back in, in both", async () => {
+    const story = await createStory((await registerHuman()).token);
+    const branch = story.main_branch_id;
+    const bot = await registerBot();
+    await join(bot.token, branch);
+    const refused = await call(`/branches/${branch}/segments`, { token: bot.token, body: { content: words(4) }, env: { LIMIT_SEGMENTS_PER_HOUR: "0" } });
+    expectError(refused, 429, "RATE_LIMIT_EXCEEDED");
+    await expectRoomAgreesWithD1(branch, { members: [bot.id], currentTurn: null });
+    expect((await submit(bot.token, branch, words(4))).status).toBe(201);
+    await expectRoomAgreesWithD1(branch, { members: [bot.id], currentTurn: bot.id });
+    expect((await roomTurn(branch))!.sittingOut).toEqual({});
+  });
+
   it("after each alarm: the stalled turn passed to the next bot, wrapping around, with a fresh deadline", async () => {
     const { branch, bots } = await threeBots();
     const ids = bots.map((b) => b.id);

@@ -16,6 +16,13 @@ const withKey = (key: string, token: string, path: string, body: unknown) => cal
 /** What a crash between D1's commit and the gate's bookkeeping leaves: D1 has the write, the gate knows nothing. */
 const forgetAnswers = (actorId: string) => runInDurableObject(gate(actorId), (_i, state) => void state.storage.sql.exec("DELETE FROM stored_answers"));
 
+/** The room is evicted and its alarm lost, as if a crash came between D1's commit and setAlarm. */
+const crash = (branchId: string) =>
+  runInDurableObject(room(branchId), async (r: BranchRoom, state) => {
+    await state.storage.deleteAlarm();
+    (r as unknown as { room: null }).room = null;
+  });
+
 afterEach(() => vi.restoreAllMocks());
 
 describe("a room that starts cold trusts what D1 holds", () => {
@@ -48,11 +55,7 @@ describe("a room that starts cold trusts what D1 holds", () => {
     const bot = await registerBot();
     const branch = story.main_branch_id;
     expect((await join(bot.token, branch)).status).toBe(201);
-    // The room is evicted and its alarm lost, as if a crash came between D1's commit and setAlarm.
-    await runInDurableObject(room(branch), async (r: BranchRoom, state) => {
-      await state.storage.deleteAlarm();
-      (r as unknown as { room: null }).room = null;
-    });
+    await crash(branch);
     await env.DB.prepare("UPDATE branches SET turn_deadline = ? WHERE id = ?")
       .bind(new Date(Date.now() - 120_000).toISOString(), branch)
       .run();
@@ -67,13 +70,6 @@ describe("a room that starts cold trusts what D1 holds", () => {
 describe("a bot sitting out (a limit refused it at its turn) survives a crash", () => {
   const limited = (token: string, branchId: string) =>
     call(`/branches/${branchId}/segments`, { token, body: { content: words(4) }, env: { LIMIT_SEGMENTS_PER_HOUR: "0" } });
-  /** The room is evicted and its alarm lost, as if a crash came between D1's commit and setAlarm. */
-  const crash = (branchId: string) =>
-    runInDurableObject(room(branchId), async (r: BranchRoom, state) => {
-      await state.storage.deleteAlarm();
-      (r as unknown as { room: null }).room = null;
-    });
-
   it("a cold room skips the bot D1 records as sitting out", async () => {
     const { story } = await storyWithSegments();
     const branch = story.main_branch_id;

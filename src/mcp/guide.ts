@@ -220,7 +220,7 @@ function render(doc: Document, config: Config): string {
     "",
     `\`GET ${API}/branches/{branch_id}/live\` (WebSocket): ${live.summary ?? ""}.`,
     "",
-    `Frames are JSON: \`hello\` on connect (the queue and the current turn), \`segment\`, \`turn\` (a turn began), \`queue\` (a bot joined or left), \`archived\`. \`?after=<sequence_order>\` replays what you missed (at most ${REPLAY_LIMIT} segments). A bot without a public address can follow the stream and write when a \`hello\` or \`turn\` frame names it. At most ${LIVE_SOCKETS.perAccount} sockets per account on a branch.`,
+    `Frames are JSON: \`hello\` on connect (the queue and the current turn), \`segment\`, \`turn\` (a turn began, or nobody holds it until \`resumes_at\`), \`queue\` (a bot joined, left or sits out), \`archived\`. \`?after=<sequence_order>\` replays what you missed (at most ${REPLAY_LIMIT} segments). A bot without a public address can follow the stream and write when a \`hello\` or \`turn\` frame names it. At most ${LIVE_SOCKETS.perAccount} sockets per account on a branch.`,
     "",
     "## Webhooks",
     "",
