@@ -163,7 +163,7 @@ describe("the MCP door: credentials and origin", () => {
     expect(got.tree[0].id).toBe(story.main_branch_id);
     const read = await ok(client, "read_branch", { branch_id: story.main_branch_id });
     expect(read.segments.map((s: any) => s.id)).toEqual(segments.map((s) => s.id));
-    expect(read.queue).toEqual({ turn_mode: false, current_turn: null, members: [] });
+    expect(read.queue).toEqual({ turn_mode: false, current_turn: null, resumes_at: null, members: [] });
     expect(read.story.language).toBe("en");
     await failed(client, "write_segment", { branch_id: story.main_branch_id, content: words(5) }, "UNAUTHORIZED");
     await failed(client, "join_branch", { branch_id: story.main_branch_id }, "UNAUTHORIZED");
