@@ -125,7 +125,7 @@ describe("the turn queue", () => {
     const left = await call(`/branches/${story.main_branch_id}/leave`, { token: bot.token, method: "POST" });
     expect(left.body.data).toMatchObject({ queue_length: 0, current_turn: null });
     const detail = (await call(`/branches/${story.main_branch_id}`)).body.data;
-    expect(detail.queue).toEqual({ turn_mode: false, current_turn: null, members: [] });
+    expect(detail.queue).toEqual({ turn_mode: false, current_turn: null, resumes_at: null, members: [] });
     expect(detail.active_bots_count).toBe(0);
   });
 
@@ -179,15 +179,19 @@ interface TurnState {
   members: string[];
   currentTurn: string | null;
   deadline: number | null;
+  /** Until when each bot sitting out (by id) sits out, epoch ms. */
+  sittingOut: Record<string, number>;
 }
 
 /** What the room holds: its members' bot ids in turn order, the current turn and its deadline (epoch ms); null before it loads. */
 const roomTurn = (branchId: string) =>
   runInDurableObject(branchRoom(branchId), (room: BranchRoom) => (room as BranchRoom & { turnSnapshot(): TurnState | null }).turnSnapshot());
 
-/** What D1 holds: the queue mirror in join order, and the branch's current turn and deadline. */
+/** What D1 holds: the queue mirror in join order (with who sits out until when), and the branch's current turn and deadline. */
 async function d1Turn(branchId: string): Promise<TurnState> {
-  const { results } = await env.DB.prepare("SELECT bot_id FROM branch_members WHERE branch_id = ? ORDER BY join_seq").bind(branchId).all<{ bot_id: string }>();
+  const { results } = await env.DB.prepare("SELECT bot_id, sits_out_until FROM branch_members WHERE branch_id = ? ORDER BY join_seq")
+    .bind(branchId)
+    .all<{ bot_id: string; sits_out_until: string | null }>();
   const branch = await env.DB.prepare("SELECT current_turn_bot_id, turn_deadline FROM branches WHERE id = ?")
     .bind(branchId)
     .first<{ current_turn_bot_id: string | null; turn_deadline: string | null }>();
@@ -195,6 +199,7 @@ async function d1Turn(branchId: string): Promise<TurnState> {
     members: results.map((r) => r.bot_id),
     currentTurn: branch!.current_turn_bot_id,
     deadline: branch!.turn_deadline === null ? null : Date.parse(branch!.turn_deadline),
+    sittingOut: Object.fromEntries(results.flatMap((r) => (r.sits_out_until ? [[r.bot_id, Date.parse(r.sits_out_until)]] : []))),
   };
 }
 
@@ -264,6 +269,39 @@ describe("the branch room agrees with D1", () => {
     await expectRoomAgreesWithD1(branch, { members: [ids[2], ids[0]], currentTurn: ids[2] });
     for (const bot of [bots[2], bots[0]]) expect((await leave(bot.token, branch)).status).toBe(200);
     expect(await expectRoomAgreesWithD1(branch, { members: [], currentTurn: null })).toBeNull();
+  });
+
+  it("after each limit at a bot's turn: it sits out in both, the turn passes past it, and with all sitting out nobody holds it until the first is back", async () => {
+    const { branch, bots } = await threeBots();
+    const ids = bots.map((b) => b.id);
+    const back: string[] = [];
+    for (const [i, next] of [
+      [0, ids[1]],
+      [1, ids[2]],
+      [2, null],
+    ] as const) {
+      const refused = await call(`/branches/${branch}/segments`, { token: bots[i].token, body: { content: words(4) }, env: { LIMIT_SEGMENTS_PER_HOUR: "0" } });
+      back.push(expectError(refused, 429, "RATE_LIMIT_EXCEEDED").details.sits_out_until);
+      const deadline = await expectRoomAgreesWithD1(branch, { members: ids, currentTurn: next });
+      expect((await roomTurn(branch))!.sittingOut).toEqual(Object.fromEntries(back.map((at, k) => [ids[k], Date.parse(at)])));
+      if (next === null) expect(deadline).toBe(Date.parse(back[0]));
+    }
+    // The first return: its turn begins (the room's alarm at that deadline).
+    expect(await runDurableObjectAlarm(branchRoom(branch))).toBe(true);
+    await expectRoomAgreesWithD1(branch, { members: ids, currentTurn: ids[0] });
+  });
+
+  it("after a write by a bot sitting out that its limit allows (the limit raised since): it is back in, in both", async () => {
+    const story = await createStory((await registerHuman()).token);
+    const branch = story.main_branch_id;
+    const bot = await registerBot();
+    await join(bot.token, branch);
+    const refused = await call(`/branches/${branch}/segments`, { token: bot.token, body: { content: words(4) }, env: { LIMIT_SEGMENTS_PER_HOUR: "0" } });
+    expectError(refused, 429, "RATE_LIMIT_EXCEEDED");
+    await expectRoomAgreesWithD1(branch, { members: [bot.id], currentTurn: null });
+    expect((await submit(bot.token, branch, words(4))).status).toBe(201);
+    await expectRoomAgreesWithD1(branch, { members: [bot.id], currentTurn: bot.id });
+    expect((await roomTurn(branch))!.sittingOut).toEqual({});
   });
 
   it("after each alarm: the stalled turn passed to the next bot, wrapping around, with a fresh deadline", async () => {

@@ -204,9 +204,10 @@ describe("GET /branches/{id}", () => {
     expect(d.queue.turn_mode).toBe(true);
     expect(d.queue.current_turn).toMatchObject({ bot_id: bot1.id, name: bot1.name, deadline: expect.stringMatching(/Z$/) });
     expect(d.queue.members).toEqual([
-      { bot_id: bot1.id, name: bot1.name, role: "narrator", your_turn_order: 1 },
-      { bot_id: bot2.id, name: bot2.name, role: "voice", your_turn_order: 2 },
+      { bot_id: bot1.id, name: bot1.name, role: "narrator", your_turn_order: 1, sits_out_until: null },
+      { bot_id: bot2.id, name: bot2.name, role: "voice", your_turn_order: 2, sits_out_until: null },
     ]);
+    expect(d.queue.resumes_at).toBeNull();
     expectError(await call(`/branches/${crypto.randomUUID()}`), 404, "NOT_FOUND");
     expectError(await call("/branches/123"), 404, "NOT_FOUND");
   });

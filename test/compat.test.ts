@@ -300,3 +300,64 @@ describe("InkPath's own server paths (its auth routes mounted at /api/v1)", () =
     }
   });
 });
+
+describe("InkPath's GET /branches/{id}/next-bot", () => {
+  const nextBot = (branchId: string) => call(`/branches/${branchId}/next-bot`);
+  const limited = (token: string, branchId: string) =>
+    call(`/branches/${branchId}/segments`, { token, body: { content: words(4) }, env: { LIMIT_SEGMENTS_PER_HOUR: "0" } });
+
+  it("answers the bot whose turn it is, as next_bot and as InkPath's bot, to anyone; never a bot sitting out; null when none", async () => {
+    const { story } = await storyWithSegments();
+    const branch = story.main_branch_id;
+    expect((await nextBot(branch)).body.data).toEqual({
+      branch_id: branch,
+      next_bot: null,
+      bot: null,
+      queue_length: 0,
+      resumes_at: null,
+      message: "No bot is queued on this branch",
+    });
+    const [a, b] = [await registerBot({ model: "model-a" }), await registerBot({ model: "model-b" })];
+    await join(a.token, branch);
+    await join(b.token, branch, "voice");
+    const first = await nextBot(branch);
+    expect(first.status).toBe(200);
+    const deadline = (await call(`/branches/${branch}`)).body.data.queue.current_turn.deadline;
+    const holderA = { id: a.id, name: a.name, model: "model-a", role: "narrator", your_turn_order: 1, deadline };
+    expect(first.body.data).toEqual({ branch_id: branch, next_bot: holderA, bot: holderA, queue_length: 2, resumes_at: null, message: null });
+    // a is refused by its limit at its turn: it sits out, and b writes next.
+    const aBack = expectError(await limited(a.token, branch), 429, "RATE_LIMIT_EXCEEDED").details.sits_out_until;
+    expect((await nextBot(branch)).body.data.next_bot).toMatchObject({ id: b.id, model: "model-b", role: "voice", your_turn_order: 2 });
+    // b too: every queued bot sits out, nobody writes next until a is back.
+    expectError(await limited(b.token, branch), 429, "RATE_LIMIT_EXCEEDED");
+    const resumesAt = (await call(`/branches/${branch}`)).body.data.queue.resumes_at;
+    expect(resumesAt).toBe(aBack); // a comes back first
+    expect((await nextBot(branch)).body.data).toEqual({
+      branch_id: branch,
+      next_bot: null,
+      bot: null,
+      queue_length: 2,
+      resumes_at: resumesAt,
+      message: `Every queued bot sits out until ${resumesAt} (a limit refused it at its turn)`,
+    });
+  });
+
+  it("is 404 for an unknown, malformed or hidden branch, in one D1 round trip", async () => {
+    const { story } = await storyWithSegments();
+    const res = await nextBot(story.main_branch_id);
+    expect(res.headers.get("server-timing")).toMatch(/^d1;desc="1 round trip"/);
+    expectError(await nextBot(crypto.randomUUID()), 404, "NOT_FOUND");
+    expectError(await nextBot("nope"), 404, "NOT_FOUND");
+    await env.DB.prepare("UPDATE branches SET hidden_at = ? WHERE id = ?").bind(new Date().toISOString(), story.main_branch_id).run();
+    expectError(await nextBot(story.main_branch_id), 404, "NOT_FOUND");
+  });
+
+  it("is a deprecated alias in the OpenAPI document, pointing at GET /branches/{branch_id}", async () => {
+    const doc = (await call("/openapi.json")).body;
+    const op = doc.paths["/branches/{branch_id}/next-bot"].get;
+    expect(op.deprecated).toBe(true);
+    expect(op.description).toContain("GET /branches/{branch_id}");
+    expect(op.security).toEqual(doc.paths["/branches/{branch_id}"].get.security); // public, as the read it aliases
+    expect(doc.paths["/branches/{branch_id}"].get.deprecated).toBeUndefined();
+  });
+});

@@ -1,4 +1,4 @@
-import { createExecutionContext, createScheduledController, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, createScheduledController, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { outboxStatements, publish, yourTurnMessage } from "../src/domain/webhook-events";
@@ -15,6 +15,13 @@ const gate = (actorId: string) => env.ACCOUNT_GATE.get(env.ACCOUNT_GATE.idFromNa
 const withKey = (key: string, token: string, path: string, body: unknown) => call(path, { token, body, headers: { "Idempotency-Key": key } });
 /** What a crash between D1's commit and the gate's bookkeeping leaves: D1 has the write, the gate knows nothing. */
 const forgetAnswers = (actorId: string) => runInDurableObject(gate(actorId), (_i, state) => void state.storage.sql.exec("DELETE FROM stored_answers"));
+
+/** The room is evicted and its alarm lost, as if a crash came between D1's commit and setAlarm. */
+const crash = (branchId: string) =>
+  runInDurableObject(room(branchId), async (r: BranchRoom, state) => {
+    await state.storage.deleteAlarm();
+    (r as unknown as { room: null }).room = null;
+  });
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -48,11 +55,7 @@ describe("a room that starts cold trusts what D1 holds", () => {
     const bot = await registerBot();
     const branch = story.main_branch_id;
     expect((await join(bot.token, branch)).status).toBe(201);
-    // The room is evicted and its alarm lost, as if a crash came between D1's commit and setAlarm.
-    await runInDurableObject(room(branch), async (r: BranchRoom, state) => {
-      await state.storage.deleteAlarm();
-      (r as unknown as { room: null }).room = null;
-    });
+    await crash(branch);
     await env.DB.prepare("UPDATE branches SET turn_deadline = ? WHERE id = ?")
       .bind(new Date(Date.now() - 120_000).toISOString(), branch)
       .run();
@@ -61,6 +64,48 @@ describe("a room that starts cold trusts what D1 holds", () => {
     await waitOnExecutionContext(ctx);
     const alarm = await runInDurableObject(room(branch), (_r, state) => state.storage.getAlarm());
     expect(alarm).not.toBeNull();
+  });
+});
+
+describe("a bot sitting out (a limit refused it at its turn) survives a crash", () => {
+  const limited = (token: string, branchId: string) =>
+    call(`/branches/${branchId}/segments`, { token, body: { content: words(4) }, env: { LIMIT_SEGMENTS_PER_HOUR: "0" } });
+  it("a cold room skips the bot D1 records as sitting out", async () => {
+    const { story } = await storyWithSegments();
+    const branch = story.main_branch_id;
+    const [a, b] = [await registerBot(), await registerBot()];
+    await join(a.token, branch);
+    await join(b.token, branch);
+    const until = expectError(await limited(a.token, branch), 429, "RATE_LIMIT_EXCEEDED").details.sits_out_until;
+    await crash(branch);
+    const wrote = await submit(b.token, branch, words(4));
+    expect(wrote.status, wrote.text).toBe(201);
+    expect(wrote.body.data.next_bot.id).toBe(b.id); // a is skipped: its turn comes only once it is back
+    expect(expectError(await submit(a.token, branch, words(4)), 403, "NOT_YOUR_TURN").details.sits_out_until).toBe(until);
+  });
+
+  it("a return whose alarm a crash lost: the sweeper wakes the room, and the turn resumes with its your_turn", async () => {
+    const { story } = await storyWithSegments();
+    const branch = story.main_branch_id;
+    const bot = await registerBot({ webhook_url: "https://receiver.test/hook" });
+    await join(bot.token, branch);
+    expectError(await limited(bot.token, branch), 429, "RATE_LIMIT_EXCEEDED");
+    expect((await call(`/branches/${branch}`)).body.data.queue.current_turn).toBeNull();
+    await crash(branch);
+    // Meanwhile the bot's return came, two minutes ago, unnoticed.
+    const past = new Date(Date.now() - 120_000).toISOString();
+    await env.DB.batch([
+      env.DB.prepare("UPDATE branch_members SET sits_out_until = ? WHERE branch_id = ?").bind(past, branch),
+      env.DB.prepare("UPDATE branches SET turn_deadline = ? WHERE id = ?").bind(past, branch),
+    ]);
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController(), env, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(await runInDurableObject(room(branch), (_r, state) => state.storage.getAlarm())).not.toBeNull();
+    expect(await runDurableObjectAlarm(room(branch))).toBe(true);
+    expect((await call(`/branches/${branch}`)).body.data.queue).toMatchObject({ current_turn: { bot_id: bot.id }, resumes_at: null });
+    const turns = await env.DB.prepare("SELECT count(*) AS n FROM outbox WHERE bot_id = ? AND event = 'your_turn'").bind(bot.id).first<{ n: number }>();
+    expect(turns!.n).toBe(2); // the join's, and the return's
   });
 });
 

@@ -63,6 +63,7 @@ describe("Server-Timing and the round-trip budget", () => {
       `/stories/${story.id}/branches`,
       `/stories/${story.id}/branches/tree`,
       `/branches/${branch.id}`,
+      `/branches/${branch.id}/next-bot`,
       `/branches/${branch.id}/segments`,
       `/branches/${story.main_branch_id}/comments`,
       `/branches/${branch.id}/votes/summary`,
@@ -230,6 +231,8 @@ describe("every list and filter query uses an index", () => {
       const fork = await createBranch(b.token, s.id, { initial_segment: words(4) });
       await join(b.token, s.main_branch_id);
       await submit(b.token, s.main_branch_id, words(4));
+      // A limit at its turn: the bot sits out (the room's UPDATE of its queue row).
+      await call(`/branches/${s.main_branch_id}/segments`, { token: b.token, body: { content: words(4) }, env: { LIMIT_SEGMENTS_PER_HOUR: "0" } });
       const segs = (await call(`/branches/${s.main_branch_id}/segments`)).body.data.segments;
       await call("/votes", { token: h.token, body: { target_type: "branch", target_id: fork.id, vote: 1 } });
       await call(`/branches/${fork.id}/comments`, { token: h.token, body: { content: "hey" } });
@@ -246,6 +249,7 @@ describe("every list and filter query uses an index", () => {
         `/stories/${s.id}/branches?sort=vote_score&include_all=true`,
         `/stories/${s.id}/branches/tree`,
         `/branches/${fork.id}`,
+        `/branches/${s.main_branch_id}/next-bot`,
         `/branches/${fork.id}/segments`,
         `/branches/${fork.id}/comments`,
         `/branches/${fork.id}/votes/summary`,
@@ -277,6 +281,7 @@ describe("every list and filter query uses an index", () => {
     });
     // The room's own statements (its queue mirror) are among them.
     expect([...seen].some((q) => q.startsWith("INSERT INTO branch_members"))).toBe(true);
+    expect([...seen].some((q) => q.startsWith("UPDATE branch_members SET sits_out_until"))).toBe(true);
 
     expect(seen.size).toBeGreaterThan(30);
     const scans = await unindexedScans(env.DB, seen, DATA_TABLES);

@@ -97,9 +97,10 @@ describe("opening the stream", () => {
       at: expect.stringMatching(/Z$/),
       turn_mode: true,
       current_turn: { bot_id: a.id, name: a.name, deadline: expect.stringMatching(/Z$/) },
+      resumes_at: null,
       members: [
-        { bot_id: a.id, name: a.name, role: "narrator", your_turn_order: 1 },
-        { bot_id: b.id, name: b.name, role: "voice", your_turn_order: 2 },
+        { bot_id: a.id, name: a.name, role: "narrator", your_turn_order: 1, sits_out_until: null },
+        { bot_id: b.id, name: b.name, role: "voice", your_turn_order: 2, sits_out_until: null },
       ],
       last_sequence_order: 4,
       archived: false,
@@ -139,7 +140,7 @@ describe("opening the stream", () => {
 });
 
 describe("every change reaches the stream after it commits, in order", () => {
-  it("join, segment, leave, timeout, limit and archive each send their event", async () => {
+  it("join, segment, leave, timeout, limit (sitting out), return and archive each send their event", async () => {
     const { owner, story } = await storyWithSegments();
     const branch = story.main_branch_id;
     const stream = await open(branch);
@@ -172,22 +173,37 @@ describe("every change reaches the stream after it commits, in order", () => {
     expect(stream.frames[6]).toMatchObject({ type: "turn", reason: "timeout", current_turn: { bot_id: a.id } });
     const limited = await call(`/branches/${branch}/segments`, { token: a.token, body: { content: words(4) }, env: { LIMIT_SEGMENTS_PER_HOUR: "0" } });
     expect(limited.status).toBe(429);
-    await stream.until(8);
-    expect(stream.frames[7]).toMatchObject({ type: "turn", reason: "limited", current_turn: { bot_id: b.id } });
+    const until = limited.body.error.details.sits_out_until;
+    await stream.until(9);
+    // a sits out (a limit refused it at its turn): the queue says until when, and the turn passes to b.
+    expect(stream.frames[7]).toMatchObject({
+      type: "queue",
+      change: "sits_out",
+      bot: { bot_id: a.id },
+      members: [
+        { bot_id: a.id, sits_out_until: until },
+        { bot_id: b.id, sits_out_until: null },
+      ],
+    });
+    expect(stream.frames[8]).toMatchObject({ type: "turn", reason: "limited", current_turn: { bot_id: b.id }, resumes_at: null });
     await call(`/branches/${branch}/leave`, { method: "POST", token: b.token });
-    await stream.until(10);
-    expect(stream.frames.slice(8, 10).map((f) => [f.type, f.change ?? f.reason])).toEqual([
+    await stream.until(11);
+    expect(stream.frames.slice(9, 11).map((f) => [f.type, f.change ?? f.reason])).toEqual([
       ["queue", "left"],
       ["turn", "left"],
     ]);
-    expect(stream.frames[9].current_turn.bot_id).toBe(a.id);
+    // Every queued bot sits out: nobody holds the turn until a is back.
+    expect(stream.frames[10]).toMatchObject({ current_turn: null, resumes_at: until });
     await submit(owner.token, branch, words(4));
-    await stream.until(11);
-    expect(stream.frames[10]).toMatchObject({ type: "segment", next_bot: { id: a.id } }); // a human moves no turn
-    await call(`/stories/${story.id}`, { method: "PATCH", token: owner.token, body: { status: "archived" } });
     await stream.until(12);
-    expect(stream.frames[11]).toMatchObject({ type: "archived", branch_id: branch });
-    expect(stream.frames).toHaveLength(12);
+    expect(stream.frames[11]).toMatchObject({ type: "segment", next_bot: null }); // a human moves no turn
+    expect(await runDurableObjectAlarm(room(branch))).toBe(true);
+    await stream.until(13);
+    expect(stream.frames[12]).toMatchObject({ type: "turn", reason: "resumed", current_turn: { bot_id: a.id }, resumes_at: null });
+    await call(`/stories/${story.id}`, { method: "PATCH", token: owner.token, body: { status: "archived" } });
+    await stream.until(14);
+    expect(stream.frames[13]).toMatchObject({ type: "archived", branch_id: branch });
+    expect(stream.frames).toHaveLength(14);
     stream.close();
   });
 

@@ -174,7 +174,7 @@ describe("the MCP door: credentials and origin", () => {
     expect(got.tree[0].id).toBe(story.main_branch_id);
     const read = await ok(client, "read_branch", { branch_id: story.main_branch_id });
     expect(read.segments.map((s: any) => s.id)).toEqual(segments.map((s) => s.id));
-    expect(read.queue).toEqual({ turn_mode: false, current_turn: null, members: [] });
+    expect(read.queue).toEqual({ turn_mode: false, current_turn: null, resumes_at: null, members: [] });
     expect(read.story.language).toBe("en");
     await failed(client, "write_segment", { branch_id: story.main_branch_id, content: words(5) }, "UNAUTHORIZED");
     await failed(client, "join_branch", { branch_id: story.main_branch_id }, "UNAUTHORIZED");
@@ -507,6 +507,26 @@ describe("the MCP door: wait_for_turn", () => {
     expect(timedTo.your_turn).toBe(true);
     expect(timedTo.current_turn.bot_id).toBe(c.id);
     expect((await submit(c.token, branch, words(4))).status).toBe(201);
+  });
+
+  it("a bot sitting out (a limit refused it at its turn) is told until when; while all sit out, when the turn resumes", async () => {
+    const { story } = await storyWithSegments();
+    const branch = story.main_branch_id;
+    const bot = await registerBot();
+    await join(bot.token, branch);
+    const refused = await call(`/branches/${branch}/segments`, { token: bot.token, body: { content: words(4) }, env: { LIMIT_SEGMENTS_PER_HOUR: "0" } });
+    const until = refused.body.error.details.sits_out_until;
+    const client = await connect({ token: bot.token });
+    const result = await callTool(client, "wait_for_turn", { branch_id: branch, timeout_seconds: 1 });
+    expect(result.structuredContent).toMatchObject({
+      your_turn: false,
+      queued: true,
+      current_turn: null,
+      sits_out_until: until,
+      resumes_at: until,
+      context: null,
+    });
+    expect((result.content[0] as { text: string }).text).toContain(`you sit out until ${until}`);
   });
 
   it("a bot that leaves while it waits is answered at once (not queued)", async () => {

@@ -265,6 +265,26 @@ describe("the web reader", () => {
     expect(text).toContain("No comments yet.");
   });
 
+  it("a branch whose bots sit out (a limit refused each at its turn): each bot's return, and nobody's turn until the first", async () => {
+    const { story } = await storyWithSegments();
+    const branch = story.main_branch_id;
+    const [a, b] = [await registerBot(), await registerBot()];
+    for (const bot of [a, b]) await join(bot.token, branch);
+    const sitOut = async (token: string) => {
+      const res = await call(`/branches/${branch}/segments`, { token, body: { content: words(4) }, env: { LIMIT_SEGMENTS_PER_HOUR: "0" } });
+      expect(res.status).toBe(429);
+      return `${(res.body.error.details.sits_out_until as string).slice(0, 16).replace("T", " ")} UTC`;
+    };
+    const aBack = await sitOut(a.token);
+    let text = visible((await page(`/branches/${branch}`)).text);
+    expect(text).toMatch(new RegExp(`Now writing: ${b.input.name} bot`));
+    expect(text).toContain(`1. ${a.input.name} bot · narrator · sits out until ${aBack}`);
+    const bBack = await sitOut(b.token);
+    text = visible((await page(`/branches/${branch}`)).text);
+    expect(text).toMatch(new RegExp(`Nobody's turn until ${aBack} ?: every bot in the queue sits out`));
+    expect(text).toContain(`2. ${b.input.name} bot · narrator · sits out until ${bBack}`);
+  });
+
   it("user text is escaped everywhere: a segment containing a script tag shows as text", async () => {
     for (const path of ["/", `/stories/${w.story.id}`, `/branches/${w.branch.id}`, `/bots/${w.bot.id}`]) {
       const res = await page(path);

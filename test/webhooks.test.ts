@@ -140,6 +140,20 @@ describe("the webhook consumer", () => {
   });
 });
 
+/**
+ * Once the queue consumer has settled every event of the branch (delivered it to the mocked receiver): how many
+ * `your_turn` deliveries each bot received.
+ */
+async function turnsDelivered(received: Received[], branchId: string, bots: { id: string; webhook_url: string }[]) {
+  const unsettled = () => env.DB.prepare("SELECT count(*) AS n FROM outbox WHERE branch_id = ? AND settled_at IS NULL").bind(branchId).first<{ n: number }>();
+  for (let i = 0; (await unsettled())!.n > 0; i++) {
+    if (i > 160) throw new Error("the branch's deliveries did not settle");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const turns = received.filter((r) => r.json.event === "your_turn" && r.json.branch_id === branchId);
+  return Object.fromEntries(bots.map((b) => [b.id, turns.filter((r) => r.url === b.webhook_url).length]));
+}
+
 /** A story whose main line has two bots with webhooks queued, the first holding the turn. */
 async function twoQueuedBots() {
   const received = mockReceiver();
@@ -219,6 +233,59 @@ describe("events produced by the service", () => {
     await call(`/branches/${story.main_branch_id}/leave`, { method: "POST", token: a.token });
     const toB = await waitFor(() => received.find((r) => r.url === b.webhook_url));
     expect(toB.json).toMatchObject({ event: "your_turn", branch_id: story.main_branch_id });
+  });
+
+  it("a lone bot refused by its limit at its turn sits out: no your_turn for any refusal before its limit frees, one after", async () => {
+    const received = mockReceiver();
+    const story = await createStory((await registerHuman()).token);
+    const branch = story.main_branch_id;
+    const bot = await hookedBot();
+    await join(bot.token, branch); // your_turn 1
+    const oneAnHour = { env: { LIMIT_SEGMENTS_PER_HOUR: "1" }, token: bot.token, body: { content: words(4) } };
+    expect((await call(`/branches/${branch}/segments`, oneAnHour)).status).toBe(201); // its own turn again: your_turn 2
+    const refused = expectError(await call(`/branches/${branch}/segments`, oneAnHour), 429, "RATE_LIMIT_EXCEEDED");
+    const until: string = refused.details.sits_out_until;
+    expect(refused.details).toMatchObject({ turn_passed: true, next_bot: null });
+    expect(Date.parse(refused.details.reset_time)).toBe(Math.ceil(Date.parse(until) / 1000) * 1000);
+    // InkPath's Node SDK wrote again on every your_turn (51 in 4.4 s): each try is refused by the limit, nothing moves.
+    for (let i = 0; i < 10; i++) {
+      const again = expectError(await call(`/branches/${branch}/segments`, oneAnHour), 429, "RATE_LIMIT_EXCEEDED");
+      expect(again.details).toMatchObject({ turn_passed: false, next_bot: null, sits_out_until: until });
+    }
+    expect(await turnsDelivered(received, branch, [bot])).toEqual({ [bot.id]: 2 });
+    // Nobody holds the turn until the bot is back, and the room wakes then, not before.
+    expect((await call(`/branches/${branch}`)).body.data.queue).toMatchObject({
+      current_turn: null,
+      resumes_at: until,
+      members: [{ bot_id: bot.id, sits_out_until: until }],
+    });
+    expect(await runInDurableObject(branchRoom(branch), (_r, state) => state.storage.getAlarm())).toBe(Date.parse(until));
+    expect(await runDurableObjectAlarm(branchRoom(branch))).toBe(true); // its limit frees: the room's alarm
+    expect(await turnsDelivered(received, branch, [bot])).toEqual({ [bot.id]: 3 });
+    expect((await call(`/branches/${branch}`)).body.data.queue.current_turn.bot_id).toBe(bot.id);
+    expect((await submit(bot.token, branch, words(4))).status).toBe(201);
+  });
+
+  it("two bots, one refused by its limit at its turn: the other writes every turn, and the limited one is sent nothing", async () => {
+    const { received, story, a, b } = await twoQueuedBots(); // a's turn: your_turn to a
+    const branch = story.main_branch_id;
+    const refused = expectError(
+      await call(`/branches/${branch}/segments`, { token: a.token, body: { content: words(4) }, env: { LIMIT_SEGMENTS_PER_HOUR: "0" } }),
+      429,
+      "RATE_LIMIT_EXCEEDED",
+    );
+    expect(refused.details).toMatchObject({ turn_passed: true, next_bot: { id: b.id, name: b.name }, sits_out_until: expect.any(String) });
+    for (let i = 0; i < 4; i++) {
+      const wrote = await submit(b.token, branch, words(4));
+      expect(wrote.status, wrote.text).toBe(201);
+      expect(wrote.body.data.next_bot).toEqual({ id: b.id, name: b.name });
+      const early = await submit(a.token, branch, words(4));
+      const err = expectError(early, 403, "NOT_YOUR_TURN");
+      expect(err.details).toMatchObject({ current_turn: b.id, sits_out_until: refused.details.sits_out_until });
+      expect(early.headers.get("retry-after")).toBe(String(err.details.estimated_wait));
+    }
+    // b: the turn passed to it, then its own turn again after each of its 4 segments; a: only its first turn.
+    expect(await turnsDelivered(received, branch, [a, b])).toEqual({ [a.id]: 1, [b.id]: 5 });
   });
 
   it("new_branch to every bot queued on the story except the creator", async () => {

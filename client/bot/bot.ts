@@ -234,7 +234,12 @@ async function takeTurn(): Promise<TurnOutcome> {
       case "RATE_LIMIT_EXCEEDED":
       case "DAILY_QUOTA_EXCEEDED":
         if (err.details?.turn_passed) {
-          log("limited", { code: err.code, turn_passed_to: err.details?.next_bot?.name ?? "none", retry_after: err.retryAfter });
+          log("limited", {
+            code: err.code,
+            turn_passed_to: err.details?.next_bot?.name ?? "none",
+            retry_after: err.retryAfter,
+            sits_out_until: err.details?.sits_out_until ?? "none",
+          });
           return "turn-passed";
         }
         log("limited", { code: err.code, retry_after: err.retryAfter });

@@ -29,12 +29,17 @@ export interface ErrorDetails {
   current_turn?: string | null;
   your_bot_id?: string;
   estimated_wait?: number | null;
-  /** 429: the limit, and when to come back; `turn_passed` and `next_bot` when the refusal cost the caller its turn. */
+  /**
+   * 429: the limit, and when to come back; for a queued bot, `turn_passed` (the refusal cost it its turn), `next_bot`
+   * (whose turn it is now; null when nobody holds it) and `sits_out_until` (the rotation skips it until then). Also
+   * on NOT_YOUR_TURN for a bot sitting out.
+   */
   limit?: string;
   retry_after?: number;
   reset_time?: string;
   turn_passed?: boolean;
   next_bot?: { id: string; name: string } | null;
+  sits_out_until?: string;
   /** SEGMENT_TOO_SHORT / SEGMENT_TOO_LONG. */
   current_length?: number;
   min_length?: number;

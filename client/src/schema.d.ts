@@ -287,6 +287,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/branches/{branch_id}/next-bot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The bot that writes next on the branch (InkPath's path)
+         * @deprecated
+         * @description Deprecated alias of the turn queue `GET /branches/{branch_id}` shows (`queue.current_turn`), at the path InkPath's own server serves. The bot that writes next is the bot whose turn it is, never one sitting out (a limit refused it at its turn): `next_bot`, and `bot` (InkPath's name for the same value); both null when no bot is queued, or when every queued bot sits out (then `resumes_at` says when the turn resumes).
+         */
+        get: operations["getBranchesByBranchIdNextBot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/branches/{branch_id}/join": {
         parameters: {
             query?: never;
@@ -1244,17 +1265,21 @@ export interface components {
             /** @description when the event happened (ISO 8601 UTC) */
             at: string;
             turn_mode: boolean;
-            /** @description the bot whose turn it is, and when its turn runs out; null when no bot is queued */
+            /** @description the bot whose turn it is, and when its turn runs out; null when no bot is queued, or every queued bot sits out */
             current_turn: {
                 bot_id: string;
                 name: string;
                 deadline: string | null;
             } | null;
+            /** @description while every queued bot sits out (a limit refused it at its turn), nobody holds the turn: when the first comes back and the turn resumes; null otherwise */
+            resumes_at: string | null;
             members: {
                 bot_id: string;
                 name: string;
                 role: string;
                 your_turn_order: number;
+                /** @description a limit refused the bot at its turn: the rotation skips it until then (it gets one `your_turn` when it is back and its turn comes); null when it takes turns */
+                sits_out_until: string | null;
             }[];
             /** @description the branch's last sequence_order (its fork point when it has no segments) */
             last_sequence_order: number;
@@ -1279,6 +1304,7 @@ export interface components {
             /** @description true for segments replayed after `?after=`, before live events */
             replay: boolean;
         };
+        /** @description a turn began (or, with `current_turn` null and `resumes_at`, nobody holds it until then); `reason`: `limited` when a limit refused the holder, `resumed` when the first bot sitting out came back */
         LiveTurn: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1288,14 +1314,16 @@ export interface components {
             branch_id: string;
             /** @description when the event happened (ISO 8601 UTC) */
             at: string;
-            /** @description the bot whose turn it is, and when its turn runs out; null when no bot is queued */
+            /** @description the bot whose turn it is, and when its turn runs out; null when no bot is queued, or every queued bot sits out */
             current_turn: {
                 bot_id: string;
                 name: string;
                 deadline: string | null;
             } | null;
+            /** @description while every queued bot sits out (a limit refused it at its turn), nobody holds the turn: when the first comes back and the turn resumes; null otherwise */
+            resumes_at: string | null;
             /** @enum {string} */
-            reason: "submitted" | "timeout" | "left" | "joined" | "limited" | "suspended";
+            reason: "submitted" | "timeout" | "left" | "joined" | "limited" | "suspended" | "resumed";
         };
         LiveQueue: {
             /**
@@ -1307,10 +1335,10 @@ export interface components {
             /** @description when the event happened (ISO 8601 UTC) */
             at: string;
             /**
-             * @description `suspended`: a moderator suspended the bot, which left every queue
+             * @description `suspended`: a moderator suspended the bot, which left every queue; `sits_out`: a limit refused the bot at its turn (its `sits_out_until` in `members`)
              * @enum {string}
              */
-            change: "joined" | "left" | "suspended";
+            change: "joined" | "left" | "suspended" | "sits_out";
             bot: {
                 bot_id: string;
                 name: string;
@@ -1320,6 +1348,8 @@ export interface components {
                 name: string;
                 role: string;
                 your_turn_order: number;
+                /** @description a limit refused the bot at its turn: the rotation skips it until then (it gets one `your_turn` when it is back and its turn comes); null when it takes turns */
+                sits_out_until: string | null;
             }[];
         };
         /** @description the story was archived: the last frame, after which the server closes the socket */
@@ -3160,18 +3190,130 @@ export interface operations {
                             segments: components["schemas"]["Segment"][];
                             queue: {
                                 turn_mode: boolean;
+                                /** @description the bot whose turn it is, and when its turn runs out; null when no bot is queued, or every queued bot sits out */
                                 current_turn: {
                                     bot_id: string;
                                     name: string;
                                     deadline: string | null;
                                 } | null;
+                                /** @description while every queued bot sits out (a limit refused it at its turn), nobody holds the turn: when the first comes back and the turn resumes; null otherwise */
+                                resumes_at: string | null;
                                 members: {
                                     bot_id: string;
                                     name: string;
                                     role: string;
                                     your_turn_order: number;
+                                    /** @description a limit refused the bot at its turn: the rotation skips it until then (it gets one `your_turn` when it is back and its turn comes); null when it takes turns */
+                                    sits_out_until: string | null;
                                 }[];
                             };
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBranchesByBranchIdNextBot: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                branch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The next bot */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            branch_id: string;
+                            next_bot: {
+                                id: string;
+                                name: string;
+                                model: string | null;
+                                role: string;
+                                your_turn_order: number;
+                                deadline: string | null;
+                            } | null;
+                            /** @description InkPath's name for `next_bot` */
+                            bot: {
+                                id: string;
+                                name: string;
+                                model: string | null;
+                                role: string;
+                                your_turn_order: number;
+                                deadline: string | null;
+                            } | null;
+                            queue_length: number;
+                            /** @description while every queued bot sits out (a limit refused it at its turn), nobody holds the turn: when the first comes back and the turn resumes; null otherwise */
+                            resumes_at: string | null;
+                            /** @description why there is no next bot; null when there is one */
+                            message: string | null;
                         };
                     };
                 };

@@ -67,6 +67,7 @@ function follow(list) {
   let retry = 1000;
   let members = [];
   let current = null;
+  let resumesAt = null;
   let archived = false;
 
   const show = (text) => {
@@ -113,8 +114,11 @@ function follow(list) {
         if (frame.type === "archived") return;
       }
       if (frame.type === "hello" || frame.type === "queue") members = frame.members;
-      if (frame.type === "hello" || frame.type === "turn") current = frame.current_turn;
-      if (frame.type === "hello" || frame.type === "turn" || frame.type === "queue") drawTurns(turns, members.length > 0, current, members);
+      if (frame.type === "hello" || frame.type === "turn") {
+        current = frame.current_turn;
+        resumesAt = frame.resumes_at ?? null;
+      }
+      if (frame.type === "hello" || frame.type === "turn" || frame.type === "queue") drawTurns(turns, members.length > 0, current, members, resumesAt);
     });
     socket.addEventListener("close", () => {
       if (archived) return; // nothing more will happen on this branch
@@ -191,11 +195,13 @@ function append(list, segment) {
   list.append(item);
 }
 
-function drawTurns(container, turnMode, current, members) {
+function drawTurns(container, turnMode, current, members, resumesAt) {
   if (!container) return;
   const paragraph = el("p", undefined, { class: "current-turn" });
   if (!turnMode) paragraph.textContent = "No bot has joined this branch: anyone may write.";
-  else if (!current) paragraph.textContent = "Nobody's turn right now.";
+  else if (!current && resumesAt) {
+    paragraph.append("Nobody's turn until ", when(resumesAt), ": every bot in the queue sits out (a limit refused it at its turn).");
+  } else if (!current) paragraph.textContent = "Nobody's turn right now.";
   else {
     paragraph.append("Now writing: ", author(current.bot_id, current.name, "bot"));
     if (current.deadline) paragraph.append(" (until ", when(current.deadline), ")");
@@ -205,6 +211,12 @@ function drawTurns(container, turnMode, current, members) {
     const item = el("li", `${m.your_turn_order}. `);
     item.append(author(m.bot_id, m.name, "bot"), " ", el("span", `· ${m.role}`, { class: "meta" }));
     if (current?.bot_id === m.bot_id) item.append(" ", el("span", "writing", { class: "badge" }));
+    // Until when a limit keeps it out of the rotation (a time already past: it is back).
+    if (m.sits_out_until && Date.parse(m.sits_out_until) > Date.now()) {
+      const meta = el("span", " · sits out until ", { class: "meta" });
+      meta.append(when(m.sits_out_until));
+      item.append(" ", meta);
+    }
     queue.append(item);
   }
   container.replaceChildren(paragraph, ...(turnMode ? [queue] : []));

@@ -132,6 +132,7 @@ export const branches = sqliteTable(
     /** Weighted vote total on the branch and its segments, kept by the votes feature. */
     voteScore: real("vote_score").notNull().default(0),
     currentTurnBotId: text("current_turn_bot_id"),
+    /** When the current turn runs out; with nobody holding the turn while bots sit out, when the first comes back. */
     turnDeadline: text("turn_deadline"),
     ...hiding(),
     createdAt: text("created_at").notNull(),
@@ -208,6 +209,8 @@ export const branchMembers = sqliteTable(
     role: text("role", { enum: ["narrator", "challenger", "voice"] }).notNull(),
     joinSeq: integer("join_seq").notNull(),
     joinedAt: text("joined_at").notNull(),
+    /** A limit refused the bot at its turn: the rotation skips it until then (ISO; null or past: it takes turns). */
+    sitsOutUntil: text("sits_out_until"),
   },
   (t) => [
     primaryKey({ columns: [t.branchId, t.botId] }),

@@ -296,5 +296,5 @@ export async function getBranchDetail(db: Db, id: string, viewer: Viewer = null)
   ]);
   const branch = shownBranch(found);
   if (!branch) throw notFound("Branch");
-  return { ...branchView(branch), segments: asSegments(segs), queue: queueView(turnStateOf(branch, members)) };
+  return { ...branchView(branch), segments: asSegments(segs), queue: queueView(turnStateOf(branch, members), Date.now()) };
 }

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { currentTurnSchema, queueMemberSchema, resumesAtSchema } from "../schemas/branches";
 import { segmentSchema } from "../schemas/segments";
 import { INBOUND_FRAMES_PER_MINUTE } from "./live-bounds";
 
@@ -9,20 +10,14 @@ import { INBOUND_FRAMES_PER_MINUTE } from "./live-bounds";
 
 const base = { branch_id: z.string(), at: z.string().openapi({ description: "when the event happened (ISO 8601 UTC)" }) };
 
-const currentTurn = z
-  .object({ bot_id: z.string(), name: z.string(), deadline: z.string().nullable() })
-  .nullable()
-  .openapi({ description: "the bot whose turn it is, and when its turn runs out; null when no bot is queued" });
-
-const member = z.object({ bot_id: z.string(), name: z.string(), role: z.string(), your_turn_order: z.number().int() });
-
 export const liveHelloSchema = z
   .object({
     type: z.literal("hello"),
     ...base,
     turn_mode: z.boolean(),
-    current_turn: currentTurn,
-    members: z.array(member),
+    current_turn: currentTurnSchema,
+    resumes_at: resumesAtSchema,
+    members: z.array(queueMemberSchema),
     last_sequence_order: z.number().int().openapi({ description: "the branch's last sequence_order (its fork point when it has no segments)" }),
     archived: z.boolean().openapi({
       description: "true when the branch's story is archived: nothing more will happen on it, and the server closes the socket after `hello` (and the replay)",
@@ -40,17 +35,28 @@ export const liveSegmentSchema = z
   })
   .openapi("LiveSegment");
 
-export const turnReasons = ["submitted", "timeout", "left", "joined", "limited", "suspended"] as const;
+/** `limited`: a limit refused the bot whose turn it was (it sits out); `resumed`: the first bot sitting out came back. */
+export const turnReasons = ["submitted", "timeout", "left", "joined", "limited", "suspended", "resumed"] as const;
 
-export const liveTurnSchema = z.object({ type: z.literal("turn"), ...base, current_turn: currentTurn, reason: z.enum(turnReasons) }).openapi("LiveTurn");
+export const liveTurnSchema = z
+  .object({ type: z.literal("turn"), ...base, current_turn: currentTurnSchema, resumes_at: resumesAtSchema, reason: z.enum(turnReasons) })
+  .openapi("LiveTurn", {
+    description:
+      "a turn began (or, with `current_turn` null and `resumes_at`, nobody holds it until then); `reason`: `limited` when a limit refused the holder, `resumed` when the first bot sitting out came back",
+  });
+
+export const queueChanges = ["joined", "left", "suspended", "sits_out"] as const;
 
 export const liveQueueSchema = z
   .object({
     type: z.literal("queue"),
     ...base,
-    change: z.enum(["joined", "left", "suspended"]).openapi({ description: "`suspended`: a moderator suspended the bot, which left every queue" }),
+    change: z.enum(queueChanges).openapi({
+      description:
+        "`suspended`: a moderator suspended the bot, which left every queue; `sits_out`: a limit refused the bot at its turn (its `sits_out_until` in `members`)",
+    }),
     bot: z.object({ bot_id: z.string(), name: z.string() }),
-    members: z.array(member),
+    members: z.array(queueMemberSchema),
   })
   .openapi("LiveQueue");
 
@@ -94,3 +100,4 @@ export const liveEventSchema = z
 
 export type LiveEvent = z.infer<typeof liveEventSchema>;
 export type TurnReason = (typeof turnReasons)[number];
+export type QueueChange = (typeof queueChanges)[number];

@@ -151,7 +151,7 @@ export async function readerBranch(db: Db, id: string, viewer: Viewer = null) {
     branch_titles: Object.fromEntries(titles.map((t) => [t.id, t.title])) as Record<string, string>,
     comments: threads,
     comments_count: commentRows.length,
-    queue: queueView(turnStateOf(branch, members)),
+    queue: queueView(turnStateOf(branch, members), Date.now()),
     my_votes: Object.fromEntries(mine.map((v) => [v.targetId, v.vote])) as Record<string, number>,
   };
 }
@@ -179,7 +179,7 @@ export async function branchReading(db: Db, id: string, { after, limit }: { afte
   return {
     branch: branchView(branch),
     story,
-    queue: queueView(turnStateOf(branch, members)),
+    queue: queueView(turnStateOf(branch, members), Date.now()),
     segments,
     has_more: page.length > limit,
     last_sequence_order: segments.at(-1)?.sequence_order ?? after,

@@ -102,10 +102,18 @@ export function tightest(usage: SegmentUsage, limits: SegmentLimits, perBranch: 
     .sort((a, b) => a.remaining - b.remaining)[0];
 }
 
-/** After a refused write: the limit it ran into (null: none did, so something else refused it). */
-export function refusalOf(usage: SegmentUsage, limits: SegmentLimits, perBranch: boolean, now: number): Refusal | null {
-  const over = windows(usage, limits, perBranch).find((w) => w.count >= w.limit);
-  if (!over) return null;
-  const oldest = over.oldest ? Date.parse(over.oldest) : now;
-  return { code: over.code, label: over.label, retryAfter: Math.max(1, Math.ceil((oldest + over.windowMs - now) / 1000)), rate: rate(over, now) };
+/** A refused write: the limit it ran into, and the instant the writer may write again (epoch ms). */
+export type SegmentRefusal = Refusal & { writableAt: number };
+
+/**
+ * After a refused write: the limit it ran into (null: none did, so something else refused it). When several are
+ * full, the one that frees last, so `retry_after` says when the writer may write again.
+ */
+export function refusalOf(usage: SegmentUsage, limits: SegmentLimits, perBranch: boolean, now: number): SegmentRefusal | null {
+  const full = windows(usage, limits, perBranch)
+    .filter((w) => w.count >= w.limit)
+    .map((w) => ({ w, frees: (w.oldest ? Date.parse(w.oldest) : now) + w.windowMs }));
+  if (!full.length) return null;
+  const { w, frees } = full.reduce((last, x) => (x.frees > last.frees ? x : last));
+  return { code: w.code, label: w.label, retryAfter: Math.max(1, Math.ceil((frees - now) / 1000)), rate: rate(w, now), writableAt: frees };
 }

@@ -16,7 +16,21 @@ import { ApiError, notFound, storyArchived, validationError } from "../lib/error
 import { type RateState, limitError } from "../lib/limit-error";
 import { type SegmentLimits, type SegmentUsage, refusalOf, tightest } from "../domain/segment-quota";
 import type { D1Counter } from "../lib/meter";
-import { type Member, type Refusal, type TurnEvent, type TurnState, estimatedWait, holder, inTurnMode, queueView, transition, turnOrder } from "../turns/rules";
+import {
+  type Member,
+  type Refusal,
+  type TurnEvent,
+  type TurnState,
+  estimatedWait,
+  holder,
+  inTurnMode,
+  isoOrNull,
+  queueView,
+  resumesAt,
+  sitsOut,
+  transition,
+  turnOrder,
+} from "../turns/rules";
 import { memberStatement, queueQuery, turnColumnsStatement, turnStateOf } from "../turns/store";
 import type { LiveEvent, TurnReason } from "../domain/live-events";
 import { SOCKET_HEADER, type SocketRequest } from "../domain/live-socket";
@@ -97,10 +111,16 @@ const BRANCH_KEY = "branch_id";
 
 function refusalError(refusal: Refusal, botId: string): ApiError {
   if (refusal.reason === "not_queued") return new ApiError("NOT_FOUND", "This bot is not in the branch's queue");
-  const message = refusal.queued ? "It is not your turn on this branch" : "Join this branch's queue first: it is in turn mode";
+  const until = isoOrNull(refusal.sitsOutUntil);
+  const message = !refusal.queued
+    ? "Join this branch's queue first: it is in turn mode"
+    : until
+      ? `It is not your turn on this branch: a limit refused you at your turn, so you sit out until ${until}`
+      : "It is not your turn on this branch";
   const wait = refusal.estimatedWait;
   const headers = wait === null ? undefined : { "Retry-After": String(wait) };
-  return new ApiError("NOT_YOUR_TURN", message, { current_turn: refusal.current, your_bot_id: botId, estimated_wait: wait }, headers);
+  const details = { current_turn: refusal.current, your_bot_id: botId, estimated_wait: wait, ...(until ? { sits_out_until: until } : {}) };
+  return new ApiError("NOT_YOUR_TURN", message, details, headers);
 }
 
 /**
@@ -243,16 +263,23 @@ export class BranchRoom extends DurableObject<Env> {
     });
   }
 
-  /** The room's view of the turn, for tests and diagnostics: bot ids in order, the holder, the deadline; null when cold. */
-  turnSnapshot(): { members: string[]; currentTurn: string | null; deadline: number | null } | null {
+  /**
+   * The room's view of the turn, for tests and diagnostics: bot ids in order, the holder, the deadline, and until
+   * when each bot sitting out (by id) sits out; null when cold.
+   */
+  turnSnapshot(): { members: string[]; currentTurn: string | null; deadline: number | null; sittingOut: Record<string, number> } | null {
     const room = this.room;
-    return room && { members: room.turn.members.map((m) => m.botId), currentTurn: room.turn.current, deadline: room.turn.deadline };
+    if (!room) return null;
+    const { members, current, deadline } = room.turn;
+    const sittingOut = Object.fromEntries(members.flatMap((m) => (m.sitsOutUntil === null ? [] : [[m.botId, m.sitsOutUntil]])));
+    return { members: members.map((m) => m.botId), currentTurn: current, deadline, sittingOut };
   }
 
   /**
-   * The current turn has run out: pass it on. Every turn change re-arms the alarm for the new deadline, so a
-   * warm room passes the turn without re-checking the clock. A cold room cannot know that (a crash may have
-   * come between D1's commit of a new deadline and its re-arming), so it obeys D1's deadline instead.
+   * The current turn has run out: pass it on; or, with nobody holding it, the first bot sitting out is back: its
+   * turn begins (`resumed`). Every turn change re-arms the alarm for the new deadline, so a warm room acts
+   * without re-checking the clock. A cold room cannot know that (a crash may have come between D1's commit of a
+   * new deadline and its re-arming), so it obeys D1's deadline instead.
    */
   override async alarm(): Promise<void> {
     await this.serialized(async () => {
@@ -261,10 +288,11 @@ export class BranchRoom extends DurableObject<Env> {
       const cold = !this.room;
       const room = await this.guarded(() => this.load(branchId));
       if (cold && room.turn.deadline !== null && room.turn.deadline > Date.now()) return; // load() re-armed it
+      const reason = room.turn.current === null ? "resumed" : "timeout";
       const applied = this.decide(room, { type: "timeout" });
       if (!applied.writes.turn) return;
       await this.guarded(() => this.commitTurn(room, applied));
-      await this.keep(room, applied, { reason: "timeout" });
+      await this.keep(room, applied, { reason });
     });
   }
 
@@ -389,7 +417,7 @@ export class BranchRoom extends DurableObject<Env> {
     const { member, turn } = applied.writes;
     if (applied.event) applied.probe = handOverQuery(this.db, applied.event);
     return [
-      ...(member ? [memberStatement(this.db, room, member, memberIf)] : []),
+      ...(member ? [memberStatement(this.db, room, member, memberIf, condition)] : []),
       ...(member || turn ? [turnColumnsStatement(this.db, room.branchId, applied.state, condition)] : []),
       ...(applied.event ? [...outboxStatements(this.db, [applied.event], condition), applied.probe] : []),
     ];
@@ -404,13 +432,16 @@ export class BranchRoom extends DurableObject<Env> {
   /** Where `botId` stands on this branch now, as `waitForTurn` answers (the room's cache; nothing when cold). */
   private turnWait(branchId: string, botId: string): TurnWait {
     const turn = this.room?.turn ?? { members: [], current: null, deadline: null };
-    const queued = turn.members.some((m) => m.botId === botId);
+    const me = turn.members.find((m) => m.botId === botId);
+    const now = Date.now();
     return {
-      your_turn: queued && turn.current === botId,
+      your_turn: !!me && turn.current === botId,
       branch_id: branchId,
-      queued,
-      current_turn: queueView(turn).current_turn,
-      estimated_wait: estimatedWait(turn, botId, configOf(this.env).turnTimeoutMs, Date.now()),
+      queued: !!me,
+      current_turn: queueView(turn, now).current_turn,
+      estimated_wait: estimatedWait(turn, botId, configOf(this.env).turnTimeoutMs, now),
+      sits_out_until: me && sitsOut(me, now) ? isoOrNull(me.sitsOutUntil) : null,
+      resumes_at: isoOrNull(resumesAt(turn)),
     };
   }
 
@@ -458,23 +489,34 @@ export class BranchRoom extends DurableObject<Env> {
   }
 
   /**
-   * A write its batch refused: a limit (a bot refused at its own turn loses the turn at once, so the branch is
-   * not held up for the turn timeout: `turn_passed`, `next_bot` in the 429's details), else the story was archived.
+   * A write its batch refused: a limit (a queued bot refused at its own turn sits out until it may write again, and
+   * the turn passes at once, so the branch is not held up for the turn timeout), else the story was archived.
    */
   private async refused(room: Room, writer: Writer, quota: Quota | null, usage: SegmentUsage | undefined): Promise<never> {
     const refusal = quota && usage ? refusalOf(usage, quota.limits, quota.perBranch, quota.now) : null;
     if (!refusal) throw storyArchived();
-    throw limitError(refusal, writer.type === "bot" ? await this.passTurn(room, writer.id) : {});
+    throw limitError(refusal, writer.type === "bot" ? await this.sitOut(room, writer.id, refusal.writableAt) : {});
   }
 
-  /** A bot was refused by a limit: if it holds the turn, the turn passes at once to the next bot. */
-  private async passTurn(room: Room, botId: string): Promise<Record<string, unknown>> {
-    const applied = this.decide(room, { type: "limited", botId });
-    if (!applied.writes.turn) return {};
-    await this.commitTurn(room, applied);
-    await this.keep(room, applied, { reason: "limited" });
-    const next = holder(applied.state);
-    return { turn_passed: true, next_bot: next && { id: next.botId, name: next.name } };
+  /**
+   * A queued bot was refused by a limit until `until`: it sits out (the rotation skips it) and, if it held the
+   * turn, the turn passes at once to the next bot not sitting out, or to nobody until the first comes back. A bot
+   * refused again while it sits out changes nothing: no write, no event, no `your_turn`. The 429 tells it
+   * `turn_passed`, `next_bot` (null when nobody holds the turn) and `sits_out_until`; nothing for a bot not queued.
+   */
+  private async sitOut(room: Room, botId: string, until: number): Promise<Record<string, unknown>> {
+    const member = room.turn.members.find((m) => m.botId === botId);
+    if (!member) return {};
+    const held = room.turn.current === botId;
+    const applied = this.decide(room, { type: "limited", botId, until });
+    if (applied.writes.member) {
+      await this.commitTurn(room, applied);
+      const events = [liveQueue(room.branchId, "sits_out", { ...member, sitsOutUntil: until }, applied.state)];
+      await this.keep(room, applied, { reason: "limited", events });
+    }
+    const next = holder(room.turn);
+    const sitsOutUntil = room.turn.members.find((m) => m.botId === botId)?.sitsOutUntil ?? until;
+    return { turn_passed: held, next_bot: next && { id: next.botId, name: next.name }, sits_out_until: isoOrNull(sitsOutUntil) };
   }
 
   /** A starter opens a branch: only while it has no segments of its own, and only by its creator or an admin. */
@@ -539,7 +581,7 @@ export class BranchRoom extends DurableObject<Env> {
 
   private async doJoin(branchId: string, bot: { id: string; name: string; jti?: string | null }, role: Role, idem?: IdempotentRequest): Promise<JoinResult> {
     const room = await this.load(branchId);
-    const member: Member = { botId: bot.id, name: bot.name, role, joinSeq: room.joinSeq + 1, joinedAt: new Date().toISOString() };
+    const member: Member = { botId: bot.id, name: bot.name, role, joinSeq: room.joinSeq + 1, joinedAt: new Date().toISOString(), sitsOutUntil: null };
     const applied = this.decide(room, { type: "join", member });
     if (!applied.writes.member) {
       // Already queued. With a key, record the answer: if this key was committed by the join that queued the

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { INBOUND_FRAMES_PER_MINUTE, INBOUND_WINDOW_MS, LIVE_SOCKETS, REPLAY_LIMIT } from "../domain/live-bounds";
-import type { LiveEvent, TurnReason } from "../domain/live-events";
+import type { LiveEvent, QueueChange, TurnReason } from "../domain/live-events";
 import type { SocketRequest } from "../domain/live-socket";
 import { asSegments, segmentRecords, type segmentView } from "../domain/segments";
 import { type Member, type TurnState, queueView } from "../turns/rules";
@@ -9,13 +9,10 @@ import { type Member, type TurnState, queueView } from "../turns/rules";
 const now = () => new Date().toISOString();
 type SegmentRecord = ReturnType<typeof segmentView>;
 
-export const liveTurn = (branchId: string, turn: TurnState, reason: TurnReason): LiveEvent => ({
-  type: "turn",
-  branch_id: branchId,
-  at: now(),
-  current_turn: queueView(turn).current_turn,
-  reason,
-});
+export const liveTurn = (branchId: string, turn: TurnState, reason: TurnReason): LiveEvent => {
+  const { current_turn, resumes_at } = queueView(turn, Date.now());
+  return { type: "turn", branch_id: branchId, at: now(), current_turn, resumes_at, reason };
+};
 
 export const liveSegment = (branchId: string, segment: SegmentRecord, nextBot: { id: string; name: string } | null, { replay = false } = {}): LiveEvent => ({
   type: "segment",
@@ -26,13 +23,13 @@ export const liveSegment = (branchId: string, segment: SegmentRecord, nextBot: {
   replay,
 });
 
-export const liveQueue = (branchId: string, change: "joined" | "left" | "suspended", bot: Member, turn: TurnState): LiveEvent => ({
+export const liveQueue = (branchId: string, change: QueueChange, bot: Member, turn: TurnState): LiveEvent => ({
   type: "queue",
   branch_id: branchId,
   at: now(),
   change,
   bot: { bot_id: bot.botId, name: bot.name },
-  members: queueView(turn).members,
+  members: queueView(turn, Date.now()).members,
 });
 
 /** What a socket carries through hibernation: who opened it, and its counters. */
@@ -105,7 +102,7 @@ export class LiveSockets {
     const [client, server] = Object.values(new WebSocketPair());
     const tags = socket.account === null ? ["anonymous", `anonymous:${socket.address}`] : [`account:${socket.account}`];
     this.ctx.acceptWebSocket(server, [`address:${socket.address}`, ...tags]);
-    const view = queueView(at.turn);
+    const view = queueView(at.turn, Date.now());
     send(server, { type: "hello", branch_id: branchId, at: now(), ...view, last_sequence_order: at.lastSequence, archived: socket.archived });
     for (const segment of missed) send(server, liveSegment(branchId, segment, null, { replay: true }));
     const attachment: Attachment = {

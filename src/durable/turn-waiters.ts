@@ -8,6 +8,10 @@ export interface TurnWait {
   current_turn: { bot_id: string; name: string; deadline: string | null } | null;
   /** Seconds until the bot's turn at the latest (0 at its turn; null when not queued). */
   estimated_wait: number | null;
+  /** A limit refused the bot at its turn: it sits out, skipped by the rotation, until then (ISO); null otherwise. */
+  sits_out_until: string | null;
+  /** Every queued bot sits out, so nobody holds the turn: when the first comes back (ISO); null otherwise. */
+  resumes_at: string | null;
 }
 
 interface Waiter {

@@ -14,7 +14,7 @@ export const ERROR_ADVICE: Record<ErrorCode, string> = {
   FORBIDDEN: "This account may not do this (wrong kind of account, or the story is archived): do not retry; choose another story or branch.",
   PERMISSION_DENIED: "Only the owner (or an admin) may do this, and nobody votes on their own writing: do not retry.",
   NOT_YOUR_TURN:
-    "Another bot holds the turn (details.current_turn, details.estimated_wait seconds at most). Wait for your turn (MCP: wait_for_turn) and write then; join the branch first if you are not queued.",
+    "Another bot holds the turn (details.current_turn, details.estimated_wait seconds at most), or you sit out after a limit refused you at your turn (details.sits_out_until). Wait for your turn (MCP: wait_for_turn) and write then; join the branch first if you are not queued.",
   NOT_FOUND: "Nothing with that id (or you are not in that queue): check the id (list_stories, get_story, read_branch), or join the branch first.",
   CONFLICT: "The request conflicts with the current state: read it again and retry.",
   PAYLOAD_TOO_LARGE: "The body is over 1 MiB: send less.",
@@ -27,8 +27,9 @@ export const ERROR_ADVICE: Record<ErrorCode, string> = {
   QUALITY_SCORE_LOW: "Not raised by this service.",
   IDEMPOTENCY_KEY_REUSED: "This Idempotency-Key was used with a different request: use a new key for a new request.",
   RATE_LIMIT_EXCEEDED:
-    "A limit is reached (details.limit): wait details.retry_after seconds (the Retry-After header) before trying again. A bot refused at its turn loses that turn (details.turn_passed).",
-  DAILY_QUOTA_EXCEEDED: "The daily quota is reached (details.limit): wait details.retry_after seconds before writing again.",
+    "A limit is reached (details.limit): wait details.retry_after seconds (the Retry-After header) before trying again. A queued bot refused at its turn sits out until details.sits_out_until (details.turn_passed, details.next_bot): it gets one your_turn when it is back and its turn comes.",
+  DAILY_QUOTA_EXCEEDED:
+    "The daily quota is reached (details.limit): wait details.retry_after seconds before writing again. A queued bot refused at its turn sits out until details.sits_out_until, as for RATE_LIMIT_EXCEEDED.",
   INTERNAL_ERROR: "The server failed: retry once after a few seconds; report details.request_id if it persists.",
   SERVICE_UNAVAILABLE: "The service is briefly unavailable: retry after a few seconds.",
 };

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import * as domain from "../domain/branches";
+import { nextBot } from "../domain/next-bot";
 import { auth, viewerOfRequest } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
 import { LIMIT_ERRORS, idempotencyParameter, limitsAndIdempotency } from "../middleware/limits";
@@ -8,7 +9,7 @@ import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent, optionalJsonBody } from "../lib/openapi";
 import { optionalBody } from "../middleware/optional-body";
 import { pageQuery, paginationSchema, queryBoolean } from "../lib/pagination";
-import { branchBody, branchSchema } from "../schemas/branches";
+import { branchBody, branchSchema, queueSchema, resumesAtSchema } from "../schemas/branches";
 import { roleSchema } from "../schemas/fields";
 import { segmentSchema } from "../schemas/segments";
 import { forkBranch, joinBranch, leaveBranch } from "../usecases/branches";
@@ -82,12 +83,6 @@ const treeRoute = createRoute({
   },
 });
 
-const queueSchema = z.object({
-  turn_mode: z.boolean(),
-  current_turn: z.object({ bot_id: z.string(), name: z.string(), deadline: z.string().nullable() }).nullable(),
-  members: z.array(z.object({ bot_id: z.string(), name: z.string(), role: z.string(), your_turn_order: z.number().int() })),
-});
-
 const getRoute = createRoute({
   method: "get",
   middleware: [publicReadCache()] as const,
@@ -97,6 +92,47 @@ const getRoute = createRoute({
   request: { params: idParam("branch_id") },
   responses: {
     200: jsonContent(successSchema(branchSchema.extend({ segments: z.array(segmentSchema), queue: queueSchema })), "The branch"),
+    ...errorResponses("NOT_FOUND"),
+  },
+});
+
+const nextBotSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    model: z.string().nullable(),
+    role: z.string(),
+    your_turn_order: z.number().int(),
+    deadline: z.string().nullable(),
+  })
+  .nullable();
+
+const nextBotRoute = createRoute({
+  method: "get",
+  middleware: [publicReadCache()] as const,
+  path: "/branches/{branch_id}/next-bot",
+  tags: ["Branches"],
+  summary: "The bot that writes next on the branch (InkPath's path)",
+  deprecated: true,
+  description:
+    "Deprecated alias of the turn queue `GET /branches/{branch_id}` shows (`queue.current_turn`), at the path InkPath's own server serves. " +
+    "The bot that writes next is the bot whose turn it is, never one sitting out (a limit refused it at its turn): `next_bot`, and `bot` (InkPath's name " +
+    "for the same value); both null when no bot is queued, or when every queued bot sits out (then `resumes_at` says when the turn resumes).",
+  request: { params: idParam("branch_id") },
+  responses: {
+    200: jsonContent(
+      successSchema(
+        z.object({
+          branch_id: z.string(),
+          next_bot: nextBotSchema,
+          bot: nextBotSchema.openapi({ description: "InkPath's name for `next_bot`" }),
+          queue_length: z.number().int(),
+          resumes_at: resumesAtSchema,
+          message: z.string().nullable().openapi({ description: "why there is no next bot; null when there is one" }),
+        }),
+      ),
+      "The next bot",
+    ),
     ...errorResponses("NOT_FOUND"),
   },
 });
@@ -164,6 +200,10 @@ export const branchRoutes = createRouter()
   .openapi(getRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
     return ok(c, await domain.getBranchDetail(c.get("db"), id, await viewerOfRequest(c)));
+  })
+  .openapi(nextBotRoute, async (c) => {
+    const id = pathId(c.req.valid("param").branch_id, "Branch");
+    return ok(c, await nextBot(c.get("db"), id, await viewerOfRequest(c)));
   })
   .openapi(joinRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");

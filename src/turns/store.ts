@@ -2,19 +2,24 @@ import { sql, type SQL } from "drizzle-orm";
 import { type Db, rawAll, rawRun } from "../db/client";
 import { type Member, type TurnState, type Writes, isoOrNull } from "./rules";
 
-/** A branch's queue in join order, with the bots' names: usable inside `db.batch()`. */
+/** A queue member as D1 holds it (its timestamps ISO text). */
+export type MemberRow = Omit<Member, "sitsOutUntil"> & { sitsOutUntil: string | null };
+
+/** A branch's queue in join order, with the bots' names: usable inside `db.batch()`; read it with `turnStateOf`. */
 export const queueQuery = (db: Db, branchId: string) =>
-  rawAll<Member>(
+  rawAll<MemberRow>(
     db,
-    sql`SELECT m.bot_id AS "botId", b.name, m.role, m.join_seq AS "joinSeq", m.joined_at AS "joinedAt"
+    sql`SELECT m.bot_id AS "botId", b.name, m.role, m.join_seq AS "joinSeq", m.joined_at AS "joinedAt", m.sits_out_until AS "sitsOutUntil"
       FROM branch_members m JOIN bots b ON b.id = m.bot_id WHERE m.branch_id = ${branchId} ORDER BY m.join_seq`,
   );
 
+const msOrNull = (iso: string | null) => (iso ? Date.parse(iso) : null);
+
 /** The turn state as D1 holds it: the queue rows and the branch's turn columns. */
-export const turnStateOf = (branch: { currentTurnBotId: string | null; turnDeadline: string | null }, members: Member[]): TurnState => ({
-  members,
+export const turnStateOf = (branch: { currentTurnBotId: string | null; turnDeadline: string | null }, members: MemberRow[]): TurnState => ({
+  members: members.map((m) => ({ ...m, sitsOutUntil: msOrNull(m.sitsOutUntil) })),
   current: branch.currentTurnBotId,
-  deadline: branch.turnDeadline ? Date.parse(branch.turnDeadline) : null,
+  deadline: msOrNull(branch.turnDeadline),
 });
 
 /**
@@ -31,10 +36,25 @@ export function turnColumnsStatement(db: Db, branchId: string, state: TurnState,
   );
 }
 
-/** Adds (only while the story is active, and `onlyIf` holds) or removes a queue member, as a transition's writes say. */
-export function memberStatement(db: Db, place: { branchId: string; storyId: string }, change: NonNullable<Writes["member"]>, onlyIf: SQL = sql`1`) {
+/**
+ * Adds (only while the story is active, and `onlyIf` holds) or removes a queue member, or marks when it sits out
+ * until (only if `condition`, `AND …`, holds: a write's own change), as a transition's writes say.
+ */
+export function memberStatement(
+  db: Db,
+  place: { branchId: string; storyId: string },
+  change: NonNullable<Writes["member"]>,
+  onlyIf: SQL = sql`1`,
+  condition: SQL = sql``,
+) {
   const { branchId, storyId } = place;
   if ("remove" in change) return rawRun(db, sql`DELETE FROM branch_members WHERE branch_id = ${branchId} AND bot_id = ${change.remove}`);
+  if ("sitOut" in change) {
+    return rawRun(
+      db,
+      sql`UPDATE branch_members SET sits_out_until = ${isoOrNull(change.until)} WHERE branch_id = ${branchId} AND bot_id = ${change.sitOut} ${condition}`,
+    );
+  }
   const m = change.add;
   return rawRun(
     db,

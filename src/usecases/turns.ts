@@ -33,5 +33,6 @@ export async function waitForTurn(caller: Caller, branchId: string, timeoutSecon
   const wait = await caller.rooms.waitForTurn(branchId, caller.actor.id, timeoutSeconds * 1000);
   const context = wait.your_turn ? await writingContext(caller, branchId) : null;
   if (wait.your_turn && !context) throw notFound("Branch");
-  return { your_turn: wait.your_turn, branch_id: branchId, current_turn: wait.current_turn, estimated_wait: wait.estimated_wait, queued: wait.queued, context };
+  const { your_turn, current_turn, estimated_wait, queued, sits_out_until, resumes_at } = wait;
+  return { your_turn, branch_id: branchId, current_turn, estimated_wait, queued, sits_out_until, resumes_at, context };
 }

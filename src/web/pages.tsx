@@ -483,6 +483,10 @@ function TurnQueue({ queue }: { queue: Branch["queue"] }) {
               </>
             ) : null}
           </>
+        ) : queue.resumes_at ? (
+          <>
+            Nobody's turn until <When iso={queue.resumes_at} />: every bot in the queue sits out (a limit refused it at its turn).
+          </>
         ) : (
           "Nobody's turn right now."
         )}
@@ -495,6 +499,14 @@ function TurnQueue({ queue }: { queue: Branch["queue"] }) {
               <>
                 {" "}
                 <span class="badge">writing</span>
+              </>
+            ) : null}
+            {m.sits_out_until ? (
+              <>
+                {" "}
+                <span class="meta">
+                  · sits out until <When iso={m.sits_out_until} />
+                </span>
               </>
             ) : null}
           </li>

@@ -88,9 +88,11 @@ export const waitForTurnTool = defineTool({
       const wait = await waitForTurn(caller, pathId(branch_id, "Branch"), timeout_seconds);
       const text = wait.your_turn
         ? `It is your turn. ${wait.context?.length_rule ?? ""} Write with write_segment.`
-        : wait.queued
-          ? `Not your turn yet (${wait.current_turn?.name ?? "nobody"} holds it; at most ${wait.estimated_wait} s more): call wait_for_turn again.`
-          : "You are no longer in this branch's queue: join_branch to write here again.";
+        : !wait.queued
+          ? "You are no longer in this branch's queue: join_branch to write here again."
+          : wait.sits_out_until
+            ? `A limit refused you at your turn: you sit out until ${wait.sits_out_until} (the turn comes back to you after that): call wait_for_turn again.`
+            : `Not your turn yet (${wait.current_turn?.name ?? "nobody"} holds it; at most ${wait.estimated_wait} s more): call wait_for_turn again.`;
       return toolResult(wait, text);
     } finally {
       clearInterval(ticker);

@@ -1,0 +1,1 @@
+ALTER TABLE `branch_members` ADD `sits_out_until` text;
