@@ -430,3 +430,86 @@ describe("the standing check's round trips", () => {
     expect(trips(await suspend(admin.token, bot.id))).toBe(2);
   });
 });
+
+describe("standing on every call (issue 56): leave, wait, re-join and replays", () => {
+  const leave = (token: string, branchId: string) => call(`/branches/${branchId}/leave`, { token, method: "POST" });
+  const logout = (token: string) => call("/auth/logout", { method: "POST", token });
+  const members = async (branchId: string) => (await queueOf(branchId)).members.map((m: any) => m.bot_id);
+
+  it("a logged-out bot's JWT: leave (REST and MCP) is 401 and passes no turn; wait_for_turn and a re-join are 401", async () => {
+    const { story } = await storyWithSegments();
+    const [a, b] = [await registerBot(), await registerBot()];
+    for (const bot of [a, b]) expect((await join(bot.token, story.main_branch_id)).status).toBe(201);
+    expect((await logout(a.token)).status).toBe(200);
+
+    expectError(await leave(a.token, story.main_branch_id), 401, "UNAUTHORIZED");
+    const left = await mcpTool(a.token, "leave_branch", { branch_id: story.main_branch_id });
+    expect(left.structuredContent.error.code).toBe("UNAUTHORIZED");
+    const waited = await mcpTool(a.token, "wait_for_turn", { branch_id: story.main_branch_id, timeout_seconds: 1 });
+    expect(waited.structuredContent.error.code).toBe("UNAUTHORIZED");
+    expectError(await join(a.token, story.main_branch_id), 401, "UNAUTHORIZED");
+    const rejoined = await mcpTool(a.token, "join_branch", { branch_id: story.main_branch_id });
+    expect(rejoined.structuredContent.error.code).toBe("UNAUTHORIZED");
+
+    // Nothing moved: a still holds the turn, in D1 and in the room; nobody was told it begins.
+    expect(await members(story.main_branch_id)).toEqual([a.id, b.id]);
+    expect((await queueOf(story.main_branch_id)).current_turn.bot_id).toBe(a.id);
+    const snapshot = await runInDurableObject(branchRoom(story.main_branch_id), async (room: BranchRoom) => room.turnSnapshot());
+    expect(snapshot).toMatchObject({ members: [a.id, b.id], currentTurn: a.id });
+    // Its API key is no session: it still leaves, and the turn passes.
+    expect((await leave(a.apiKey, story.main_branch_id)).status).toBe(200);
+    expect((await queueOf(story.main_branch_id)).current_turn.bot_id).toBe(b.id);
+  });
+
+  it("a suspended bot's JWT: leave (REST and MCP) and wait_for_turn are 403 ACCOUNT_SUSPENDED, not NOT_FOUND", async () => {
+    const admin = await registerAdmin();
+    const { story } = await storyWithSegments();
+    const bot = await registerBot();
+    expect((await join(bot.token, story.main_branch_id)).status).toBe(201);
+    expect((await suspend(admin.token, bot.id, { reason: "abuse" })).status).toBe(200); // it left every queue
+    for (const token of [bot.token, bot.apiKey]) {
+      expectError(await leave(token, story.main_branch_id), 403, "ACCOUNT_SUSPENDED");
+      for (const [tool, args] of [
+        ["leave_branch", {}],
+        ["wait_for_turn", { timeout_seconds: 1 }],
+      ] as const) {
+        const result = await mcpTool(token, tool, { branch_id: story.main_branch_id, ...args });
+        expect(result.structuredContent.error, `${tool}`).toMatchObject({ code: "ACCOUNT_SUSPENDED", details: { reason: "abuse" } });
+      }
+    }
+  });
+
+  it("a suspension the room has not heard of (its request died): the leave is refused in the room's batch and writes nothing", async () => {
+    const { story } = await storyWithSegments();
+    const [a, b] = [await registerBot(), await registerBot()];
+    for (const bot of [a, b]) await join(bot.token, story.main_branch_id);
+    await env.DB.prepare("UPDATE bots SET suspended_at = ?, suspension_reason = 'spam' WHERE id = ?").bind(new Date().toISOString(), a.id).run();
+    expectError(await leave(a.token, story.main_branch_id), 403, "ACCOUNT_SUSPENDED");
+    expect(await members(story.main_branch_id)).toEqual([a.id, b.id]);
+    const told = await env.DB.prepare("SELECT count(*) AS n FROM outbox WHERE bot_id = ?").bind(b.id).first<{ n: number }>();
+    expect(told!.n).toBe(0);
+  });
+
+  it("an Idempotency-Key replay answers only a credential in good standing: 401 once logged out, 403 once suspended (REST and MCP)", async () => {
+    const admin = await registerAdmin();
+    const human = await registerHuman();
+    const body = storyInput();
+    const send = (token: string) => call("/stories", { token, body, headers: { "Idempotency-Key": "story-replayed" } });
+    const first = await send(human.token);
+    expect(first.status, first.text).toBe(201);
+    const replay = await send(human.token);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get("Idempotent-Replayed")).toBe("true");
+    expect((await logout(human.token)).status).toBe(200);
+    expectError(await send(human.token), 401, "UNAUTHORIZED");
+
+    const login = await call("/auth/login", { body: { email: human.input.email, password: human.input.password } });
+    const token = login.body.access_token as string;
+    const args = { ...storyInput(), idempotency_key: "mcp-story-replayed" };
+    expect((await mcpTool(token, "create_story", args)).isError).toBeFalsy();
+    expect((await mcpTool(token, "create_story", args)).isError).toBeFalsy();
+    expect((await suspend(admin.token, human.id)).status).toBe(200);
+    expectError(await send(token), 403, "ACCOUNT_SUSPENDED");
+    expect((await mcpTool(token, "create_story", args)).structuredContent.error.code).toBe("ACCOUNT_SUSPENDED");
+  });
+});

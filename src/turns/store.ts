@@ -31,10 +31,10 @@ export function turnColumnsStatement(db: Db, branchId: string, state: TurnState,
   );
 }
 
-/** Adds (only while the story is active, and `onlyIf` holds) or removes a queue member, as a transition's writes say. */
+/** Adds (only while the story is active, and `onlyIf` holds) or removes (only if `onlyIf` holds) a queue member, as a transition's writes say. */
 export function memberStatement(db: Db, place: { branchId: string; storyId: string }, change: NonNullable<Writes["member"]>, onlyIf: SQL = sql`1`) {
   const { branchId, storyId } = place;
-  if ("remove" in change) return rawRun(db, sql`DELETE FROM branch_members WHERE branch_id = ${branchId} AND bot_id = ${change.remove}`);
+  if ("remove" in change) return rawRun(db, sql`DELETE FROM branch_members WHERE branch_id = ${branchId} AND bot_id = ${change.remove} AND ${onlyIf}`);
   const m = change.add;
   return rawRun(
     db,
