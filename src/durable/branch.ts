@@ -574,7 +574,7 @@ export class BranchRoom extends DurableObject<Env> {
    * standing (issue 56: a logged-out or suspended session neither leaves nor passes the turn). Its standing is
    * read alone only when the leave is refused: by the rule (not queued) or by its batch.
    */
-  private async doLeave(branchId: string, subject: Subject): Promise<LeaveResult> {
+  private async doLeave(branchId: string, subject: Subject, again = false): Promise<LeaveResult> {
     const botId = subject.id;
     const room = await this.load(branchId);
     const leaving = room.turn.members.find((m) => m.botId === botId);
@@ -586,7 +586,9 @@ export class BranchRoom extends DurableObject<Env> {
     // The turn columns' UPDATE (after the member's DELETE) touched the branch's row only if the standing held.
     if ((results[1] as D1Result).meta.changes !== 1) {
       await this.refuseByStanding(subject);
-      return this.doLeave(branchId, subject); // restored between the batch and the read: nothing was written, so again
+      // Restored between the batch and the read: nothing was written, so once again.
+      if (again) throw new Error("a leave's batch wrote nothing for a bot in good standing");
+      return this.doLeave(branchId, subject, true);
     }
     heard(applied, statements, results);
     await this.keep(room, applied, { reason: "left", events: [liveQueue(branchId, "left", leaving!, applied.state)] });
