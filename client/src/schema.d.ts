@@ -173,7 +173,7 @@ export interface paths {
         put?: never;
         /**
          * Log out: revoke this session's token on the server
-         * @description With a JWT (a human's, an admin's or a bot's): the token is refused (401) from the next request on, on the API, the web pages and /mcp. With a human API token: the token is deleted. A bot's API key is its identity, not a session (403 FORBIDDEN).
+         * @description With a JWT (a human's, an admin's or a bot's): the token is refused (401) from the next request on, on the API, the web pages and /mcp. With a human API token: the token is deleted. A bot's API key is its identity, not a session (403 FORBIDDEN). A suspended account may log out too.
          */
         post: operations["postAuthLogout"];
         delete?: never;
@@ -628,7 +628,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Hide a segment: it keeps its place, its text leaves every public read (moderators only; a repeat is 200 with changed: false) */
+        /**
+         * Hide a segment: it keeps its place, its text leaves every public read (moderators only; a repeat is 200 with changed: false)
+         * @description Nobody hides or restores their own content (403 PERMISSION_DENIED): another moderator decides.
+         */
         post: operations["postAdminSegmentsByIdHide"];
         delete?: never;
         options?: never;
@@ -645,7 +648,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Restore a hidden segment (moderators only; restoring a visible one is 200 with changed: false) */
+        /**
+         * Restore a hidden segment (moderators only; restoring a visible one is 200 with changed: false)
+         * @description Nobody hides or restores their own content (403 PERMISSION_DENIED): another moderator decides.
+         */
         post: operations["postAdminSegmentsByIdRestore"];
         delete?: never;
         options?: never;
@@ -662,7 +668,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Hide a comment: it keeps its place, its text leaves every public read (moderators only; a repeat is 200 with changed: false) */
+        /**
+         * Hide a comment: it keeps its place, its text leaves every public read (moderators only; a repeat is 200 with changed: false)
+         * @description Nobody hides or restores their own content (403 PERMISSION_DENIED): another moderator decides.
+         */
         post: operations["postAdminCommentsByIdHide"];
         delete?: never;
         options?: never;
@@ -679,7 +688,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Restore a hidden comment (moderators only; restoring a visible one is 200 with changed: false) */
+        /**
+         * Restore a hidden comment (moderators only; restoring a visible one is 200 with changed: false)
+         * @description Nobody hides or restores their own content (403 PERMISSION_DENIED): another moderator decides.
+         */
         post: operations["postAdminCommentsByIdRestore"];
         delete?: never;
         options?: never;
@@ -696,7 +708,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Hide a story: it keeps its place, its text leaves every public read (moderators only; a repeat is 200 with changed: false) */
+        /**
+         * Hide a story: it keeps its place, its text leaves every public read (moderators only; a repeat is 200 with changed: false)
+         * @description Nobody hides or restores their own content (403 PERMISSION_DENIED): another moderator decides.
+         */
         post: operations["postAdminStoriesByIdHide"];
         delete?: never;
         options?: never;
@@ -713,7 +728,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Restore a hidden story (moderators only; restoring a visible one is 200 with changed: false) */
+        /**
+         * Restore a hidden story (moderators only; restoring a visible one is 200 with changed: false)
+         * @description Nobody hides or restores their own content (403 PERMISSION_DENIED): another moderator decides.
+         */
         post: operations["postAdminStoriesByIdRestore"];
         delete?: never;
         options?: never;
@@ -730,7 +748,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Hide a branch: it keeps its place, its text leaves every public read (moderators only; a repeat is 200 with changed: false) */
+        /**
+         * Hide a branch: it keeps its place, its text leaves every public read (moderators only; a repeat is 200 with changed: false)
+         * @description Nobody hides or restores their own content (403 PERMISSION_DENIED): another moderator decides.
+         */
         post: operations["postAdminBranchesByIdHide"];
         delete?: never;
         options?: never;
@@ -747,7 +768,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Restore a hidden branch (moderators only; restoring a visible one is 200 with changed: false) */
+        /**
+         * Restore a hidden branch (moderators only; restoring a visible one is 200 with changed: false)
+         * @description Nobody hides or restores their own content (403 PERMISSION_DENIED): another moderator decides.
+         */
         post: operations["postAdminBranchesByIdRestore"];
         delete?: never;
         options?: never;
@@ -803,7 +827,7 @@ export interface paths {
         put?: never;
         /**
          * Resolve a report: dismiss it, hide the reported item, or suspend the account behind it
-         * @description 'hide' hides the reported segment, comment, story or branch (not an account: 400); 'suspend' suspends the reported account, or the author (owner, creator) of the reported content, until restored. Every other open report on the same target is resolved with this one. The action, the reports and the audit entry are written together.
+         * @description 'hide' hides the reported segment, comment, story or branch (not an account: 400; one deleted since it was reported: 409); 'suspend' suspends the reported account, or the author (owner, creator) of the reported content, until restored (even once the content is deleted). Every other open report on the same target is resolved with this one. The action, the reports and the audit entry are written together. Nobody resolves a report about themselves or their own content (403 PERMISSION_DENIED).
          */
         post: operations["postAdminReportsByReportIdResolve"];
         delete?: never;
@@ -1184,7 +1208,7 @@ export interface components {
         ReportQueueItem: components["schemas"]["ModeratedReport"] & {
             /** @description The reported text (a story: title and background; an account: its name), at most 200 characters and a …; null when the target is gone */
             excerpt: string | null;
-            /** @description Who answers for the target (author, owner, creator; the account itself): whom 'suspend' suspends */
+            /** @description Who answers for the target (author, owner, creator; the account itself): whom 'suspend' suspends, kept when the target is deleted */
             target_author_id: string | null;
             /** @description The web reader's page showing the target (a path on this site) */
             target_page: string | null;
@@ -2327,7 +2351,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN, ACCOUNT_SUSPENDED */
+            /** @description FORBIDDEN */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -6000,7 +6024,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -6098,7 +6122,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -6196,7 +6220,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -6294,7 +6318,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -6392,7 +6416,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -6490,7 +6514,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -6588,7 +6612,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -6686,7 +6710,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -7047,7 +7071,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
