@@ -100,10 +100,10 @@ export async function findBotByName(db: Db, name: string): Promise<BotRow | unde
   );
 }
 
-/** Resolves a human API token to its owner; one indexed lookup by the token's hash. */
 /** What the route asks of a key's or token's standing, beyond the rule (a logout serves a suspended account too). */
 export type KeyStanding = Pick<Expectation, "evenSuspended">;
 
+/** Resolves a human API token to its owner; one indexed lookup by the token's hash. */
 export async function actorForApiToken(db: Db, token: string, expect: KeyStanding = {}): Promise<Actor> {
   const [row] = await db
     .select({ id: users.id, type: users.userType, name: users.username, expiresAt: apiTokens.expiresAt, ...standingOf(users) })
