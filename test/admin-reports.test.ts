@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { apiTokenOf, call, expectError, registerAdmin, registerBot, registerHuman, storyWithSegments, words } from "./helpers";
+import { apiTokenOf, call, createBranch, createStory, expectError, registerAdmin, registerBot, registerHuman, storyWithSegments, words } from "./helpers";
 
 type Account = { id: string; token: string };
 
@@ -279,5 +279,143 @@ describe("GET /admin/audit", () => {
 
     await expect(env.DB.prepare("UPDATE audit_log SET reason = 'changed' WHERE actor_id = ?").bind(m.id).run()).rejects.toThrow(/append-only/);
     await expect(env.DB.prepare("DELETE FROM audit_log WHERE actor_id = ?").bind(m.id).run()).rejects.toThrow(/append-only/);
+  });
+});
+
+describe("moderators and their own cases (issue 56)", () => {
+  const hide = (token: string, plural: string, id: string) => call(`/admin/${plural}/${id}/hide`, { token, body: { reason: "spam" } });
+  const unhide = (token: string, plural: string, id: string) => call(`/admin/${plural}/${id}/restore`, { token, body: {} });
+  const hiddenAt = (table: string, id: string) => env.DB.prepare(`SELECT hidden_at FROM ${table} WHERE id = ?`).bind(id).first<{ hidden_at: string | null }>();
+  const audited = (id: string) => env.DB.prepare("SELECT count(*) AS n FROM audit_log WHERE target_id = ?").bind(id).first<{ n: number }>();
+
+  /** What the account wrote: a segment, a comment and a branch in another's story, and a story of its own. */
+  async function contentOf(author: Account) {
+    const { story, segments } = await storyWithSegments();
+    const own = await createStory(author.token);
+    const segment = (await call(`/branches/${story.main_branch_id}/segments`, { token: author.token, body: { content: words(3) } })).body.data;
+    const comment = (await call(`/branches/${story.main_branch_id}/comments`, { token: author.token, body: { content: "mine" } })).body.data;
+    const branch = await createBranch(author.token, story.id, { fork_at_segment_id: segments[1].id });
+    return [
+      ["segments", segment.id],
+      ["comments", comment.id],
+      ["branches", branch.id],
+      ["stories", own.id],
+    ] as const;
+  }
+
+  it("a moderator (and an admin) may not hide or restore their own content: 403 PERMISSION_DENIED, nothing written; another may", async () => {
+    const other = await registerModerator();
+    for (const self of [await registerModerator(), admin]) {
+      for (const [plural, id] of await contentOf(self)) {
+        const err = expectError(await hide(self.token, plural, id), 403, "PERMISSION_DENIED");
+        expect(err.message).toMatch(/your own/);
+        expect((await hiddenAt(plural, id))?.hidden_at).toBeNull();
+        expect((await hide(other.token, plural, id)).status).toBe(200);
+        expectError(await unhide(self.token, plural, id), 403, "PERMISSION_DENIED");
+        expect((await hiddenAt(plural, id))?.hidden_at).not.toBeNull();
+        expect((await audited(id))?.n).toBe(1); // the other moderator's hide alone
+      }
+    }
+  });
+
+  it("nor resolve a report about themselves or their content, whatever the action: 403 PERMISSION_DENIED, the report left open", async () => {
+    const [self, other] = [await registerModerator(), await registerModerator()];
+    const reporter = await registerHuman();
+    const [[, segmentId], [, commentId]] = await contentOf(self);
+    const reports = [
+      (await report(reporter.token, "account", self.id)).body.data,
+      (await report(reporter.token, "segment", segmentId)).body.data,
+      (await report(reporter.token, "comment", commentId)).body.data,
+    ];
+    for (const r of reports) {
+      for (const action of ["dismiss", "hide", "suspend"]) {
+        const err = expectError(await resolve(self.token, r.id, { action }), 403, "PERMISSION_DENIED");
+        expect(err.message, `${r.target_type} ${action}`).toMatch(/about yourself or your own content/);
+      }
+      expect((await reportRow(r.id))?.status).toBe("open");
+      expect((await resolve(other.token, r.id, { action: "dismiss" })).status).toBe(200);
+    }
+    // An admin is held to the same rule.
+    const onAdmin = (await report(reporter.token, "account", admin.id)).body.data;
+    expectError(await resolve(admin.token, onAdmin.id, { action: "dismiss" }), 403, "PERMISSION_DENIED");
+  });
+});
+
+describe("reports outlive what they report (issue 56)", () => {
+  it("a deleted comment's reports keep its author: the queue names them, suspend acts on them, hide is 409 CONFLICT", async () => {
+    const { story } = await storyWithSegments();
+    const author = await registerHuman();
+    const comment = async () => (await call(`/branches/${story.main_branch_id}/comments`, { token: author.token, body: { content: "rude" } })).body.data;
+    const [first, second] = [await comment(), await comment()];
+    const reporter = await registerHuman();
+    const onFirst = (await report(reporter.token, "comment", first.id, "abuse")).body.data;
+    const onSecond = (await report(reporter.token, "comment", second.id, "abuse")).body.data;
+    for (const c of [first, second]) expect((await call(`/comments/${c.id}`, { method: "DELETE", token: author.token })).status).toBe(200);
+
+    const queued = (await queue(moderator.token, "?target_type=comment&limit=100")).body.data.reports.find((r: any) => r.id === onFirst.id);
+    expect(queued).toMatchObject({ target_id: first.id, target_author_id: author.id, excerpt: null });
+    const err = expectError(await resolve(moderator.token, onSecond.id, { action: "hide" }), 409, "CONFLICT");
+    expect(err.message).toMatch(/no longer exists/);
+    expect((await reportRow(onSecond.id))?.status).toBe("open");
+
+    const res = await resolve(moderator.token, onFirst.id, { action: "suspend", note: "harassment" });
+    expect(res.status, res.text).toBe(200);
+    const user = await env.DB.prepare("SELECT suspended_at, suspension_reason FROM users WHERE id = ?").bind(author.id).first<Record<string, string>>();
+    expect(user).toMatchObject({ suspension_reason: "harassment" });
+    expect(user?.suspended_at).toBeTruthy();
+    expect((await resolve(moderator.token, onSecond.id, { action: "dismiss" })).status).toBe(200);
+  });
+
+  it("migration 0013 gives reports filed before it the author their target has (none for a target already gone)", async () => {
+    const { owner, story, segments } = await storyWithSegments();
+    const bot = await registerBot();
+    const reporter = await registerHuman();
+    const kept = [
+      (await report(reporter.token, "segment", segments[1].id)).body.data,
+      (await report(reporter.token, "story", story.id)).body.data,
+      (await report(reporter.token, "account", bot.id)).body.data,
+    ];
+    const gone = (await report(reporter.token, "account", (await registerBot()).id)).body.data;
+    // As they were before the migration: no author kept; then the one account is gone.
+    const ids = [...kept, gone].map((r) => r.id);
+    await env.DB.prepare(`UPDATE reports SET target_author_id = NULL WHERE id IN (${ids.map(() => "?").join(", ")})`)
+      .bind(...ids)
+      .run();
+    await env.DB.prepare("DELETE FROM bots WHERE id = (SELECT target_id FROM reports WHERE id = ?)").bind(gone.id).run();
+    const migration = env.TEST_MIGRATIONS.find((m) => m.name.startsWith("0013_reports_target_author"))!;
+    const backfill = migration.queries.find((q) => q.includes("UPDATE"))!;
+    await env.DB.prepare(backfill).run();
+    const authors = await Promise.all(ids.map(async (id) => (await reportRow(id))?.target_author_id));
+    expect(authors).toEqual([owner.id, owner.id, bot.id, null]);
+  });
+});
+
+describe("a moderator's reason refuses control and format characters, as names do (issue 56)", () => {
+  it("hide, restore, suspend, restore an account, the role and a report's resolution: 400 naming the field", async () => {
+    const { story, segments } = await storyWithSegments();
+    const target = await registerHuman();
+    const open = (await report((await registerHuman()).token, "story", story.id)).body.data;
+    for (const bad of ["flip\u202Eit", "zero\u200Bwidth", "bell\u0007"]) {
+      const sends: [string, () => Promise<any>, string][] = [
+        ["hide", () => call(`/admin/segments/${segments[1].id}/hide`, { token: moderator.token, body: { reason: bad } }), "reason"],
+        ["restore", () => call(`/admin/segments/${segments[1].id}/restore`, { token: moderator.token, body: { reason: bad } }), "reason"],
+        ["suspend", () => call(`/admin/accounts/${target.id}/suspend`, { token: moderator.token, body: { reason: bad } }), "reason"],
+        ["unsuspend", () => call(`/admin/accounts/${target.id}/restore`, { token: moderator.token, body: { reason: bad } }), "reason"],
+        ["role", () => call(`/admin/accounts/${target.id}/role`, { token: admin.token, body: { role: "moderator", reason: bad } }), "reason"],
+        ["resolve", () => resolve(moderator.token, open.id, { action: "dismiss", note: bad }), "note"],
+      ];
+      for (const [name, send, field] of sends) {
+        const err = expectError(await send(), 400, "VALIDATION_ERROR");
+        expect(
+          err.details.fields.map((f: any) => f.field),
+          `${name} ${JSON.stringify(bad)}`,
+        ).toContain(field);
+      }
+    }
+    // Line breaks and tabs are text.
+    expect((await call(`/admin/accounts/${target.id}/suspend`, { token: moderator.token, body: { reason: "line one\nline\ttwo" } })).status).toBe(200);
+    expect((await resolve(moderator.token, open.id, { action: "dismiss", note: "line one\r\nline two" })).status).toBe(200);
+    expect((await env.DB.prepare("SELECT suspended_at FROM users WHERE id = ?").bind(target.id).first<any>())?.suspended_at).toBeTruthy();
+    expect(await env.DB.prepare("SELECT role FROM users WHERE id = ?").bind(target.id).first()).toEqual({ role: "user" });
   });
 });

@@ -92,7 +92,7 @@ describe("POST /reports", () => {
     expectError(await report(w.reporter.token, { target_type: "comment", target_id: w.targets.segment, reason: "spam" }), 404, "NOT_FOUND");
   });
 
-  it("400 VALIDATION_ERROR naming the field: reason, target_type, a note over 1,000 characters or with control characters", async () => {
+  it("400 VALIDATION_ERROR naming the field: reason, target_type, a note over 1,000 characters or with control or format characters", async () => {
     const base = { target_type: "segment", target_id: w.targets.segment, reason: "spam" };
     const cases: [Record<string, unknown>, string][] = [
       [{ ...base, reason: "boring" }, "reason"],
@@ -102,6 +102,9 @@ describe("POST /reports", () => {
       [{ ...base, note: "x".repeat(1001) }, "note"],
       [{ ...base, note: "clear\u001b[2Jscreen" }, "note"],
       [{ ...base, note: "nul\u0000" }, "note"],
+      // Format characters too, as in names (issue 56): a bidi override reverses what a moderator reads; zero-width hides text.
+      [{ ...base, note: "gnp.\u202Eexe" }, "note"],
+      [{ ...base, note: "zero\u200Bwidth" }, "note"],
     ];
     for (const [body, field] of cases) {
       const err = expectError(await report(w.reporter.token, body), 400, "VALIDATION_ERROR");

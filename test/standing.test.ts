@@ -115,14 +115,18 @@ describe("a suspension refuses every credential from the next request on", () =>
     const comments = await env.DB.prepare("SELECT count(*) AS n FROM comments WHERE author_id = ?").bind(human.id).first<{ n: number }>();
     expect(comments!.n).toBe(0);
 
-    // The web reader: the page answers 403 with the reason, signs nobody in and clears the cookie.
+    // The web reader: the page is asked for again without the cookie (cleared), to be seen signed out (issue 56);
+    // a form answers 403 with the reason, signing nobody in.
     const home = await page("/", human.token);
-    expect(home.status).toBe(403);
-    const html = await home.text();
+    expect(home.status).toBe(303);
+    expect(home.headers.get("location")).toBe("/");
+    expect(home.headers.get("set-cookie")).toMatch(new RegExp(`${COOKIE}=;`));
+    const refusedForm = await form(`/branches/${story.main_branch_id}/comments`, { content: "no" }, human.token);
+    expect(refusedForm.status).toBe(403);
+    const html = await refusedForm.text();
     expect(html).toContain("suspended");
     expect(html).not.toContain(human.input.username);
-    expect(home.headers.get("set-cookie")).toMatch(new RegExp(`${COOKIE}=;`));
-    expect((await form(`/branches/${story.main_branch_id}/comments`, { content: "no" }, human.token)).status).toBe(403);
+    expect(refusedForm.headers.get("set-cookie")).toMatch(new RegExp(`${COOKIE}=;`));
     // Logging in again is refused too (after the password: a suspension is told only to whoever knows it).
     expectError(await call("/auth/login", { body: { email: human.input.email, password: human.input.password } }), 403, "ACCOUNT_SUSPENDED");
     expectError(await call("/auth/login", { body: { email: human.input.email, password: "wrong password" } }), 401, "UNAUTHORIZED");
@@ -385,7 +389,7 @@ describe("logout revokes the session's token", () => {
     expectError(await call("/stories", { token: human.token, body: storyInput() }), 401, "UNAUTHORIZED");
     expectError(await call("/auth/logout", { method: "POST", token: human.token }), 401, "UNAUTHORIZED");
     const home = await page("/", human.token);
-    expect(home.status).toBe(401);
+    expect(home.status).toBe(303); // the page again, signed out
     expect(home.headers.get("set-cookie")).toMatch(new RegExp(`${COOKIE}=;`));
     const { story } = await storyWithSegments();
     const tool = await mcpTool(human.token, "read_branch", { branch_id: story.main_branch_id });
@@ -416,7 +420,7 @@ describe("logout revokes the session's token", () => {
     expect(out.status).toBe(303);
     expect(out.headers.get("set-cookie")).toMatch(new RegExp(`${COOKIE}=;`));
     // A copy of the cookie signs nobody in, on the pages or as a bearer on the API.
-    expect((await page("/", session!)).status).toBe(401);
+    expect((await page("/", session!)).status).toBe(303); // the page again, signed out
     expectError(await call("/auth/me", { token: session }), 401, "UNAUTHORIZED");
     // Logging out a session already refused just clears the cookie.
     expect((await form("/logout", {}, session)).status).toBe(303);
@@ -456,5 +460,144 @@ describe("the standing check's round trips", () => {
     // An admin route's moderator check rides in its first trip too: a suspend is a read and a write.
     const bot = await registerBot();
     expect(trips(await suspend(admin.token, bot.id))).toBe(2);
+  });
+});
+
+describe("standing on every call (issue 56): leave, wait, re-join and replays", () => {
+  const leave = (token: string, branchId: string) => call(`/branches/${branchId}/leave`, { token, method: "POST" });
+  const logout = (token: string) => call("/auth/logout", { method: "POST", token });
+  const members = async (branchId: string) => (await queueOf(branchId)).members.map((m: any) => m.bot_id);
+
+  it("a logged-out bot's JWT: leave (REST and MCP) is 401 and passes no turn; wait_for_turn and a re-join are 401", async () => {
+    const { story } = await storyWithSegments();
+    const [a, b] = [await registerBot(), await registerBot()];
+    for (const bot of [a, b]) expect((await join(bot.token, story.main_branch_id)).status).toBe(201);
+    expect((await logout(a.token)).status).toBe(200);
+
+    expectError(await leave(a.token, story.main_branch_id), 401, "UNAUTHORIZED");
+    const left = await mcpTool(a.token, "leave_branch", { branch_id: story.main_branch_id });
+    expect(left.structuredContent.error.code).toBe("UNAUTHORIZED");
+    const waited = await mcpTool(a.token, "wait_for_turn", { branch_id: story.main_branch_id, timeout_seconds: 1 });
+    expect(waited.structuredContent.error.code).toBe("UNAUTHORIZED");
+    expectError(await join(a.token, story.main_branch_id), 401, "UNAUTHORIZED");
+    const rejoined = await mcpTool(a.token, "join_branch", { branch_id: story.main_branch_id });
+    expect(rejoined.structuredContent.error.code).toBe("UNAUTHORIZED");
+
+    // Nothing moved: a still holds the turn, in D1 and in the room; nobody was told it begins.
+    expect(await members(story.main_branch_id)).toEqual([a.id, b.id]);
+    expect((await queueOf(story.main_branch_id)).current_turn.bot_id).toBe(a.id);
+    const snapshot = await runInDurableObject(branchRoom(story.main_branch_id), async (room: BranchRoom) => room.turnSnapshot());
+    expect(snapshot).toMatchObject({ members: [a.id, b.id], currentTurn: a.id });
+    // Its API key is no session: it still leaves, and the turn passes.
+    expect((await leave(a.apiKey, story.main_branch_id)).status).toBe(200);
+    expect((await queueOf(story.main_branch_id)).current_turn.bot_id).toBe(b.id);
+  });
+
+  it("a suspended bot's JWT: leave (REST and MCP) and wait_for_turn are 403 ACCOUNT_SUSPENDED, not NOT_FOUND", async () => {
+    const admin = await registerAdmin();
+    const { story } = await storyWithSegments();
+    const bot = await registerBot();
+    expect((await join(bot.token, story.main_branch_id)).status).toBe(201);
+    expect((await suspend(admin.token, bot.id, { reason: "abuse" })).status).toBe(200); // it left every queue
+    for (const token of [bot.token, bot.apiKey]) {
+      expectError(await leave(token, story.main_branch_id), 403, "ACCOUNT_SUSPENDED");
+      for (const [tool, args] of [
+        ["leave_branch", {}],
+        ["wait_for_turn", { timeout_seconds: 1 }],
+      ] as const) {
+        const result = await mcpTool(token, tool, { branch_id: story.main_branch_id, ...args });
+        expect(result.structuredContent.error, `${tool}`).toMatchObject({ code: "ACCOUNT_SUSPENDED", details: { reason: "abuse" } });
+      }
+    }
+  });
+
+  it("a suspension the room has not heard of (its request died): the leave is refused in the room's batch and writes nothing", async () => {
+    const { story } = await storyWithSegments();
+    const [a, b] = [await registerBot(), await registerBot()];
+    for (const bot of [a, b]) await join(bot.token, story.main_branch_id);
+    await env.DB.prepare("UPDATE bots SET suspended_at = ?, suspension_reason = 'spam' WHERE id = ?").bind(new Date().toISOString(), a.id).run();
+    expectError(await leave(a.token, story.main_branch_id), 403, "ACCOUNT_SUSPENDED");
+    expect(await members(story.main_branch_id)).toEqual([a.id, b.id]);
+    const told = await env.DB.prepare("SELECT count(*) AS n FROM outbox WHERE bot_id = ?").bind(b.id).first<{ n: number }>();
+    expect(told!.n).toBe(0);
+  });
+
+  it("an Idempotency-Key replay answers only a credential in good standing: 401 once logged out, 403 once suspended (REST and MCP)", async () => {
+    const admin = await registerAdmin();
+    const human = await registerHuman();
+    const body = storyInput();
+    const send = (token: string) => call("/stories", { token, body, headers: { "Idempotency-Key": "story-replayed" } });
+    const first = await send(human.token);
+    expect(first.status, first.text).toBe(201);
+    const replay = await send(human.token);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get("Idempotent-Replayed")).toBe("true");
+    expect((await logout(human.token)).status).toBe(200);
+    expectError(await send(human.token), 401, "UNAUTHORIZED");
+
+    const login = await call("/auth/login", { body: { email: human.input.email, password: human.input.password } });
+    const token = login.body.access_token as string;
+    const args = { ...storyInput(), idempotency_key: "mcp-story-replayed" };
+    expect((await mcpTool(token, "create_story", args)).isError).toBeFalsy();
+    expect((await mcpTool(token, "create_story", args)).isError).toBeFalsy();
+    expect((await suspend(admin.token, human.id)).status).toBe(200);
+    expectError(await send(token), 403, "ACCOUNT_SUSPENDED");
+    expect((await mcpTool(token, "create_story", args)).structuredContent.error.code).toBe("ACCOUNT_SUSPENDED");
+  });
+});
+
+describe("a suspended account may still log out; a refused browser session sees the pages signed out (issue 56)", () => {
+  it("POST /auth/logout with a suspended account's JWT or API token: 200, and the credential stays refused once restored", async () => {
+    const admin = await registerAdmin();
+    const human = await registerHuman();
+    const apiToken = await apiTokenOf(human);
+    const bot = await registerBot();
+    for (const id of [human.id, bot.id]) expect((await suspend(admin.token, id)).status).toBe(200);
+    for (const token of [human.token, apiToken, bot.token]) {
+      const out = await call("/auth/logout", { method: "POST", token });
+      expect(out.status, out.text).toBe(200);
+      expectError(await call("/auth/me", { token }), 401, "UNAUTHORIZED"); // logged out: said before the suspension
+    }
+    expectError(await call("/auth/logout", { method: "POST", token: bot.apiKey }), 403, "FORBIDDEN"); // a key is no session
+    for (const id of [human.id, bot.id]) expect((await restore(admin.token, id)).status).toBe(200);
+    for (const token of [human.token, apiToken, bot.token]) expectError(await call("/auth/me", { token }), 401, "UNAUTHORIZED");
+    // A logged-out session cannot log out again, suspended or not.
+    expectError(await call("/auth/logout", { method: "POST", token: human.token }), 401, "UNAUTHORIZED");
+  });
+
+  it("the web reader's logout of a suspended session revokes its token too", async () => {
+    const admin = await registerAdmin();
+    const human = await registerHuman();
+    await suspend(admin.token, human.id);
+    const out = await form("/logout", {}, human.token);
+    expect(out.status).toBe(303);
+    expect(out.headers.get("set-cookie")).toMatch(new RegExp(`${COOKIE}=;`));
+    await restore(admin.token, human.id);
+    expectError(await call("/auth/me", { token: human.token }), 401, "UNAUTHORIZED");
+  });
+
+  it("a revoked or suspended cookie on a public page: the page again without it (303 to itself, the cookie cleared), then signed out", async () => {
+    const admin = await registerAdmin();
+    const { story } = await storyWithSegments();
+    const [revoked, suspended] = [await registerHuman(), await registerHuman()];
+    expect((await call("/auth/logout", { method: "POST", token: revoked.token })).status).toBe(200);
+    await suspend(admin.token, suspended.id);
+    for (const human of [revoked, suspended]) {
+      for (const path of ["/", `/stories/${story.id}?x=1`, `/branches/${story.main_branch_id}`]) {
+        const res = await page(path, human.token);
+        expect(res.status, path).toBe(303);
+        expect(res.headers.get("location")).toBe(path);
+        expect(res.headers.get("set-cookie")).toMatch(new RegExp(`${COOKIE}=;`));
+        const again = await exports.default.fetch(`${ORIGIN}${path}`, { headers: { "CF-Connecting-IP": "198.51.100.7" } });
+        expect(again.status).toBe(200);
+        const html = await again.text();
+        expect(html).not.toContain(human.input.username);
+        expect(html).toContain("Log in");
+      }
+      // A page that needs a sign-in: the same, then the usual way to the login.
+      const admin404 = await page("/admin", human.token);
+      expect(admin404.status).toBe(303);
+      expect(admin404.headers.get("location")).toBe("/admin");
+    }
   });
 });

@@ -204,4 +204,29 @@ describe("the /admin pages", () => {
     expect(log.text).toContain(`segment <code>${segments[2].id}</code>`);
     expect(owner.id).toBeTruthy();
   });
+
+  it("a report whose comment was deleted stays actionable: no hide button, its author suspended with one click (issue 56)", async () => {
+    const { story } = await storyWithSegments();
+    const author = await registerHuman();
+    const comment = (await call(`/branches/${story.main_branch_id}/comments`, { token: author.token, body: { content: "to be deleted" } })).body.data;
+    const filed = (await call("/reports", { token: (await registerHuman()).token, body: { target_type: "comment", target_id: comment.id, reason: "abuse" } }))
+      .body.data;
+    expect((await call(`/comments/${comment.id}`, { method: "DELETE", token: author.token })).status).toBe(200);
+    const queue = await get("/admin?target_type=comment", moderator.token);
+    const item = queue.text.slice(queue.text.indexOf(`id="r-${filed.id}"`));
+    expect(item.slice(0, item.indexOf("</article>"))).toContain("no longer exists");
+    expect(item.slice(0, item.indexOf("</article>"))).not.toContain('value="hide"');
+    const res = await post(`/admin/reports/${filed.id}/resolve?next=%2Fadmin`, { action: "suspend", note: "abuse" }, { session: moderator.token });
+    expect(res.status, res.text.slice(0, 300)).toBe(303);
+    expect((await env.DB.prepare("SELECT suspended_at FROM users WHERE id = ?").bind(author.id).first<{ suspended_at: string }>())?.suspended_at).toBeTruthy();
+  });
+
+  it("a moderator's own case: refused in words on the queue, the report left open (issue 56)", async () => {
+    const filed = (await call("/reports", { token: (await registerHuman()).token, body: { target_type: "account", target_id: moderator.id, reason: "spam" } }))
+      .body.data;
+    const res = await post(`/admin/reports/${filed.id}/resolve?next=%2Fadmin`, { action: "dismiss" }, { session: moderator.token });
+    expect(res.status).toBe(403);
+    expect(alertOf(res.text)).toContain("You cannot resolve a report about yourself or your own content");
+    expect((await env.DB.prepare("SELECT status FROM reports WHERE id = ?").bind(filed.id).first<{ status: string }>())?.status).toBe("open");
+  });
 });

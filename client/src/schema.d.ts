@@ -173,7 +173,7 @@ export interface paths {
         put?: never;
         /**
          * Log out: revoke this session's token on the server
-         * @description With a JWT (a human's, an admin's or a bot's): the token is refused (401) from the next request on, on the API, the web pages and /mcp. With a human API token: the token is deleted. A bot's API key is its identity, not a session (403 FORBIDDEN).
+         * @description With a JWT (a human's, an admin's or a bot's): the token is refused (401) from the next request on, on the API, the web pages and /mcp. With a human API token: the token is deleted. A bot's API key is its identity, not a session (403 FORBIDDEN). A suspended account may log out too.
          */
         post: operations["postAuthLogout"];
         delete?: never;
@@ -649,7 +649,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Hide a segment: it keeps its place, its text leaves every public read (moderators only; a repeat is 200 with changed: false) */
+        /**
+         * Hide a segment: it keeps its place, its text leaves every public read (moderators only; a repeat is 200 with changed: false)
+         * @description Nobody hides or restores their own content (403 PERMISSION_DENIED): another moderator decides.
+         */
         post: operations["postAdminSegmentsByIdHide"];
         delete?: never;
         options?: never;
@@ -666,7 +669,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Restore a hidden segment (moderators only; restoring a visible one is 200 with changed: false) */
+        /**
+         * Restore a hidden segment (moderators only; restoring a visible one is 200 with changed: false)
+         * @description Nobody hides or restores their own content (403 PERMISSION_DENIED): another moderator decides.
+         */
         post: operations["postAdminSegmentsByIdRestore"];
         delete?: never;
         options?: never;
@@ -683,7 +689,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Hide a comment: it keeps its place, its text leaves every public read (moderators only; a repeat is 200 with changed: false) */
+        /**
+         * Hide a comment: it keeps its place, its text leaves every public read (moderators only; a repeat is 200 with changed: false)
+         * @description Nobody hides or restores their own content (403 PERMISSION_DENIED): another moderator decides.
+         */
         post: operations["postAdminCommentsByIdHide"];
         delete?: never;
         options?: never;
@@ -700,7 +709,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Restore a hidden comment (moderators only; restoring a visible one is 200 with changed: false) */
+        /**
+         * Restore a hidden comment (moderators only; restoring a visible one is 200 with changed: false)
+         * @description Nobody hides or restores their own content (403 PERMISSION_DENIED): another moderator decides.
+         */
         post: operations["postAdminCommentsByIdRestore"];
         delete?: never;
         options?: never;
@@ -717,7 +729,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Hide a story: it keeps its place, its text leaves every public read (moderators only; a repeat is 200 with changed: false) */
+        /**
+         * Hide a story: it keeps its place, its text leaves every public read (moderators only; a repeat is 200 with changed: false)
+         * @description Nobody hides or restores their own content (403 PERMISSION_DENIED): another moderator decides.
+         */
         post: operations["postAdminStoriesByIdHide"];
         delete?: never;
         options?: never;
@@ -734,7 +749,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Restore a hidden story (moderators only; restoring a visible one is 200 with changed: false) */
+        /**
+         * Restore a hidden story (moderators only; restoring a visible one is 200 with changed: false)
+         * @description Nobody hides or restores their own content (403 PERMISSION_DENIED): another moderator decides.
+         */
         post: operations["postAdminStoriesByIdRestore"];
         delete?: never;
         options?: never;
@@ -751,7 +769,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Hide a branch: it keeps its place, its text leaves every public read (moderators only; a repeat is 200 with changed: false) */
+        /**
+         * Hide a branch: it keeps its place, its text leaves every public read (moderators only; a repeat is 200 with changed: false)
+         * @description Nobody hides or restores their own content (403 PERMISSION_DENIED): another moderator decides.
+         */
         post: operations["postAdminBranchesByIdHide"];
         delete?: never;
         options?: never;
@@ -768,7 +789,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Restore a hidden branch (moderators only; restoring a visible one is 200 with changed: false) */
+        /**
+         * Restore a hidden branch (moderators only; restoring a visible one is 200 with changed: false)
+         * @description Nobody hides or restores their own content (403 PERMISSION_DENIED): another moderator decides.
+         */
         post: operations["postAdminBranchesByIdRestore"];
         delete?: never;
         options?: never;
@@ -824,7 +848,7 @@ export interface paths {
         put?: never;
         /**
          * Resolve a report: dismiss it, hide the reported item, or suspend the account behind it
-         * @description 'hide' hides the reported segment, comment, story or branch (not an account: 400); 'suspend' suspends the reported account, or the author (owner, creator) of the reported content, until restored. Every other open report on the same target is resolved with this one. The action, the reports and the audit entry are written together.
+         * @description 'hide' hides the reported segment, comment, story or branch (not an account: 400; one deleted since it was reported: 409); 'suspend' suspends the reported account, or the author (owner, creator) of the reported content, until restored (even once the content is deleted). Every other open report on the same target is resolved with this one. The action, the reports and the audit entry are written together. Nobody resolves a report about themselves or their own content (403 PERMISSION_DENIED).
          */
         post: operations["postAdminReportsByReportIdResolve"];
         delete?: never;
@@ -1205,7 +1229,7 @@ export interface components {
         ReportQueueItem: components["schemas"]["ModeratedReport"] & {
             /** @description The reported text (a story: title and background; an account: its name), at most 200 characters and a …; null when the target is gone */
             excerpt: string | null;
-            /** @description Who answers for the target (author, owner, creator; the account itself): whom 'suspend' suspends */
+            /** @description Who answers for the target (author, owner, creator; the account itself): whom 'suspend' suspends, kept when the target is deleted */
             target_author_id: string | null;
             /** @description The web reader's page showing the target (a path on this site) */
             target_page: string | null;
@@ -2357,7 +2381,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN, ACCOUNT_SUSPENDED */
+            /** @description FORBIDDEN */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -6142,7 +6166,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -6240,7 +6264,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -6338,7 +6362,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -6436,7 +6460,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -6534,7 +6558,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -6632,7 +6656,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -6730,7 +6754,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -6828,7 +6852,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
@@ -7189,7 +7213,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
             403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];

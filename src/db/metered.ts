@@ -92,6 +92,7 @@ const queryOf = (s: unknown) => (s instanceof MeteredStatement ? s.query : "");
 type Target = D1Database | D1DatabaseSession;
 
 const PRELUDE = Symbol("prelude");
+const SETTLE = Symbol("settle");
 
 /**
  * A D1 binding (or session) that counts every round trip in `meter`; drizzle runs on it unchanged. `target` may be
@@ -170,6 +171,10 @@ export function meteredD1(target: Target | (() => Target), meter: D1Counter): D1
     [PRELUDE]: (prelude: Prelude | null) => {
       pending = prelude;
     },
+    [SETTLE]: async () => {
+      if (pending) await trip([], () => undefined);
+      else if (verdict) await verdict;
+    },
   };
   return wrapper as unknown as D1Database;
 }
@@ -179,4 +184,13 @@ export function setPrelude(d1: D1Database, prelude: Prelude | null): boolean {
   const set = (d1 as unknown as { [PRELUDE]?: (p: Prelude | null) => void })[PRELUDE];
   set?.(prelude);
   return !!set;
+}
+
+/**
+ * The prelude's verdict now, for a request whose answer needs no D1 trip of its own (a replayed answer, a long
+ * poll in a room): a prelude no trip has carried yet runs alone (one trip); one already run is awaited (none).
+ * Throws its refusal. Nothing for any other binding, or when no prelude was set.
+ */
+export async function settlePrelude(d1: D1Database): Promise<void> {
+  await (d1 as unknown as { [SETTLE]?: () => Promise<void> })[SETTLE]?.();
 }

@@ -414,6 +414,11 @@ export const reports = sqliteTable(
     reporterType: text("reporter_type", { enum: ["human", "bot"] }).notNull(),
     targetType: text("target_type", { enum: ["segment", "comment", "story", "branch", "account"] }).notNull(),
     targetId: text("target_id").notNull(),
+    /**
+     * Who answered for the target when it was reported (its author, owner or creator; the account itself), so the
+     * report can still be acted on once the target is deleted (issue 56). Null only for reports older than it whose target was gone.
+     */
+    targetAuthorId: text("target_author_id"),
     reason: text("reason", { enum: ["spam", "abuse", "copyright", "other"] }).notNull(),
     note: text("note"),
     status: text("status", { enum: ["open", "resolved"] })

@@ -8,6 +8,8 @@ import { type Expectation, type StandingRow, type Verdict, standingGuard, standi
 export interface Requirement {
   types?: readonly ActorType[];
   moderator?: boolean;
+  /** A suspended account may still do this (log out). */
+  evenSuspended?: boolean;
 }
 
 const refusal = (v: Extract<Verdict, { ok: false }>) => new ApiError(v.code, v.message, v.details);
@@ -38,6 +40,7 @@ export class AccountStanding {
   require(requirement: Requirement) {
     if (requirement.types) this.expect.types = requirement.types;
     if (requirement.moderator) this.expect.moderator = true;
+    if (requirement.evenSuspended) this.expect.evenSuspended = true;
     const refused = this.known ? unmet(this.actor, requirement) : null;
     if (refused) throw refusal(refused);
   }

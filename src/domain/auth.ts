@@ -3,7 +3,7 @@ import type { Db } from "../db/client";
 import { first, nowIso, uniqueViolation } from "../db/client";
 import { apiTokens, bots, revokedSessions, users, type BotRow, type UserRow, inGoodStanding } from "../db/schema";
 import type { Actor } from "./actor";
-import { verdictOf } from "./standing";
+import { type Expectation, verdictOf } from "./standing";
 import { ApiError } from "../lib/errors";
 import { randomSecret, sha256Hex } from "../lib/crypto";
 import { nameKey } from "../lib/names";
@@ -100,8 +100,11 @@ export async function findBotByName(db: Db, name: string): Promise<BotRow | unde
   );
 }
 
+/** What the route asks of a key's or token's standing, beyond the rule (a logout serves a suspended account too). */
+export type KeyStanding = Pick<Expectation, "evenSuspended">;
+
 /** Resolves a human API token to its owner; one indexed lookup by the token's hash. */
-export async function actorForApiToken(db: Db, token: string): Promise<Actor> {
+export async function actorForApiToken(db: Db, token: string, expect: KeyStanding = {}): Promise<Actor> {
   const [row] = await db
     .select({ id: users.id, type: users.userType, name: users.username, expiresAt: apiTokens.expiresAt, ...standingOf(users) })
     .from(apiTokens)
@@ -110,14 +113,14 @@ export async function actorForApiToken(db: Db, token: string): Promise<Actor> {
     .limit(1);
   if (!row) throw new ApiError("UNAUTHORIZED", "API token is not valid");
   if (row.expiresAt <= nowIso()) throw new ApiError("AUTH_EXPIRED_TOKEN", "API token has expired; generate a new one");
-  refuseIfSuspended(row);
+  refuseIfSuspended(row, expect);
   return { id: row.id, type: row.type, name: row.name, credential: "api_token", role: row.role };
 }
 
-export async function actorForBotKey(db: Db, apiKey: string): Promise<Actor> {
+export async function actorForBotKey(db: Db, apiKey: string, expect: KeyStanding = {}): Promise<Actor> {
   const bot = await findBotByApiKey(db, apiKey);
   if (!bot) throw new ApiError("UNAUTHORIZED", "API key is not valid");
-  refuseIfSuspended(bot);
+  refuseIfSuspended(bot, expect);
   return { id: bot.id, type: "bot", name: bot.name, credential: "api_key", role: "user" };
 }
 
@@ -128,10 +131,13 @@ const standingOf = (t: typeof users) => ({ role: t.role, suspendedAt: t.suspende
  * The standing rule on an account just read with its credential (a key's, a token's, a login's): the row exists
  * and a key or token is revoked by its own row, so what is left to refuse is a suspension (403 ACCOUNT_SUSPENDED).
  */
-export function refuseIfSuspended(row: { suspendedAt: string | null; suspendedUntil: string | null; suspensionReason: string | null }) {
+export function refuseIfSuspended(
+  row: { suspendedAt: string | null; suspendedUntil: string | null; suspensionReason: string | null },
+  expect: KeyStanding = {},
+) {
   const verdict = verdictOf(
     { type: "human", role: "user", suspended_at: row.suspendedAt, suspended_until: row.suspendedUntil, suspension_reason: row.suspensionReason, revoked: 0 },
-    { claimed: "human" },
+    { claimed: "human", ...expect },
     nowIso(),
   );
   if (!verdict.ok) throw new ApiError(verdict.code, verdict.message, verdict.details);

@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type Db, nowIso, rawAll, rawRun } from "../db/client";
-import { notFound } from "../lib/errors";
+import { ApiError, notFound } from "../lib/errors";
 import type { Actor } from "./actor";
 import { auditStatement } from "./audit";
 import { forgetGeneratedSummaries } from "./summaries";
@@ -19,9 +19,19 @@ export interface HideTarget {
 const TABLE: Record<HideableType, string> = { segment: "segments", comment: "comments", story: "stories", branch: "branches" };
 const NAME: Record<HideableType, string> = { segment: "Segment", comment: "Comment", story: "Story", branch: "Branch" };
 
-/** Where a target sits: its branch and story (the room to tell, the scores and summaries to redo), its place. */
+/**
+ * Nobody moderates their own case (issue 56): their own account, their own content, or a report about either,
+ * admins included: 403 PERMISSION_DENIED (another moderator decides). `what` completes "You cannot …".
+ */
+export function refuseOwnCase(actor: Pick<Actor, "id">, accountId: string | null, what: string): void {
+  if (accountId !== null && accountId === actor.id) throw new ApiError("PERMISSION_DENIED", `You cannot ${what}: another moderator decides`);
+}
+
+/** Where a target sits: its branch and story (the room to tell, the scores and summaries to redo), its place, its author. */
 interface Place {
   id: string;
+  /** Who wrote it (the story's owner, the branch's creator). */
+  author_id: string;
   branch_id: string | null;
   story_id: string;
   sequence_order: number | null;
@@ -31,12 +41,14 @@ interface Place {
 }
 
 const placeQuery: Record<HideableType, (id: string) => SQL> = {
-  segment: (id) => sql`SELECT id, branch_id, story_id, sequence_order, hidden_at, hidden_by, hidden_reason FROM segments WHERE id = ${id}`,
+  segment: (id) => sql`SELECT id, author_id, branch_id, story_id, sequence_order, hidden_at, hidden_by, hidden_reason FROM segments WHERE id = ${id}`,
   comment: (id) =>
-    sql`SELECT c.id, c.branch_id, b.story_id, NULL AS sequence_order, c.hidden_at, c.hidden_by, c.hidden_reason
+    sql`SELECT c.id, c.author_id, c.branch_id, b.story_id, NULL AS sequence_order, c.hidden_at, c.hidden_by, c.hidden_reason
       FROM comments c JOIN branches b ON b.id = c.branch_id WHERE c.id = ${id}`,
-  branch: (id) => sql`SELECT id, id AS branch_id, story_id, NULL AS sequence_order, hidden_at, hidden_by, hidden_reason FROM branches WHERE id = ${id}`,
-  story: (id) => sql`SELECT id, NULL AS branch_id, id AS story_id, NULL AS sequence_order, hidden_at, hidden_by, hidden_reason FROM stories WHERE id = ${id}`,
+  branch: (id) =>
+    sql`SELECT id, creator_id AS author_id, id AS branch_id, story_id, NULL AS sequence_order, hidden_at, hidden_by, hidden_reason FROM branches WHERE id = ${id}`,
+  story: (id) =>
+    sql`SELECT id, owner_id AS author_id, NULL AS branch_id, id AS story_id, NULL AS sequence_order, hidden_at, hidden_by, hidden_reason FROM stories WHERE id = ${id}`,
 };
 
 /** The target, or 404 NOT_FOUND. */

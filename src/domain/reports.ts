@@ -55,7 +55,8 @@ const TARGET_JOINS = sql.raw(`
   LEFT JOIN bots bt ON r.target_type = 'account' AND bt.id = r.target_id`);
 
 const TARGET_COLUMNS = sql.raw(`
-  COALESCE(s.author_id, c.author_id, st.owner_id, b.creator_id, u.id, bt.id) AS t_author,
+  COALESCE(s.author_id, c.author_id, st.owner_id, b.creator_id, u.id, bt.id, r.target_author_id) AS t_author,
+  COALESCE(s.id, c.id, st.id, b.id, u.id, bt.id) IS NULL AS t_gone,
   substr(COALESCE(s.content, c.content, st.title || ': ' || st.background, b.title, u.username, bt.name), 1, ${EXCERPT_LENGTH + 1}) AS t_text,
   CASE r.target_type
     WHEN 'segment' THEN '/branches/' || s.branch_id || '#s-' || s.id
@@ -66,7 +67,10 @@ const TARGET_COLUMNS = sql.raw(`
   END AS t_page`);
 
 interface TargetColumns {
+  /** Who answers for the target: as it is now, else as it was when reported (the target deleted since). */
   t_author: string | null;
+  /** The target no longer exists (1), its author kept by the report. */
+  t_gone: number;
   t_text: string | null;
   t_page: string | null;
 }
@@ -80,7 +84,10 @@ export function excerpt(text: string | null): string | null {
 
 /** A report with its target, in one statement (a probe row stands in for a report not yet filed). */
 const targetOf = (db: Db, type: ReportTarget, id: string) =>
-  rawAll<TargetColumns>(db, sql`SELECT ${TARGET_COLUMNS} FROM (SELECT ${type} AS target_type, ${id} AS target_id) r ${TARGET_JOINS} LIMIT 1`);
+  rawAll<TargetColumns>(
+    db,
+    sql`SELECT ${TARGET_COLUMNS} FROM (SELECT ${type} AS target_type, ${id} AS target_id, NULL AS target_author_id) r ${TARGET_JOINS} LIMIT 1`,
+  );
 
 /**
  * Files a report, or updates the reporter's open report on the same target (one open report per reporter and
@@ -99,6 +106,7 @@ export async function fileReport(db: Db, actor: Actor, input: ReportBody, idem?:
     reporterType: actor.type === "bot" ? "bot" : "human",
     targetType: input.target_type,
     targetId,
+    targetAuthorId: target.t_author, // kept, so the report outlives its target (issue 56)
     reason: input.reason,
     note: input.note ?? null,
     status: "open",
@@ -140,7 +148,7 @@ type ReportWithTarget = ReportRow & TargetColumns & { reporters: number };
 
 /** Every column of a report under drizzle's names, its target's columns, and its target's distinct reporters. */
 const QUEUE_COLUMNS = sql.raw(`r.id AS id, r.reporter_id AS reporterId, r.reporter_type AS reporterType, r.target_type AS targetType,
-  r.target_id AS targetId, r.reason AS reason, r.note AS note, r.status AS status, r.resolution AS resolution,
+  r.target_id AS targetId, r.target_author_id AS targetAuthorId, r.reason AS reason, r.note AS note, r.status AS status, r.resolution AS resolution,
   r.resolved_by AS resolvedBy, r.resolution_note AS resolutionNote, r.resolved_at AS resolvedAt,
   r.created_at AS createdAt, r.updated_at AS updatedAt,
   (SELECT count(DISTINCT x.reporter_id) FROM reports x WHERE x.target_type = r.target_type AND x.target_id = r.target_id) AS reporters,`);
@@ -233,9 +241,15 @@ export function resolutionStatements(db: Db, report: ReportRow, r: Resolution) {
 export const resolvedView = (report: ReportRow, r: Resolution) =>
   moderatedView({ ...report, status: "resolved", resolution: r.action, resolvedBy: r.by.id, resolutionNote: r.note, resolvedAt: r.at, updatedAt: r.at });
 
-/** Hiding is for things with text; an account is suspended instead. */
-export function hideable(report: ReportRow): Exclude<ReportTarget, "account"> {
+/**
+ * Hiding is for things with text; an account is suspended instead. A target deleted since it was reported has
+ * nothing left to hide: 409, the report left open (its author can still be suspended, or the report dismissed).
+ */
+export function hideable(report: ReportWithTarget): Exclude<ReportTarget, "account"> {
   if (report.targetType === "account") throw validationError([{ field: "action", issue: "an account cannot be hidden: suspend it, or dismiss the report" }]);
+  if (report.t_gone) {
+    throw new ApiError("CONFLICT", `The reported ${report.targetType} no longer exists: there is nothing to hide (suspend its author, or dismiss the report)`);
+  }
   return report.targetType;
 }
 

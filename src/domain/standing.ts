@@ -28,6 +28,8 @@ export interface Expectation {
   types?: readonly ActorType[];
   /** The route is a moderator's (`moderatorsOnly`): an admin, or a human with the moderator role. */
   moderator?: boolean;
+  /** The route serves a suspended account too (logging out, issue 56): a suspension refuses nothing. */
+  evenSuspended?: boolean;
   /**
    * The request has already composed work with the claimed type's rights (a write whose batch leads the trip):
    * an admin token whose account is no longer an admin is then refused rather than acted on as a human.
@@ -52,7 +54,7 @@ export const suspendedNow = (row: Pick<StandingRow, "suspended_at" | "suspended_
 export function verdictOf(row: StandingRow | null, expect: Expectation, now: string): Verdict {
   if (!row) return { ok: false, code: "UNAUTHORIZED", message: "This credential's account no longer exists" };
   if (row.revoked) return { ok: false, code: "UNAUTHORIZED", message: "This session was logged out: log in again" };
-  if (suspendedNow(row, now)) {
+  if (!expect.evenSuspended && suspendedNow(row, now)) {
     return {
       ok: false,
       code: "ACCOUNT_SUSPENDED",
@@ -101,7 +103,7 @@ export function standingQuery(subject: Subject): SQL {
 
 /** `verdictOf` as SQL: true when the account is in good standing for what the request expects (its type and role included). */
 export function inGoodStanding(subject: Subject, expect: Expectation, now: string): SQL {
-  const notSuspended = sql`(suspended_at IS NULL OR (suspended_until IS NOT NULL AND suspended_until <= ${now}))`;
+  const notSuspended = expect.evenSuspended ? sql`1` : sql`(suspended_at IS NULL OR (suspended_until IS NOT NULL AND suspended_until <= ${now}))`;
   if (subject.type === "bot") {
     return sql`(EXISTS (SELECT 1 FROM bots WHERE id = ${subject.id} AND ${notSuspended}) AND NOT ${revoked(subject.jti)})`;
   }

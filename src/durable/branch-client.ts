@@ -30,8 +30,8 @@ export class BranchRooms {
     return this.call(branchId, (room) => room.expel(branchId, botId));
   }
 
-  leave(branchId: string, botId: string): Promise<LeaveResult> {
-    return this.call(branchId, (room) => room.leave(branchId, botId));
+  leave(branchId: string, bot: { id: string; jti: string | null }): Promise<LeaveResult> {
+    return this.call(branchId, (room) => room.leave(branchId, bot));
   }
 
   /** Resolves when the bot's turn begins on the branch (at once if it holds it), or after `timeoutMs`. */

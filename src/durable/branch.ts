@@ -247,8 +247,9 @@ export class BranchRoom extends DurableObject<Env> {
     });
   }
 
-  leave(branchId: string, botId: string): Promise<Outcome<LeaveResult>> {
-    return this.run(() => this.doLeave(branchId, botId));
+  /** A bot leaves the queue (its session's jti: null for a key): only while in good standing, checked in the leave's batch. */
+  leave(branchId: string, bot: { id: string; jti: string | null }): Promise<Outcome<LeaveResult>> {
+    return this.run(() => this.doLeave(branchId, { id: bot.id, type: "bot", jti: bot.jti }));
   }
 
   /**
@@ -610,12 +611,29 @@ export class BranchRoom extends DurableObject<Env> {
     return { created: true, ...view };
   }
 
-  private async doLeave(branchId: string, botId: string): Promise<LeaveResult> {
+  /**
+   * The member's DELETE, the turn columns and the next bot's `your_turn` are each conditional on the leaver's
+   * standing (issue 56: a logged-out or suspended session neither leaves nor passes the turn). Its standing is
+   * read alone only when the leave is refused: by the rule (not queued) or by its batch.
+   */
+  private async doLeave(branchId: string, subject: Subject, again = false): Promise<LeaveResult> {
+    const botId = subject.id;
     const room = await this.load(branchId);
+    const leaving = room.turn.members.find((m) => m.botId === botId);
+    if (!leaving) await this.refuseByStanding(subject);
     const applied = this.decide(room, { type: "leave", botId });
-    const leaving = room.turn.members.find((m) => m.botId === botId)!;
-    await this.commitTurn(room, applied);
-    await this.keep(room, applied, { reason: "left", events: [liveQueue(branchId, "left", leaving, applied.state)] });
+    const standing = this.inGoodStanding(subject);
+    const statements = this.turnStatements(room, applied, sql`AND ${standing}`, standing);
+    const results: unknown[] = await this.db.batch(statements as [ReturnType<typeof rawRun>]);
+    // The turn columns' UPDATE (after the member's DELETE) touched the branch's row only if the standing held.
+    if ((results[1] as D1Result).meta.changes !== 1) {
+      await this.refuseByStanding(subject);
+      // Restored between the batch and the read: nothing was written, so once again.
+      if (again) throw new Error("a leave's batch wrote nothing for a bot in good standing");
+      return this.doLeave(branchId, subject, true);
+    }
+    heard(applied, statements, results);
+    await this.keep(room, applied, { reason: "left", events: [liveQueue(branchId, "left", leaving!, applied.state)] });
     this.waiters.wake(botId, this.turnWait(branchId, botId));
     return { branch_id: branchId, bot_id: botId, left: true, queue_length: room.turn.members.length, current_turn: room.turn.current };
   }

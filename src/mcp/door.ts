@@ -38,7 +38,7 @@ export function doorOf(c: Context<AppEnv>, actor: Actor | null): McpDoor {
   return {
     guest: guestOf(c),
     actor,
-    limits: { config: c.get("config"), accountGates: c.env.ACCOUNT_GATE, meter: c.get("meter") },
+    limits: { config: c.get("config"), accountGates: c.env.ACCOUNT_GATE, meter: c.get("meter"), db: c.get("db") },
     requestId: c.get("requestId"),
     chargeRead: () => chargeReads(c, 1),
     wrote: emptyReadCache,

@@ -3,7 +3,7 @@ import type { Config } from "../config";
 import type { AppEnv } from "../context";
 import type { Db } from "../db/client";
 import type { Actor, ActorType, CredentialKind } from "../domain/actor";
-import { API_TOKEN_PREFIX, BOT_KEY_PREFIX, actorForApiToken, actorForBotKey } from "../domain/auth";
+import { API_TOKEN_PREFIX, BOT_KEY_PREFIX, type KeyStanding, actorForApiToken, actorForBotKey } from "../domain/auth";
 import { type Viewer, viewerOf } from "../domain/hidden";
 import { ApiError } from "../lib/errors";
 import { verifyJwt } from "../lib/jwt";
@@ -24,9 +24,9 @@ export function readCredential(c: Context<AppEnv>): string | null {
  * Turns any of the four credential kinds into the caller: JWTs need no D1 look-up (their account's standing rides
  * in the request's first trip: `watchStanding`), keys and tokens one, which reads their account's standing too.
  */
-export async function resolveActor(db: Db, config: Config, credential: string): Promise<Actor> {
-  if (credential.startsWith(BOT_KEY_PREFIX)) return actorForBotKey(db, credential);
-  if (credential.startsWith(API_TOKEN_PREFIX)) return actorForApiToken(db, credential);
+export async function resolveActor(db: Db, config: Config, credential: string, expect: KeyStanding = {}): Promise<Actor> {
+  if (credential.startsWith(BOT_KEY_PREFIX)) return actorForBotKey(db, credential, expect);
+  if (credential.startsWith(API_TOKEN_PREFIX)) return actorForApiToken(db, credential, expect);
   const claims = await verifyJwt(credential, config.jwt.secret);
   return { id: claims.sub, type: claims.typ, name: claims.name, credential: "jwt", session: { jti: claims.jti, exp: claims.exp } };
 }
@@ -38,6 +38,8 @@ interface AuthOptions {
   credentials?: CredentialKind[];
   /** When true a missing credential is allowed (a present but bad one is still refused). */
   optional?: boolean;
+  /** When true a suspended account is served too (logging out); a logged-out or deleted one is still refused. */
+  evenSuspended?: boolean;
 }
 
 /**
@@ -70,7 +72,8 @@ export function auth(options: AuthOptions = {}): MiddlewareHandler<AppEnv> {
       throw new ApiError("UNAUTHORIZED", "Authentication required: send Authorization: Bearer <credential>");
     }
     // Already verified by the read limit on this request, or verified now (a bad credential throws its 401).
-    const actor = c.get("actor") ?? (await resolveActor(c.get("db"), c.get("config"), credential));
+    const { evenSuspended } = options;
+    const actor = c.get("actor") ?? (await resolveActor(c.get("db"), c.get("config"), credential, { evenSuspended }));
     if (options.types && !options.types.includes(actor.type)) {
       throw new ApiError("FORBIDDEN", `This endpoint is for ${options.types.join(" or ")} accounts`);
     }
@@ -78,7 +81,7 @@ export function auth(options: AuthOptions = {}): MiddlewareHandler<AppEnv> {
       throw new ApiError("FORBIDDEN", `This endpoint needs a ${options.credentials.join(" or ")} credential`);
     }
     // The account as it is now (suspended, gone, logged out, its type changed) is checked with the first D1 trip.
-    requireStanding(c, actor, { types: options.types });
+    requireStanding(c, actor, { types: options.types, evenSuspended });
     c.set("actor", actor);
     return next();
   };

@@ -54,7 +54,7 @@ export function limitsAndIdempotency(action: LimitedAction): MiddlewareHandler<A
     const actor = actorOf(c);
     const idem = await idempotencyOf(c);
     if (action === "segment") return countedByTheRoom(c, next, { actor, idem });
-    const services = { config: c.get("config"), accountGates: c.env.ACCOUNT_GATE, meter: c.get("meter") };
+    const services = { config: c.get("config"), accountGates: c.env.ACCOUNT_GATE, meter: c.get("meter"), db: c.get("db") };
     const admitted = await admitWrite(services, actor, action, idem);
     if (admitted.kind === "replay") {
       const { status, body, contentType, bookmark } = admitted.response;

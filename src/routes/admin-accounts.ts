@@ -6,6 +6,7 @@ import { ok, successSchema } from "../lib/envelope";
 import { accountId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
 import { restoreAccount, setRole, suspendAccount } from "../usecases/standing";
+import { reasonField } from "../schemas/reports";
 import { authErrors, idParam } from "./schemas";
 
 /** The admin routes on accounts (issue 23): suspend, restore, the moderator role. Tag "Admin", moderators only. */
@@ -23,11 +24,9 @@ const accountStandingSchema = z
   })
   .openapi("AccountStanding");
 
-const reason = z.string().trim().min(1).max(1000);
-
 const suspendBody = z
   .object({
-    reason: reason.openapi({ description: "why: shown to the account (ACCOUNT_SUSPENDED's details) and kept in the audit log" }),
+    reason: reasonField.openapi({ description: "why: shown to the account (ACCOUNT_SUSPENDED's details) and kept in the audit log" }),
     until: z
       .string()
       .datetime({ offset: true })
@@ -35,8 +34,8 @@ const suspendBody = z
       .openapi({ description: "when the suspension ends (ISO 8601, in the future); absent: until restored" }),
   })
   .strict();
-const restoreBody = z.object({ reason: reason.nullish() }).strict();
-const roleBody = z.object({ role: z.enum(["moderator", "user"]), reason: reason.nullish() }).strict();
+const restoreBody = z.object({ reason: reasonField.nullish() }).strict();
+const roleBody = z.object({ role: z.enum(["moderator", "user"]), reason: reasonField.nullish() }).strict();
 
 const accountParam = idParam("id");
 const moderatorErrors = [...authErrors, "FORBIDDEN", "NOT_FOUND"] as const;

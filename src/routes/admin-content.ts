@@ -8,11 +8,10 @@ import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent, optionalJsonBody } from "../lib/openapi";
 import { hideItem, restoreItem } from "../usecases/moderation";
+import { reasonField } from "../schemas/reports";
 import { authErrors, idParam } from "./schemas";
 
 /** Hiding and restoring content (issue 23): `POST /admin/{segments|comments|stories|branches}/{id}/hide` and `…/restore`. */
-
-const reason = z.string().trim().min(1).max(1000);
 
 const hidingSchema = z
   .object({
@@ -28,7 +27,7 @@ const hidingSchema = z
 
 const PLURAL: Record<HideableType, string> = { segment: "segments", comment: "comments", story: "stories", branch: "branches" };
 const NAME: Record<HideableType, string> = { segment: "Segment", comment: "Comment", story: "Story", branch: "Branch" };
-const errors = errorResponses(...authErrors, "FORBIDDEN", "NOT_FOUND");
+const errors = errorResponses(...authErrors, "FORBIDDEN", "PERMISSION_DENIED", "NOT_FOUND");
 
 const hideRoute = (type: HideableType) =>
   createRoute({
@@ -36,9 +35,10 @@ const hideRoute = (type: HideableType) =>
     path: `/admin/${PLURAL[type]}/{id}/hide`,
     tags: ["Admin"],
     summary: `Hide a ${type}: it keeps its place, its text leaves every public read (moderators only; a repeat is 200 with changed: false)`,
+    description: "Nobody hides or restores their own content (403 PERMISSION_DENIED): another moderator decides.",
     security: bearerSecurity,
     middleware: [auth(), moderatorsOnly] as const,
-    request: { params: idParam("id"), body: jsonBody(z.object({ reason })) },
+    request: { params: idParam("id"), body: jsonBody(z.object({ reason: reasonField })) },
     responses: { 200: jsonContent(successSchema(hidingSchema), "Hidden (or already hidden)"), ...errors },
   });
 
@@ -48,9 +48,10 @@ const restoreRoute = (type: HideableType) =>
     path: `/admin/${PLURAL[type]}/{id}/restore`,
     tags: ["Admin"],
     summary: `Restore a hidden ${type} (moderators only; restoring a visible one is 200 with changed: false)`,
+    description: "Nobody hides or restores their own content (403 PERMISSION_DENIED): another moderator decides.",
     security: bearerSecurity,
     middleware: [optionalBody, auth(), moderatorsOnly] as const,
-    request: { params: idParam("id"), body: optionalJsonBody(z.object({ reason: reason.optional() })) },
+    request: { params: idParam("id"), body: optionalJsonBody(z.object({ reason: reasonField.optional() })) },
     responses: { 200: jsonContent(successSchema(hidingSchema), "Restored (or already visible)"), ...errors },
   });
 

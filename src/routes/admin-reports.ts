@@ -28,10 +28,9 @@ const queueItem = moderatedReport
     excerpt: z.string().nullable().openapi({
       description: "The reported text (a story: title and background; an account: its name), at most 200 characters and a …; null when the target is gone",
     }),
-    target_author_id: z
-      .string()
-      .nullable()
-      .openapi({ description: "Who answers for the target (author, owner, creator; the account itself): whom 'suspend' suspends" }),
+    target_author_id: z.string().nullable().openapi({
+      description: "Who answers for the target (author, owner, creator; the account itself): whom 'suspend' suspends, kept when the target is deleted",
+    }),
     target_page: z.string().nullable().openapi({ description: "The web reader's page showing the target (a path on this site)" }),
     reporters_count: z.number().int().openapi({ description: "Distinct accounts that have reported this target (open and resolved reports)" }),
   })
@@ -68,15 +67,16 @@ const resolveRoute = createRoute({
   tags: ["Admin"],
   summary: "Resolve a report: dismiss it, hide the reported item, or suspend the account behind it",
   description:
-    "'hide' hides the reported segment, comment, story or branch (not an account: 400); 'suspend' suspends the reported account, or " +
-    "the author (owner, creator) of the reported content, until restored. Every other open report on the same target is resolved " +
-    "with this one. The action, the reports and the audit entry are written together.",
+    "'hide' hides the reported segment, comment, story or branch (not an account: 400; one deleted since it was reported: 409); " +
+    "'suspend' suspends the reported account, or the author (owner, creator) of the reported content, until restored (even once the " +
+    "content is deleted). Every other open report on the same target is resolved with this one. The action, the reports and the audit " +
+    "entry are written together. Nobody resolves a report about themselves or their own content (403 PERMISSION_DENIED).",
   security: bearerSecurity,
   middleware: [auth(), moderatorsOnly] as const,
   request: { params: idParam("report_id"), body: jsonBody(resolveBody) },
   responses: {
     200: jsonContent(successSchema(moderatedReport), "Resolved"),
-    ...errorResponses(...authErrors, "FORBIDDEN", "NOT_FOUND", "CONFLICT"),
+    ...errorResponses(...authErrors, "FORBIDDEN", "PERMISSION_DENIED", "NOT_FOUND", "CONFLICT"),
   },
 });
 

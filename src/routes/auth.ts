@@ -157,12 +157,13 @@ const logoutRoute = createRoute({
   summary: "Log out: revoke this session's token on the server",
   description:
     "With a JWT (a human's, an admin's or a bot's): the token is refused (401) from the next request on, on the API, the web pages and /mcp. " +
-    "With a human API token: the token is deleted. A bot's API key is its identity, not a session (403 FORBIDDEN).",
+    "With a human API token: the token is deleted. A bot's API key is its identity, not a session (403 FORBIDDEN). " +
+    "A suspended account may log out too.",
   security: bearerSecurity,
-  middleware: [auth({ credentials: ["jwt", "api_token"] })] as const,
+  middleware: [auth({ credentials: ["jwt", "api_token"], evenSuspended: true })] as const,
   responses: {
     200: jsonContent(z.object({ message: z.string() }), "Logged out"),
-    ...errorResponses("UNAUTHORIZED", "AUTH_INVALID_TOKEN", "AUTH_EXPIRED_TOKEN", "FORBIDDEN", "ACCOUNT_SUSPENDED"),
+    ...errorResponses("UNAUTHORIZED", "AUTH_INVALID_TOKEN", "AUTH_EXPIRED_TOKEN", "FORBIDDEN"),
   },
 });
 

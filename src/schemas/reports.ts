@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { plainText } from "../lib/characters";
+import { plainNote } from "../lib/characters";
 
 /** What can be reported (issue 23): story text, a story, a branch, or an account (a human or a bot). */
 export const REPORT_TARGETS = ["segment", "comment", "story", "branch", "account"] as const;
@@ -11,8 +11,11 @@ export const REPORT_REASONS = ["spam", "abuse", "copyright", "other"] as const;
 export const RESOLVE_ACTIONS = ["dismiss", "hide", "suspend"] as const;
 export type ResolveAction = (typeof RESOLVE_ACTIONS)[number];
 
-/** A note a person writes (a report's, a moderator's): at most 1,000 characters, no control characters. */
-export const noteField = plainText(z.string().max(1000));
+/** A note a person writes (a report's, a moderator's): at most 1,000 characters, no control or format characters. */
+export const noteField = plainNote(z.string().max(1000));
+
+/** A moderator's reason for an action on content or an account (hide, restore, suspend, the role): a note that says something. */
+export const reasonField = plainNote(z.string().trim().min(1).max(1000));
 
 /** A report, whichever door it comes through. */
 export const reportBody = z.object({

@@ -37,7 +37,7 @@ export function turnColumnsStatement(db: Db, branchId: string, state: TurnState,
 }
 
 /**
- * Adds (only while the story is active, and `onlyIf` holds) or removes a queue member, or marks when it sits out
+ * Adds (only while the story is active, and `onlyIf` holds) or removes (only if `onlyIf` holds) a queue member, or marks when it sits out
  * until (only if `condition`, `AND …`, holds: a write's own change), as a transition's writes say.
  */
 export function memberStatement(
@@ -48,7 +48,7 @@ export function memberStatement(
   condition: SQL = sql``,
 ) {
   const { branchId, storyId } = place;
-  if ("remove" in change) return rawRun(db, sql`DELETE FROM branch_members WHERE branch_id = ${branchId} AND bot_id = ${change.remove}`);
+  if ("remove" in change) return rawRun(db, sql`DELETE FROM branch_members WHERE branch_id = ${branchId} AND bot_id = ${change.remove} AND ${onlyIf}`);
   if ("sitOut" in change) {
     return rawRun(
       db,

@@ -1,3 +1,4 @@
+import { settlePrelude } from "../db/metered";
 import * as domain from "../domain/branches";
 import { publish } from "../domain/webhook-events";
 import type { BranchBody } from "../schemas/branches";
@@ -11,13 +12,20 @@ export async function forkBranch(caller: Caller, storyId: string, body: BranchBo
   return branch;
 }
 
-/** A bot joins the branch's turn queue, through the branch's room; `created` is false when it was already queued. */
-export function joinBranch(caller: Caller, branchId: string, role: Role) {
+/**
+ * A bot joins the branch's turn queue, through the branch's room; `created` is false when it was already queued.
+ * A new member's standing is a condition of its INSERT; one already queued is answered from the room's memory,
+ * with no trip for the caller's standing to ride in, so it is checked then, alone (a JWT's; a key's was read with it).
+ */
+export async function joinBranch(caller: Caller, branchId: string, role: Role) {
   const { id, name, session } = caller.actor;
-  return caller.rooms.join(branchId, { id, name, jti: session?.jti ?? null }, role, caller.idempotency);
+  const joined = await caller.rooms.join(branchId, { id, name, jti: session?.jti ?? null }, role, caller.idempotency);
+  if (!joined.created) await settlePrelude(caller.db.$client);
+  return joined;
 }
 
-/** A bot leaves the branch's turn queue, through the branch's room. */
+/** A bot leaves the branch's turn queue, through the branch's room (which checks its standing in the leave's batch). */
 export function leaveBranch(caller: Caller, branchId: string) {
-  return caller.rooms.leave(branchId, caller.actor.id);
+  const { id, session } = caller.actor;
+  return caller.rooms.leave(branchId, { id, jti: session?.jti ?? null });
 }

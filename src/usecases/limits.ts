@@ -1,5 +1,6 @@
 import type { Config } from "../config";
 import type { Db } from "../db/client";
+import { settlePrelude } from "../db/metered";
 import { type IdempotentRequest, answerBody, committedAnswer } from "../domain/idempotency";
 import type { Actor } from "../domain/actor";
 import type { SegmentLimits } from "../domain/segment-quota";
@@ -21,11 +22,15 @@ export type LimitedAction = "story" | "branch" | "join" | "segment" | "vote" | "
 /** An Idempotency-Key, whichever door carries it (a header, a tool argument): 1 to 255 visible ASCII characters. */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-/** What the limits need of a request: the config's numbers, the account gates, and the meter that times them. */
+/**
+ * What the limits need of a request: the config's numbers, the account gates, the meter that times them, and
+ * the request's D1 (a replayed answer needs no trip of its own, yet the caller's standing is checked there first).
+ */
 export interface LimitServices {
   config: Config;
   accountGates: DurableObjectNamespace;
   meter: RequestMeter;
+  db: Db;
 }
 
 /** An Idempotency-Key and the fingerprint of the request that carried it. */
@@ -102,7 +107,11 @@ export async function admitWrite(services: LimitServices, actor: Actor, action: 
   const gate = ns.get(ns.idFromName(actor.id)) as DurableObjectStub<AccountGate>;
   const timed = <T>(call: () => Promise<T>) => services.meter.timeObject("AccountGate", call);
   const admission = await timed(async () => await gate.admit(idem, counters));
-  if (admission.kind === "replay") return { kind: "replay", response: admission.response, rate: admission.rate };
+  if (admission.kind === "replay") {
+    // A stored answer is given only to a caller in good standing (a JWT's check has had no trip to ride in yet).
+    await settlePrelude(services.db.$client);
+    return { kind: "replay", response: admission.response, rate: admission.rate };
+  }
   if (admission.kind === "mismatch") throw keyReused();
   if (admission.kind === "limited") throw limitError(admission);
   const keys = counters.map((k) => k.key);

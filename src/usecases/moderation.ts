@@ -1,7 +1,7 @@
 import type { BatchItem } from "drizzle-orm/batch";
 import { nowIso } from "../db/client";
 import type { LiveEvent } from "../domain/live-events";
-import { type HideTarget, hidingStatements, hidingView, placeOf, storyBranchIdsQuery } from "../domain/moderation";
+import { type HideTarget, hidingStatements, hidingView, placeOf, refuseOwnCase, storyBranchIdsQuery } from "../domain/moderation";
 import { asSegments, segmentRecords } from "../domain/segments";
 import { sql } from "drizzle-orm";
 import type { Caller } from "./caller";
@@ -24,6 +24,7 @@ export function restoreItem(caller: Caller, target: HideTarget, reason: string |
 async function setHidden(caller: Caller, target: HideTarget, change: { hide: boolean; reason: string | null }, extra: BatchItem<"sqlite">[]) {
   const { db, actor } = caller;
   const place = await placeOf(db, target);
+  refuseOwnCase(actor, place.author_id, `${change.hide ? "hide" : "restore"} your own ${target.type}`);
   if ((place.hidden_at !== null) === change.hide) {
     if (extra.length) await db.batch(extra as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
     return hidingView(target, place, false);

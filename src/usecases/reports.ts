@@ -2,6 +2,7 @@ import * as domain from "../domain/reports";
 import { nowIso } from "../db/client";
 import type { ReportBody, ResolveBody } from "../schemas/reports";
 import type { Caller } from "./caller";
+import { refuseOwnCase } from "../domain/moderation";
 import { hideItem } from "./moderation";
 import { suspendAccount } from "./standing";
 
@@ -15,6 +16,7 @@ export const fileReport = (caller: Caller, body: ReportBody) => domain.fileRepor
  */
 export async function resolveReport(caller: Caller, reportId: string, body: ResolveBody) {
   const report = await domain.openReport(caller.db, reportId);
+  refuseOwnCase(caller.actor, report.t_author, "resolve a report about yourself or your own content");
   const resolution: domain.Resolution = { action: body.action, note: body.note?.trim() || null, by: caller.actor, at: nowIso() };
   const statements = domain.resolutionStatements(caller.db, report, resolution);
   const reason = resolution.note ?? `Reported for ${report.reason}`;

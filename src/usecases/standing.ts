@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { nowIso, rawAll, rawRun } from "../db/client";
 import { auditStatement } from "../domain/audit";
+import { refuseOwnCase } from "../domain/moderation";
 import { isModerator, suspendedNow } from "../domain/standing";
 import { ApiError, notFound, validationError } from "../lib/errors";
 import type { Caller } from "./caller";
@@ -50,7 +51,7 @@ async function target(caller: Caller, accountId: string, verb: string) {
   ]);
   const account = accounts[0];
   if (!account) throw notFound("Account");
-  if (account.id === caller.actor.id) throw new ApiError("PERMISSION_DENIED", `You cannot ${verb} your own account`);
+  refuseOwnCase(caller.actor, account.id, `${verb} your own account`);
   if (caller.actor.type !== "admin" && isModerator(account)) throw new ApiError("PERMISSION_DENIED", `Only an admin may ${verb} an admin or a moderator`);
   return { account, branches: memberships.map((m) => m.branch_id) };
 }

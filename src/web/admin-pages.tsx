@@ -61,7 +61,7 @@ function Pager({ page, hasMore, href }: { page: number; hasMore: boolean; href: 
   );
 }
 
-/** One click per action, with the reason every action records. */
+/** One click per action, with the reason every action records (no hide for a target deleted since: nothing to hide). */
 function Actions({ r, state, back }: { r: Item; state: FormState | null; back: string }) {
   const form = stateOf(state, `resolve-${r.id}`);
   return (
@@ -71,7 +71,7 @@ function Actions({ r, state, back }: { r: Item; state: FormState | null; back: s
         <button type="submit" name="action" value="dismiss">
           Dismiss
         </button>
-        {r.target_type === "account" ? null : (
+        {r.target_type === "account" || r.excerpt === null ? null : (
           <button type="submit" name="action" value="hide">
             Hide the {r.target_type}
           </button>

@@ -10,7 +10,7 @@ import { publicReadCache } from "../middleware/read-cache";
 import { anonymousReadLimit } from "../middleware/read-limit";
 import { BotPage, ErrorPage, HomePage, StoryPage } from "./pages";
 import { absolute, branchPage, page } from "./render";
-import { session, viewerOf } from "./session";
+import { pageAgainSignedOut, session, viewerOf } from "./session";
 import { STYLESHEET, STYLESHEET_PATH } from "./style";
 import { writeRoutes } from "./write-routes";
 import { adminRoutes } from "./admin-routes";
@@ -33,6 +33,8 @@ function unexpected(c: Context<AppEnv>, err: unknown): ApiError {
 function renderPageError(c: Context<AppEnv>, err: unknown) {
   const e = apiErrorIn(err) ?? unexpected(c, err);
   c.set("errorCode", e.code);
+  const again = pageAgainSignedOut(c);
+  if (again) return again;
   // A session its account's standing refused signs nobody in on its error page (the cookie is cleared too).
   if (c.get("standing")?.refused) c.set("viewer", undefined);
   for (const [name, value] of Object.entries(e.headers ?? {})) c.header(name, value);

@@ -6,6 +6,7 @@ import type { Actor } from "../domain/actor";
 import { ApiError } from "../lib/errors";
 import { limitBody } from "../middleware/body-limit";
 import { watchStanding } from "../middleware/standing";
+import { isReadMethod } from "../lib/envelope";
 import { isFormBody } from "../lib/form-body";
 import { verifyJwt } from "../lib/jwt";
 import { STYLESHEET_PATH } from "./style";
@@ -69,6 +70,20 @@ export const session: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (viewerOf(c) && c.req.path !== STYLESHEET_PATH) c.res.headers.set("Cache-Control", "private, no-cache");
   c.res.headers.append("Vary", "Cookie");
 };
+
+/**
+ * A page its session's standing refused (logged out elsewhere, suspended, the account gone): the browser is sent
+ * to the same page again, without the cookie (`session` clears it), so a public page is shown signed out rather
+ * than as an error, and one that needs a sign-in sends it to log in as usual (issue 56). Null for a form POST
+ * (its error page says why), or any other error.
+ */
+export function pageAgainSignedOut(c: Context<AppEnv>): Response | null {
+  const standing = c.get("standing");
+  if (!standing?.refused || standing.actor !== viewerOf(c) || !isReadMethod(c.req.method)) return null;
+  c.set("viewer", undefined);
+  const url = new URL(c.req.url);
+  return c.redirect(`${url.pathname}${url.search}`, 303);
+}
 
 /** A form that needs a session: without one, the visitor is sent to log in and brought back to `back`. */
 export function requireSession(back: (c: Context<AppEnv>) => string): MiddlewareHandler<AppEnv> {

@@ -4,6 +4,7 @@ import { pathId } from "../lib/ids";
 import { callerOf, guestOf } from "../middleware/caller";
 import { type LimitedAction, limitsAndIdempotency } from "../middleware/limits";
 import { emptyReadCacheAfterWrites } from "../middleware/read-cache";
+import { requireStanding } from "../middleware/standing";
 import { failedLoginLimit, registrationLimit } from "../middleware/subject-limits";
 import { loginBody, registerBody } from "../schemas/auth";
 import { branchBody } from "../schemas/branches";
@@ -63,8 +64,11 @@ writeRoutes.post(
 /** Logging out revokes the session's token on the server (issue 23), so a copy of the cookie signs nobody in. */
 writeRoutes.post("/logout", formPost, async (c) => {
   const viewer = viewerOf(c);
-  // A session its standing already refuses (logged out elsewhere, suspended, gone) has nothing left to revoke.
-  if (viewer) await logOut(callerOf(c), "").catch((err) => (c.get("standing")?.refused ? undefined : Promise.reject(err)));
+  if (viewer) {
+    requireStanding(c, viewer, { evenSuspended: true }); // a suspended account may log out (issue 56), as over the API
+    // A session its standing already refuses (logged out elsewhere, gone) has nothing left to revoke.
+    await logOut(callerOf(c), "").catch((err) => (c.get("standing")?.refused ? undefined : Promise.reject(err)));
+  }
   endSession(c);
   return see(c, "/");
 });

@@ -60,6 +60,13 @@ describe("verdictOf: the one standing rule", () => {
       { claimed: "human" },
       { ok: true, type: "human", role: "user" },
     ],
+    ["a suspended account logging out (issue 56)", row(suspended), { claimed: "human", evenSuspended: true }, { ok: true, type: "human", role: "user" }],
+    [
+      "logging out a session already logged out, suspended or not",
+      row({ ...suspended, revoked: 1 }),
+      { claimed: "human", evenSuspended: true },
+      { ok: false, code: "UNAUTHORIZED", message: expect.any(String) },
+    ],
     ["a demoted admin reads as a human", row(), { claimed: "admin" }, { ok: true, type: "human", role: "user" }],
     [
       "a demoted admin's write composed with an admin's rights",
