@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
-import { type Db, getDb, nowIso, rawAll, type rawRun, uniqueViolation } from "../db/client";
+import { type Db, getDb, nowIso, oneTrip, rawAll, type rawRun, readOf, uniqueViolation } from "../db/client";
 import { meteredD1 } from "../db/metered";
 import { branches, stories } from "../db/schema";
 import type { Writer } from "../domain/actor";
@@ -19,6 +19,7 @@ import { type Member, type Refusal, type TurnEvent, type TurnState, estimatedWai
 import { memberStatement, queueQuery, turnColumnsStatement, turnStateOf } from "../turns/store";
 import type { LiveEvent, TurnReason } from "../domain/live-events";
 import { type StandingRow, type Subject, inGoodStanding, standingQuery, verdictOf } from "../domain/standing";
+import { closedRead, takesWrites } from "../domain/writable";
 import { LiveSockets, SOCKET_HEADER, type SocketRequest, liveQueue, liveSegment, liveTurn } from "./live";
 import { type Outcome, capture } from "./result";
 import { type TurnWait, TurnWaiters } from "./turn-waiters";
@@ -382,14 +383,15 @@ export class BranchRoom extends DurableObject<Env> {
   }
 
   /**
-   * The statements of a transition: the queue member, the turn columns, and the outbox row of the turn it begins
-   * with its hand-over probe (`applied.probe`); `condition` ties the turn columns to the batch's own change.
+   * The statements of a transition: the queue member (added only while the branch takes writes and `memberIf`
+   * holds), the turn columns, and the outbox row of the turn it begins with its hand-over probe (`applied.probe`);
+   * `condition` ties the turn columns to the batch's own change.
    */
-  private turnStatements(room: Room, applied: Applied, condition?: ReturnType<typeof sql>, memberIf?: ReturnType<typeof sql>) {
+  private turnStatements(room: Room, applied: Applied, condition?: ReturnType<typeof sql>, memberIf = sql`1`) {
     const { member, turn } = applied.writes;
     if (applied.event) applied.probe = handOverQuery(this.db, applied.event);
     return [
-      ...(member ? [memberStatement(this.db, room, member, memberIf)] : []),
+      ...(member ? [memberStatement(this.db, room, member, sql`${takesWrites(writeTarget(room))} AND ${memberIf}`)] : []),
       ...(member || turn ? [turnColumnsStatement(this.db, room.branchId, applied.state, condition)] : []),
       ...(applied.event ? [...outboxStatements(this.db, [applied.event], condition), applied.probe] : []),
     ];
@@ -422,11 +424,17 @@ export class BranchRoom extends DurableObject<Env> {
     return inGoodStanding(subject, { claimed: subject.type, composed: true }, nowIso());
   }
 
-  /** Throws the refusal when the account is not in good standing (read alone: a refused write's trip only). */
-  private async refuseByStanding(subject: Subject): Promise<void> {
-    const [row] = await rawAll<StandingRow>(this.db, standingQuery(subject));
-    const verdict = verdictOf(row ?? null, { claimed: subject.type, composed: true }, nowIso());
+  /**
+   * Throws why a write's batch wrote nothing, when it was the writer's standing or the branch no longer taking
+   * writes (hidden: 404; archived: 403, `takesWrites`). Both read alone in one round trip, on a refusal only.
+   */
+  private async explainRefusal(subject: Subject, room: Room): Promise<void> {
+    const standing = readOf([rawAll<StandingRow>(this.db, standingQuery(subject))], ([[row]]) =>
+      verdictOf(row ?? null, { claimed: subject.type, composed: true }, nowIso()),
+    );
+    const [verdict, closed] = await oneTrip(this.db, standing, closedRead(this.db, writeTarget(room)));
     if (!verdict.ok) throw new ApiError(verdict.code, verdict.message, verdict.details);
+    if (closed) throw closed;
   }
 
   private async doSubmit(branchId: string, writer: Writer, content: string, options: SubmitOptions) {
@@ -458,8 +466,9 @@ export class BranchRoom extends DurableObject<Env> {
   }
 
   /**
-   * A write its batch refused: a limit (a bot refused at its own turn loses the turn at once, so the branch is
-   * not held up for the turn timeout: `turn_passed`, `next_bot` in the 429's details), else the story was archived.
+   * A write its batch refused, once `explainRefusal` found nothing else: a limit (a bot refused at its own turn loses
+   * the turn at once, so the branch is not held up for the turn timeout: `turn_passed`, `next_bot` in the 429's
+   * details), else the story was archived (and restored since).
    */
   private async refused(room: Room, writer: Writer, quota: Quota | null, usage: SegmentUsage | undefined): Promise<never> {
     const refusal = quota && usage ? refusalOf(usage, quota.limits, quota.perBranch, quota.now) : null;
@@ -523,7 +532,7 @@ export class BranchRoom extends DurableObject<Env> {
         const inserted = results[0] as D1Result;
         const usage = quota ? (results.at(-1) as unknown as SegmentUsage[])[0] : undefined;
         if (inserted.meta.changes !== 1) {
-          await this.refuseByStanding(subject); // read alone, on a refusal only
+          await this.explainRefusal(subject, room); // read alone, on a refusal only
           return await this.refused(room, seg.author, quota, usage);
         }
         heard(applied, statements, results);
@@ -559,7 +568,7 @@ export class BranchRoom extends DurableObject<Env> {
     const results = await commit(() => this.db.batch(statements as [ReturnType<typeof rawRun>]));
     const inserted = results[0] as D1Result;
     if (inserted.meta.changes !== 1) {
-      await this.refuseByStanding(subject); // read alone, on a refusal only
+      await this.explainRefusal(subject, room); // read alone, on a refusal only
       throw storyArchived();
     }
     room.joinSeq = member.joinSeq;
@@ -578,6 +587,9 @@ export class BranchRoom extends DurableObject<Env> {
     return { branch_id: branchId, bot_id: botId, left: true, queue_length: room.turn.members.length, current_turn: room.turn.current };
   }
 }
+
+/** What the room's writes go into: its branch, in its story (`takesWrites`). */
+const writeTarget = (room: Room) => ({ storyId: room.storyId, branchIds: [room.branchId] });
 
 /** A transition's batch ran: its probe's answer says whether the turn it begins is handed to the queue. */
 function heard(applied: Applied, statements: unknown[], results: unknown[]): void {

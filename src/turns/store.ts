@@ -31,8 +31,11 @@ export function turnColumnsStatement(db: Db, branchId: string, state: TurnState,
   );
 }
 
-/** Adds (only while the story is active, and `onlyIf` holds) or removes a queue member, as a transition's writes say. */
-export function memberStatement(db: Db, place: { branchId: string; storyId: string }, change: NonNullable<Writes["member"]>, onlyIf: SQL = sql`1`) {
+/**
+ * Adds (only while `onlyIf` holds: the room's, that the branch takes writes and the bot is in good standing) or
+ * removes a queue member, as a transition's writes say.
+ */
+export function memberStatement(db: Db, place: { branchId: string; storyId: string }, change: NonNullable<Writes["member"]>, onlyIf: SQL) {
   const { branchId, storyId } = place;
   if ("remove" in change) return rawRun(db, sql`DELETE FROM branch_members WHERE branch_id = ${branchId} AND bot_id = ${change.remove}`);
   const m = change.add;
@@ -40,7 +43,7 @@ export function memberStatement(db: Db, place: { branchId: string; storyId: stri
     db,
     sql`INSERT INTO branch_members (branch_id, bot_id, story_id, role, join_seq, joined_at)
     SELECT ${branchId}, ${m.botId}, ${storyId}, ${m.role}, ${m.joinSeq}, ${m.joinedAt}
-    WHERE EXISTS (SELECT 1 FROM stories WHERE id = ${storyId} AND status = 'active') AND ${onlyIf}
+    WHERE ${onlyIf}
     ON CONFLICT (branch_id, bot_id) DO UPDATE SET role = excluded.role, join_seq = excluded.join_seq, joined_at = excluded.joined_at`,
   );
 }
