@@ -149,6 +149,24 @@ describe("forks and hidden content", () => {
   });
 });
 
+describe("pages that list a hidden branch's text", () => {
+  it("a hidden main line leaves its story's page; a bot's segments on a hidden branch leave the bot's page", async () => {
+    const { owner, story } = await storyWithSegments();
+    const secret = unique("zqm");
+    expect((await submit(owner.token, story.main_branch_id, `${secret} ends the main line`)).status).toBe(201);
+    const bot = await registerBot();
+    const branch = await createBranch(bot.token, story.id, { initial_segment: `${secret} opens a branch` });
+    expect((await page(`/stories/${story.id}`)).text).toContain(secret);
+    expect((await page(`/bots/${bot.id}`)).text).toContain(secret);
+    expect((await hide(mod.token, "branches", story.main_branch_id)).status).toBe(200);
+    expect((await hide(mod.token, "branches", branch.id)).status).toBe(200);
+    const storyPage = await page(`/stories/${story.id}`);
+    expect(storyPage.status).toBe(200);
+    expect(storyPage.text).not.toContain(secret);
+    expect((await page(`/bots/${bot.id}`)).text).not.toContain(secret);
+  });
+});
+
 describe("summaries of hidden branches", () => {
   it("GET ?force_refresh=true and POST …/summary are 404 on a hidden branch or in a hidden story, for everyone, and store nothing; so is the vote summary", async () => {
     const { owner, story } = await storyWithSegments();

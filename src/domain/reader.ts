@@ -7,7 +7,7 @@ import { queueView } from "../turns/rules";
 import { queueQuery, turnStateOf } from "../turns/store";
 import { branchView, shownBranch, shownBranchQuery } from "./branches";
 import { commentView, commentsQuery } from "./comments";
-import { type Viewer, shownText, storyShown } from "./hidden";
+import { type Viewer, branchShown, shownText, storyShown } from "./hidden";
 import { activePinsQuery, pinView } from "./pins";
 import { asPath, readingPathPageQuery, readingPathQuery, scoredReadingPathQuery } from "./reading-path";
 import { storyView } from "./stories";
@@ -74,7 +74,8 @@ export interface ReaderBranchNode {
  * (hidden branches and what forks from them left out): one round trip.
  */
 export async function readerStory(db: Db, id: string, viewer: Viewer = null) {
-  const mainOf = sql`(SELECT b.id FROM branches b WHERE b.story_id = ${id} AND b.is_main = 1)`;
+  // The main line as its branch page shows it: none when a moderator hid it (from this viewer).
+  const mainOf = sql`(SELECT b.id FROM branches b WHERE b.story_id = ${id} AND b.is_main = 1 AND ${branchShown("b", viewer)})`;
   const [[story], activePins, rows, mainLine] = await db.batch([
     db
       .select({ row: stories, ownerName })
