@@ -78,13 +78,6 @@ function onReadingPath(links: Map<string, Link>, branchId: string, seg: { branch
   return false;
 }
 
-/** `branchId` and its ancestors, up to the main line. */
-function lineOf(links: Map<string, Link>, branchId: string): string[] {
-  const ids: string[] = [];
-  for (let b = links.get(branchId); b; b = b.parentBranchId ? links.get(b.parentBranchId) : undefined) ids.push(b.id);
-  return ids;
-}
-
 export interface NewBranch {
   title: string;
   description?: string | null;
@@ -127,7 +120,8 @@ async function readForkContext(db: Db, actor: Actor, storyId: string, input: New
 function resolveFork(ctx: ForkContext, storyId: string, input: NewBranch) {
   const links = new Map(ctx.links.map((l) => [l.id, l]));
   const fork = forkPoint(ctx, links, storyId, input);
-  const from: WriteTarget = { storyId, branchIds: lineOf(links, fork.parentId), segmentId: input.fork_at_segment_id === undefined ? null : fork.forkAt };
+  const segmentId = input.fork_at_segment_id === undefined ? null : fork.forkAt;
+  const from: WriteTarget = { storyId, branchId: fork.parentId, withAncestors: true, segmentId };
   return { ...fork, from };
 }
 

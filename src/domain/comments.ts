@@ -84,7 +84,7 @@ export async function addComment(db: Db, actor: Actor, branchId: string, input: 
   // Nested again as `comment`, as older clients read it (the way a segment is nested as `segment`).
   const created = { ...view, comment: view };
   const inserted = sql`AND EXISTS (SELECT 1 FROM comments WHERE id = ${row.id})`;
-  const target = { storyId: branch.storyId, branchIds: [branchId] };
+  const target = { storyId: branch.storyId, branchId };
   const [written] = await commit(() =>
     db.batch([insertComment(db, row, takesWrites(target)), ...recordStatements(db, idem, { status: 201, data: created }, inserted)]),
   );

@@ -55,7 +55,7 @@ export async function addRewrite(db: Db, actor: Actor, segmentId: string, input:
   };
   const created = rewriteView(row);
   // Only while the segment, its branch and its story take writes (none hidden, the story active).
-  const target = { storyId: seg.storyId, branchIds: [seg.branchId], segmentId };
+  const target = { storyId: seg.storyId, branchId: seg.branchId, segmentId };
   const inserted = sql`AND EXISTS (SELECT 1 FROM rewrites WHERE id = ${row.id})`;
   const [written] = await commit(() =>
     db.batch([

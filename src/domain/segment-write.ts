@@ -33,7 +33,7 @@ export const written = (id: string): SQL => sql`AND EXISTS (SELECT 1 FROM segmen
 export function guardedSegmentSql(v: WriteValues, s: Shape): SQL {
   const standing = inGoodStanding({ id: v.subjectId, type: s.type, jti: v.jti }, { claimed: s.type, composed: true }, v.now);
   const limits = s.limits === "none" ? sql`` : sql` AND ${underLimits(v, s.limits === "branch")}`;
-  return insertSegment(v, sql`WHERE ${takesWrites({ storyId: v.storyId, branchIds: [v.branchId] })} AND ${standing}${limits}`);
+  return insertSegment(v, sql`WHERE ${takesWrites({ storyId: v.storyId, branchId: v.branchId })} AND ${standing}${limits}`);
 }
 
 /** The branch's segment counter, bumped only if the segment was written. */

@@ -38,7 +38,7 @@ const storyOf = (db: Db, branchId: string) =>
 
 /** SQL: a summary of the branch may be stored: neither it nor its story is hidden (the write's own condition). */
 const summaryTakesWrites = (branchId: string) =>
-  takesWrites({ storyId: sql`(SELECT story_id FROM branches WHERE id = ${branchId})`, branchIds: [branchId] }, { evenArchived: true });
+  takesWrites({ storyId: sql`(SELECT story_id FROM branches WHERE id = ${branchId})`, branchId }, { evenArchived: true });
 
 /** The texts a summary is made of: the reading path as anyone reads it, without what a moderator hid (issue 23). */
 const summarisedTexts = (path: Parameters<typeof asPath>[0]) =>

@@ -107,7 +107,7 @@ export async function castVote(db: Db, actor: Actor, input: { target_type: Targe
     updatedAt: now,
   };
   // Only while nothing the vote lands on is hidden (its story may be archived): a refused vote writes nothing.
-  const open = takesWrites({ storyId: target.storyId, branchIds: [target.branchId], segmentId: target.segmentId }, { evenArchived: true });
+  const open = takesWrites({ storyId: target.storyId, branchId: target.branchId, segmentId: target.segmentId }, { evenArchived: true });
   const [[saved], [{ score }]] = await commit(() =>
     db.batch([
       db

@@ -589,7 +589,7 @@ export class BranchRoom extends DurableObject<Env> {
 }
 
 /** What the room's writes go into: its branch, in its story (`takesWrites`). */
-const writeTarget = (room: Room) => ({ storyId: room.storyId, branchIds: [room.branchId] });
+const writeTarget = (room: Room) => ({ storyId: room.storyId, branchId: room.branchId });
 
 /** A transition's batch ran: its probe's answer says whether the turn it begins is handed to the queue. */
 function heard(applied: Applied, statements: unknown[], results: unknown[]): void {
