@@ -1,5 +1,4 @@
 import { env, exports } from "cloudflare:workers";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   BASE,
@@ -17,84 +16,18 @@ import {
   withBindings,
   words,
 } from "./helpers";
+import { closeClients, hide, live, mcpTool, moderator, page, receiver, restore, waitFor } from "./moderation";
 
 /** Issue 23: moderators hide and restore segments, comments, stories and branches. */
 
-const ORIGIN = "http://storyloom.test";
 const TYPES = ["segments", "comments", "stories", "branches"] as const;
-
-async function moderator() {
-  const human = await registerHuman();
-  await env.DB.prepare("UPDATE users SET role = 'moderator' WHERE id = ?").bind(human.id).run();
-  return human;
-}
-
-const hide = (token: string | undefined, type: string, id: string, reason = "spam") => call(`/admin/${type}/${id}/hide`, { token, body: { reason } });
-const restore = (token: string | undefined, type: string, id: string) => call(`/admin/${type}/${id}/restore`, { token, method: "POST" });
 
 const trips = (res: { headers: Headers }) => Number(/d1;desc="(\d+) round trips?"/.exec(res.headers.get("server-timing") ?? "")?.[1]);
 
-async function page(path: string) {
-  const res = await exports.default.fetch(`${ORIGIN}${path}`, { headers: { Accept: "text/html", "CF-Connecting-IP": "198.51.100.7" } });
-  return { status: res.status, text: await res.text() };
-}
-
-async function waitFor<T>(fn: () => T | undefined, ms = 8000): Promise<T> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
-    const v = fn();
-    if (v) return v;
-  }
-  throw new Error("timed out waiting");
-}
-
-/** The live stream's frames from an upgrade through the Worker. */
-async function live(branchId: string, query = "") {
-  const res = await exports.default.fetch(
-    new Request(`${BASE}/branches/${branchId}/live${query}`, { headers: { Upgrade: "websocket", "CF-Connecting-IP": "198.51.100.9" } }),
-  );
-  expect(res.status).toBe(101);
-  const ws = res.webSocket!;
-  const frames: any[] = [];
-  const raw: string[] = [];
-  ws.accept();
-  ws.addEventListener("message", (e) => {
-    raw.push(e.data as string);
-    frames.push(JSON.parse(e.data as string));
-  });
-  return { frames, raw, close: () => ws.close(1000, "done") };
-}
-
-const realFetch = globalThis.fetch;
-/** A fake webhook receiver: what the service POSTs to https://receiver.test/… */
-function receiver() {
-  const received: { url: string; body: string }[] = [];
-  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
-    const url = input instanceof Request ? input.url : String(input);
-    if (!url.startsWith("https://receiver.test/")) return realFetch(input, init);
-    received.push({ url, body: String(init!.body) });
-    return new Response("ok");
-  });
-  return received;
-}
-
-const clients: Client[] = [];
 afterEach(async () => {
   vi.restoreAllMocks();
-  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
+  await closeClients();
 });
-
-/** A read tool's structured result over MCP, anonymous. */
-async function mcpTool(name: string, args: Record<string, unknown>) {
-  const transport = new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp`), {
-    fetch: (url, init) => exports.default.fetch(String(url), init),
-    requestInit: { headers: { "CF-Connecting-IP": "203.0.113.5" } },
-  });
-  const client = new Client({ name: "hide-test", version: "1.0.0" });
-  await client.connect(transport);
-  clients.push(client);
-  const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: any; content: { text?: string }[] };
-  return { json: JSON.stringify(result), result };
-}
 
 let mod: Awaited<ReturnType<typeof moderator>>;
 let admin: Awaited<ReturnType<typeof registerAdmin>>;

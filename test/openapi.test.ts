@@ -33,6 +33,7 @@ describe("GET /openapi.json and /docs", () => {
         "GET /stories/{story_id}/branches/tree",
         "GET /branches/{branch_id}",
         "GET /branches/{branch_id}/next-bot",
+        "GET /branches/{branch_id}/full-story",
         "POST /branches/{branch_id}/join",
         "POST /branches/{branch_id}/leave",
         "GET /branches/{branch_id}/live",

@@ -28,13 +28,13 @@ async function forkedBranch() {
 }
 
 describe("a branch's summary", () => {
-  it("GET returns an empty record until one is made; POST makes one with the provider", async () => {
+  it("GET answers the extractive summary of the path (not stored) until one is made; POST makes one with the provider", async () => {
     const { owner, fork } = await forkedBranch();
     expect((await call(`/branches/${fork.id}/summary`)).body.data).toEqual({
       branch_id: fork.id,
-      summary: null,
-      covers_up_to: 0,
-      source: null,
+      summary: expect.stringContaining("Nobody came to the harbour."),
+      covers_up_to: 4,
+      source: "extractive",
       updated_at: null,
     });
     const calls = mockProvider(async () => Response.json({ choices: [{ message: { content: "A storm; an empty harbour." } }] }));
@@ -167,6 +167,6 @@ describe("a summary written by hand (PATCH /branches/{id}/summary, InkPath's pat
       404,
       "NOT_FOUND",
     );
-    expect((await call(`/branches/${fork.id}/summary`)).body.data.summary).toBeNull();
+    expect((await call(`/branches/${fork.id}/summary`)).body.data).toMatchObject({ source: "extractive", updated_at: null });
   });
 });

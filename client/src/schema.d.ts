@@ -308,6 +308,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/branches/{branch_id}/full-story": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A branch's whole reading path, ancestors included, with its story (InkPath's path)
+         * @deprecated
+         * @description Deprecated: InkPath's `branches.py` path, kept for its clients. The story, the branch with its stored summary (`current_summary`), and every segment of the reading path (each ancestor's up to the fork point, then the branch's own) in reading order, hidden text masked. The web reader's branch page and MCP's `read_branch` (a page at a time) show the same path.
+         */
+        get: operations["getBranchesByBranchIdFullStory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/branches/{branch_id}/join": {
         parameters: {
             query?: never;
@@ -506,7 +527,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A branch's stored summary; force_refresh=true (with a credential) regenerates it */
+        /** A branch's stored summary, else the extractive summary of its reading path as it is; force_refresh=true (with a credential) regenerates it */
         get: operations["getBranchesByBranchIdSummary"];
         put?: never;
         /** Regenerate a branch's summary (language model when configured, else extractive) */
@@ -1076,6 +1097,21 @@ export interface components {
             /** @description child nodes of the same shape */
             children: unknown[];
         };
+        PathSegment: {
+            id: string;
+            branch_id: string;
+            /** @description the author's id (human or bot) */
+            bot_id: string;
+            author_type: string;
+            author_name: string;
+            content: string;
+            sequence_order: number;
+            /** @description a moderator hid it or its branch: `content` is "" except for its author and moderators */
+            hidden: boolean;
+            created_at: string;
+            /** @description = author_name (InkPath's name) */
+            bot_name: string;
+        };
         Vote: {
             id: string;
             voter_id: string;
@@ -1124,18 +1160,18 @@ export interface components {
         };
         BranchSummary: {
             branch_id: string;
-            summary: string | null;
+            summary: string;
             /** @description segments on the branch's reading path that the summary covers */
             covers_up_to: number;
             /**
              * @description `manual`: written by hand by the story's owner or an admin (`PATCH`)
-             * @enum {string|null}
+             * @enum {string}
              */
-            source: "llm" | "extractive" | "manual" | null;
+            source: "llm" | "extractive" | "manual";
+            /** @description null when none is stored: `GET` then answers the extractive summary of the reading path as it is (not stored) */
             updated_at: string | null;
         };
         WrittenBranchSummary: components["schemas"]["BranchSummary"] & {
-            summary?: string;
             updated_at?: string;
             /** @description = summary (InkPath's name) */
             current_summary: string;
@@ -3338,6 +3374,97 @@ export interface operations {
                             resumes_at: string | null;
                             /** @description why there is no next bot; null when there is one */
                             message: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBranchesByBranchIdFullStory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                branch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The branch's full story */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            story: components["schemas"]["Story"];
+                            branch: components["schemas"]["Branch"] & {
+                                /** @description the stored summary (InkPath's name), or null */
+                                current_summary: string | null;
+                            };
+                            segments: components["schemas"]["PathSegment"][];
+                            segments_count: number;
                         };
                     };
                 };

@@ -1,4 +1,4 @@
-import { Column, getTableColumns, type InferSelectModel, type SQL, sql } from "drizzle-orm";
+import { Column, getTableColumns, type InferInsertModel, type InferSelectModel, type SQL, sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { type Db, rawAll } from "./client";
 
@@ -33,4 +33,13 @@ export class WholeRow<T extends SQLiteTable> {
   query(db: Db, from: SQL) {
     return rawAll<Record<string, unknown>>(db, sql`SELECT ${this.columns} ${from}`);
   }
+}
+
+/**
+ * `SELECT <the row's values, in the table's column order> WHERE <condition>`, for `db.insert(table).select(…)`: an
+ * INSERT that writes the row only while `condition` holds (each value bound as `insert().values()` binds it).
+ */
+export function rowWhere<T extends SQLiteTable>(table: T, row: InferInsertModel<T>, condition: SQL): SQL {
+  const values = Object.entries(getTableColumns(table)).map(([key, column]) => sql.param((row as Record<string, unknown>)[key] ?? null, column));
+  return sql`SELECT ${sql.join(values, sql`, `)} WHERE ${condition}`;
 }

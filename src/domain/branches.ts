@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nowIso, readOf, runRead } from "../db/client";
-import { WholeRow } from "../db/whole-row";
+import { WholeRow, rowWhere } from "../db/whole-row";
 import { branches, segments, stories, type BranchRow, visible } from "../db/schema";
 import { notFound, storyArchived, validationError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
@@ -15,6 +15,7 @@ import { checkLength } from "./length";
 import { type Viewer, branchShown, storyShown } from "./hidden";
 import { type NewSegment, asSegments, branchHeadQuery, rowOf, segmentRecords, segmentStatements, segmentView } from "./segments";
 import { newBranchMessages, newBranchRecipients, outboxStatements } from "./webhook-events";
+import { type WriteTarget, closedError, takesWrites } from "./writable";
 
 export type BranchSort = "activity" | "created_at" | "vote_score";
 
@@ -65,7 +66,7 @@ export function newBranchRow(creator: Actor, now: string, place: BranchPlace): B
   };
 }
 
-type Link = Pick<BranchRow, "id" | "parentBranchId" | "forkSequence">;
+type Link = Pick<BranchRow, "id" | "parentBranchId" | "forkSequence" | "isMain" | "forkAtSegmentId">;
 
 /** True when segment (branch, sequence) lies on `branchId`'s reading path: ancestors up to each fork point. */
 function onReadingPath(links: Map<string, Link>, branchId: string, seg: { branchId: string; sequenceOrder: number }) {
@@ -112,9 +113,21 @@ async function readForkContext(db: Db, actor: Actor, storyId: string, input: New
   return { story, links, forkSeg, head, recipients };
 }
 
-/** Where the new branch forks: validated against the story, defaulting to the parent's (or main line's) head. */
-function resolveFork(ctx: Awaited<ReturnType<typeof readForkContext>>, storyId: string, input: NewBranch) {
+/**
+ * Where the new branch forks: validated against the story, defaulting to the parent's (or main line's) head; with
+ * what the fork may not be written from when hidden (`takesWrites`): the parent's line, and a segment it names.
+ */
+function resolveFork(ctx: ForkContext, storyId: string, input: NewBranch) {
   const links = new Map(ctx.links.map((l) => [l.id, l]));
+  const fork = forkPoint(ctx, links, storyId, input);
+  const segmentId = input.fork_at_segment_id === undefined ? null : fork.forkAt;
+  const from: WriteTarget = { storyId, branchId: fork.parentId, withAncestors: true, segmentId };
+  return { ...fork, from };
+}
+
+type ForkContext = Awaited<ReturnType<typeof readForkContext>>;
+
+function forkPoint(ctx: ForkContext, links: Map<string, Link>, storyId: string, input: NewBranch) {
   const main = ctx.links.find((l) => l.isMain);
   if (input.parent_branch_id !== undefined && !links.has(input.parent_branch_id.toLowerCase())) {
     throw validationError([{ field: "parent_branch_id", issue: "is not a branch of this story" }]);
@@ -171,14 +184,17 @@ export async function createBranch(db: Db, actor: Actor, storyId: string, input:
   const view = branchView(branch);
   const created = { ...view, branch: view, ...(seg ? { segment: segmentView(rowOf(seg)) } : {}) };
   const announcements = newBranchMessages(view, story.title, actor, ctx.recipients);
-  await commit(() =>
+  // Written only while nothing it forks from is hidden (issue 56); the rest of the batch only with it.
+  const written = sql`EXISTS (SELECT 1 FROM branches WHERE id = ${branch.id})`;
+  const [inserted] = await commit(() =>
     db.batch([
-      db.insert(branches).values(branch),
-      ...(seg ? segmentStatements(db, seg) : []),
-      ...outboxStatements(db, announcements),
-      ...recordStatements(db, idem, { status: 201, data: created }),
+      db.insert(branches).select(rowWhere(branches, branch, takesWrites(fork.from))),
+      ...(seg ? segmentStatements(db, seg, sql`WHERE ${written}`) : []),
+      ...outboxStatements(db, announcements, sql`AND ${written}`),
+      ...recordStatements(db, idem, { status: 201, data: created }, sql`AND ${written}`),
     ]),
   );
+  if (inserted.meta.changes !== 1) throw (await closedError(db, fork.from)) ?? storyArchived();
   return { branch: created, announcements };
 }
 

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, getTableColumns, sql } from "drizzle-orm";
+import { type SQL, and, asc, count, eq, getTableColumns, sql } from "drizzle-orm";
 import { type Db, rawRun } from "../db/client";
 import { nowIso } from "../db/client";
 import { branches, comments, stories, type CommentRow, visible } from "../db/schema";
@@ -8,6 +8,7 @@ import { notFound, storyArchived, validationError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
 import { pagination } from "../lib/pagination";
 import { type IdempotentRequest, commit, recordStatements } from "./idempotency";
+import { closedError, takesWrites } from "./writable";
 
 export function commentView(c: CommentRow) {
   return {
@@ -52,7 +53,7 @@ export async function addComment(db: Db, actor: Actor, branchId: string, input: 
   const parentId = input.parent_comment_id?.toLowerCase();
   const [[branch], [parent]] = await db.batch([
     db
-      .select({ id: branches.id, status: stories.status })
+      .select({ id: branches.id, storyId: branches.storyId, status: stories.status })
       .from(branches)
       .innerJoin(stories, eq(stories.id, branches.storyId))
       .where(eq(branches.id, branchId))
@@ -83,19 +84,23 @@ export async function addComment(db: Db, actor: Actor, branchId: string, input: 
   // Nested again as `comment`, as older clients read it (the way a segment is nested as `segment`).
   const created = { ...view, comment: view };
   const inserted = sql`AND EXISTS (SELECT 1 FROM comments WHERE id = ${row.id})`;
-  const [written] = await commit(() => db.batch([insertComment(db, row), ...recordStatements(db, idem, { status: 201, data: created }, inserted)]));
-  // The parent was deleted between our read and the insert: a reply never outlives its parent.
-  if (written.meta.changes !== 1) throw validationError([{ field: "parent_comment_id", issue: "is not a comment on this branch" }]);
-  return created;
+  const target = { storyId: branch.storyId, branchId };
+  const [written] = await commit(() =>
+    db.batch([insertComment(db, row, takesWrites(target)), ...recordStatements(db, idem, { status: 201, data: created }, inserted)]),
+  );
+  if (written.meta.changes === 1) return created;
+  // The branch was hidden (or the story archived) since our read, or the parent was deleted: a reply never outlives it.
+  throw (await closedError(db, target)) ?? validationError([{ field: "parent_comment_id", issue: "is not a comment on this branch" }]);
 }
 
-/** Inserts a comment; a reply only while its parent exists on the same branch (one atomic condition). */
-function insertComment(db: Db, c: CommentRow) {
-  const parentExists = c.parentCommentId ? sql`WHERE EXISTS (SELECT 1 FROM comments WHERE id = ${c.parentCommentId} AND branch_id = ${c.branchId})` : sql``;
+/** Inserts a comment while its branch takes writes (`open`); a reply only while its parent exists on the same branch. */
+function insertComment(db: Db, c: CommentRow, open: SQL) {
+  const parentExists = c.parentCommentId ? sql` AND EXISTS (SELECT 1 FROM comments WHERE id = ${c.parentCommentId} AND branch_id = ${c.branchId})` : sql``;
   return rawRun(
     db,
     sql`INSERT INTO comments (id, branch_id, author_id, author_type, author_name, content, parent_comment_id, created_at)
-    SELECT ${c.id}, ${c.branchId}, ${c.authorId}, ${c.authorType}, ${c.authorName}, ${c.content}, ${c.parentCommentId}, ${c.createdAt} ${parentExists}`,
+    SELECT ${c.id}, ${c.branchId}, ${c.authorId}, ${c.authorType}, ${c.authorName}, ${c.content}, ${c.parentCommentId}, ${c.createdAt}
+    WHERE ${open}${parentExists}`,
   );
 }
 

@@ -43,9 +43,13 @@ export function seesHidden(viewer: Viewer, author: SQL): SQL {
 export const shownText = (hiddenAt: SQL, text: SQL, author: SQL, viewer: Viewer): SQL =>
   sql`CASE WHEN ${hiddenAt} IS NULL OR ${seesHidden(viewer, author)} THEN ${text} ELSE '' END`;
 
-/** SQL for a table alias `t` (segments, comments): its text as the viewer may read it `AS content`, and `hidden` (0/1). */
-export const shownContent = (t: string, viewer: Viewer): SQL =>
-  sql`${shownText(sql.raw(`${t}.hidden_at`), sql.raw(`${t}.content`), sql.raw(`${t}.author_id`), viewer)} AS content, ${sql.raw(`${t}.hidden_at IS NOT NULL`)} AS hidden`;
+/**
+ * SQL for a table alias `t` (segments, comments): its text as the viewer may read it `AS content`, and `hidden` (0/1).
+ * `hiddenAt` is when it was hidden: its own `hidden_at` unless the caller knows more (a segment on a hidden
+ * ancestor branch of a reading path is hidden with it, src/domain/reading-path.ts).
+ */
+export const shownContent = (t: string, viewer: Viewer, hiddenAt: SQL = sql.raw(`${t}.hidden_at`)): SQL =>
+  sql`${shownText(hiddenAt, sql.raw(`${t}.content`), sql.raw(`${t}.author_id`), viewer)} AS content, ${hiddenAt} IS NOT NULL AS hidden`;
 
 /** A raw row's `hidden` (SQLite's 0/1) as the boolean the API shows. */
 export const withHidden = <T extends { hidden: number | boolean }>(row: T): Omit<T, "hidden"> & { hidden: boolean } => ({

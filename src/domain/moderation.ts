@@ -72,7 +72,7 @@ export const hidingView = (target: HideTarget, p: Pick<Place, "hidden_at" | "hid
 /**
  * The statements of a hide (or a restore, `hide` false) for one D1 batch: the item's hiding columns (set only when
  * they change, so a repeat writes nothing), its audit row, the branch's stored vote score when a segment's votes
- * stop (or start again) counting, and the generated summaries that may quote a hidden segment. `extra` rides along.
+ * stop (or start again) counting, and the generated summaries that may quote a hidden segment or branch. `extra` rides along.
  */
 export function hidingStatements(
   db: Db,
@@ -91,7 +91,8 @@ export function hidingStatements(
     auditStatement(db, by, { action: change.hide ? "hide" : "restore", targetType: target.type, targetId: target.id, reason: change.reason }, at),
   ];
   if (target.type === "segment" && place.branch_id) statements.push(branchScoreStatement(db, place.branch_id));
-  if (change.hide && target.type === "segment") statements.push(forgetGeneratedSummaries(db, place.story_id));
+  // A branch's forks made before its hide quote it in theirs too (issue 56).
+  if (change.hide && (target.type === "segment" || target.type === "branch")) statements.push(forgetGeneratedSummaries(db, place.story_id));
   return statements;
 }
 

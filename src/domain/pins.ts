@@ -6,6 +6,7 @@ import { pins, stories, type PinRow } from "../db/schema";
 import { type Actor, requireOwnerOrAdmin } from "./actor";
 import { notFound, storyArchived, validationError } from "../lib/errors";
 import { type IdempotentRequest, commit, recordStatements } from "./idempotency";
+import { closedError, takesWrites } from "./writable";
 
 export type PinType = "announcement" | "rule" | "context";
 
@@ -76,12 +77,12 @@ export async function createPin(
         db,
         sql`INSERT INTO pins (id, story_id, title, content, type, is_active, created_by, created_at, updated_at)
         SELECT ${row.id}, ${storyId}, ${row.title}, ${row.content}, ${row.type}, ${row.isActive ? 1 : 0}, ${row.createdBy}, ${now}, ${now}
-        WHERE ${row.isActive ? belowCap(storyId, activePinCap) : sql`1`}`,
+        WHERE ${takesWrites({ storyId })} AND ${row.isActive ? belowCap(storyId, activePinCap) : sql`1`}`,
       ),
       ...recordStatements(db, idempotency, { status: 201, data: created }, inserted),
     ]),
   );
-  if (written.meta.changes !== 1) throw capReached(activePinCap);
+  if (written.meta.changes !== 1) throw (await closedError(db, { storyId })) ?? capReached(activePinCap);
   return created;
 }
 

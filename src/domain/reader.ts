@@ -1,13 +1,13 @@
 import { and, asc, count, desc, eq, isNull, sql } from "drizzle-orm";
 import { type Db, rawAll } from "../db/client";
-import { bots, branches, segments, stories, votes } from "../db/schema";
+import { bots, branchSummaries, branches, segments, stories, votes } from "../db/schema";
 import { notFound } from "../lib/errors";
 import { pagination } from "../lib/pagination";
 import { queueView } from "../turns/rules";
 import { queueQuery, turnStateOf } from "../turns/store";
 import { branchView, shownBranch, shownBranchQuery } from "./branches";
 import { commentView, commentsQuery } from "./comments";
-import { type Viewer, shownText, storyShown } from "./hidden";
+import { type Viewer, branchShown, shownText, storyShown } from "./hidden";
 import { activePinsQuery, pinView } from "./pins";
 import { asPath, readingPathPageQuery, readingPathQuery, scoredReadingPathQuery } from "./reading-path";
 import { storyView } from "./stories";
@@ -74,7 +74,8 @@ export interface ReaderBranchNode {
  * (hidden branches and what forks from them left out): one round trip.
  */
 export async function readerStory(db: Db, id: string, viewer: Viewer = null) {
-  const mainOf = sql`(SELECT b.id FROM branches b WHERE b.story_id = ${id} AND b.is_main = 1)`;
+  // The main line as its branch page shows it: none when a moderator hid it (from this viewer).
+  const mainOf = sql`(SELECT b.id FROM branches b WHERE b.story_id = ${id} AND b.is_main = 1 AND ${branchShown("b", viewer)})`;
   const [[story], activePins, rows, mainLine] = await db.batch([
     db
       .select({ row: stories, ownerName })
@@ -186,6 +187,29 @@ export async function branchReading(db: Db, id: string, { after, limit }: { afte
   };
 }
 
+/**
+ * InkPath's full story of a branch (`GET /branches/{id}/full-story`): its story, the branch with its stored summary
+ * (`current_summary`, InkPath's name), and its whole reading path in reading order, ancestors included (hidden text
+ * masked as on every door), each segment also with InkPath's `bot_name`. One round trip.
+ */
+export async function fullStory(db: Db, id: string, viewer: Viewer = null) {
+  const [found, [story], path, [stored]] = await db.batch([
+    shownBranchQuery(db, id, viewer),
+    db.select().from(stories).where(sql`${stories.id} = (SELECT b.story_id FROM branches b WHERE b.id = ${id})`).limit(1),
+    readingPathQuery(db, id, undefined, viewer),
+    db.select({ summary: branchSummaries.summary }).from(branchSummaries).where(eq(branchSummaries.branchId, id)).limit(1),
+  ]);
+  const branch = shownBranch(found);
+  if (!branch || !story) throw notFound("Branch");
+  const segments = asPath(path).map((s) => ({ ...s, bot_name: s.author_name }));
+  return {
+    story: storyView(story),
+    branch: { ...branchView(branch), current_summary: stored?.summary ?? null },
+    segments,
+    segments_count: segments.length,
+  };
+}
+
 export const BOT_PAGE_SEGMENTS = 20;
 
 /**
@@ -213,7 +237,14 @@ export async function readerBot(db: Db, id: string) {
       })
       .from(segments)
       .innerJoin(stories, eq(stories.id, segments.storyId))
-      .where(and(eq(segments.authorId, id), isNull(stories.hiddenAt)))
+      // Nothing of a hidden story or branch (issue 56), as their own pages show nothing.
+      .where(
+        and(
+          eq(segments.authorId, id),
+          isNull(stories.hiddenAt),
+          sql`NOT EXISTS (SELECT 1 FROM branches hb WHERE hb.id = "segments"."branch_id" AND hb.hidden_at IS NOT NULL)`,
+        ),
+      )
       .orderBy(desc(segments.createdAt), desc(segments.id))
       .limit(BOT_PAGE_SEGMENTS),
   ]);

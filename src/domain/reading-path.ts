@@ -9,7 +9,7 @@ export interface PathSegment {
   bot_id: string;
   author_type: string;
   author_name: string;
-  /** "" when a moderator hid it (and the viewer is not its author or a moderator). */
+  /** "" when a moderator hid it or its branch (and the viewer is not its author or a moderator). */
   content: string;
   sequence_order: number;
   created_at: string;
@@ -30,18 +30,23 @@ export interface ScoredPathSegment extends PathSegment {
 
 /**
  * The branch and its ancestors, each with the cap below which its segments are on the reading path (the
- * lowest fork point under it). `branchId` may be a SQL expression that selects the branch.
+ * lowest fork point under it) and, for an ancestor, when a moderator hid it (null for the branch itself: whoever
+ * reads it may see it, `branchShown`). `branchId` may be a SQL expression that selects the branch.
  */
 const chain = (branchId: string | SQL) => sql`
-    WITH RECURSIVE chain(id, parent, fork, cap) AS (
-      SELECT id, parent_branch_id, fork_sequence, 9007199254740991 FROM branches WHERE id = ${branchId}
+    WITH RECURSIVE chain(id, parent, fork, cap, hidden_at) AS (
+      SELECT id, parent_branch_id, fork_sequence, 9007199254740991, NULL FROM branches WHERE id = ${branchId}
       UNION ALL
-      SELECT b.id, b.parent_branch_id, b.fork_sequence, min(c.cap, c.fork)
+      SELECT b.id, b.parent_branch_id, b.fork_sequence, min(c.cap, c.fork), b.hidden_at
       FROM branches b JOIN chain c ON b.id = c.parent
     )`;
 
+/**
+ * A path segment's columns. A segment on a hidden ancestor is hidden with it (issue 56): a fork made before the hide
+ * shows that branch's text only to each segment's author and to moderators, as the branch itself would.
+ */
 const pathColumns = (viewer: Viewer) =>
-  sql`s.id, s.branch_id, s.author_id AS bot_id, s.author_type, s.author_name, ${shownContent("s", viewer)}, s.sequence_order, s.created_at`;
+  sql`s.id, s.branch_id, s.author_id AS bot_id, s.author_type, s.author_name, ${shownContent("s", viewer, sql`coalesce(s.hidden_at, c.hidden_at)`)}, s.sequence_order, s.created_at`;
 
 /**
  * A branch's reading path in one query: each ancestor's segments up to the fork point below it, then the

@@ -8,6 +8,8 @@ import { pagination } from "../lib/pagination";
 import { type IdempotentRequest, commit, recordStatements } from "./idempotency";
 import { checkLength } from "./length";
 import { type VoteCounts, voteSummaryColumns, voteSummaryView } from "./scores";
+import { closedError, takesWrites } from "./writable";
+import { rowWhere } from "../db/whole-row";
 
 export function rewriteView(r: RewriteRow) {
   return {
@@ -52,7 +54,16 @@ export async function addRewrite(db: Db, actor: Actor, segmentId: string, input:
     createdAt: nowIso(),
   };
   const created = rewriteView(row);
-  await commit(() => db.batch([db.insert(rewrites).values(row), ...recordStatements(db, idem, { status: 201, data: created })]));
+  // Only while the segment, its branch and its story take writes (none hidden, the story active).
+  const target = { storyId: seg.storyId, branchId: seg.branchId, segmentId };
+  const inserted = sql`AND EXISTS (SELECT 1 FROM rewrites WHERE id = ${row.id})`;
+  const [written] = await commit(() =>
+    db.batch([
+      db.insert(rewrites).select(rowWhere(rewrites, row, takesWrites(target))),
+      ...recordStatements(db, idem, { status: 201, data: created }, inserted),
+    ]),
+  );
+  if (written.meta.changes !== 1) throw (await closedError(db, target)) ?? storyArchived();
   return created;
 }
 

@@ -5,6 +5,7 @@ import type { ActorType } from "./actor";
 import { type LimitValues, type SegmentLimits, type SegmentUsage, limitValues, underLimits, usageSql } from "./segment-quota";
 import { type NewSegment, type SegmentValues, insertLog, insertSegment, segmentValues } from "./segments";
 import { type Subject, inGoodStanding } from "./standing";
+import { takesWrites } from "./writable";
 
 /** The writer's limits for one write: whether the per-branch one applies, and the write's time. */
 export interface Quota {
@@ -25,14 +26,14 @@ type WriteValues = SegmentValues & LimitValues & { subjectId: string; jti: strin
 export const written = (id: string): SQL => sql`AND EXISTS (SELECT 1 FROM segments WHERE id = ${id})`;
 
 /**
- * The segment's INSERT as its room writes it: only while its story is active, its writer in good standing (the
- * session not revoked) and under every limit that applies, so a refused write inserts nothing (no statement of
- * its own for either check).
+ * The segment's INSERT as its room writes it: only while its story is active and neither it nor the branch is
+ * hidden, its writer in good standing (the session not revoked) and under every limit that applies, so a refused
+ * write inserts nothing (no statement of its own for any check).
  */
 export function guardedSegmentSql(v: WriteValues, s: Shape): SQL {
   const standing = inGoodStanding({ id: v.subjectId, type: s.type, jti: v.jti }, { claimed: s.type, composed: true }, v.now);
   const limits = s.limits === "none" ? sql`` : sql` AND ${underLimits(v, s.limits === "branch")}`;
-  return insertSegment(v, sql`WHERE EXISTS (SELECT 1 FROM stories WHERE id = ${v.storyId} AND status = 'active') AND ${standing}${limits}`);
+  return insertSegment(v, sql`WHERE ${takesWrites({ storyId: v.storyId, branchId: v.branchId })} AND ${standing}${limits}`);
 }
 
 /** The branch's segment counter, bumped only if the segment was written. */

@@ -110,10 +110,10 @@ export const insertLog = (v: SegmentValues) =>
       SELECT ${v.logId}, story_id, branch_id, id, author_id, author_type, author_name, content_length,
         ${v.kind}, ${v.parentSegmentId}, created_at FROM segments WHERE id = ${v.id}`;
 
-/** The statements that write a segment and its log entry, unguarded (a new story's or branch's own). */
-export function segmentStatements(db: Db, s: NewSegment) {
+/** The statements that write a segment and its log entry (a new story's or branch's own); `guard` as `insertSegment`'s. */
+export function segmentStatements(db: Db, s: NewSegment, guard: SQL = sql``) {
   const v = segmentValues(s);
-  return [rawRun(db, insertSegment(v, sql``)), rawRun(db, insertLog(v))] as const;
+  return [rawRun(db, insertSegment(v, guard)), rawRun(db, insertLog(v))] as const;
 }
 
 /** `segmentColumns` as SQLite's JSON: the keys in the order `asSegments` gives them. */

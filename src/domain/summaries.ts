@@ -1,4 +1,4 @@
-import { and, eq, ne, sql } from "drizzle-orm";
+import { and, eq, isNull, ne, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nowIso } from "../db/client";
 import { branches, branchSummaries, stories } from "../db/schema";
@@ -9,6 +9,8 @@ import { type Actor, ownsOrAdmin, requireOwnerOrAdmin } from "./actor";
 import { extractiveSummary } from "./extractive";
 import { type Viewer, branchShown } from "./hidden";
 import { asPath, readingPathQuery } from "./reading-path";
+import { takesWrites } from "./writable";
+import { rowWhere } from "../db/whole-row";
 
 type Summary = typeof branchSummaries.$inferSelect;
 
@@ -22,26 +24,48 @@ const view = (s: Summary) => ({
 
 const storedSummary = (db: Db, branchId: string) => db.select().from(branchSummaries).where(eq(branchSummaries.branchId, branchId)).limit(1);
 
-/** The branch's story: its language (for the provider) and its owner (who may write or replace a summary by hand). */
+/**
+ * The branch's story: its language (for the provider) and its owner (who may write or replace a summary by hand).
+ * None for a hidden branch or story: a summary is written (generated or by hand) only of what anyone may read.
+ */
 const storyOf = (db: Db, branchId: string) =>
   db
     .select({ language: stories.language, ownerId: stories.ownerId })
     .from(branches)
     .innerJoin(stories, eq(stories.id, branches.storyId))
-    .where(eq(branches.id, branchId))
+    .where(and(eq(branches.id, branchId), isNull(branches.hiddenAt), isNull(stories.hiddenAt)))
     .limit(1);
 
+/** SQL: a summary of the branch may be stored: neither it nor its story is hidden (the write's own condition). */
+const summaryTakesWrites = (branchId: string) =>
+  takesWrites({ storyId: sql`(SELECT story_id FROM branches WHERE id = ${branchId})`, branchId }, { evenArchived: true });
+
+/** The texts a summary is made of: the reading path as anyone reads it, without what a moderator hid (issue 23). */
+const summarisedTexts = (path: Parameters<typeof asPath>[0]) =>
+  asPath(path)
+    .filter((s) => !s.hidden)
+    .map((s) => s.content);
+
+/** The branch (a SQL expression selecting its id) unless a summary is stored for it: its path is read only then. */
+const unlessStored = (branchId: string) => sql`(SELECT ${branchId} WHERE NOT EXISTS (SELECT 1 FROM branch_summaries WHERE branch_id = ${branchId}))`;
+
+/**
+ * The stored summary or, when none is, the extractive summary of the reading path as it is now (issue 56: not
+ * stored, no provider called; InkPath's clients read one there). One round trip: the path is read only when needed.
+ */
 export async function getSummary(db: Db, branchId: string, viewer: Viewer = null) {
-  const [branch, [stored]] = await db.batch([
+  const [branch, [stored], path] = await db.batch([
     db
       .select({ id: branches.id })
       .from(branches)
       .where(and(eq(branches.id, branchId), branchShown('"branches"', viewer)))
       .limit(1),
     storedSummary(db, branchId),
+    readingPathQuery(db, unlessStored(branchId)),
   ]);
   if (!branch.length) throw notFound("Branch");
-  return stored ? view(stored) : { branch_id: branchId, summary: null, covers_up_to: 0, source: null, updated_at: null };
+  if (stored) return view(stored);
+  return { branch_id: branchId, summary: extractiveSummary(summarisedTexts(path)), covers_up_to: path.length, source: "extractive" as const, updated_at: null };
 }
 
 /**
@@ -53,10 +77,7 @@ export async function generateSummary(db: Db, llm: LlmConfig | null, branchId: s
   if (!branch) throw notFound("Branch");
   const mayReplaceManual = ownsOrAdmin(actor, branch.ownerId);
   if (stored?.source === "manual" && !mayReplaceManual) return view(stored);
-  // Hidden segments are no part of a summary (issue 23).
-  const texts = asPath(path)
-    .filter((s) => !s.hidden)
-    .map((s) => s.content);
+  const texts = summarisedTexts(path);
   let summary: string | null = null;
   let source: Summary["source"] = "extractive";
   if (llm) {
@@ -70,7 +91,7 @@ export async function generateSummary(db: Db, llm: LlmConfig | null, branchId: s
   const row: Summary = { branchId, summary: summary ?? extractiveSummary(texts), coversUpTo: path.length, source, writtenBy: null, updatedAt: nowIso() };
   const saved = await db
     .insert(branchSummaries)
-    .values(row)
+    .select(rowWhere(branchSummaries, row, summaryTakesWrites(branchId)))
     .onConflictDoUpdate({
       target: branchSummaries.branchId,
       set: { summary: row.summary, coversUpTo: row.coversUpTo, source, writtenBy: null, updatedAt: row.updatedAt },
@@ -101,6 +122,11 @@ export async function writeSummary(db: Db, actor: Actor, branchId: string, text:
   // Sequence numbers run 1, 2, 3 … along a reading path, so the last one is its length.
   const row: Summary = { branchId, summary: text, coversUpTo: last?.sequence_order ?? 0, source: "manual", writtenBy: actor.id, updatedAt: nowIso() };
   const { branchId: _id, ...changes } = row;
-  await db.insert(branchSummaries).values(row).onConflictDoUpdate({ target: branchSummaries.branchId, set: changes });
+  const saved = await db
+    .insert(branchSummaries)
+    .select(rowWhere(branchSummaries, row, summaryTakesWrites(branchId)))
+    .onConflictDoUpdate({ target: branchSummaries.branchId, set: changes })
+    .returning({ branchId: branchSummaries.branchId });
+  if (!saved.length) throw notFound("Branch"); // hidden since our read
   return view(row);
 }

@@ -1,4 +1,4 @@
-import { and, count, eq, inArray, sql } from "drizzle-orm";
+import { type SQL, and, count, eq, inArray, sql } from "drizzle-orm";
 import { type Db, nowIso, rawAll } from "../db/client";
 import { bots, branches, rewrites, segments, votes, type VoteRow } from "../db/schema";
 import { type Actor, writerType } from "./actor";
@@ -7,6 +7,9 @@ import { isUuid } from "../lib/ids";
 import { round3 } from "../lib/round";
 import { type IdempotentRequest, commit, recordStatementFromSql } from "./idempotency";
 import { type VoteCounts, voteSummaryColumns, voteSummaryView, weightedTotal } from "./scores";
+import { takesWrites } from "./writable";
+import { type Viewer, branchShown } from "./hidden";
+import { rowWhere } from "../db/whole-row";
 
 export type TargetType = "branch" | "segment" | "rewrite";
 
@@ -32,17 +35,31 @@ export const branchScoreStatement = (db: Db, branchId: string) =>
     .set({ voteScore: sql`(SELECT ${weightedTotal()} FROM votes WHERE branch_id = ${branchId} AND target_type IN ('branch', 'segment'))` })
     .where(eq(branches.id, branchId));
 
+/** Where a vote's target sits (its story, branch and segment: a rewrite's is the segment it retells) and its author. */
 function targetQuery(db: Db, type: TargetType, id: string) {
   if (type === "branch") {
     return db
-      .select({ storyId: branches.storyId, branchId: branches.id, authorId: sql<string | null>`NULL`, authorType: sql<"human" | "bot" | null>`NULL` })
+      .select({
+        storyId: branches.storyId,
+        branchId: branches.id,
+        segmentId: sql<string | null>`NULL`,
+        authorId: sql<string | null>`NULL`,
+        authorType: sql<"human" | "bot" | null>`NULL`,
+      })
       .from(branches)
       .where(eq(branches.id, id))
       .limit(1);
   }
   const table = type === "segment" ? segments : rewrites;
+  const segmentId = type === "segment" ? segments.id : rewrites.segmentId;
   return db
-    .select({ storyId: table.storyId, branchId: table.branchId, authorId: table.authorId, authorType: table.authorType })
+    .select({
+      storyId: table.storyId,
+      branchId: table.branchId,
+      segmentId: sql<string | null>`${segmentId}`,
+      authorId: table.authorId,
+      authorType: table.authorType,
+    })
     .from(table)
     .where(eq(table.id, id))
     .limit(1);
@@ -89,11 +106,13 @@ export async function castVote(db: Db, actor: Actor, input: { target_type: Targe
     createdAt: now,
     updatedAt: now,
   };
+  // Only while nothing the vote lands on is hidden (its story may be archived): a refused vote writes nothing.
+  const open = takesWrites({ storyId: target.storyId, branchId: target.branchId, segmentId: target.segmentId }, { evenArchived: true });
   const [[saved], [{ score }]] = await commit(() =>
     db.batch([
       db
         .insert(votes)
-        .values(row)
+        .select(rowWhere(votes, row, open))
         .onConflictDoUpdate({
           target: [votes.voterId, votes.targetType, votes.targetId],
           set: { vote: row.vote, effectiveWeight: row.effectiveWeight, updatedAt: now },
@@ -104,9 +123,10 @@ export async function castVote(db: Db, actor: Actor, input: { target_type: Targe
         .from(votes)
         .where(and(eq(votes.targetType, row.targetType), eq(votes.targetId, targetId))),
       branchScoreStatement(db, row.branchId),
-      ...(idem ? [voteRecord(db, idem, row)] : []),
+      ...(idem ? [voteRecord(db, idem, row, open)] : []),
     ]),
   );
+  if (!saved) throw notFound("Vote target"); // hidden since our read
   return { created: saved.id === row.id, vote: voteView(saved), new_score: round3(score) };
 }
 
@@ -114,7 +134,7 @@ export async function castVote(db: Db, actor: Actor, input: { target_type: Targe
  * The idempotency record of a vote, built by SQL in the vote's own batch: whether the vote was new (201) or
  * replaced one (200) and the new score are only known there. The body is the answer `voteView` gives.
  */
-function voteRecord(db: Db, idem: IdempotentRequest, row: VoteRow) {
+function voteRecord(db: Db, idem: IdempotentRequest, row: VoteRow, open: SQL) {
   const mine = sql`v.voter_id = ${row.voterId} AND v.target_type = ${row.targetType} AND v.target_id = ${row.targetId}`;
   const score = sql`(SELECT ${weightedTotal()} FROM votes WHERE target_type = ${row.targetType} AND target_id = ${row.targetId})`;
   return recordStatementFromSql(db, idem, {
@@ -122,16 +142,18 @@ function voteRecord(db: Db, idem: IdempotentRequest, row: VoteRow) {
     body: sql`json_object('status', 'success', 'data', json_object('vote', json_object('id', v.id, 'voter_id', v.voter_id,
       'voter_type', v.voter_type, 'target_type', v.target_type, 'target_id', v.target_id, 'vote', v.vote,
       'effective_weight', v.effective_weight, 'created_at', v.created_at, 'updated_at', v.updated_at), 'new_score', round(${score}, 3)))`,
-    from: sql`FROM votes v WHERE ${mine}`,
+    from: sql`FROM votes v WHERE ${mine} AND ${open}`,
   });
 }
 
-export async function voteSummary(db: Db, type: TargetType, id: string) {
-  const [[target], [counts]] = await db.batch([
-    targetQuery(db, type, id),
+/** A branch's or segment's vote summary: 404 when the branch (the segment's branch) is hidden from the viewer. */
+export async function voteSummary(db: Db, type: "branch" | "segment", id: string, viewer: Viewer = null) {
+  const from = type === "branch" ? sql`FROM branches b WHERE b.id = ${id}` : sql`FROM segments s JOIN branches b ON b.id = s.branch_id WHERE s.id = ${id}`;
+  const [target, [counts]] = await db.batch([
+    rawAll<{ found: number }>(db, sql`SELECT 1 AS found ${from} AND ${branchShown("b", viewer)}`),
     rawAll<VoteCounts>(db, sql`SELECT ${voteSummaryColumns()} FROM votes WHERE target_type = ${type} AND target_id = ${id}`),
   ]);
-  if (!target) throw notFound(type === "branch" ? "Branch" : "Segment");
+  if (!target.length) throw notFound(type === "branch" ? "Branch" : "Segment");
   return voteSummaryView(counts);
 }
 

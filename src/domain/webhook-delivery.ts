@@ -1,7 +1,7 @@
-import { eq } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { nowIso } from "../db/client";
+import { eq, sql } from "drizzle-orm";
+import { type Db, nowIso, rawAll } from "../db/client";
 import { bots, outbox, webhookDeliveries } from "../db/schema";
+import { branchShown } from "./hidden";
 import { suspendedNow } from "./standing";
 
 /**
@@ -19,9 +19,12 @@ import type { WebhookMessage } from "./webhook-events";
 
 /** Consuming webhook events: the receiver, and the body a delivery sends (built once, then stored). */
 
-/** The bot's receiver and, on a retry, the body already stored for this delivery: one round trip. */
+/**
+ * The bot's receiver, on a retry the body already stored for this delivery, and whether the event's branch and
+ * story may still be named (`hidden`: a moderator hid one since the event was written, issue 56): one round trip.
+ */
 export async function deliveryTarget(db: Db, m: WebhookMessage) {
-  const [[bot], [stored]] = await db.batch([
+  const [[bot], [stored], shown] = await db.batch([
     db
       .select({ url: bots.webhookUrl, secret: bots.webhookSecret, suspendedAt: bots.suspendedAt, suspendedUntil: bots.suspendedUntil })
       .from(bots)
@@ -32,11 +35,12 @@ export async function deliveryTarget(db: Db, m: WebhookMessage) {
       .from(webhookDeliveries)
       .where(eq(webhookDeliveries.id, m.deliveryId))
       .limit(1),
+    rawAll<{ shown: number }>(db, sql`SELECT 1 AS shown FROM branches b WHERE b.id = ${m.branchId} AND ${branchShown("b", null)}`),
   ]);
   const finished = stored?.status === "delivered" || stored?.status === "failed";
   // A suspended bot's webhooks stop (issue 23): its events are settled undelivered.
   const suspended = !!bot && suspendedNow({ suspended_at: bot.suspendedAt, suspended_until: bot.suspendedUntil }, nowIso());
-  return { bot, storedBody: stored?.body ?? null, finished, suspended };
+  return { bot, storedBody: stored?.body ?? null, finished, suspended, hidden: !shown.length };
 }
 
 /** A first attempt's body: built now and stored, so every retry sends the same bytes. */

@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
-import { type Db, getDb, nowIso, rawAll, type rawRun, uniqueViolation } from "../db/client";
+import { type Db, getDb, nowIso, oneTrip, rawAll, type rawRun, readOf, runRead, uniqueViolation } from "../db/client";
 import { meteredD1 } from "../db/metered";
 import { branches, stories } from "../db/schema";
 import type { Writer } from "../domain/actor";
@@ -34,7 +34,8 @@ import {
 import { memberStatement, queueQuery, turnColumnsStatement, turnStateOf } from "../turns/store";
 import type { LiveEvent, TurnReason } from "../domain/live-events";
 import { SOCKET_HEADER, type SocketRequest } from "../domain/live-socket";
-import { type StandingRow, type Subject, inGoodStanding, standingQuery, verdictOf } from "../domain/standing";
+import { type StandingRow, type Subject, type Verdict, inGoodStanding, standingQuery, verdictOf } from "../domain/standing";
+import { closedRead, takesWrites } from "../domain/writable";
 import { LiveSockets, liveQueue, liveSegment, liveTurn } from "./live";
 import { type Outcome, capture } from "./result";
 import { type TurnWait, TurnWaiters } from "./turn-waiters";
@@ -411,14 +412,17 @@ export class BranchRoom extends DurableObject<Env> {
   }
 
   /**
-   * The statements of a transition: the queue member, the turn columns, and the outbox row of the turn it begins
-   * with its hand-over probe (`applied.probe`); `condition` ties the turn columns to the batch's own change.
+   * The statements of a transition: the queue member (added only while the branch takes writes and `memberIf`
+   * holds; removed only while `memberIf` holds: a leave's standing), the turn columns, and the outbox row of the turn it begins with its hand-over probe (`applied.probe`);
+   * `condition` ties the turn columns to the batch's own change.
    */
-  private turnStatements(room: Room, applied: Applied, condition?: ReturnType<typeof sql>, memberIf?: ReturnType<typeof sql>) {
+  private turnStatements(room: Room, applied: Applied, condition?: ReturnType<typeof sql>, memberIf = sql`1`) {
     const { member, turn } = applied.writes;
     if (applied.event) applied.probe = handOverQuery(this.db, applied.event);
     return [
-      ...(member ? [memberStatement(this.db, room, member, memberIf, condition)] : []),
+      ...(member
+        ? [memberStatement(this.db, room, member, "add" in member ? sql`${takesWrites(writeTarget(room))} AND ${memberIf}` : memberIf, condition)]
+        : []),
       ...(member || turn ? [turnColumnsStatement(this.db, room.branchId, applied.state, condition)] : []),
       ...(applied.event ? [...outboxStatements(this.db, [applied.event], condition), applied.probe] : []),
     ];
@@ -454,11 +458,26 @@ export class BranchRoom extends DurableObject<Env> {
     return inGoodStanding(subject, { claimed: subject.type, composed: true }, nowIso());
   }
 
-  /** Throws the refusal when the account is not in good standing (read alone: a refused write's trip only). */
+  /**
+   * Throws why a write's batch wrote nothing, when it was the writer's standing or the branch no longer taking
+   * writes (hidden: 404; archived: 403, `takesWrites`). Both read alone in one round trip, on a refusal only.
+   */
+  private async explainRefusal(subject: Subject, room: Room): Promise<void> {
+    const [verdict, closed] = await oneTrip(this.db, this.standingRead(subject), closedRead(this.db, writeTarget(room)));
+    refuseUnless(verdict);
+    if (closed) throw closed;
+  }
+
+  /** Throws the refusal when the account is not in good standing (read alone: a refused leave's trip only). */
   private async refuseByStanding(subject: Subject): Promise<void> {
-    const [row] = await rawAll<StandingRow>(this.db, standingQuery(subject));
-    const verdict = verdictOf(row ?? null, { claimed: subject.type, composed: true }, nowIso());
-    if (!verdict.ok) throw new ApiError(verdict.code, verdict.message, verdict.details);
+    refuseUnless(await runRead(this.db, this.standingRead(subject)));
+  }
+
+  /** The writer's standing as a read (`oneTrip`, `runRead`): its verdict. */
+  private standingRead(subject: Subject) {
+    return readOf([rawAll<StandingRow>(this.db, standingQuery(subject))], ([[row]]) =>
+      verdictOf(row ?? null, { claimed: subject.type, composed: true }, nowIso()),
+    );
   }
 
   private async doSubmit(branchId: string, writer: Writer, content: string, options: SubmitOptions) {
@@ -490,8 +509,9 @@ export class BranchRoom extends DurableObject<Env> {
   }
 
   /**
-   * A write its batch refused: a limit (a queued bot refused at its own turn sits out until it may write again, and
-   * the turn passes at once, so the branch is not held up for the turn timeout), else the story was archived.
+   * A write its batch refused, once `explainRefusal` found nothing else: a limit (a queued bot refused at its own turn
+   * sits out until it may write again, and the turn passes at once, so the branch is not held up for the turn
+   * timeout), else the story was archived (and restored since).
    */
   private async refused(room: Room, writer: Writer, quota: Quota | null, usage: SegmentUsage | undefined): Promise<never> {
     const refusal = quota && usage ? refusalOf(usage, quota.limits, quota.perBranch, quota.now) : null;
@@ -566,7 +586,7 @@ export class BranchRoom extends DurableObject<Env> {
         const inserted = results[0] as D1Result;
         const usage = quota ? (results.at(-1) as unknown as SegmentUsage[])[0] : undefined;
         if (inserted.meta.changes !== 1) {
-          await this.refuseByStanding(subject); // read alone, on a refusal only
+          await this.explainRefusal(subject, room); // read alone, on a refusal only
           return await this.refused(room, seg.author, quota, usage);
         }
         heard(applied, statements, results);
@@ -602,7 +622,7 @@ export class BranchRoom extends DurableObject<Env> {
     const results = await commit(() => this.db.batch(statements as [ReturnType<typeof rawRun>]));
     const inserted = results[0] as D1Result;
     if (inserted.meta.changes !== 1) {
-      await this.refuseByStanding(subject); // read alone, on a refusal only
+      await this.explainRefusal(subject, room); // read alone, on a refusal only
       throw storyArchived();
     }
     room.joinSeq = member.joinSeq;
@@ -639,6 +659,9 @@ export class BranchRoom extends DurableObject<Env> {
   }
 }
 
+/** What the room's writes go into: its branch, in its story (`takesWrites`). */
+const writeTarget = (room: Room) => ({ storyId: room.storyId, branchId: room.branchId });
+
 /** A transition's batch ran: its probe's answer says whether the turn it begins is handed to the queue. */
 function heard(applied: Applied, statements: unknown[], results: unknown[]): void {
   const at = statements.indexOf(applied.probe);
@@ -659,4 +682,9 @@ function joinView(branchId: string, turn: TurnState, botId: string): JoinView {
     current_turn: turn.current,
     joined_at: m.joinedAt,
   };
+}
+
+/** A verdict's refusal, thrown (nothing for good standing). */
+function refuseUnless(verdict: Verdict): void {
+  if (!verdict.ok) throw new ApiError(verdict.code, verdict.message, verdict.details);
 }

@@ -11,7 +11,9 @@ import { optionalBody } from "../middleware/optional-body";
 import { pageQuery, paginationSchema, queryBoolean } from "../lib/pagination";
 import { branchBody, branchSchema, queueSchema, resumesAtSchema } from "../schemas/branches";
 import { roleSchema } from "../schemas/fields";
-import { segmentSchema } from "../schemas/segments";
+import { pathSegmentSchema, segmentSchema } from "../schemas/segments";
+import { storySchema } from "../schemas/stories";
+import { fullStory } from "../domain/reader";
 import { forkBranch, joinBranch, leaveBranch } from "../usecases/branches";
 import { authErrors, idParam } from "./schemas";
 import { publicReadCache } from "../middleware/read-cache";
@@ -137,6 +139,34 @@ const nextBotRoute = createRoute({
   },
 });
 
+const fullStoryRoute = createRoute({
+  method: "get",
+  middleware: [publicReadCache()] as const,
+  path: "/branches/{branch_id}/full-story",
+  tags: ["Branches"],
+  summary: "A branch's whole reading path, ancestors included, with its story (InkPath's path)",
+  deprecated: true,
+  description:
+    "Deprecated: InkPath's `branches.py` path, kept for its clients. The story, the branch with its stored summary (`current_summary`), and " +
+    "every segment of the reading path (each ancestor's up to the fork point, then the branch's own) in reading order, hidden text masked. " +
+    "The web reader's branch page and MCP's `read_branch` (a page at a time) show the same path.",
+  request: { params: idParam("branch_id") },
+  responses: {
+    200: jsonContent(
+      successSchema(
+        z.object({
+          story: storySchema,
+          branch: branchSchema.extend({ current_summary: z.string().nullable().openapi({ description: "the stored summary (InkPath's name), or null" }) }),
+          segments: z.array(pathSegmentSchema),
+          segments_count: z.number().int(),
+        }),
+      ),
+      "The branch's full story",
+    ),
+    ...errorResponses("NOT_FOUND"),
+  },
+});
+
 const joinResultSchema = z.object({
   branch_id: z.string(),
   bot_id: z.string(),
@@ -204,6 +234,10 @@ export const branchRoutes = createRouter()
   .openapi(nextBotRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
     return ok(c, await nextBot(c.get("db"), id, await viewerOfRequest(c)));
+  })
+  .openapi(fullStoryRoute, async (c) => {
+    const id = pathId(c.req.valid("param").branch_id, "Branch");
+    return ok(c, await fullStory(c.get("db"), id, await viewerOfRequest(c)));
   })
   .openapi(joinRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");

@@ -14,10 +14,13 @@ import { summaryLimit } from "../middleware/subject-limits";
 const summarySchema = z
   .object({
     branch_id: z.string(),
-    summary: z.string().nullable(),
+    summary: z.string(),
     covers_up_to: z.number().int().openapi({ description: "segments on the branch's reading path that the summary covers" }),
-    source: z.enum(["llm", "extractive", "manual"]).nullable().openapi({ description: "`manual`: written by hand by the story's owner or an admin (`PATCH`)" }),
-    updated_at: z.string().nullable(),
+    source: z.enum(["llm", "extractive", "manual"]).openapi({ description: "`manual`: written by hand by the story's owner or an admin (`PATCH`)" }),
+    updated_at: z
+      .string()
+      .nullable()
+      .openapi({ description: "null when none is stored: `GET` then answers the extractive summary of the reading path as it is (not stored)" }),
   })
   .openapi("BranchSummary");
 
@@ -38,7 +41,7 @@ const getSummaryRoute = createRoute({
   method: "get",
   path: "/branches/{branch_id}/summary",
   tags: ["Summaries"],
-  summary: "A branch's stored summary; force_refresh=true (with a credential) regenerates it",
+  summary: "A branch's stored summary, else the extractive summary of its reading path as it is; force_refresh=true (with a credential) regenerates it",
   // force_refresh regenerates (a write): it never comes from the cache.
   middleware: [publicReadCache({ unless: (c) => /^(true|1)$/i.test(c.req.query("force_refresh") ?? "") }), auth({ optional: true }), summaryLimit] as const,
   request: {

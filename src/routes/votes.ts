@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import * as domain from "../domain/votes";
-import { auth } from "../middleware/auth";
+import { auth, viewerOfRequest } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
 import { LIMIT_ERRORS, idempotencyParameter, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
@@ -60,5 +60,9 @@ export const voteRoutes = createRouter()
     const { created, ...result } = await castVote(callerOf(c), c.req.valid("json"));
     return created ? ok(c, result, 201) : ok(c, result, 200);
   })
-  .openapi(summaryRoute("branch"), async (c) => ok(c, await domain.voteSummary(c.get("db"), "branch", pathId(c.req.param("branch_id"), "Branch"))))
-  .openapi(summaryRoute("segment"), async (c) => ok(c, await domain.voteSummary(c.get("db"), "segment", pathId(c.req.param("segment_id"), "Segment"))));
+  .openapi(summaryRoute("branch"), async (c) =>
+    ok(c, await domain.voteSummary(c.get("db"), "branch", pathId(c.req.param("branch_id"), "Branch"), await viewerOfRequest(c))),
+  )
+  .openapi(summaryRoute("segment"), async (c) =>
+    ok(c, await domain.voteSummary(c.get("db"), "segment", pathId(c.req.param("segment_id"), "Segment"), await viewerOfRequest(c))),
+  );

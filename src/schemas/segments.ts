@@ -17,6 +17,15 @@ export const segmentSchema = z
   })
   .openapi("Segment");
 
+/** A segment of a reading path (which may lie on an ancestor branch), with InkPath's name for its author's. */
+export const pathSegmentSchema = segmentSchema
+  .omit({ coherence_score: true, is_starter: true })
+  .extend({
+    bot_name: z.string().openapi({ description: "= author_name (InkPath's name)" }),
+    hidden: z.boolean().openapi({ description: 'a moderator hid it or its branch: `content` is "" except for its author and moderators' }),
+  })
+  .openapi("PathSegment");
+
 /** The body of a new segment, whichever door it comes through. */
 export const segmentBody = z.object({ content: segmentText, is_starter: z.boolean().default(false) });
 

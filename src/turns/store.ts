@@ -37,8 +37,9 @@ export function turnColumnsStatement(db: Db, branchId: string, state: TurnState,
 }
 
 /**
- * Adds (only while the story is active, and `onlyIf` holds) or removes (only if `onlyIf` holds) a queue member, or marks when it sits out
- * until (only if `condition`, `AND …`, holds: a write's own change), as a transition's writes say.
+ * Adds (only while `onlyIf` holds: the room's, that the branch takes writes and the bot is in good standing) or
+ * removes (only while `onlyIf` holds: a leave's standing) a queue member, or marks when it sits out until (only if
+ * `condition`, `AND …`, holds: a write's own change), as a transition's writes say.
  */
 export function memberStatement(
   db: Db,
@@ -60,7 +61,7 @@ export function memberStatement(
     db,
     sql`INSERT INTO branch_members (branch_id, bot_id, story_id, role, join_seq, joined_at)
     SELECT ${branchId}, ${m.botId}, ${storyId}, ${m.role}, ${m.joinSeq}, ${m.joinedAt}
-    WHERE EXISTS (SELECT 1 FROM stories WHERE id = ${storyId} AND status = 'active') AND ${onlyIf}
+    WHERE ${onlyIf}
     ON CONFLICT (branch_id, bot_id) DO UPDATE SET role = excluded.role, join_seq = excluded.join_seq, joined_at = excluded.joined_at`,
   );
 }
