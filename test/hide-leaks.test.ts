@@ -1,8 +1,9 @@
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { WebhookMessage } from "../src/domain/webhook-events";
 import { handleQueue } from "../src/queue/webhooks";
-import { call, createBranch, expectError, join, registerBot, registerHuman, storyWithSegments, submit, unique, vote, words } from "./helpers";
+import { branchRoom, call, createBranch, expectError, join, registerBot, registerHuman, storyWithSegments, submit, unique, vote, words } from "./helpers";
 import { closeClients, hide, live, mcpClient, mcpTool, moderator, page, receiver, restore, waitFor } from "./moderation";
 
 /** Issue 56 §1: hidden means hidden, on every door — forks, summaries, writes and webhooks. */
@@ -254,6 +255,35 @@ describe("writes into hidden content", () => {
     expect((await restore(mod.token, "branches", branch.id)).status).toBe(200);
     expect((await submit(queued.token, branch.id, words(4))).status).toBe(201);
     expect((await join(late.token, branch.id)).status).toBe(201);
+  });
+
+  it("a hidden branch's queue answers 404 before its turn rule: an out-of-turn write, a queued bot's re-join and wait_for_turn (room warm or cold); a restore reopens it", async () => {
+    const { story } = await storyWithSegments();
+    const creator = await registerHuman();
+    const branch = await createBranch(creator.token, story.id, { initial_segment: words(4) });
+    const [holder, waiting] = [await registerBot(), await registerBot()];
+    expect((await join(holder.token, branch.id)).status).toBe(201);
+    expect((await join(waiting.token, branch.id)).status).toBe(201);
+    expect((await hide(mod.token, "branches", branch.id)).status).toBe(200);
+    const refusals = async () => {
+      // Not its turn: the turn rule alone would answer 403 NOT_YOUR_TURN naming the hidden queue's holder.
+      expectError(await submit(waiting.token, branch.id, words(4)), 404, "NOT_FOUND");
+      // Already queued: the turn rule alone would answer 200 with the queue.
+      expectError(await join(waiting.token, branch.id), 404, "NOT_FOUND");
+      const { result } = await mcpTool("wait_for_turn", { branch_id: branch.id, timeout_seconds: 1 }, waiting.token);
+      expect(result.isError, JSON.stringify(result)).toBe(true);
+      expect(result.structuredContent.error.code).toBe("NOT_FOUND");
+    };
+    await refusals();
+    // A cold room learns it from D1.
+    await runInDurableObject(branchRoom(branch.id), async (room) => {
+      (room as unknown as { room: null }).room = null;
+    });
+    await refusals();
+    expect((await restore(mod.token, "branches", branch.id)).status).toBe(200);
+    expectError(await submit(waiting.token, branch.id, words(4)), 403, "NOT_YOUR_TURN");
+    expect((await join(waiting.token, branch.id)).status).toBe(200);
+    expect((await submit(holder.token, branch.id, words(4))).status).toBe(201);
   });
 
   it("a hidden story takes no branch, join, segment, comment, vote, rewrite or pin, even from its owner: 404, nothing written", async () => {

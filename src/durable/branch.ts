@@ -35,7 +35,7 @@ import { memberStatement, queueQuery, turnColumnsStatement, turnStateOf } from "
 import type { LiveEvent, TurnReason } from "../domain/live-events";
 import { SOCKET_HEADER, type SocketRequest } from "../domain/live-socket";
 import { type StandingRow, type Subject, type Verdict, inGoodStanding, standingQuery, verdictOf } from "../domain/standing";
-import { closedRead, takesWrites } from "../domain/writable";
+import { closedError, closedRead, takesWrites } from "../domain/writable";
 import { LiveSockets, liveQueue, liveSegment, liveTurn } from "./live";
 import { type Outcome, capture } from "./result";
 import { type TurnWait, TurnWaiters } from "./turn-waiters";
@@ -54,6 +54,11 @@ interface Room {
   /** join_seq of the latest member ever queued; join order is kept by increasing it. */
   joinSeq: number;
   turn: TurnState;
+  /**
+   * A moderator hid the branch or its story, as D1 said on load or `moderated` told since. Only a hint of when to
+   * ask D1 (a restore tells no room): `refuseIfHidden` confirms it before refusing anything.
+   */
+  hidden: boolean;
 }
 
 /**
@@ -195,10 +200,10 @@ export class BranchRoom extends DurableObject<Env> {
    * socket is closed. No load, no storage, inside the lock so it follows the events before it.
    */
   moderated(event: LiveEvent, close: boolean): Promise<Outcome<{ sockets: number }>> {
-    return this.serialized(async () => ({
-      ok: true,
-      value: { sockets: close ? this.live.last(event, "hidden") : this.live.broadcast(event) },
-    }));
+    return this.serialized(async () => {
+      if (close && this.room) this.room.hidden = true;
+      return { ok: true, value: { sockets: close ? this.live.last(event, "hidden") : this.live.broadcast(event) } };
+    });
   }
 
   /**
@@ -211,6 +216,7 @@ export class BranchRoom extends DurableObject<Env> {
     let parked = null as Promise<TurnWait> | null;
     const first = await this.run(async () => {
       const room = await this.load(branchId);
+      await this.refuseIfHidden(room);
       if (!room.turn.members.some((m) => m.botId === botId)) {
         throw new ApiError("NOT_FOUND", "This bot is not in the branch's queue: join it first");
       }
@@ -352,7 +358,13 @@ export class BranchRoom extends DurableObject<Env> {
     if (this.room) return this.room;
     const [[row], [head], queued] = await this.db.batch([
       this.db
-        .select({ branch: branches, language: stories.language, minLength: stories.minLength, maxLength: stories.maxLength })
+        .select({
+          branch: branches,
+          language: stories.language,
+          minLength: stories.minLength,
+          maxLength: stories.maxLength,
+          storyHiddenAt: stories.hiddenAt,
+        })
         .from(branches)
         .innerJoin(stories, eq(stories.id, branches.storyId))
         .where(eq(branches.id, branchId))
@@ -361,7 +373,7 @@ export class BranchRoom extends DurableObject<Env> {
       queueQuery(this.db, branchId),
     ]);
     if (!row) throw notFound("Branch");
-    const { branch, ...rules } = row;
+    const { branch, storyHiddenAt, ...rules } = row;
     const room: Room = {
       branchId,
       storyId: branch.storyId,
@@ -372,6 +384,7 @@ export class BranchRoom extends DurableObject<Env> {
       lastSegmentId: head?.id ?? branch.forkAtSegmentId,
       joinSeq: queued.at(-1)?.joinSeq ?? 0,
       turn: turnStateOf(branch, queued),
+      hidden: branch.hiddenAt !== null || storyHiddenAt !== null,
     };
     // Stored only once D1 has shown the branch exists: a request for an unknown branch leaves no object behind.
     await this.ctx.storage.put(BRANCH_KEY, branchId);
@@ -473,6 +486,18 @@ export class BranchRoom extends DurableObject<Env> {
     refuseUnless(await runRead(this.db, this.standingRead(subject)));
   }
 
+  /**
+   * A hidden branch (or story) takes no joins or segments and names no turn: 404, as reading it is (issue 56), before
+   * the turn rule could answer from memory (`NOT_YOUR_TURN` with the queue, an already-queued join). Asks D1 only
+   * when the room believes it hidden; a restore since (no room is told) clears the belief.
+   */
+  private async refuseIfHidden(room: Room): Promise<void> {
+    if (!room.hidden) return;
+    const closed = await closedError(this.db, writeTarget(room), { evenArchived: true });
+    if (closed) throw closed;
+    room.hidden = false;
+  }
+
   /** The writer's standing as a read (`oneTrip`, `runRead`): its verdict. */
   private standingRead(subject: Subject) {
     return readOf([rawAll<StandingRow>(this.db, standingQuery(subject))], ([[row]]) =>
@@ -482,6 +507,7 @@ export class BranchRoom extends DurableObject<Env> {
 
   private async doSubmit(branchId: string, writer: Writer, content: string, options: SubmitOptions) {
     const room = await this.load(branchId);
+    await this.refuseIfHidden(room);
     if (options.isStarter) this.checkStarter(room, writer);
     const length = checkLength(content, options.isStarter ? { ...room.rules, minLength: 0 } : room.rules);
     const applied = this.decide(room, { type: "submit", writer }, writer.id);
@@ -602,6 +628,7 @@ export class BranchRoom extends DurableObject<Env> {
 
   private async doJoin(branchId: string, bot: { id: string; name: string; jti?: string | null }, role: Role, idem?: IdempotentRequest): Promise<JoinResult> {
     const room = await this.load(branchId);
+    await this.refuseIfHidden(room);
     const member: Member = { botId: bot.id, name: bot.name, role, joinSeq: room.joinSeq + 1, joinedAt: new Date().toISOString(), sitsOutUntil: null };
     const applied = this.decide(room, { type: "join", member });
     if (!applied.writes.member) {
