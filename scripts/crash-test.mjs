@@ -38,7 +38,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { NO_LIMITS, asClient, sleep, startServer, words } from "../bench/lib.mjs";
+import { NO_LIMITS, fromClients, sleep, startServer, words } from "../bench/lib.mjs";
 
 const { values: opt } = parseArgs({
   options: {
@@ -275,9 +275,13 @@ async function mapLimit(items, limit, fn) {
 let bookmark = null;
 const errName = (e) => e?.cause?.code ?? e?.name ?? String(e);
 
+/** The bench's 256 client addresses (bench/lib.mjs), taken in turn. */
+const clients = fromClients({ headers: {} });
+let nextClient = 0;
+
 async function http(method, path, { token, body, key } = {}) {
-  // A distinct client address per request (bench/lib.mjs), so no anonymous read limit can interfere.
-  const headers = { ...asClient({}).headers };
+  // A distinct client address per request, so no anonymous read limit can interfere.
+  const headers = { ...clients[nextClient++ % clients.length].headers };
   if (body !== undefined) headers["content-type"] = "application/json";
   if (token) headers.authorization = `Bearer ${token}`;
   if (key) headers["idempotency-key"] = key;
