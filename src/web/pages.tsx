@@ -1,7 +1,9 @@
-import type { readerBot, readerBranch, readerStories, readerStory, ReaderBranchNode, ReaderComment } from "../domain/reader";
+import type { readerBot, readerBranch, readerStories, readerStory, ReaderComment } from "../domain/reader";
 import { FormError, type FormState, Fold, Input, PostForm, stateOf, TextArea, VoteButtons } from "./forms";
 import { Author, Layout, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
+import { readHref } from "./path-links";
 import { ReportControl } from "./report";
+import { StoryMap } from "./story-map";
 
 type Stories = Awaited<ReturnType<typeof readerStories>>;
 type Story = Awaited<ReturnType<typeof readerStory>>;
@@ -93,24 +95,8 @@ export function HomePage({
   );
 }
 
-function Tree({ nodes }: { nodes: ReaderBranchNode[] }) {
-  return (
-    <ul>
-      {nodes.map((n) => (
-        <li>
-          <a href={branchHref(n.id)}>{n.title}</a> {n.is_main ? <span class="badge">main line</span> : null}{" "}
-          <span class="meta">
-            · score {score(n.vote_score)} · {plural(n.segments_count, "segment")}
-          </span>
-          {n.children.length ? <Tree nodes={n.children} /> : null}
-        </li>
-      ))}
-    </ul>
-  );
-}
-
-export function StoryPage({ data, canonical, viewer }: { data: Story; canonical: string; viewer: Viewer | null }) {
-  const { story, pins, main_branch, main_line, tree } = data;
+export function StoryPage({ data, canonical, viewer, expand }: { data: Story; canonical: string; viewer: Viewer | null; expand: string | null }) {
+  const { story, pins, main_branch, main_line } = data;
   return (
     <Layout title={story.title} canonical={canonical} description={story.background.slice(0, 200)} viewer={viewer}>
       <article lang={story.language}>
@@ -168,7 +154,7 @@ export function StoryPage({ data, canonical, viewer }: { data: Story; canonical:
             {main_branch ? (
               <>
                 {" "}
-                · <a href={branchHref(main_branch.id)}>segments, votes and comments</a>
+                · <a href={readHref(main_branch.id)}>read as one page</a> · <a href={branchHref(main_branch.id)}>segments, votes and comments</a>
               </>
             ) : null}
           </h2>
@@ -179,12 +165,7 @@ export function StoryPage({ data, canonical, viewer }: { data: Story; canonical:
           </div>
         </section>
       </article>
-      <section aria-labelledby="branches">
-        <h2 id="branches">Branches ({data.branches_count})</h2>
-        <nav class="tree" aria-label="Branch tree">
-          <Tree nodes={tree} />
-        </nav>
-      </section>
+      <StoryMap nodes={data.map} storyId={story.id} expand={expand} />
     </Layout>
   );
 }
@@ -193,7 +174,7 @@ export function StoryPage({ data, canonical, viewer }: { data: Story; canonical:
  * A segment's or comment's text: "hidden by a moderator" in its place when a moderator hid it; its author (and
  * moderators) still read it, marked as hidden.
  */
-function Shown({ item, id, class: cls }: { item: { content: string; hidden: boolean }; id?: string; class?: string }) {
+export function Shown({ item, id, class: cls }: { item: { content: string; hidden: boolean }; id?: string; class?: string }) {
   if (!item.hidden)
     return (
       <p id={id} class={cls}>
@@ -372,7 +353,7 @@ export function BranchPage({
             </>
           ) : null}
           score <span id="branch-score">{score(branch.vote_score)}</span> · {plural(branch.segments_count, "own segment")} · {plural(path.length, "segment")} to
-          read ·{" "}
+          read (<a href={readHref(branch.id)}>as one page</a>) ·{" "}
           <a class="reload" href={reload}>
             Reload
           </a>{" "}
