@@ -167,7 +167,7 @@ describe("the web reader", () => {
     expect(canonicalOf(await page("/?page=abc"))).toBe(`${ORIGIN}/`);
   });
 
-  it("a story: background, style rules, active pins, the main line in reading order, the branch tree; one round trip", async () => {
+  it("a story: background, style rules, active pins, the main line in reading order, the branch map; one round trip", async () => {
     const res = await page(`/stories/${w.story.id}`);
     expectPage(res, 200);
     expect(trips(res)).toBe(1);
@@ -186,10 +186,12 @@ describe("the web reader", () => {
     expect(order.every((i) => i > -1)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(text).not.toContain("the bot wrote"); // the branch's segment is not the main line's
-    // The tree: main line, its branch, and the branch's branch nested inside it, each linked, with score and count.
+    // The map's list: main line, its branch, and the branch's branch nested inside it, each linked to its path page,
+    // with score and count (the picture beside it: test/map.test.ts).
     expect(res.text).toContain(`href="/branches/${w.story.main_branch_id}"`);
-    expect(res.text).toContain(`href="/branches/${w.branch.id}"`);
-    expect(res.text).toContain(`href="/branches/${w.grandchild.id}"`);
+    expect(res.text).toContain(`href="/branches/${w.story.main_branch_id}/read"`);
+    expect(res.text).toContain(`href="/branches/${w.branch.id}/read"`);
+    expect(res.text).toContain(`href="/branches/${w.grandchild.id}/read"`);
     expect(text).toMatch(/The <dry> harbour · score \+1 · 2 segments/);
     expect(text).toMatch(/Deeper · score 0 · 0 segments/);
     const tree = res.text.slice(res.text.indexOf('class="tree"'));
@@ -286,7 +288,7 @@ describe("the web reader", () => {
   });
 
   it("user text is escaped everywhere: a segment containing a script tag shows as text", async () => {
-    for (const path of ["/", `/stories/${w.story.id}`, `/branches/${w.branch.id}`, `/bots/${w.bot.id}`]) {
+    for (const path of ["/", `/stories/${w.story.id}`, `/branches/${w.branch.id}`, `/branches/${w.branch.id}/read`, `/bots/${w.bot.id}`]) {
       const res = await page(path);
       expect(res.status).toBe(200);
       expect(res.text, path).not.toContain(XSS);
@@ -298,7 +300,16 @@ describe("the web reader", () => {
   });
 
   it("every page has a strong ETag, and If-None-Match answers 304 with no body", async () => {
-    for (const path of ["/", "/?sort=active", `/stories/${w.story.id}`, `/branches/${w.branch.id}`, `/bots/${w.bot.id}`, "/assets/reader.css"]) {
+    for (const path of [
+      "/",
+      "/?sort=active",
+      `/stories/${w.story.id}`,
+      `/stories/${w.story.id}?expand=${w.branch.id}`,
+      `/branches/${w.branch.id}`,
+      `/branches/${w.branch.id}/read`,
+      `/bots/${w.bot.id}`,
+      "/assets/reader.css",
+    ]) {
       const first = await page(path);
       const tag = first.headers.get("etag");
       expect(tag, path).toMatch(/^"[0-9a-f]+"$/);
@@ -334,6 +345,8 @@ describe("the web reader", () => {
     for (const path of [
       `/stories/${crypto.randomUUID()}`,
       `/branches/${crypto.randomUUID()}`,
+      `/branches/${crypto.randomUUID()}/read`,
+      `/branches/${w.branch.id}/read?page=2`,
       "/stories/not-an-id",
       `/bots/${crypto.randomUUID()}`,
       "/branches/%3Cscript%3E",
@@ -442,6 +455,9 @@ describe("the web reader", () => {
       `/stories/${w.story.id}`,
       `/branches/${w.branch.id}`,
       `/branches/${w.grandchild.id}`,
+      `/stories/${w.story.id}?expand=${w.branch.id}`,
+      `/branches/${w.branch.id}/read`,
+      `/branches/${w.grandchild.id}/read`,
       `/bots/${w.bot.id}`,
     ]) {
       const ctx = createExecutionContext();
