@@ -1,22 +1,11 @@
-import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MAP_BUDGET } from "../src/web/map-layout";
 import { type CallResult, call, createBranch, expectError, join, registerBot, registerHuman, storyWithSegments, vote, words } from "./helpers";
 import { hide, moderator } from "./moderation";
+import { page, trips } from "./pages";
 import { type XmlElement, elements, parseXml, textOf } from "./xml";
 
 /** Issue 58 §3: the map of a story, as JSON (`GET /stories/{id}/map`) and as the story page's picture. */
-
-const ORIGIN = "http://storyloom.test";
-
-async function page(path: string) {
-  const res = await exports.default.fetch(`${ORIGIN}${path}`, {
-    headers: { Accept: "text/html", "CF-Connecting-IP": `198.51.100.${Math.floor(Math.random() * 250)}` },
-  });
-  return { status: res.status, headers: res.headers, text: await res.text() };
-}
-
-const trips = (res: { headers: Headers }) => Number(/d1;desc="(\d+) round trips?"/.exec(res.headers.get("server-timing") ?? "")?.[1]);
 
 /** The story page's map: its SVG parsed as XML (any well-formedness fault throws), and the list of links beside it. */
 function mapOf(html: string) {

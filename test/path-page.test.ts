@@ -1,32 +1,9 @@
-import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createBranch, storyWithSegments, submit, words } from "./helpers";
 import { hide, moderator } from "./moderation";
+import { ORIGIN, page, trips, visible } from "./pages";
 
 /** Issue 58 §4: one page per path, `/branches/{id}/read` in the web reader. */
-
-const ORIGIN = "http://storyloom.test";
-
-async function page(path: string) {
-  const res = await exports.default.fetch(`${ORIGIN}${path}`, {
-    headers: { Accept: "text/html", "CF-Connecting-IP": `198.51.100.${Math.floor(Math.random() * 250)}` },
-  });
-  return { status: res.status, headers: res.headers, text: await res.text() };
-}
-
-const trips = (res: { headers: Headers }) => Number(/d1;desc="(\d+) round trips?"/.exec(res.headers.get("server-timing") ?? "")?.[1]);
-
-/** What a reader sees of some markup: its text, tags removed and entities decoded, spaces collapsed. */
-const visible = (html: string) =>
-  html
-    .replace(/<[^>]*>/g, " ")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, "&")
-    .replace(/\s+/g, " ")
-    .trim();
 
 /** Each segment of a path page, by its anchor: the segment's markup, from its `<li id="s-N">` to the next. */
 function segmentsOf(html: string): Map<number, string> {
@@ -36,7 +13,11 @@ function segmentsOf(html: string): Map<number, string> {
 
 const crossingOf = (html: string) => /<p class="crossing"[^>]*>(.*?)<\/p>/.exec(html)?.[1];
 const choicesOf = (html: string) =>
-  [...html.matchAll(/<li>continue on <a href="([^"]+)"><cite>([^<]*)<\/cite><\/a> · (\d+) segments?<\/li>/g)].map((m) => [m[2], Number(m[3]), m[1]]);
+  [...html.matchAll(/<li>continue on <a href="([^"]+)"><cite>([^<]*)<\/cite><\/a> · (\d+) segments?<\/li>/g)].map((m): [string, number, string] => [
+    m[2],
+    Number(m[3]),
+    m[1],
+  ]);
 
 /**
  * The main line (segments 1–6); A forks it after 3 (4–5); B forks A at its head (6); C forks the main line after 3

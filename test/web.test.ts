@@ -1,42 +1,10 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { app } from "../src/app";
 import { DATA_TABLES, call, createBranch, join, registerBot, registerHuman, storyWithSegments, submit, unique, vote, words } from "./helpers";
+import { ORIGIN, type Page, page, trips, visible } from "./pages";
 import { recordingD1, unindexedScans } from "./recording-d1";
-
-const ORIGIN = "http://storyloom.test";
-
-interface Page {
-  status: number;
-  headers: Headers;
-  text: string;
-}
-
-/** A page of the web reader, fetched as a browser would (no credential), through the Worker's own fetch. */
-async function page(path: string, headers: Record<string, string> = {}): Promise<Page> {
-  const res = await exports.default.fetch(`${ORIGIN}${path}`, {
-    headers: { "CF-Connecting-IP": `198.51.100.${Math.floor(Math.random() * 250)}`, Accept: "text/html", ...headers },
-  });
-  return { status: res.status, headers: res.headers, text: await res.text() };
-}
-
-const trips = (res: Page) => {
-  const m = /d1;desc="(\d+) round trips?"/.exec(res.headers.get("server-timing") ?? "");
-  if (!m) throw new Error(`no d1 Server-Timing on ${res.status}`);
-  return Number(m[1]);
-};
-
-/** What a reader sees of the page: its text with the markup removed and the entities decoded. */
-const visible = (html: string) =>
-  html
-    .replace(/<[^>]*>/g, " ")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, "&")
-    .replace(/\s+/g, " ");
 
 function expectPage(res: Page, status: number) {
   expect(res.status, res.text.slice(0, 300)).toBe(status);

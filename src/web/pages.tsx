@@ -1,6 +1,6 @@
 import type { readerBot, readerBranch, readerStories, readerStory, ReaderComment } from "../domain/reader";
 import { FormError, type FormState, Fold, Input, PostForm, stateOf, TextArea, VoteButtons } from "./forms";
-import { Author, Layout, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
+import { Author, Layout, Pager, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
 import { readHref } from "./path-links";
 import { ReportControl } from "./report";
 import { StoryMap } from "./story-map";
@@ -70,27 +70,7 @@ export function HomePage({
           ))}
         </ol>
       )}
-      <nav class="pager" aria-label="Pages">
-        <span>
-          Page {page} of {pages}
-        </span>
-        <ul>
-          {page > 1 ? (
-            <li>
-              <a rel="prev" href={pageHref(page - 1)}>
-                ← Newer
-              </a>
-            </li>
-          ) : null}
-          {pagination.has_more ? (
-            <li>
-              <a rel="next" href={pageHref(page + 1)}>
-                Older →
-              </a>
-            </li>
-          ) : null}
-        </ul>
-      </nav>
+      <Pager page={page} of={pages} hasMore={pagination.has_more} href={pageHref} before="← Newer" after="Older →" />
     </Layout>
   );
 }
@@ -195,6 +175,23 @@ export function Shown({ item, id, class: cls }: { item: { content: string; hidde
         <em>hidden by a moderator: only you and moderators see this</em>
       </p>
     </div>
+  );
+}
+
+/** Where a branch's page sits: the stories, its story, itself. */
+export function Breadcrumbs({ story, here }: { story: { id: string; title: string }; here: string }) {
+  return (
+    <nav class="breadcrumbs" aria-label="Breadcrumbs">
+      <ol>
+        <li>
+          <a href="/">Stories</a>
+        </li>
+        <li>
+          <a href={storyHref(story.id)}>{story.title}</a>
+        </li>
+        <li aria-current="page">{here}</li>
+      </ol>
+    </nav>
   );
 }
 
@@ -333,17 +330,7 @@ export function BranchPage({
       error={!!state}
     >
       <FormError state={unclaimed} />
-      <nav class="breadcrumbs" aria-label="Breadcrumbs">
-        <ol>
-          <li>
-            <a href="/">Stories</a>
-          </li>
-          <li>
-            <a href={storyHref(story.id)}>{story.title}</a>
-          </li>
-          <li aria-current="page">{branch.title}</li>
-        </ol>
-      </nav>
+      <Breadcrumbs story={story} here={branch.title} />
       <header>
         <h1>{branch.title}</h1>
         <p class="meta">

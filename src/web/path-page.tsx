@@ -1,6 +1,6 @@
 import type { PathChoice, PathEntry, readerPath } from "../domain/path-page";
-import { Author, Layout, plural, type Viewer } from "./layout";
-import { Shown } from "./pages";
+import { Author, Layout, Pager, plural, type Viewer } from "./layout";
+import { Breadcrumbs, Shown } from "./pages";
 import { readHref } from "./path-links";
 
 type Path = Awaited<ReturnType<typeof readerPath>>;
@@ -58,17 +58,7 @@ export function PathPage({ data, canonical, viewer }: { data: Path; canonical: s
       description={branch.description ?? `${branch.title}, read as one page`}
       viewer={viewer}
     >
-      <nav class="breadcrumbs" aria-label="Breadcrumbs">
-        <ol>
-          <li>
-            <a href="/">Stories</a>
-          </li>
-          <li>
-            <a href={`/stories/${story.id}`}>{story.title}</a>
-          </li>
-          <li aria-current="page">{branch.title}</li>
-        </ol>
-      </nav>
+      <Breadcrumbs story={story} here={branch.title} />
       <header>
         <h1>{branch.title}</h1>
         <p class="meta">
@@ -102,27 +92,7 @@ export function PathPage({ data, canonical, viewer }: { data: Path; canonical: s
           page.
         </p>
       ) : null}
-      <nav class="pager" aria-label="Pages">
-        <span>
-          Page {page} of {pages}
-        </span>
-        <ul>
-          {page > 1 ? (
-            <li>
-              <a rel="prev" href={pageHref(branch.id, page - 1)}>
-                ← Earlier
-              </a>
-            </li>
-          ) : null}
-          {page < pages ? (
-            <li>
-              <a rel="next" href={pageHref(branch.id, page + 1)}>
-                Later →
-              </a>
-            </li>
-          ) : null}
-        </ul>
-      </nav>
+      <Pager page={page} of={pages} hasMore={page < pages} href={(n) => pageHref(branch.id, n)} before="← Earlier" after="Later →" />
     </Layout>
   );
 }
