@@ -62,6 +62,7 @@ describe("Server-Timing and the round-trip budget", () => {
       `/stories/${story.id}`,
       `/stories/${story.id}/branches`,
       `/stories/${story.id}/branches/tree`,
+      `/stories/${story.id}/map`,
       `/branches/${branch.id}`,
       `/branches/${branch.id}/next-bot`,
       `/branches/${branch.id}/segments`,
@@ -180,6 +181,7 @@ describe("conditional reads", () => {
       `/stories/${story.id}`,
       `/stories/${story.id}/branches`,
       `/stories/${story.id}/branches/tree`,
+      `/stories/${story.id}/map`,
       `/branches/${story.main_branch_id}`,
       `/branches/${story.main_branch_id}/segments`,
       `/branches/${story.main_branch_id}/comments`,
@@ -202,7 +204,13 @@ describe("conditional reads", () => {
       tags[path] = tag;
     }
     await submit(owner.token, story.main_branch_id, words(6));
-    const changed = [`/branches/${story.main_branch_id}/segments`, `/branches/${story.main_branch_id}`, `/stories/${story.id}/branches`, "/dashboard/stats"];
+    const changed = [
+      `/branches/${story.main_branch_id}/segments`,
+      `/branches/${story.main_branch_id}`,
+      `/stories/${story.id}/branches`,
+      `/stories/${story.id}/map`,
+      "/dashboard/stats",
+    ];
     for (const path of changed) {
       const res = await call(path, { headers: { "If-None-Match": tags[path] } });
       expect(res.status, path).toBe(200);
@@ -248,6 +256,7 @@ describe("every list and filter query uses an index", () => {
         `/stories/${s.id}/branches?sort=created_at`,
         `/stories/${s.id}/branches?sort=vote_score&include_all=true`,
         `/stories/${s.id}/branches/tree`,
+        `/stories/${s.id}/map`,
         `/branches/${fork.id}`,
         `/branches/${s.main_branch_id}/next-bot`,
         `/branches/${fork.id}/segments`,

@@ -31,6 +31,7 @@ describe("GET /openapi.json and /docs", () => {
         "GET /stories/{story_id}/branches",
         "POST /stories/{story_id}/branches",
         "GET /stories/{story_id}/branches/tree",
+        "GET /stories/{story_id}/map",
         "GET /branches/{branch_id}",
         "GET /branches/{branch_id}/next-bot",
         "GET /branches/{branch_id}/full-story",

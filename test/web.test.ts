@@ -1,42 +1,10 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { app } from "../src/app";
 import { DATA_TABLES, call, createBranch, join, registerBot, registerHuman, storyWithSegments, submit, unique, vote, words } from "./helpers";
+import { ORIGIN, type Page, page, trips, visible } from "./pages";
 import { recordingD1, unindexedScans } from "./recording-d1";
-
-const ORIGIN = "http://storyloom.test";
-
-interface Page {
-  status: number;
-  headers: Headers;
-  text: string;
-}
-
-/** A page of the web reader, fetched as a browser would (no credential), through the Worker's own fetch. */
-async function page(path: string, headers: Record<string, string> = {}): Promise<Page> {
-  const res = await exports.default.fetch(`${ORIGIN}${path}`, {
-    headers: { "CF-Connecting-IP": `198.51.100.${Math.floor(Math.random() * 250)}`, Accept: "text/html", ...headers },
-  });
-  return { status: res.status, headers: res.headers, text: await res.text() };
-}
-
-const trips = (res: Page) => {
-  const m = /d1;desc="(\d+) round trips?"/.exec(res.headers.get("server-timing") ?? "");
-  if (!m) throw new Error(`no d1 Server-Timing on ${res.status}`);
-  return Number(m[1]);
-};
-
-/** What a reader sees of the page: its text with the markup removed and the entities decoded. */
-const visible = (html: string) =>
-  html
-    .replace(/<[^>]*>/g, " ")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, "&")
-    .replace(/\s+/g, " ");
 
 function expectPage(res: Page, status: number) {
   expect(res.status, res.text.slice(0, 300)).toBe(status);
@@ -167,7 +135,7 @@ describe("the web reader", () => {
     expect(canonicalOf(await page("/?page=abc"))).toBe(`${ORIGIN}/`);
   });
 
-  it("a story: background, style rules, active pins, the main line in reading order, the branch tree; one round trip", async () => {
+  it("a story: background, style rules, active pins, the main line in reading order, the branch map; one round trip", async () => {
     const res = await page(`/stories/${w.story.id}`);
     expectPage(res, 200);
     expect(trips(res)).toBe(1);
@@ -186,10 +154,12 @@ describe("the web reader", () => {
     expect(order.every((i) => i > -1)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(text).not.toContain("the bot wrote"); // the branch's segment is not the main line's
-    // The tree: main line, its branch, and the branch's branch nested inside it, each linked, with score and count.
+    // The map's list: main line, its branch, and the branch's branch nested inside it, each linked to its path page,
+    // with score and count (the picture beside it: test/map.test.ts).
     expect(res.text).toContain(`href="/branches/${w.story.main_branch_id}"`);
-    expect(res.text).toContain(`href="/branches/${w.branch.id}"`);
-    expect(res.text).toContain(`href="/branches/${w.grandchild.id}"`);
+    expect(res.text).toContain(`href="/branches/${w.story.main_branch_id}/read"`);
+    expect(res.text).toContain(`href="/branches/${w.branch.id}/read"`);
+    expect(res.text).toContain(`href="/branches/${w.grandchild.id}/read"`);
     expect(text).toMatch(/The <dry> harbour · score \+1 · 2 segments/);
     expect(text).toMatch(/Deeper · score 0 · 0 segments/);
     const tree = res.text.slice(res.text.indexOf('class="tree"'));
@@ -286,7 +256,7 @@ describe("the web reader", () => {
   });
 
   it("user text is escaped everywhere: a segment containing a script tag shows as text", async () => {
-    for (const path of ["/", `/stories/${w.story.id}`, `/branches/${w.branch.id}`, `/bots/${w.bot.id}`]) {
+    for (const path of ["/", `/stories/${w.story.id}`, `/branches/${w.branch.id}`, `/branches/${w.branch.id}/read`, `/bots/${w.bot.id}`]) {
       const res = await page(path);
       expect(res.status).toBe(200);
       expect(res.text, path).not.toContain(XSS);
@@ -298,7 +268,16 @@ describe("the web reader", () => {
   });
 
   it("every page has a strong ETag, and If-None-Match answers 304 with no body", async () => {
-    for (const path of ["/", "/?sort=active", `/stories/${w.story.id}`, `/branches/${w.branch.id}`, `/bots/${w.bot.id}`, "/assets/reader.css"]) {
+    for (const path of [
+      "/",
+      "/?sort=active",
+      `/stories/${w.story.id}`,
+      `/stories/${w.story.id}?expand=${w.branch.id}`,
+      `/branches/${w.branch.id}`,
+      `/branches/${w.branch.id}/read`,
+      `/bots/${w.bot.id}`,
+      "/assets/reader.css",
+    ]) {
       const first = await page(path);
       const tag = first.headers.get("etag");
       expect(tag, path).toMatch(/^"[0-9a-f]+"$/);
@@ -334,6 +313,8 @@ describe("the web reader", () => {
     for (const path of [
       `/stories/${crypto.randomUUID()}`,
       `/branches/${crypto.randomUUID()}`,
+      `/branches/${crypto.randomUUID()}/read`,
+      `/branches/${w.branch.id}/read?page=2`,
       "/stories/not-an-id",
       `/bots/${crypto.randomUUID()}`,
       "/branches/%3Cscript%3E",
@@ -442,6 +423,9 @@ describe("the web reader", () => {
       `/stories/${w.story.id}`,
       `/branches/${w.branch.id}`,
       `/branches/${w.grandchild.id}`,
+      `/stories/${w.story.id}?expand=${w.branch.id}`,
+      `/branches/${w.branch.id}/read`,
+      `/branches/${w.grandchild.id}/read`,
       `/bots/${w.bot.id}`,
     ]) {
       const ctx = createExecutionContext();

@@ -270,6 +270,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/stories/{story_id}/map": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The map of a story: every branch as a flat list, the main line first, each followed by what forks from it
+         * @description The data the web reader draws its story map from, for clients that draw their own: one node per branch, in map order (depth first from the main line; siblings by the segment they fork from, then oldest first), each with its parent, fork point and depth. Hidden branches, and the branches forked from them, are left out, as in the branch tree.
+         */
+        get: operations["getStoriesByStoryIdMap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/branches/{branch_id}": {
         parameters: {
             query?: never;
@@ -1096,6 +1116,31 @@ export interface components {
             segments_count: number;
             /** @description child nodes of the same shape */
             children: unknown[];
+        };
+        MapNode: {
+            id: string;
+            title: string;
+            parent_branch_id: string | null;
+            fork_at_segment_id: string | null;
+            /** @description the sequence_order of the segment it forks from (0 for the main line); its own segments number on from it */
+            fork_sequence: number;
+            /** @description 0 for the main line, 1 for a branch forked from it, and so on */
+            depth: number;
+            is_main: boolean;
+            status: string;
+            /** @description its own segments */
+            segments_count: number;
+            active_bots_count: number;
+            vote_score: number;
+            activity_score: number;
+            /** @description the bot holding the branch's turn now; null when none does */
+            current_turn: {
+                bot_id: string;
+                name: string;
+            } | null;
+            created_at: string;
+            /** @description when the branch last changed: its last segment or turn */
+            updated_at: string;
         };
         PathSegment: {
             id: string;
@@ -3163,6 +3208,93 @@ export interface operations {
                         status: "success";
                         data: {
                             tree: components["schemas"]["BranchTreeNode"][];
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStoriesByStoryIdMap: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                story_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The story's branches in map order */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            story_id: string;
+                            branches_count: number;
+                            nodes: components["schemas"]["MapNode"][];
                         };
                     };
                 };

@@ -205,7 +205,7 @@ const SORTS: Record<BranchSort, SQL[]> = {
 };
 
 /** The story, unless it is hidden from the viewer (a query for a batch: no row means 404). */
-const shownStoryQuery = (db: Db, storyId: string, viewer: Viewer) =>
+export const shownStoryQuery = (db: Db, storyId: string, viewer: Viewer) =>
   db
     .select({ id: stories.id })
     .from(stories)

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, isNull, sql } from "drizzle-orm";
+import { and, count, desc, eq, isNull, sql } from "drizzle-orm";
 import { type Db, rawAll } from "../db/client";
 import { bots, branchSummaries, branches, segments, stories, votes } from "../db/schema";
 import { notFound } from "../lib/errors";
@@ -11,6 +11,7 @@ import { type Viewer, branchShown, shownText, storyShown } from "./hidden";
 import { activePinsQuery, pinView } from "./pins";
 import { asPath, readingPathPageQuery, readingPathQuery, scoredReadingPathQuery } from "./reading-path";
 import { storyView } from "./stories";
+import { mapOf, mapRowsQuery } from "./story-map";
 import { reputationOf, reputationView } from "./votes";
 
 /**
@@ -59,19 +60,9 @@ export async function readerStories(db: Db, opts: { sort: StorySort; limit: numb
   return { stories: rows, pagination: pagination(opts.limit, opts.offset, total) };
 }
 
-export interface ReaderBranchNode {
-  id: string;
-  title: string;
-  is_main: boolean;
-  status: string;
-  vote_score: number;
-  segments_count: number;
-  children: ReaderBranchNode[];
-}
-
 /**
- * The story (404 when hidden from the viewer), its active pins, its main line in reading order and its branch tree
- * (hidden branches and what forks from them left out): one round trip.
+ * The story (404 when hidden from the viewer), its active pins, its main line in reading order and its map (the
+ * branches in map order, hidden branches and what forks from them left out): one round trip.
  */
 export async function readerStory(db: Db, id: string, viewer: Viewer = null) {
   // The main line as its branch page shows it: none when a moderator hid it (from this viewer).
@@ -83,34 +74,17 @@ export async function readerStory(db: Db, id: string, viewer: Viewer = null) {
       .where(and(eq(stories.id, id), storyShown('"stories"', viewer)))
       .limit(1),
     activePinsQuery(db, id),
-    db
-      .select()
-      .from(branches)
-      .where(and(eq(branches.storyId, id), isNull(branches.hiddenAt)))
-      .orderBy(desc(branches.isMain), asc(branches.createdAt), asc(branches.id)),
+    mapRowsQuery(db, id),
     readingPathQuery(db, mainOf, undefined, viewer),
   ]);
   if (!story) throw notFound("Story");
-  const views = rows.map(branchView);
-  const nodes = new Map<string, ReaderBranchNode>(
-    views.map((b) => [
-      b.id,
-      { id: b.id, title: b.title, is_main: b.is_main, status: b.status, vote_score: b.vote_score, segments_count: b.segments_count, children: [] },
-    ]),
-  );
-  const tree: ReaderBranchNode[] = [];
-  for (const b of views) {
-    if (!b.parent_branch_id) tree.push(nodes.get(b.id)!);
-    else nodes.get(b.parent_branch_id)?.children.push(nodes.get(b.id)!);
-  }
-  const main = views.find((b) => b.is_main) ?? null;
+  const map = mapOf(rows);
   return {
     story: { ...storyView(story.row), owner_name: story.ownerName },
     pins: activePins.map(pinView),
-    main_branch: main,
+    main_branch: map.find((b) => b.is_main) ?? null,
     main_line: asPath(mainLine),
-    tree,
-    branches_count: views.length,
+    map,
   };
 }
 

@@ -14,6 +14,7 @@ import { roleSchema } from "../schemas/fields";
 import { pathSegmentSchema, segmentSchema } from "../schemas/segments";
 import { storySchema } from "../schemas/stories";
 import { fullStory } from "../domain/reader";
+import { storyMap } from "../domain/story-map";
 import { forkBranch, joinBranch, leaveBranch } from "../usecases/branches";
 import { authErrors, idParam } from "./schemas";
 import { publicReadCache } from "../middleware/read-cache";
@@ -81,6 +82,52 @@ const treeRoute = createRoute({
   request: { params: idParam("story_id") },
   responses: {
     200: jsonContent(successSchema(z.object({ tree: z.array(treeNodeSchema) })), "Nested nodes, the main line at the root"),
+    ...errorResponses("NOT_FOUND"),
+  },
+});
+
+const mapNodeSchema = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    parent_branch_id: z.string().nullable(),
+    fork_at_segment_id: z.string().nullable(),
+    fork_sequence: z
+      .number()
+      .int()
+      .openapi({ description: "the sequence_order of the segment it forks from (0 for the main line); its own segments number on from it" }),
+    depth: z.number().int().openapi({ description: "0 for the main line, 1 for a branch forked from it, and so on" }),
+    is_main: z.boolean(),
+    status: z.string(),
+    segments_count: z.number().int().openapi({ description: "its own segments" }),
+    active_bots_count: z.number().int(),
+    vote_score: z.number(),
+    activity_score: z.number(),
+    current_turn: z
+      .object({ bot_id: z.string(), name: z.string() })
+      .nullable()
+      .openapi({ description: "the bot holding the branch's turn now; null when none does" }),
+    created_at: z.string(),
+    updated_at: z.string().openapi({ description: "when the branch last changed: its last segment or turn" }),
+  })
+  .openapi("MapNode");
+
+const mapRoute = createRoute({
+  method: "get",
+  middleware: [publicReadCache()] as const,
+  path: "/stories/{story_id}/map",
+  tags: ["Branches"],
+  summary: "The map of a story: every branch as a flat list, the main line first, each followed by what forks from it",
+  description:
+    "The data the web reader draws its story map from, for clients that draw their own: one node per branch, in map order (depth first from the " +
+    "main line; siblings by the segment they fork from, then oldest first), each with its parent, fork point and depth. Hidden branches, and " +
+    "the branches forked from them, are left out, as in the branch tree.",
+  request: { params: idParam("story_id") },
+  responses: {
+    200: jsonContent(
+      successSchema(z.object({ story_id: z.string(), branches_count: z.number().int(), nodes: z.array(mapNodeSchema) })),
+      "The story's branches in map order",
+    ),
     ...errorResponses("NOT_FOUND"),
   },
 });
@@ -226,6 +273,10 @@ export const branchRoutes = createRouter()
   .openapi(treeRoute, async (c) => {
     const storyId = pathId(c.req.valid("param").story_id, "Story");
     return ok(c, await domain.branchTree(c.get("db"), storyId, await viewerOfRequest(c)));
+  })
+  .openapi(mapRoute, async (c) => {
+    const storyId = pathId(c.req.valid("param").story_id, "Story");
+    return ok(c, await storyMap(c.get("db"), storyId, await viewerOfRequest(c)));
   })
   .openapi(getRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");

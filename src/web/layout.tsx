@@ -140,3 +140,32 @@ export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n ==
 export function When({ iso }: { iso: string }) {
   return <time datetime={iso}>{iso.slice(0, 16).replace("T", " ")} UTC</time>;
 }
+
+/**
+ * Links to the pages before and after this one (`rel` prev and next), with where this one is: "Page 2" or, when the
+ * number of pages is known, "Page 2 of 5". The link texts say which way the list runs ("← Newer", "Older →").
+ */
+export function Pager(props: { page: number; of?: number; hasMore: boolean; href: (page: number) => string; before?: string; after?: string }) {
+  const { page, of, hasMore, href, before = "← Previous", after = "Next →" } = props;
+  return (
+    <nav class="pager" aria-label="Pages">
+      <span>{of ? `Page ${page} of ${of}` : `Page ${page}`}</span>
+      <ul>
+        {page > 1 ? (
+          <li>
+            <a rel="prev" href={href(page - 1)}>
+              {before}
+            </a>
+          </li>
+        ) : null}
+        {hasMore ? (
+          <li>
+            <a rel="next" href={href(page + 1)}>
+              {after}
+            </a>
+          </li>
+        ) : null}
+      </ul>
+    </nav>
+  );
+}

@@ -1,7 +1,9 @@
-import type { readerBot, readerBranch, readerStories, readerStory, ReaderBranchNode, ReaderComment } from "../domain/reader";
+import type { readerBot, readerBranch, readerStories, readerStory, ReaderComment } from "../domain/reader";
 import { FormError, type FormState, Fold, Input, PostForm, stateOf, TextArea, VoteButtons } from "./forms";
-import { Author, Layout, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
+import { Author, Layout, Pager, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
+import { readHref } from "./path-links";
 import { ReportControl } from "./report";
+import { StoryMap } from "./story-map";
 
 type Stories = Awaited<ReturnType<typeof readerStories>>;
 type Story = Awaited<ReturnType<typeof readerStory>>;
@@ -68,49 +70,13 @@ export function HomePage({
           ))}
         </ol>
       )}
-      <nav class="pager" aria-label="Pages">
-        <span>
-          Page {page} of {pages}
-        </span>
-        <ul>
-          {page > 1 ? (
-            <li>
-              <a rel="prev" href={pageHref(page - 1)}>
-                ← Newer
-              </a>
-            </li>
-          ) : null}
-          {pagination.has_more ? (
-            <li>
-              <a rel="next" href={pageHref(page + 1)}>
-                Older →
-              </a>
-            </li>
-          ) : null}
-        </ul>
-      </nav>
+      <Pager page={page} of={pages} hasMore={pagination.has_more} href={pageHref} before="← Newer" after="Older →" />
     </Layout>
   );
 }
 
-function Tree({ nodes }: { nodes: ReaderBranchNode[] }) {
-  return (
-    <ul>
-      {nodes.map((n) => (
-        <li>
-          <a href={branchHref(n.id)}>{n.title}</a> {n.is_main ? <span class="badge">main line</span> : null}{" "}
-          <span class="meta">
-            · score {score(n.vote_score)} · {plural(n.segments_count, "segment")}
-          </span>
-          {n.children.length ? <Tree nodes={n.children} /> : null}
-        </li>
-      ))}
-    </ul>
-  );
-}
-
-export function StoryPage({ data, canonical, viewer }: { data: Story; canonical: string; viewer: Viewer | null }) {
-  const { story, pins, main_branch, main_line, tree } = data;
+export function StoryPage({ data, canonical, viewer, expand }: { data: Story; canonical: string; viewer: Viewer | null; expand: string | null }) {
+  const { story, pins, main_branch, main_line } = data;
   return (
     <Layout title={story.title} canonical={canonical} description={story.background.slice(0, 200)} viewer={viewer}>
       <article lang={story.language}>
@@ -168,7 +134,7 @@ export function StoryPage({ data, canonical, viewer }: { data: Story; canonical:
             {main_branch ? (
               <>
                 {" "}
-                · <a href={branchHref(main_branch.id)}>segments, votes and comments</a>
+                · <a href={readHref(main_branch.id)}>read as one page</a> · <a href={branchHref(main_branch.id)}>segments, votes and comments</a>
               </>
             ) : null}
           </h2>
@@ -179,12 +145,7 @@ export function StoryPage({ data, canonical, viewer }: { data: Story; canonical:
           </div>
         </section>
       </article>
-      <section aria-labelledby="branches">
-        <h2 id="branches">Branches ({data.branches_count})</h2>
-        <nav class="tree" aria-label="Branch tree">
-          <Tree nodes={tree} />
-        </nav>
-      </section>
+      <StoryMap nodes={data.map} storyId={story.id} expand={expand} />
     </Layout>
   );
 }
@@ -193,7 +154,7 @@ export function StoryPage({ data, canonical, viewer }: { data: Story; canonical:
  * A segment's or comment's text: "hidden by a moderator" in its place when a moderator hid it; its author (and
  * moderators) still read it, marked as hidden.
  */
-function Shown({ item, id, class: cls }: { item: { content: string; hidden: boolean }; id?: string; class?: string }) {
+export function Shown({ item, id, class: cls }: { item: { content: string; hidden: boolean }; id?: string; class?: string }) {
   if (!item.hidden)
     return (
       <p id={id} class={cls}>
@@ -214,6 +175,23 @@ function Shown({ item, id, class: cls }: { item: { content: string; hidden: bool
         <em>hidden by a moderator: only you and moderators see this</em>
       </p>
     </div>
+  );
+}
+
+/** Where a branch's page sits: the stories, its story, itself. */
+export function Breadcrumbs({ story, here }: { story: { id: string; title: string }; here: string }) {
+  return (
+    <nav class="breadcrumbs" aria-label="Breadcrumbs">
+      <ol>
+        <li>
+          <a href="/">Stories</a>
+        </li>
+        <li>
+          <a href={storyHref(story.id)}>{story.title}</a>
+        </li>
+        <li aria-current="page">{here}</li>
+      </ol>
+    </nav>
   );
 }
 
@@ -352,17 +330,7 @@ export function BranchPage({
       error={!!state}
     >
       <FormError state={unclaimed} />
-      <nav class="breadcrumbs" aria-label="Breadcrumbs">
-        <ol>
-          <li>
-            <a href="/">Stories</a>
-          </li>
-          <li>
-            <a href={storyHref(story.id)}>{story.title}</a>
-          </li>
-          <li aria-current="page">{branch.title}</li>
-        </ol>
-      </nav>
+      <Breadcrumbs story={story} here={branch.title} />
       <header>
         <h1>{branch.title}</h1>
         <p class="meta">
@@ -372,7 +340,7 @@ export function BranchPage({
             </>
           ) : null}
           score <span id="branch-score">{score(branch.vote_score)}</span> · {plural(branch.segments_count, "own segment")} · {plural(path.length, "segment")} to
-          read ·{" "}
+          read (<a href={readHref(branch.id)}>as one page</a>) ·{" "}
           <a class="reload" href={reload}>
             Reload
           </a>{" "}

@@ -2,13 +2,15 @@ import { type Context, Hono } from "hono";
 import { etag } from "hono/etag";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "../context";
+import { readerPath } from "../domain/path-page";
 import { readerBot, readerStories, readerStory, type StorySort } from "../domain/reader";
 import { isReadMethod } from "../lib/envelope";
 import { ApiError, type ErrorStatus, apiErrorIn } from "../lib/errors";
-import { pathId } from "../lib/ids";
+import { isUuid, pathId } from "../lib/ids";
 import { publicReadCache } from "../middleware/read-cache";
 import { anonymousReadLimit } from "../middleware/read-limit";
 import { BotPage, ErrorPage, HomePage, StoryPage } from "./pages";
+import { PathPage } from "./path-page";
 import { absolute, branchPage, page } from "./render";
 import { pageAgainSignedOut, session, viewerOf } from "./session";
 import { STYLESHEET, STYLESHEET_PATH } from "./style";
@@ -121,10 +123,21 @@ webRoutes.get("/", readCache, async (c) => {
 webRoutes.get("/stories/:id", readCache, async (c) => {
   const id = pathId(c.req.param("id"), "Story");
   const data = await readerStory(c.get("db"), id, viewerOf(c));
-  return page(c, <StoryPage data={data} canonical={absolute(c, `/stories/${id}`)} viewer={viewerOf(c)} />);
+  // The map with this branch's part unfolded; anything but a branch id draws it folded.
+  const expand = c.req.query("expand");
+  const unfolded = isUuid(expand) ? expand.toLowerCase() : null;
+  return page(c, <StoryPage data={data} canonical={absolute(c, `/stories/${id}`)} viewer={viewerOf(c)} expand={unfolded} />);
 });
 
 webRoutes.get("/branches/:id", readCache, async (c) => branchPage(c, pathId(c.req.param("id"), "Branch")));
+
+webRoutes.get("/branches/:id/read", readCache, async (c) => {
+  const id = pathId(c.req.param("id"), "Branch");
+  const pageNo = positiveInt(c.req.query("page"), Number.MAX_SAFE_INTEGER);
+  const data = await readerPath(c.get("db"), id, pageNo, viewerOf(c));
+  const canonical = absolute(c, pageNo > 1 ? `/branches/${id}/read?page=${pageNo}` : `/branches/${id}/read`);
+  return page(c, <PathPage data={data} canonical={canonical} viewer={viewerOf(c)} />);
+});
 
 webRoutes.get("/bots/:id", readCache, async (c) => {
   const id = pathId(c.req.param("id"), "Bot");

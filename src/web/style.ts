@@ -34,9 +34,9 @@ h3 { font-size: 1.05rem; margin: 1rem 0 .25rem; }
 .story-list, .tree, .segments, .comments, .queue, .pins { padding-left: 0; list-style: none; }
 .story-list > li { padding: .75rem 0; border-bottom: 1px solid var(--line); }
 .story-list h2 { border: 0; margin: 0; padding: 0; font-size: 1.15rem; }
-.prose, .segment .text { font-family: ${serif}; font-size: 1.1rem; line-height: 1.8; }
+.prose, .segment .text, .path-segment .text { font-family: ${serif}; font-size: 1.1rem; line-height: 1.8; }
 .prose p { margin: 0 0 1em; }
-.prose:lang(zh), .prose:lang(ja), .segment:lang(zh) .text, .segment:lang(ja) .text { line-height: 1.9; }
+.prose:lang(zh), .prose:lang(ja), .segment:lang(zh) .text, .segment:lang(ja) .text, .path:lang(zh) .text, .path:lang(ja) .text { line-height: 1.9; }
 .background, .style-rules, .pin { background: var(--soft); border-left: 3px solid var(--line); padding: .5rem .75rem; margin: .5rem 0; white-space: pre-wrap; }
 .pin h3 { margin-top: 0; }
 .tree ul { list-style: none; padding-left: 1.25rem; border-left: 1px dashed var(--line); margin-left: .35rem; }
@@ -91,6 +91,30 @@ details.fold summary { cursor: pointer; color: var(--accent); width: max-content
 .resolve .buttons { display: flex; flex-wrap: wrap; gap: .5rem; }
 table.audit { width: 100%; border-collapse: collapse; font-size: .9rem; }
 table.audit th, table.audit td { text-align: left; vertical-align: top; padding: .3rem .4rem; border-bottom: 1px solid var(--line); }
+.map { margin: .5rem 0 1rem; }
+.map-scroll { overflow-x: auto; }
+.map-svg { display: block; max-width: none; }
+.map-svg text { fill: var(--fg); font-size: 14px; }
+.map-svg .figures, .map-svg .axis { fill: var(--muted); font-size: 12px; }
+.map-svg .main .name { font-weight: 700; }
+.map-svg .lane-bg { fill: transparent; }
+.map-svg a:hover .lane-bg { fill: var(--soft); }
+.map-svg a:focus { outline: none; }
+.map-svg a:focus-visible .lane-bg { fill: var(--soft); stroke: var(--accent); stroke-width: 2; }
+.map-svg .bar { fill: var(--accent); }
+.map-svg .fork path { fill: none; stroke: var(--muted); stroke-width: 1.5; }
+.map-svg .fork circle { fill: var(--muted); }
+.map-svg .fork.folded path, .map-svg .more { stroke-dasharray: 3 3; }
+.map-svg .more { fill: none; stroke: var(--muted); stroke-width: 1.5; }
+.map-svg .turn { fill: var(--bg); stroke: var(--accent); stroke-width: 3; }
+.path { list-style: none; padding-left: 0; }
+.path-segment .text { white-space: pre-wrap; margin: .75rem 0 .1rem; }
+.path-segment > .meta { margin: 0; font-size: .8rem; }
+.crossing { border-top: 2px dashed var(--accent); padding-top: .5rem; margin: 1.75rem 0 .5rem; color: var(--muted); font-size: .9rem; }
+.choices { background: var(--soft); border-left: 3px solid var(--accent); padding: .25rem .75rem; margin: .5rem 0 1rem; font-size: .95rem; }
+.choices p { margin: .25rem 0; font-weight: 600; }
+.choices ul { margin: .25rem 0; padding-left: 1.25rem; }
+.path-end { font-style: italic; margin-top: 1.5rem; }
 .segment.new { animation: arrive 2s ease-out; }
 @keyframes arrive { from { background: var(--soft); } to { background: transparent; } }
 @media (prefers-reduced-motion: reduce) { .segment.new { animation: none; } }

@@ -10,8 +10,10 @@
 // a foreign-Origin form POST with the session cookie is refused 403 and writes nothing (a same-origin one is
 // accepted); a bot registers, joins and writes through the API while the page stays open, and its turn and its
 // segment appear on the page without a reload (`#live-status` says "Live"); the human votes the bot's segment
-// up, forks from it ("Fork from here") onto a new branch page, reports a segment through its "Report" control,
-// opens the bot's page, logs out, opens the login page; a moderator (made so in D1) logs in, finds the report in
+// up, forks from it ("Fork from here") onto a new branch page; the bot forks from the main line too, and the story
+// page draws the three branches as a map (its SVG parsed as XML by the browser, the list beside it the same links)
+// whose fork lane opens the fork's path page (the crossing marked, the other fork offered; a segment's anchor link
+// reopens at that segment); the human reports a segment through its "Report" control, opens the bot's page, logs out, opens the login page; a moderator (made so in D1) logs in, finds the report in
 // /admin with the reported text, hides the segment with a reason, and finds that in the audit log. Every page
 // visited is checked by axe-core in the light and the dark colour scheme (any `serious` or `critical` violation
 // fails, printed with its rule, targets and help) and screenshotted full-page at phone (390×844, where nothing may
@@ -20,7 +22,7 @@
 // 127.0.0.1. Prints `N passed, M failed` last and exits non-zero on any failure.
 //
 // The per-account limits of wrangler.toml bound the walk: the human writes one segment on the main line (the
-// refused short one does not count) and forks once.
+// refused short one does not count) and forks once; the bot forks once.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
@@ -59,6 +61,7 @@ const REPORT_NOTE = `Copied from an advert (${run}).`;
 const HIDE_REASON = `Spam, hidden (${run}).`;
 const moderator = { username: `moderator_${run}`, email: `moderator_${run}@example.com`, password: "correct horse battery" };
 const FORK = { title: `The ship in the dark ${run}`, first: "Nobody on the ship had seen a lighthouse go dark before." };
+const SIDE = { title: `The keeper's daughter ${run}`, first: "Her daughter had never once trusted the stairs." };
 
 /** Fails the check at once when an earlier step it needs did not happen (instead of waiting out timeouts). */
 function need(value, what) {
@@ -297,15 +300,15 @@ try {
 
   // ---- 3. the main line's branch page -----------------------------------------------------------------------
   let mainPath = null;
-  await t.check('story page: "segments, votes and comments" in the main line heading opens its branch, which the tree links too', async () => {
+  await t.check('story page: "segments, votes and comments" in the main line heading opens its branch, whose path page the map links', async () => {
     need(storyPath, "the story");
     const link = page.getByRole("heading", { name: /The main line/ }).getByRole("link", { name: "segments, votes and comments" });
     const href = await link.getAttribute("href");
-    const tree = await page
-      .getByRole("navigation", { name: "Branch tree" })
+    const listed = await page
+      .getByRole("navigation", { name: "Branch map as a list" })
       .getByRole("link")
       .evaluateAll((links) => links.map((a) => a.getAttribute("href")));
-    assert(tree.includes(href), `the branch tree does not link ${href} (it links ${tree.join(", ")})`);
+    assert(listed.includes(`${href}/read`), `the map's list does not link ${href}/read (it links ${listed.join(", ")})`);
     await link.click();
     await page.waitForURL(/\/branches\/[^/]+$/);
     mainPath = new URL(page.url()).pathname;
@@ -592,6 +595,73 @@ try {
   });
   await audit("fork branch", forkPath);
   await capture("fork", forkPath);
+
+  // ---- the story's map and one page per path (issue 58) -------------------------------------------------------
+  let mapShown = null;
+  await t.check("map: the story page draws its branches as an SVG the browser parses as XML, lanes in map order, the same links listed beside it", async () => {
+    need(forkPath && botId, "the fork and the bot");
+    // A second fork, by the bot through the API, from the main line's second segment: a map of three branches.
+    const segments = (await api(`/branches/${mainPath.split("/").pop()}/segments`)).data.segments;
+    const storyId = storyPath.split("/").pop();
+    await api(`/stories/${storyId}/branches`, {
+      method: "POST",
+      token: bot.key,
+      body: { title: SIDE.title, fork_at_segment_id: segments[1].id, initial_segment: SIDE.first },
+    });
+    await goto(storyPath);
+    const html = await (await fetch(`${origin}${storyPath}`)).text();
+    const svg = html.slice(html.indexOf("<svg"), html.indexOf("</svg>") + "</svg>".length);
+    const fault = await page.evaluate((text) => new DOMParser().parseFromString(text, "image/svg+xml").querySelector("parsererror")?.textContent ?? null, svg);
+    assert(svg.length > 100 && fault === null, `the map's SVG is not well-formed XML: ${fault}`);
+    const map = page.locator("#map");
+    const lanes = await map.locator("svg a").evaluateAll((links) => links.map((a) => a.getAttribute("href")));
+    const listed = await page
+      .getByRole("navigation", { name: "Branch map as a list" })
+      .getByRole("link")
+      .evaluateAll((links) => links.map((a) => a.getAttribute("href")));
+    const main = `${mainPath}/read`;
+    assert(lanes.length === 3 && lanes[0] === main && lanes.includes(`${forkPath}/read`), `the map's lanes: ${lanes.join(", ")}`);
+    assert(JSON.stringify(listed) === JSON.stringify(lanes), `the list beside the map (${listed.join(", ")}) is not its lanes (${lanes.join(", ")})`);
+    await map.locator("svg").getByText(SIDE.title, { exact: true }).waitFor();
+    mapShown = storyPath;
+    return `${lanes.length} lanes, well-formed`;
+  });
+  await audit("story with its map", mapShown);
+  await capture("map", mapShown);
+  let pathPage = null;
+  await t.check("path page: a lane of the map opens its branch's path as one page, the crossing marked, the choices under the fork point", async () => {
+    need(mapShown, "the map");
+    await page.locator("#map svg").locator(`a[href="${forkPath}/read"]`).click();
+    await page.waitForURL(new RegExp(`${forkPath}/read$`));
+    await page.getByRole("heading", { level: 1, name: FORK.title }).waitFor();
+    const text = await bodyText();
+    const missing = [story.opening, ...story.segments, FORK.first].filter((s) => !text.includes(s));
+    assert(missing.length === 0, `not on the path page: ${missing.join(" | ")}`);
+    const crossing = await shown(page.locator(".crossing").first());
+    assert(crossing.includes(`goes on with ${FORK.title}`), `the crossing says ${JSON.stringify(crossing)}`);
+    const choices = await shown(page.locator(".choices").first());
+    assert(choices.includes(`continue on ${SIDE.title}`), `the choices say ${JSON.stringify(choices)}`);
+    pathPage = new URL(page.url()).pathname;
+    return `${await page.locator('li[id^="s-"]').count()} segments; ${crossing}`;
+  });
+  await t.check("path page: a segment's number is a link to its anchor: the address keeps the place, and reopening it lands there", async () => {
+    need(pathPage, "the path page");
+    const last = page.locator('li[id^="s-"]').last();
+    const id = await last.getAttribute("id");
+    await last.getByRole("link", { name: `#${id.slice(2)}`, exact: true }).click();
+    await page.waitForURL(new RegExp(`#${id}$`));
+    const place = new URL(page.url());
+    await page.goto("about:blank");
+    await goto(place.pathname + place.hash);
+    const seen = await page.evaluate((anchor) => {
+      const r = document.getElementById(anchor).getBoundingClientRect();
+      return r.top >= 0 && r.top < window.innerHeight;
+    }, id);
+    assert(seen, `reopening …#${id} did not show that segment`);
+    return page.url();
+  });
+  await audit("path page", pathPage);
+  await capture("path", pathPage);
 
   // ---- report: a segment, through its "Report" control --------------------------------------------------------
   let reported = null;

@@ -1,0 +1,98 @@
+import type { PathChoice, PathEntry, readerPath } from "../domain/path-page";
+import { Author, Layout, Pager, plural, type Viewer } from "./layout";
+import { Breadcrumbs, Shown } from "./pages";
+import { readHref } from "./path-links";
+
+type Path = Awaited<ReturnType<typeof readerPath>>;
+
+const pageHref = (branchId: string, page: number) => (page > 1 ? `${readHref(branchId)}?page=${page}` : readHref(branchId));
+
+/** A branch's name on the path, linked where it may be read; a hidden one unnamed. */
+const Named = ({ title, href }: { title: string | null; href?: string }) =>
+  title === null ? <>a hidden branch</> : href ? <a href={href}>{title}</a> : <cite>{title}</cite>;
+
+/** Where the path leaves one branch for another: the segment it forks after, on the branch it leaves. */
+function Crossing({ s }: { s: PathEntry }) {
+  const c = s.crossing!;
+  return (
+    <p class="crossing" lang="en">
+      <span aria-hidden="true">↳ </span>Here the path leaves <Named title={c.from_title} href={readHref(c.from_branch_id, s.sequence_order - 1)} /> and goes on
+      with <Named title={c.title} />.
+    </p>
+  );
+}
+
+/** The other ways on from a segment, each opening at its first segment (or at the fork, when it has none yet). */
+function Choices({ s }: { s: PathEntry }) {
+  const at = (c: PathChoice) => (c.segments_count ? c.fork_sequence + 1 : c.fork_sequence);
+  return (
+    <div class="choices" lang="en">
+      <p>Other ways on from #{s.sequence_order}:</p>
+      <ul>
+        {s.choices.map((c) => (
+          <li>
+            continue on{" "}
+            <a href={readHref(c.id, at(c))}>
+              <cite>{c.title}</cite>
+            </a>{" "}
+            · {plural(c.segments_count, "segment")}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/**
+ * A branch's reading path as one page (issue 58 §4): its ancestors up to each fork, then its own segments, 50 a page,
+ * each with an anchor (`#s-<sequence_order>`) so a link reopens at it; a mark where the path crosses a fork, and
+ * under each segment the branches forking from it, as a choose-your-path book has them.
+ */
+export function PathPage({ data, canonical, viewer }: { data: Path; canonical: string; viewer: Viewer | null }) {
+  const { branch, story, page, pages, segments } = data;
+  const onPage = pages > 1 ? `, page ${page} of ${pages}` : "";
+  return (
+    <Layout
+      title={`${branch.title}${onPage} · ${story.title}`}
+      canonical={canonical}
+      description={branch.description ?? `${branch.title}, read as one page`}
+      viewer={viewer}
+    >
+      <Breadcrumbs story={story} here={branch.title} />
+      <header>
+        <h1>{branch.title}</h1>
+        <p class="meta">
+          The whole path as one page: {plural(data.length, "segment")}
+          {onPage} · <a href={`/branches/${branch.id}`}>votes, comments and writing</a> · <a href={`/stories/${story.id}#map`}>the story's map</a>
+        </p>
+      </header>
+      <ol class="path" lang={story.language}>
+        {segments.map((s) => (
+          <li id={`s-${s.sequence_order}`} class={s.crossing ? "path-segment crossed" : "path-segment"}>
+            {s.crossing ? <Crossing s={s} /> : null}
+            <Shown class="text" item={s} />
+            <p class="meta" lang="en">
+              <a href={`#s-${s.sequence_order}`} title="A link to this place in the story">
+                #{s.sequence_order}
+              </a>{" "}
+              · <Author id={s.bot_id} name={s.author_name} type={s.author_type} />
+            </p>
+            {s.choices.length ? <Choices s={s} /> : null}
+          </li>
+        ))}
+      </ol>
+      {page === pages ? (
+        <p class="path-end">
+          {branch.segments_count === 0 && !branch.is_main ? (
+            <>
+              <cite>{branch.title}</cite> forks here and has no segments of its own yet.{" "}
+            </>
+          ) : null}
+          The end of this path so far. <a href={`/branches/${branch.id}#write-heading`}>Write what happens next</a>, or fork from any segment, on the branch's
+          page.
+        </p>
+      ) : null}
+      <Pager page={page} of={pages} hasMore={page < pages} href={(n) => pageHref(branch.id, n)} before="← Earlier" after="Later →" />
+    </Layout>
+  );
+}
