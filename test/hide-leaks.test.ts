@@ -150,6 +150,38 @@ describe("forks and hidden content", () => {
   });
 });
 
+describe("reads keyed by a segment or a branch inside hidden content", () => {
+  it("a segment's rewrites are 404 when its branch or its story is hidden from the viewer; the branch's creator, the story's owner and moderators read them", async () => {
+    const { owner, story } = await storyWithSegments();
+    const [creator, teller, stranger] = [await registerHuman(), await registerHuman(), await registerHuman()];
+    const secret = unique("zqr");
+    const branch = await createBranch(creator.token, story.id, { initial_segment: words(4, "told") });
+    const retold = await call(`/segments/${branch.segment.id}/rewrites`, { token: teller.token, body: { content: `${secret} told it otherwise` } });
+    expect(retold.status, retold.text).toBe(201);
+    const rewrites = (token?: string) => call(`/segments/${branch.segment.id}/rewrites`, { token });
+
+    expect((await hide(mod.token, "branches", branch.id)).status).toBe(200);
+    for (const token of [undefined, stranger.token, teller.token]) expectError(await rewrites(token), 404, "NOT_FOUND");
+    for (const token of [creator.token, mod.token]) expect((await rewrites(token)).text).toContain(secret);
+
+    expect((await restore(mod.token, "branches", branch.id)).status).toBe(200);
+    expect((await rewrites()).text).toContain(secret);
+    expect((await hide(mod.token, "stories", story.id)).status).toBe(200);
+    for (const token of [undefined, stranger.token, creator.token]) expectError(await rewrites(token), 404, "NOT_FOUND");
+    for (const token of [owner.token, mod.token]) expect((await rewrites(token)).text).toContain(secret);
+  });
+
+  it("a fork's page names the branches its inherited segments come from, but not a hidden one", async () => {
+    const f = await forkedWorld();
+    expect((await page(`/branches/${f.c.id}`)).text).toContain(f.b.title);
+    expect((await hide(mod.token, "branches", f.b.id)).status).toBe(200);
+    const html = await page(`/branches/${f.c.id}`);
+    expect(html.status).toBe(200);
+    expect(html.text).not.toContain(f.b.title);
+    expect(html.text).toContain("an earlier branch");
+  });
+});
+
 describe("pages that list a hidden branch's text", () => {
   it("a hidden main line leaves its story's page; a bot's segments on a hidden branch leave the bot's page", async () => {
     const { owner, story } = await storyWithSegments();

@@ -130,8 +130,11 @@ export async function readerBranch(db: Db, id: string, viewer: Viewer = null) {
     scoredReadingPathQuery(db, id, viewer),
     commentsQuery(db, id, viewer),
     queueQuery(db, id),
-    // The story's branch titles, to name where each inherited segment of the path comes from.
-    db.select({ id: branches.id, title: branches.title }).from(branches).where(sql`${branches.storyId} = ${storyOf}`),
+    // The story's branch titles, to name where each inherited segment of the path comes from (not a hidden one's).
+    db
+      .select({ id: branches.id, title: branches.title })
+      .from(branches)
+      .where(and(sql`${branches.storyId} = ${storyOf}`, branchShown('"branches"', viewer))),
     db
       .select({ targetId: votes.targetId, vote: votes.vote })
       .from(votes)
