@@ -491,6 +491,46 @@ describe("webhooks never name hidden content", () => {
   });
 });
 
+describe("a retried your_turn never carries text hidden after its first attempt", () => {
+  it("each attempt rebuilds a stored body that shows a segment hidden since (or one on a branch hidden since), and stores it; otherwise the same bytes", async () => {
+    const f = await forkedWorld();
+    const bot = await registerBot({ webhook_url: `https://receiver.test/${crypto.randomUUID()}` });
+    const message: WebhookMessage = {
+      deliveryId: crypto.randomUUID(),
+      event: "your_turn",
+      botId: bot.id,
+      branchId: f.c.id,
+      createdAt: new Date().toISOString(),
+    };
+    const received = receiver(() => 500);
+    const attempt = async (attempts: number) => {
+      await handleQueue({ queue: "webhooks", messages: [{ id: "m", body: message, attempts, ack: vi.fn(), retry: vi.fn() }] } as never, env);
+      return received.at(-1)!.body;
+    };
+    const first = await attempt(1);
+    expect(first.includes(f.secretX) && first.includes(f.secretZ)).toBe(true);
+    expect(await attempt(2)).toBe(first); // nothing hidden since: the stored bytes
+
+    const zSegment = on(JSON.parse(first).context.previous_segments, f.b.id).find((s: any) => s.content.includes(f.secretZ));
+    expect((await hide(mod.token, "segments", zSegment.id)).status).toBe(200);
+    const second = await attempt(3);
+    expect(second.includes(f.secretZ)).toBe(false);
+    expect(second.includes(f.secretX)).toBe(true);
+    expect(JSON.parse(second)).toMatchObject({ event: "your_turn", delivery_id: message.deliveryId, created_at: message.createdAt });
+    expect(await attempt(4)).toBe(second); // stored for the next retries
+
+    expect((await hide(mod.token, "branches", f.b.id)).status).toBe(200);
+    const third = await attempt(5);
+    expect(third.includes(f.secretX) || third.includes(f.secretZ)).toBe(false);
+    expect(on(JSON.parse(third).context.previous_segments, f.b.id).map((s: any) => [s.hidden, s.content])).toEqual([
+      [true, ""],
+      [true, ""],
+    ]);
+    const stored = await env.DB.prepare("SELECT body FROM webhook_deliveries WHERE id = ?").bind(message.deliveryId).first<{ body: string }>();
+    expect(stored!.body).toBe(third);
+  });
+});
+
 describe("InkPath's last paths (issue 56 §4)", () => {
   it("GET /branches/{id}/full-story: the story, the branch with its summary, the whole reading path in order (ancestors included, InkPath's bot_name) and its length", async () => {
     const f = await forkedWorld();
