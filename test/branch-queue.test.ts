@@ -291,6 +291,28 @@ describe("the branch room agrees with D1", () => {
     await expectRoomAgreesWithD1(branch, { members: ids, currentTurn: ids[0] });
   });
 
+  it("with a limit of 0, a bot refused again while it sits out keeps its return: nothing written, the room and D1 unchanged", async () => {
+    const story = await createStory((await registerHuman()).token);
+    const branch = story.main_branch_id;
+    const bot = await registerBot();
+    await join(bot.token, branch);
+    const none = { token: bot.token, body: { content: words(4) }, env: { LIMIT_SEGMENTS_PER_HOUR: "0" } };
+    const until = expectError(await call(`/branches/${branch}/segments`, none), 429, "RATE_LIMIT_EXCEEDED").details.sits_out_until;
+    const row = () =>
+      env.DB.prepare("SELECT m.sits_out_until, b.turn_deadline, b.updated_at FROM branch_members m JOIN branches b ON b.id = m.branch_id WHERE b.id = ?")
+        .bind(branch)
+        .first();
+    const before = await row();
+    for (let i = 0; i < 3; i++) {
+      expect(expectError(await call(`/branches/${branch}/segments`, none), 429, "RATE_LIMIT_EXCEEDED").details).toMatchObject({
+        sits_out_until: until,
+        turn_passed: false,
+      });
+    }
+    expect(await row()).toEqual(before);
+    expect((await roomTurn(branch))!.sittingOut).toEqual({ [bot.id]: Date.parse(until) });
+  });
+
   it("after a write by a bot sitting out that its limit allows (the limit raised since): it is back in, in both", async () => {
     const story = await createStory((await registerHuman()).token);
     const branch = story.main_branch_id;

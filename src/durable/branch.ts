@@ -540,7 +540,8 @@ export class BranchRoom extends DurableObject<Env> {
    * timeout), else the story was archived (and restored since).
    */
   private async refused(room: Room, writer: Writer, quota: Quota | null, usage: SegmentUsage | undefined): Promise<never> {
-    const refusal = quota && usage ? refusalOf(usage, quota.limits, quota.perBranch, quota.now) : null;
+    const kept = room.turn.members.find((m) => m.botId === writer.id)?.sitsOutUntil ?? null;
+    const refusal = quota && usage ? refusalOf(usage, quota.limits, quota.perBranch, quota.now, kept) : null;
     if (!refusal) throw storyArchived();
     throw limitError(refusal, writer.type === "bot" ? await this.sitOut(room, writer.id, refusal.writableAt) : {});
   }
