@@ -502,6 +502,19 @@ describe("standing on every call (issue 56): leave, wait, re-join and replays", 
     expect((await queueOf(story.main_branch_id)).current_turn.bot_id).toBe(b.id);
   });
 
+  it("a keyed re-join of a queued bot with a logged-out JWT is 401 and stores no answer under its key (REST and MCP)", async () => {
+    const { story } = await storyWithSegments();
+    const bot = await registerBot();
+    expect((await join(bot.token, story.main_branch_id)).status).toBe(201);
+    expect((await logout(bot.token)).status).toBe(200);
+    const rejoin = call(`/branches/${story.main_branch_id}/join`, { token: bot.token, body: {}, headers: { "Idempotency-Key": "rejoin-after-logout" } });
+    expectError(await rejoin, 401, "UNAUTHORIZED");
+    const viaMcp = await mcpTool(bot.token, "join_branch", { branch_id: story.main_branch_id, idempotency_key: "mcp-rejoin-after-logout" });
+    expect(viaMcp.structuredContent.error.code).toBe("UNAUTHORIZED");
+    const stored = await env.DB.prepare("SELECT count(*) AS n FROM idempotency_keys WHERE actor_id = ?").bind(bot.id).first<{ n: number }>();
+    expect(stored!.n).toBe(0);
+  });
+
   it("a suspended bot's JWT: leave (REST and MCP) and wait_for_turn are 403 ACCOUNT_SUSPENDED, not NOT_FOUND", async () => {
     const admin = await registerAdmin();
     const { story } = await storyWithSegments();

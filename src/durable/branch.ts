@@ -632,17 +632,19 @@ export class BranchRoom extends DurableObject<Env> {
     await this.refuseIfHidden(room);
     const member: Member = { botId: bot.id, name: bot.name, role, joinSeq: room.joinSeq + 1, joinedAt: new Date().toISOString(), sitsOutUntil: null };
     const applied = this.decide(room, { type: "join", member });
+    const subject: Subject = { id: bot.id, type: "bot", jti: bot.jti ?? null };
     if (!applied.writes.member) {
-      // Already queued. With a key, record the answer: if this key was committed by the join that queued the
-      // bot (its answer lost in a crash), that batch fails and the original 201 is replayed instead.
+      // Already queued. With a key, record the answer, only while the bot is in good standing (as a new member's
+      // INSERT is; without a key nothing is written, and the Worker checks a JWT's standing then). If this key was
+      // committed by the join that queued the bot (its answer lost in a crash), that batch fails and the original
+      // 201 is replayed instead.
       const view = joinView(room.branchId, room.turn, bot.id);
-      const [record] = recordStatements(this.db, idem, { status: 200, data: view });
-      if (record) await commit(() => this.db.batch([record]));
+      const [record] = recordStatements(this.db, idem, { status: 200, data: view }, sql`AND ${this.inGoodStanding(subject)}`);
+      if (record && ((await commit(() => this.db.batch([record])))[0] as D1Result).meta.changes !== 1) await this.refuseByStanding(subject);
       return { created: false, ...view };
     }
     const view = joinView(room.branchId, applied.state, bot.id);
     const joined = sql`AND EXISTS (SELECT 1 FROM branch_members WHERE branch_id = ${branchId} AND bot_id = ${bot.id})`;
-    const subject: Subject = { id: bot.id, type: "bot", jti: bot.jti ?? null };
     const statements = [
       ...this.turnStatements(room, applied, joined, this.inGoodStanding(subject)),
       ...recordStatements(this.db, idem, { status: 201, data: view }, joined),
