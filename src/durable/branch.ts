@@ -425,17 +425,16 @@ export class BranchRoom extends DurableObject<Env> {
   }
 
   /**
-   * The statements of a transition: the queue member (added only while the branch takes writes and `memberIf`
-   * holds; removed only while `memberIf` holds: a leave's standing), the turn columns, and the outbox row of the turn it begins with its hand-over probe (`applied.probe`);
-   * `condition` ties the turn columns to the batch's own change.
+   * The statements of a transition: the queue member's change, the turn columns, and the outbox row of the turn it
+   * begins with its hand-over probe (`applied.probe`). `condition` (`AND …`) ties them to the batch's own change (the
+   * segment written, the leaver's standing); a join's member INSERT is that change itself, with `memberCondition`
+   * (the branch taking writes, the bot's standing), and the rest conditional on its row.
    */
-  private turnStatements(room: Room, applied: Applied, condition?: ReturnType<typeof sql>, memberIf = sql`1`) {
+  private turnStatements(room: Room, applied: Applied, condition = sql``, memberCondition = condition) {
     const { member, turn } = applied.writes;
     if (applied.event) applied.probe = handOverQuery(this.db, applied.event);
     return [
-      ...(member
-        ? [memberStatement(this.db, room, member, "add" in member ? sql`${takesWrites(writeTarget(room))} AND ${memberIf}` : memberIf, condition)]
-        : []),
+      ...(member ? [memberStatement(this.db, room, member, memberCondition)] : []),
       ...(member || turn ? [turnColumnsStatement(this.db, room.branchId, applied.state, condition)] : []),
       ...(applied.event ? [...outboxStatements(this.db, [applied.event], condition), applied.probe] : []),
     ];
@@ -646,7 +645,7 @@ export class BranchRoom extends DurableObject<Env> {
     const view = joinView(room.branchId, applied.state, bot.id);
     const joined = sql`AND EXISTS (SELECT 1 FROM branch_members WHERE branch_id = ${branchId} AND bot_id = ${bot.id})`;
     const statements = [
-      ...this.turnStatements(room, applied, joined, this.inGoodStanding(subject)),
+      ...this.turnStatements(room, applied, joined, sql`AND ${takesWrites(writeTarget(room))} AND ${this.inGoodStanding(subject)}`),
       ...recordStatements(this.db, idem, { status: 201, data: view }, joined),
     ];
     const results = await commit(() => this.db.batch(statements as [ReturnType<typeof rawRun>]));
@@ -672,8 +671,7 @@ export class BranchRoom extends DurableObject<Env> {
     const leaving = room.turn.members.find((m) => m.botId === botId);
     if (!leaving) await this.refuseByStanding(subject);
     const applied = this.decide(room, { type: "leave", botId });
-    const standing = this.inGoodStanding(subject);
-    const statements = this.turnStatements(room, applied, sql`AND ${standing}`, standing);
+    const statements = this.turnStatements(room, applied, sql`AND ${this.inGoodStanding(subject)}`);
     const results: unknown[] = await this.db.batch(statements as [ReturnType<typeof rawRun>]);
     // The turn columns' UPDATE (after the member's DELETE) touched the branch's row only if the standing held.
     if ((results[1] as D1Result).meta.changes !== 1) {
