@@ -21,6 +21,7 @@ import {
   type Refusal,
   type TurnEvent,
   type TurnState,
+  NO_TURN,
   estimatedWait,
   holder,
   inTurnMode,
@@ -34,7 +35,7 @@ import {
 import { memberStatement, queueQuery, turnColumnsStatement, turnStateOf } from "../turns/store";
 import type { LiveEvent, TurnReason } from "../domain/live-events";
 import { SOCKET_HEADER, type SocketRequest } from "../domain/live-socket";
-import { type StandingRow, type Subject, type Verdict, inGoodStanding, standingQuery, verdictOf } from "../domain/standing";
+import { type StandingRow, type Subject, inGoodStanding, refuseUnless, standingQuery, verdictOf } from "../domain/standing";
 import { closedError, closedRead, takesWrites } from "../domain/writable";
 import { LiveSockets, liveQueue, liveSegment, liveTurn } from "./live";
 import { type Outcome, capture } from "./result";
@@ -363,7 +364,8 @@ export class BranchRoom extends DurableObject<Env> {
           language: stories.language,
           minLength: stories.minLength,
           maxLength: stories.maxLength,
-          storyHiddenAt: stories.hiddenAt,
+          // Named apart: in a batch D1 answers rows as objects, where two columns named `hidden_at` would be one.
+          storyHiddenAt: sql<string | null>`${stories.hiddenAt}`.as("story_hidden_at"),
         })
         .from(branches)
         .innerJoin(stories, eq(stories.id, branches.storyId))
@@ -448,7 +450,7 @@ export class BranchRoom extends DurableObject<Env> {
 
   /** Where `botId` stands on this branch now, as `waitForTurn` answers (the room's cache; nothing when cold). */
   private turnWait(branchId: string, botId: string): TurnWait {
-    const turn = this.room?.turn ?? { members: [], current: null, deadline: null };
+    const turn = this.room?.turn ?? NO_TURN;
     const me = turn.members.find((m) => m.botId === botId);
     const now = Date.now();
     return {
@@ -710,9 +712,4 @@ function joinView(branchId: string, turn: TurnState, botId: string): JoinView {
     current_turn: turn.current,
     joined_at: m.joinedAt,
   };
-}
-
-/** A verdict's refusal, thrown (nothing for good standing). */
-function refuseUnless(verdict: Verdict): void {
-  if (!verdict.ok) throw new ApiError(verdict.code, verdict.message, verdict.details);
 }
