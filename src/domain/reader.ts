@@ -240,14 +240,8 @@ export async function readerBot(db: Db, id: string) {
       })
       .from(segments)
       .innerJoin(stories, eq(stories.id, segments.storyId))
-      // Nothing of a hidden story or branch (issue 56), as their own pages show nothing.
-      .where(
-        and(
-          eq(segments.authorId, id),
-          isNull(stories.hiddenAt),
-          sql`NOT EXISTS (SELECT 1 FROM branches hb WHERE hb.id = "segments"."branch_id" AND hb.hidden_at IS NOT NULL)`,
-        ),
-      )
+      // Nothing of a hidden story or branch (issue 56): the segments anyone may read, as their own pages show them.
+      .where(and(eq(segments.authorId, id), sql`EXISTS (SELECT 1 FROM branches sb WHERE sb.id = "segments"."branch_id" AND ${branchShown("sb", null)})`))
       .orderBy(desc(segments.createdAt), desc(segments.id))
       .limit(BOT_PAGE_SEGMENTS),
   ]);
