@@ -418,9 +418,10 @@ export class BranchRoom extends DurableObject<Env> {
   }
 
   /**
-   * The one place a turn begins (after a turn pass, a timeout, a join into an empty queue, or the current bot
-   * leaving): its `your_turn` was written to the outbox with the change (for a bot with a receiver); now hand it
-   * to the queue.
+   * The one place a turn begins (after a turn pass, a timeout, a join into an empty queue or one where every bot
+   * sits out, the current bot leaving or expelled, a limit passing the holder's turn on, or the first bot sitting
+   * out coming back): its `your_turn` was written to the outbox with the change (for a bot with a receiver); now
+   * hand it to the queue.
    */
   private async announceTurn(event: WebhookMessage): Promise<void> {
     await publish(this.env.WEBHOOKS, this.db, [event]);
@@ -538,7 +539,8 @@ export class BranchRoom extends DurableObject<Env> {
   /**
    * A write its batch refused, once `explainRefusal` found nothing else: a limit (a queued bot refused at its own turn
    * sits out until it may write again, and the turn passes at once, so the branch is not held up for the turn
-   * timeout), else the story was archived (and restored since).
+   * timeout). Else only a race: what refused it in the batch (the story archived, it or the branch hidden, the
+   * writer suspended) was undone before the read, and the write is answered as archived though the story is active.
    */
   private async refused(room: Room, writer: Writer, quota: Quota | null, usage: SegmentUsage | undefined): Promise<never> {
     const kept = room.turn.members.find((m) => m.botId === writer.id)?.sitsOutUntil ?? null;
