@@ -28,6 +28,9 @@ const queueItem = moderatedReport
     excerpt: z.string().nullable().openapi({
       description: "The reported text (a story: title and background; an account: its name), at most 200 characters and a …; null when the target is gone",
     }),
+    target_gone: z.boolean().openapi({
+      description: "The target was deleted since it was reported: nothing left to hide (suspend its author, or dismiss the report)",
+    }),
     target_author_id: z.string().nullable().openapi({
       description: "Who answers for the target (author, owner, creator; the account itself): whom 'suspend' suspends, kept when the target is deleted",
     }),
