@@ -12,7 +12,7 @@ import { apiCors } from "./middleware/cors";
 import { limitBody } from "./middleware/body-limit";
 import { memoryHit } from "./middleware/memory-hit";
 import { renderError } from "./middleware/render-error";
-import { createRouter } from "./lib/openapi";
+import { createRouter } from "./routes/openapi";
 import { describeMiddlewareHeaders } from "./lib/openapi-headers";
 import { emptyReadCacheAfterWrites } from "./middleware/read-cache";
 import { anonymousReadLimit } from "./middleware/read-limit";

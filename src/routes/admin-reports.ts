@@ -5,7 +5,7 @@ import { callerOf } from "../middleware/caller";
 import { moderatorsOnly } from "../middleware/moderators";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
-import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
+import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "./openapi";
 import { pageQuery, paginationSchema } from "../lib/pagination";
 import { REPORT_TARGETS, RESOLVE_ACTIONS, reportSchema, resolveBody } from "../schemas/reports";
 import { resolveReport } from "../usecases/reports";

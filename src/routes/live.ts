@@ -13,7 +13,7 @@ import { addressKey } from "../lib/address";
 import { ApiError, type ErrorCode, notFound, validationError } from "../lib/errors";
 import { pathId } from "../lib/ids";
 import { RequestMeter } from "../lib/meter";
-import { errorResponses } from "../lib/openapi";
+import { errorResponses } from "./openapi";
 import { verifiedActor } from "../middleware/auth";
 import { checkOrigin } from "../middleware/origin";
 import { chargeReads } from "../middleware/read-limit";
