@@ -1,13 +1,17 @@
 #!/usr/bin/env node
-// The layering the architecture promises (docs/architecture.md): no import cycle in src/ (type-only imports
-// count), and no door (src/routes, src/web, src/mcp) imports a room's module other than its caller-side client
-// (src/durable/branch-client.ts). Prints each breach on one line and exits 1; silent and 0 when there is none.
+// The layering the architecture promises (docs/decisions.md, "Architecture"): no import cycle in src/ (type-only
+// imports count); no door (src/routes, src/web, src/mcp) imports a room's module other than its caller-side client
+// (src/durable/branch-client.ts); and nothing below the doors imports a door, the middleware or the request's
+// context (src/context.ts, src/app.ts, src/index.ts). Prints each breach on one line and exits 1; silent and 0
+// when there is none.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
 const root = path.join(import.meta.dirname, "..");
 const src = path.join(root, "src");
 const DOORS = ["routes", "web", "mcp"];
+/** The top of the layering: the doors, their middleware, and the files that assemble them. */
+const TOP = new Set([...DOORS, "middleware", "context.ts", "app.ts", "index.ts"]);
 const ROOM_CLIENTS = new Set(["durable/branch-client.ts"]);
 
 const files = (dir) =>
@@ -30,7 +34,13 @@ const graph = new Map(sources.map((f) => [f, importsOf(f)]));
 const rel = (f) => path.relative(src, f);
 const breaches = [];
 
+const top = (f) => TOP.has(rel(f).split(path.sep)[0]);
+
 for (const [file, deps] of graph) {
+  if (!top(file)) {
+    for (const dep of deps) if (top(dep)) breaches.push(`src/${rel(file)} imports src/${rel(dep)} (a door, the middleware or the context, from below)`);
+    continue;
+  }
   if (!DOORS.includes(rel(file).split(path.sep)[0])) continue;
   for (const dep of deps) {
     if (rel(dep).startsWith(`durable${path.sep}`) && !ROOM_CLIENTS.has(rel(dep))) breaches.push(`src/${rel(file)} imports src/${rel(dep)} (a room's module)`);

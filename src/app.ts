@@ -5,13 +5,14 @@ import { getPath } from "hono/utils/url";
 import type { AppEnv } from "./context";
 import type { Env } from "./env";
 import { contentTag } from "./lib/content-tag";
+import { refusalFirst } from "./db/metered";
 import { ApiError } from "./lib/errors";
 import { accessLog, liveAccessLog } from "./middleware/access-log";
 import { apiCors } from "./middleware/cors";
 import { limitBody } from "./middleware/body-limit";
 import { memoryHit } from "./middleware/memory-hit";
 import { renderError } from "./middleware/render-error";
-import { createRouter } from "./lib/openapi";
+import { createRouter } from "./routes/openapi";
 import { describeMiddlewareHeaders } from "./lib/openapi-headers";
 import { emptyReadCacheAfterWrites } from "./middleware/read-cache";
 import { anonymousReadLimit } from "./middleware/read-limit";
@@ -135,7 +136,8 @@ function platform() {
   // A `cf-ray` is never the id: the access log writes it as its own field, and only when well formed.
   app.use("*", requestId());
   app.notFound((c) => renderError(c, new ApiError("NOT_FOUND", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)));
-  app.onError((err, c) => renderError(c, err));
+  // A caller whose standing no D1 trip has settled yet is answered its own refusal first (src/db/metered.ts).
+  app.onError(async (err, c) => renderError(c, await refusalFirst(c.get("db")?.$client, err)));
   return app;
 }
 

@@ -121,7 +121,7 @@ describe("GET /admin/reports", () => {
     expect(accounts.body.data.reports.length).toBeGreaterThanOrEqual(2);
     expect(accounts.body.data.reports.every((r: any) => r.target_type === "account")).toBe(true);
     const item = accounts.body.data.reports.find((r: any) => r.target_id === bot.id);
-    expect(item).toMatchObject({ excerpt: bot.input.name, target_author_id: bot.id, target_page: `/bots/${bot.id}`, reporters_count: 2 });
+    expect(item).toMatchObject({ excerpt: bot.input.name, target_author_id: bot.id, target_page: `/bots/${bot.id}`, reporters_count: 2, target_gone: false });
     const page = await queue(moderator.token, "?target_type=account&limit=1&offset=1");
     expect(page.body.data.reports).toHaveLength(1);
     expect(page.body.data.reports[0].id).toBe(accounts.body.data.reports[1].id);
@@ -353,7 +353,7 @@ describe("reports outlive what they report (issue 56)", () => {
     for (const c of [first, second]) expect((await call(`/comments/${c.id}`, { method: "DELETE", token: author.token })).status).toBe(200);
 
     const queued = (await queue(moderator.token, "?target_type=comment&limit=100")).body.data.reports.find((r: any) => r.id === onFirst.id);
-    expect(queued).toMatchObject({ target_id: first.id, target_author_id: author.id, excerpt: null });
+    expect(queued).toMatchObject({ target_id: first.id, target_author_id: author.id, excerpt: null, target_gone: true });
     const err = expectError(await resolve(moderator.token, onSecond.id, { action: "hide" }), 409, "CONFLICT");
     expect(err.message).toMatch(/no longer exists/);
     expect((await reportRow(onSecond.id))?.status).toBe("open");

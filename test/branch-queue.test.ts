@@ -1,7 +1,10 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { sql } from "drizzle-orm";
+import { getDb } from "../src/db/client";
 import type { BranchRoom } from "../src/durable/branch";
+import { memberStatement } from "../src/turns/store";
 import { branchRoom, call, createStory, expectError, join, leave, registerBot, registerHuman, submit, words } from "./helpers";
 
 async function threeBots() {
@@ -291,6 +294,44 @@ describe("the branch room agrees with D1", () => {
     await expectRoomAgreesWithD1(branch, { members: ids, currentTurn: ids[0] });
   });
 
+  it("with a limit of 0, a bot refused again while it sits out keeps its return: nothing written, the room and D1 unchanged", async () => {
+    const story = await createStory((await registerHuman()).token);
+    const branch = story.main_branch_id;
+    const bot = await registerBot();
+    await join(bot.token, branch);
+    const none = { token: bot.token, body: { content: words(4) }, env: { LIMIT_SEGMENTS_PER_HOUR: "0" } };
+    const until = expectError(await call(`/branches/${branch}/segments`, none), 429, "RATE_LIMIT_EXCEEDED").details.sits_out_until;
+    const row = () =>
+      env.DB.prepare("SELECT m.sits_out_until, b.turn_deadline, b.updated_at FROM branch_members m JOIN branches b ON b.id = m.branch_id WHERE b.id = ?")
+        .bind(branch)
+        .first();
+    const before = await row();
+    for (let i = 0; i < 3; i++) {
+      expect(expectError(await call(`/branches/${branch}/segments`, none), 429, "RATE_LIMIT_EXCEEDED").details).toMatchObject({
+        sits_out_until: until,
+        turn_passed: false,
+      });
+    }
+    expect(await row()).toEqual(before);
+    expect((await roomTurn(branch))!.sittingOut).toEqual({ [bot.id]: Date.parse(until) });
+  });
+
+  it("a join that meets a queue row the room did not know of (another instance wrote it) starts the bot afresh: not sitting out, in both", async () => {
+    const story = await createStory((await registerHuman()).token);
+    const branch = story.main_branch_id;
+    const [first, bot] = [await registerBot(), await registerBot()];
+    await join(first.token, branch); // the room is warm
+    const later = new Date(Date.now() + HOUR).toISOString();
+    await env.DB.prepare(
+      "INSERT INTO branch_members (branch_id, bot_id, story_id, role, join_seq, joined_at, sits_out_until) VALUES (?, ?, ?, 'narrator', 7, ?, ?)",
+    )
+      .bind(branch, bot.id, story.id, new Date().toISOString(), later)
+      .run();
+    expect((await join(bot.token, branch)).status).toBe(201);
+    await expectRoomAgreesWithD1(branch, { members: [first.id, bot.id], currentTurn: first.id });
+    expect((await d1Turn(branch)).sittingOut).toEqual({});
+  });
+
   it("after a write by a bot sitting out that its limit allows (the limit raised since): it is back in, in both", async () => {
     const story = await createStory((await registerHuman()).token);
     const branch = story.main_branch_id;
@@ -313,5 +354,25 @@ describe("the branch room agrees with D1", () => {
       expect(await runDurableObjectAlarm(branchRoom(branch))).toBe(true);
       expectFreshDeadline(await expectRoomAgreesWithD1(branch, { members: ids, currentTurn: ids[i] }), before);
     }
+  });
+});
+
+describe("memberStatement: one condition, honoured by every kind of queue change", () => {
+  it.each([
+    ["add", (botId: string) => ({ add: { botId, name: "x", role: "narrator", joinSeq: 9, joinedAt: new Date().toISOString(), sitsOutUntil: null } })],
+    ["remove", (botId: string) => ({ remove: botId })],
+    ["sitOut", (botId: string) => ({ sitOut: botId, until: Date.now() + HOUR })],
+  ] as const)("%s: nothing while the condition is false, the change once it is true", async (kind, change) => {
+    const story = await createStory((await registerHuman()).token);
+    const place = { branchId: story.main_branch_id, storyId: story.id };
+    const bot = await registerBot();
+    if (kind !== "add") await join(bot.token, place.branchId);
+    const row = () => env.DB.prepare("SELECT sits_out_until FROM branch_members WHERE branch_id = ? AND bot_id = ?").bind(place.branchId, bot.id).first();
+    const before = await row();
+    const db = getDb(env.DB);
+    await memberStatement(db, place, change(bot.id) as never, sql`AND 0`);
+    expect(await row()).toEqual(before);
+    await memberStatement(db, place, change(bot.id) as never, sql`AND 1`);
+    expect(await row()).not.toEqual(before);
   });
 });

@@ -6,7 +6,8 @@ import { getDb } from "../src/db/client";
 import type { AccountGate } from "../src/durable/account";
 import type { BranchRoom } from "../src/durable/branch";
 import worker from "../src/index";
-import { call, createStory, expectError, join, registerBot, registerHuman, storyWithSegments, submit, words } from "./helpers";
+import { sweep } from "../src/queue/sweeper";
+import { call, createStory, expectError, join, registerAdmin, registerBot, registerHuman, storyWithSegments, submit, words } from "./helpers";
 
 /** Recovery paths that can be reached without a real crash; `npm run test:crash` is the end-to-end proof. */
 
@@ -106,6 +107,45 @@ describe("a bot sitting out (a limit refused it at its turn) survives a crash", 
     expect((await call(`/branches/${branch}`)).body.data.queue).toMatchObject({ current_turn: { bot_id: bot.id }, resumes_at: null });
     const turns = await env.DB.prepare("SELECT count(*) AS n FROM outbox WHERE bot_id = ? AND event = 'your_turn'").bind(bot.id).first<{ n: number }>();
     expect(turns!.n).toBe(2); // the join's, and the return's
+  });
+});
+
+describe("a hide whose request died before the rooms were told", () => {
+  /** A hide's batch (its row and audit entry), without the `moderated` calls after it. */
+  const hiddenInD1 = (table: "branches" | "stories", type: "branch" | "story", id: string) => {
+    const now = new Date().toISOString();
+    return env.DB.batch([
+      env.DB.prepare(`UPDATE ${table} SET hidden_at = ?, hidden_by = 'x', hidden_reason = 'spam' WHERE id = ?`).bind(now, id),
+      env.DB.prepare("INSERT INTO audit_log (id, actor_id, actor_name, action, target_type, target_id, created_at) VALUES (?, 'x', 'x', 'hide', ?, ?, ?)").bind(
+        crypto.randomUUID(),
+        type,
+        id,
+        now,
+      ),
+    ]);
+  };
+
+  it("the sweeper tells the warm rooms of a hidden branch and of every branch of a hidden story: their queues answer 404, not from memory", async () => {
+    const { owner, story } = await storyWithSegments();
+    const fork = (await call(`/stories/${story.id}/branches`, { token: owner.token, body: { title: "a fork", initial_segment: words(4) } })).body.data;
+    const [a, b] = [await registerBot(), await registerBot()];
+    for (const branch of [fork.id, story.main_branch_id]) for (const bot of [a, b]) expect((await join(bot.token, branch)).status).toBe(201);
+
+    await hiddenInD1("branches", "branch", fork.id);
+    // The warm room still believes the branch open: it answers from memory, naming the holder.
+    expectError(await submit(b.token, fork.id, words(4)), 403, "NOT_YOUR_TURN");
+    expect((await sweep(env)).told).toBeGreaterThanOrEqual(1);
+    expectError(await submit(b.token, fork.id, words(4)), 404, "NOT_FOUND");
+    expectError(await join(b.token, fork.id), 404, "NOT_FOUND");
+
+    await hiddenInD1("stories", "story", story.id);
+    expectError(await submit(b.token, story.main_branch_id, words(4)), 403, "NOT_YOUR_TURN");
+    expect((await sweep(env)).told).toBeGreaterThanOrEqual(2);
+    expectError(await submit(b.token, story.main_branch_id, words(4)), 404, "NOT_FOUND");
+    // Telling a room again changes nothing; a hide restored since is not told.
+    await call(`/admin/stories/${story.id}/restore`, { token: (await registerAdmin()).token, method: "POST" });
+    expect((await sweep(env)).told).toBe(1); // the fork, still hidden
+    expectError(await submit(b.token, story.main_branch_id, words(4)), 403, "NOT_YOUR_TURN");
   });
 });
 

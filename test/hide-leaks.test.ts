@@ -150,6 +150,38 @@ describe("forks and hidden content", () => {
   });
 });
 
+describe("reads keyed by a segment or a branch inside hidden content", () => {
+  it("a segment's rewrites are 404 when its branch or its story is hidden from the viewer; the branch's creator, the story's owner and moderators read them", async () => {
+    const { owner, story } = await storyWithSegments();
+    const [creator, teller, stranger] = [await registerHuman(), await registerHuman(), await registerHuman()];
+    const secret = unique("zqr");
+    const branch = await createBranch(creator.token, story.id, { initial_segment: words(4, "told") });
+    const retold = await call(`/segments/${branch.segment.id}/rewrites`, { token: teller.token, body: { content: `${secret} told it otherwise` } });
+    expect(retold.status, retold.text).toBe(201);
+    const rewrites = (token?: string) => call(`/segments/${branch.segment.id}/rewrites`, { token });
+
+    expect((await hide(mod.token, "branches", branch.id)).status).toBe(200);
+    for (const token of [undefined, stranger.token, teller.token]) expectError(await rewrites(token), 404, "NOT_FOUND");
+    for (const token of [creator.token, mod.token]) expect((await rewrites(token)).text).toContain(secret);
+
+    expect((await restore(mod.token, "branches", branch.id)).status).toBe(200);
+    expect((await rewrites()).text).toContain(secret);
+    expect((await hide(mod.token, "stories", story.id)).status).toBe(200);
+    for (const token of [undefined, stranger.token, creator.token]) expectError(await rewrites(token), 404, "NOT_FOUND");
+    for (const token of [owner.token, mod.token]) expect((await rewrites(token)).text).toContain(secret);
+  });
+
+  it("a fork's page names the branches its inherited segments come from, but not a hidden one", async () => {
+    const f = await forkedWorld();
+    expect((await page(`/branches/${f.c.id}`)).text).toContain(f.b.title);
+    expect((await hide(mod.token, "branches", f.b.id)).status).toBe(200);
+    const html = await page(`/branches/${f.c.id}`);
+    expect(html.status).toBe(200);
+    expect(html.text).not.toContain(f.b.title);
+    expect(html.text).toContain("an earlier branch");
+  });
+});
+
 describe("pages that list a hidden branch's text", () => {
   it("a hidden main line leaves its story's page; a bot's segments on a hidden branch leave the bot's page", async () => {
     const { owner, story } = await storyWithSegments();
@@ -456,6 +488,46 @@ describe("webhooks never name hidden content", () => {
       env,
     );
     expect(received.map((r) => JSON.parse(r.body).story_title)).toEqual([story.title]);
+  });
+});
+
+describe("a retried your_turn never carries text hidden after its first attempt", () => {
+  it("each attempt rebuilds a stored body that shows a segment hidden since (or one on a branch hidden since), and stores it; otherwise the same bytes", async () => {
+    const f = await forkedWorld();
+    const bot = await registerBot({ webhook_url: `https://receiver.test/${crypto.randomUUID()}` });
+    const message: WebhookMessage = {
+      deliveryId: crypto.randomUUID(),
+      event: "your_turn",
+      botId: bot.id,
+      branchId: f.c.id,
+      createdAt: new Date().toISOString(),
+    };
+    const received = receiver(() => 500);
+    const attempt = async (attempts: number) => {
+      await handleQueue({ queue: "webhooks", messages: [{ id: "m", body: message, attempts, ack: vi.fn(), retry: vi.fn() }] } as never, env);
+      return received.at(-1)!.body;
+    };
+    const first = await attempt(1);
+    expect(first.includes(f.secretX) && first.includes(f.secretZ)).toBe(true);
+    expect(await attempt(2)).toBe(first); // nothing hidden since: the stored bytes
+
+    const zSegment = on(JSON.parse(first).context.previous_segments, f.b.id).find((s: any) => s.content.includes(f.secretZ));
+    expect((await hide(mod.token, "segments", zSegment.id)).status).toBe(200);
+    const second = await attempt(3);
+    expect(second.includes(f.secretZ)).toBe(false);
+    expect(second.includes(f.secretX)).toBe(true);
+    expect(JSON.parse(second)).toMatchObject({ event: "your_turn", delivery_id: message.deliveryId, created_at: message.createdAt });
+    expect(await attempt(4)).toBe(second); // stored for the next retries
+
+    expect((await hide(mod.token, "branches", f.b.id)).status).toBe(200);
+    const third = await attempt(5);
+    expect(third.includes(f.secretX) || third.includes(f.secretZ)).toBe(false);
+    expect(on(JSON.parse(third).context.previous_segments, f.b.id).map((s: any) => [s.hidden, s.content])).toEqual([
+      [true, ""],
+      [true, ""],
+    ]);
+    const stored = await env.DB.prepare("SELECT body FROM webhook_deliveries WHERE id = ?").bind(message.deliveryId).first<{ body: string }>();
+    expect(stored!.body).toBe(third);
   });
 });
 

@@ -49,14 +49,17 @@ export async function live(branchId: string, query = "") {
 }
 
 const realFetch = globalThis.fetch;
-/** A fake webhook receiver: what the service POSTs to https://receiver.test/… (undone by `vi.restoreAllMocks()`). */
-export function receiver() {
+/**
+ * A fake webhook receiver: what the service POSTs to https://receiver.test/… (undone by `vi.restoreAllMocks()`),
+ * answered with the status `status()` gives (200 unless told).
+ */
+export function receiver(status: () => number = () => 200) {
   const received: { url: string; body: string }[] = [];
   vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
     const url = input instanceof Request ? input.url : String(input);
     if (!url.startsWith("https://receiver.test/")) return realFetch(input, init);
     received.push({ url, body: String(init!.body) });
-    return new Response("ok");
+    return new Response("ok", { status: status() });
   });
   return received;
 }

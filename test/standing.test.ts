@@ -1,10 +1,12 @@
-import { runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it, vi } from "vitest";
+import { app } from "../src/app";
 import { getDb } from "../src/db/client";
 import { outboxStatements, yourTurnMessage } from "../src/domain/webhook-events";
 import type { BranchRoom } from "../src/durable/branch";
+import type { Env } from "../src/env";
 import { handleQueue } from "../src/queue/webhooks";
 import { sweep } from "../src/queue/sweeper";
 import {
@@ -54,9 +56,16 @@ const form = (path: string, fields: Record<string, string>, session?: string) =>
     body: new URLSearchParams(fields),
   });
 
-async function mcpTool(token: string, name: string, args: Record<string, unknown>) {
+/** One MCP tool call (through the Worker's own fetch, or with some bindings changed). */
+async function mcpTool(token: string, name: string, args: Record<string, unknown>, bindings?: Partial<Env>) {
   const transport = new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp`), {
-    fetch: (url, init) => exports.default.fetch(new Request(url, init)),
+    fetch: async (url, init) => {
+      if (!bindings) return exports.default.fetch(new Request(url, init));
+      const ctx = createExecutionContext();
+      const res = await app.request(String(url), init, { ...env, ...bindings }, ctx);
+      await waitOnExecutionContext(ctx);
+      return res;
+    },
     requestInit: { headers: { Authorization: `Bearer ${token}`, "CF-Connecting-IP": "203.0.113.9" } },
   });
   const client = new Client({ name: "standing-test", version: "1.0.0" });
@@ -493,6 +502,19 @@ describe("standing on every call (issue 56): leave, wait, re-join and replays", 
     expect((await queueOf(story.main_branch_id)).current_turn.bot_id).toBe(b.id);
   });
 
+  it("a keyed re-join of a queued bot with a logged-out JWT is 401 and stores no answer under its key (REST and MCP)", async () => {
+    const { story } = await storyWithSegments();
+    const bot = await registerBot();
+    expect((await join(bot.token, story.main_branch_id)).status).toBe(201);
+    expect((await logout(bot.token)).status).toBe(200);
+    const rejoin = call(`/branches/${story.main_branch_id}/join`, { token: bot.token, body: {}, headers: { "Idempotency-Key": "rejoin-after-logout" } });
+    expectError(await rejoin, 401, "UNAUTHORIZED");
+    const viaMcp = await mcpTool(bot.token, "join_branch", { branch_id: story.main_branch_id, idempotency_key: "mcp-rejoin-after-logout" });
+    expect(viaMcp.structuredContent.error.code).toBe("UNAUTHORIZED");
+    const stored = await env.DB.prepare("SELECT count(*) AS n FROM idempotency_keys WHERE actor_id = ?").bind(bot.id).first<{ n: number }>();
+    expect(stored!.n).toBe(0);
+  });
+
   it("a suspended bot's JWT: leave (REST and MCP) and wait_for_turn are 403 ACCOUNT_SUSPENDED, not NOT_FOUND", async () => {
     const admin = await registerAdmin();
     const { story } = await storyWithSegments();
@@ -520,6 +542,38 @@ describe("standing on every call (issue 56): leave, wait, re-join and replays", 
     expect(await members(story.main_branch_id)).toEqual([a.id, b.id]);
     const told = await env.DB.prepare("SELECT count(*) AS n FROM outbox WHERE bot_id = ?").bind(b.id).first<{ n: number }>();
     expect(told!.n).toBe(0);
+  });
+
+  it("a refusal answered without a D1 trip of the request's own (the room's NOT_YOUR_TURN): a logged-out bot's JWT is 401 and a suspended bot's 403, REST and MCP", async () => {
+    const admin = await registerAdmin();
+    const { story } = await storyWithSegments();
+    const branch = story.main_branch_id;
+    const [a, b, c] = [await registerBot(), await registerBot(), await registerBot()];
+    for (const bot of [a, b, c]) expect((await join(bot.token, branch)).status).toBe(201);
+    const write = (token: string) => mcpTool(token, "write_segment", { branch_id: branch, content: words(4) });
+    // In good standing, out of turn: NOT_YOUR_TURN, from the room's memory.
+    expectError(await submit(b.token, branch, words(4)), 403, "NOT_YOUR_TURN");
+    expect((await write(b.token)).structuredContent.error.code).toBe("NOT_YOUR_TURN");
+
+    expect((await logout(b.token)).status).toBe(200);
+    const loggedOut = expectError(await submit(b.token, branch, words(4)), 401, "UNAUTHORIZED");
+    expect(JSON.stringify(loggedOut)).not.toContain(a.id); // nothing of the queue
+    expect((await write(b.token)).structuredContent.error.code).toBe("UNAUTHORIZED");
+
+    expect((await suspend(admin.token, c.id)).status).toBe(200); // it left the queue: the room would say "join first"
+    expectError(await submit(c.token, branch, words(4)), 403, "ACCOUNT_SUSPENDED");
+    expect((await write(c.token)).structuredContent.error.code).toBe("ACCOUNT_SUSPENDED");
+    expect((await queueOf(branch)).current_turn.bot_id).toBe(a.id);
+  });
+
+  it("a refusal of the account's gate (a limit): a logged-out JWT over its hourly limit is 401, not 429, REST and MCP", async () => {
+    const human = await registerHuman();
+    const limited = { LIMIT_STORIES_PER_HOUR: "0" };
+    expectError(await call("/stories", { token: human.token, body: storyInput(), env: limited }), 429, "RATE_LIMIT_EXCEEDED");
+    expect((await logout(human.token)).status).toBe(200);
+    expectError(await call("/stories", { token: human.token, body: storyInput(), env: limited }), 401, "UNAUTHORIZED");
+    const refused = await mcpTool(human.token, "create_story", storyInput(), limited);
+    expect(refused.structuredContent.error.code).toBe("UNAUTHORIZED");
   });
 
   it("an Idempotency-Key replay answers only a credential in good standing: 401 once logged out, 403 once suspended (REST and MCP)", async () => {

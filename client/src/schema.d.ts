@@ -1310,6 +1310,8 @@ export interface components {
         ReportQueueItem: components["schemas"]["ModeratedReport"] & {
             /** @description The reported text (a story: title and background; an account: its name), at most 200 characters and a …; null when the target is gone */
             excerpt: string | null;
+            /** @description The target was deleted since it was reported: nothing left to hide (suspend its author, or dismiss the report) */
+            target_gone: boolean;
             /** @description Who answers for the target (author, owner, creator; the account itself): whom 'suspend' suspends, kept when the target is deleted */
             target_author_id: string | null;
             /** @description The web reader's page showing the target (a path on this site) */

@@ -1,4 +1,5 @@
 /** Counts and times D1 round trips: every statement run, and every batch, is one trip to the database. */
+import { apiErrorIn } from "../lib/errors";
 import type { D1Counter } from "../lib/meter";
 
 async function timed<T>(meter: D1Counter, run: () => Promise<T>): Promise<T> {
@@ -193,4 +194,22 @@ export function setPrelude(d1: D1Database, prelude: Prelude | null): boolean {
  */
 export async function settlePrelude(d1: D1Database): Promise<void> {
   await (d1 as unknown as { [SETTLE]?: () => Promise<void> })[SETTLE]?.();
+}
+
+/**
+ * The error a failed request answers with (issue 56): the caller's own refusal (401, 403) when its standing was
+ * still unsettled and refuses, else `err`. A JWT's standing rides in the request's first D1 trip, and a request
+ * refused before making one (the branch room's `NOT_YOUR_TURN` from its memory, the account gate's 429 or 422)
+ * would otherwise answer a logged-out or suspended caller as if it stood well. Costs one read, on such an error
+ * path only (none for a key or token, read with its look-up, or once the standing is known); a failure of that read
+ * leaves `err` as it was. The doors' error paths call it: REST's `onError`, MCP's tool and prompt failures.
+ */
+export async function refusalFirst(d1: D1Database | undefined, err: unknown): Promise<unknown> {
+  if (!d1) return err;
+  try {
+    await settlePrelude(d1);
+  } catch (refusal) {
+    return apiErrorIn(refusal) ?? err;
+  }
+  return err;
 }

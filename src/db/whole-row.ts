@@ -1,4 +1,4 @@
-import { Column, getTableColumns, type InferInsertModel, type InferSelectModel, type SQL, sql } from "drizzle-orm";
+import { Column, getTableColumns, getTableName, type InferSelectModel, type SQL, sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { type Db, rawAll } from "./client";
 
@@ -37,9 +37,15 @@ export class WholeRow<T extends SQLiteTable> {
 
 /**
  * `SELECT <the row's values, in the table's column order> WHERE <condition>`, for `db.insert(table).select(…)`: an
- * INSERT that writes the row only while `condition` holds (each value bound as `insert().values()` binds it).
+ * INSERT that writes the row only while `condition` holds (each value bound as `insert().values()` binds it). The row
+ * must be whole, every column given (null where that is meant): nothing here applies a column's default as
+ * `.values()` does, so a column left out is refused (thrown) rather than bound as null.
  */
-export function rowWhere<T extends SQLiteTable>(table: T, row: InferInsertModel<T>, condition: SQL): SQL {
-  const values = Object.entries(getTableColumns(table)).map(([key, column]) => sql.param((row as Record<string, unknown>)[key] ?? null, column));
+export function rowWhere<T extends SQLiteTable>(table: T, row: InferSelectModel<T>, condition: SQL): SQL {
+  const values = Object.entries(getTableColumns(table)).map(([key, column]) => {
+    const value = (row as Record<string, unknown>)[key];
+    if (value === undefined) throw new Error(`rowWhere: no value for ${getTableName(table)}.${column.name} (a whole row is required)`);
+    return sql.param(value, column);
+  });
   return sql`SELECT ${sql.join(values, sql`, `)} WHERE ${condition}`;
 }

@@ -1,8 +1,7 @@
 import type { SQL } from "drizzle-orm";
 import { type Db, nowIso, rawAll } from "../db/client";
-import { ApiError } from "../lib/errors";
 import type { Actor, ActorType } from "./actor";
-import { type Expectation, type StandingRow, type Verdict, standingGuard, standingQuery, unmet, verdictOf } from "./standing";
+import { type Expectation, type StandingRow, type Verdict, refuseUnless, standingGuard, standingQuery, unmet, verdictOf } from "./standing";
 
 /** What a route needs of the caller's current standing, besides being in good standing. */
 export interface Requirement {
@@ -11,8 +10,6 @@ export interface Requirement {
   /** A suspended account may still do this (log out). */
   evenSuspended?: boolean;
 }
-
-const refusal = (v: Extract<Verdict, { ok: false }>) => new ApiError(v.code, v.message, v.details);
 
 /**
  * One request's check of its caller's standing (issue 23). A JWT's account is read in the request's first D1
@@ -42,15 +39,13 @@ export class AccountStanding {
     if (requirement.moderator) this.expect.moderator = true;
     if (requirement.evenSuspended) this.expect.evenSuspended = true;
     const refused = this.known ? unmet(this.actor, requirement) : null;
-    if (refused) throw refusal(refused);
+    if (refused) refuseUnless(refused);
   }
 
   /** Applies a verdict: the actor becomes the account as it is now, or the request is refused. */
   apply(verdict: Verdict) {
-    if (!verdict.ok) {
-      this.refused = true;
-      throw refusal(verdict);
-    }
+    this.refused = !verdict.ok;
+    refuseUnless(verdict);
     this.actor.type = verdict.type;
     this.actor.role = verdict.role;
     this.known = true;

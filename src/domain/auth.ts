@@ -3,7 +3,7 @@ import type { Db } from "../db/client";
 import { first, nowIso, uniqueViolation } from "../db/client";
 import { apiTokens, bots, revokedSessions, users, type BotRow, type UserRow, inGoodStanding } from "../db/schema";
 import type { Actor } from "./actor";
-import { type Expectation, verdictOf } from "./standing";
+import { type Expectation, refuseUnless, verdictOf } from "./standing";
 import { ApiError } from "../lib/errors";
 import { randomSecret, sha256Hex } from "../lib/crypto";
 import { nameKey } from "../lib/names";
@@ -140,7 +140,7 @@ export function refuseIfSuspended(
     { claimed: "human", ...expect },
     nowIso(),
   );
-  if (!verdict.ok) throw new ApiError(verdict.code, verdict.message, verdict.details);
+  refuseUnless(verdict);
 }
 
 /** Issues a new API token for a human, revoking any earlier one in the same atomic batch. */

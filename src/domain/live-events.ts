@@ -99,5 +99,20 @@ export const liveEventSchema = z
   .openapi("LiveEvent");
 
 export type LiveEvent = z.infer<typeof liveEventSchema>;
+
+/** The `hidden` frame of a hide: a segment's (with its place), or a branch's or story's (the stream's last). */
+export const hiddenFrame = (
+  branchId: string,
+  target: { type: "segment" | "branch" | "story"; id: string },
+  at: string,
+  sequenceOrder: number | null = null,
+): LiveEvent => ({
+  type: "hidden",
+  branch_id: branchId,
+  at,
+  target_type: target.type,
+  id: target.id,
+  sequence_order: sequenceOrder,
+});
 export type TurnReason = (typeof turnReasons)[number];
 export type QueueChange = (typeof queueChanges)[number];

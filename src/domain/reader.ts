@@ -104,8 +104,11 @@ export async function readerBranch(db: Db, id: string, viewer: Viewer = null) {
     scoredReadingPathQuery(db, id, viewer),
     commentsQuery(db, id, viewer),
     queueQuery(db, id),
-    // The story's branch titles, to name where each inherited segment of the path comes from.
-    db.select({ id: branches.id, title: branches.title }).from(branches).where(sql`${branches.storyId} = ${storyOf}`),
+    // The story's branch titles, to name where each inherited segment of the path comes from (not a hidden one's).
+    db
+      .select({ id: branches.id, title: branches.title })
+      .from(branches)
+      .where(and(sql`${branches.storyId} = ${storyOf}`, branchShown('"branches"', viewer))),
     db
       .select({ targetId: votes.targetId, vote: votes.vote })
       .from(votes)
@@ -211,14 +214,8 @@ export async function readerBot(db: Db, id: string) {
       })
       .from(segments)
       .innerJoin(stories, eq(stories.id, segments.storyId))
-      // Nothing of a hidden story or branch (issue 56), as their own pages show nothing.
-      .where(
-        and(
-          eq(segments.authorId, id),
-          isNull(stories.hiddenAt),
-          sql`NOT EXISTS (SELECT 1 FROM branches hb WHERE hb.id = "segments"."branch_id" AND hb.hidden_at IS NOT NULL)`,
-        ),
-      )
+      // Nothing of a hidden story or branch (issue 56): the segments anyone may read, as their own pages show them.
+      .where(and(eq(segments.authorId, id), sql`EXISTS (SELECT 1 FROM branches sb WHERE sb.id = "segments"."branch_id" AND ${branchShown("sb", null)})`))
       .orderBy(desc(segments.createdAt), desc(segments.id))
       .limit(BOT_PAGE_SEGMENTS),
   ]);

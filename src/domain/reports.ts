@@ -164,6 +164,7 @@ export function queueItem(r: ReportWithTarget) {
   return {
     ...moderatedView(r),
     excerpt: excerpt(r.t_text),
+    target_gone: r.t_gone === 1,
     target_author_id: r.t_author,
     target_page: r.t_page,
     reporters_count: r.reporters,

@@ -1,5 +1,5 @@
 import { count, eq, sql } from "drizzle-orm";
-import { type Viewer, seesHidden } from "./hidden";
+import { type Viewer, branchShown, seesHidden } from "./hidden";
 import { type Db, nowIso, rawAll } from "../db/client";
 import { rewrites, segments, stories, type RewriteRow } from "../db/schema";
 import { type Actor, writerType } from "./actor";
@@ -78,13 +78,16 @@ interface RewriteWithVotes extends VoteCounts {
   created_at: string;
 }
 
-/** Rewrites of a segment with their vote summaries, highest score first: one aggregate query. */
-/** A segment's rewrites (404 when the segment is hidden from the viewer: rewrites retell its text). */
+/**
+ * A segment's rewrites with their vote summaries, highest score first: one aggregate query. 404 when the segment,
+ * its branch or its story is hidden from the viewer (rewrites retell its text).
+ */
 export async function listRewrites(db: Db, segmentId: string, limit: number, offset: number, viewer: Viewer = null) {
   const [seg, rows, [{ total }]] = await db.batch([
     rawAll<{ id: string }>(
       db,
-      sql`SELECT s.id FROM segments s WHERE s.id = ${segmentId} AND (s.hidden_at IS NULL OR ${seesHidden(viewer, sql.raw("s.author_id"))})`,
+      sql`SELECT s.id FROM segments s JOIN branches b ON b.id = s.branch_id
+        WHERE s.id = ${segmentId} AND (s.hidden_at IS NULL OR ${seesHidden(viewer, sql.raw("s.author_id"))}) AND ${branchShown("b", viewer)}`,
     ),
     rawAll<RewriteWithVotes>(
       db,

@@ -106,14 +106,23 @@ export function tightest(usage: SegmentUsage, limits: SegmentLimits, perBranch: 
 export type SegmentRefusal = Refusal & { writableAt: number };
 
 /**
- * After a refused write: the limit it ran into (null: none did, so something else refused it). When several are
- * full, the one that frees last, so `retry_after` says when the writer may write again.
+ * When a full window frees: a window after its oldest row. One with no row (a limit of 0) never frees by itself: a
+ * window after the refusal, computed once and `kept` (the writer's return while it sits out for it), so a refusal
+ * repeated meanwhile names the same instant and changes nothing (it does not creep with every retry).
  */
-export function refusalOf(usage: SegmentUsage, limits: SegmentLimits, perBranch: boolean, now: number): SegmentRefusal | null {
+const frees = (w: Window, now: number, kept: number | null) =>
+  w.oldest ? Date.parse(w.oldest) + w.windowMs : kept !== null && kept > now ? kept : now + w.windowMs;
+
+/**
+ * After a refused write: the limit it ran into (null: none did, so something else refused it). When several are
+ * full, the one that frees last, so `retry_after` says when the writer may write again. `kept`: when the writer
+ * already sits out until (a queued bot refused before), for the windows that have no row to free.
+ */
+export function refusalOf(usage: SegmentUsage, limits: SegmentLimits, perBranch: boolean, now: number, kept: number | null = null): SegmentRefusal | null {
   const full = windows(usage, limits, perBranch)
     .filter((w) => w.count >= w.limit)
-    .map((w) => ({ w, frees: (w.oldest ? Date.parse(w.oldest) : now) + w.windowMs }));
+    .map((w) => ({ w, frees: frees(w, now, kept) }));
   if (!full.length) return null;
-  const { w, frees } = full.reduce((last, x) => (x.frees > last.frees ? x : last));
-  return { code: w.code, label: w.label, retryAfter: Math.max(1, Math.ceil((frees - now) / 1000)), rate: rate(w, now), writableAt: frees };
+  const { w, frees: at } = full.reduce((last, x) => (x.frees > last.frees ? x : last));
+  return { code: w.code, label: w.label, retryAfter: Math.max(1, Math.ceil((at - now) / 1000)), rate: rate(w, now), writableAt: at };
 }

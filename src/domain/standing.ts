@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { abortUnless } from "../db/client";
+import { ApiError } from "../lib/errors";
 import type { ActorType } from "./actor";
 
 /**
@@ -45,6 +46,11 @@ type Refusal = {
 };
 
 export type Verdict = { ok: true; type: ActorType; role: Role } | Refusal;
+
+/** A verdict's refusal, thrown as the error the caller answers (nothing for good standing): the one place a verdict becomes an error. */
+export function refuseUnless(verdict: Verdict): asserts verdict is Extract<Verdict, { ok: true }> {
+  if (!verdict.ok) throw new ApiError(verdict.code, verdict.message, verdict.details);
+}
 
 /** Suspended now: from `suspended_at` until `suspended_until` (none: until restored). ISO strings compare as text. */
 export const suspendedNow = (row: Pick<StandingRow, "suspended_at" | "suspended_until">, now: string) =>

@@ -1,4 +1,4 @@
-import { and, eq, isNull, ne, sql } from "drizzle-orm";
+import { and, eq, ne, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nowIso } from "../db/client";
 import { branches, branchSummaries, stories } from "../db/schema";
@@ -33,7 +33,7 @@ const storyOf = (db: Db, branchId: string) =>
     .select({ language: stories.language, ownerId: stories.ownerId })
     .from(branches)
     .innerJoin(stories, eq(stories.id, branches.storyId))
-    .where(and(eq(branches.id, branchId), isNull(branches.hiddenAt), isNull(stories.hiddenAt)))
+    .where(and(eq(branches.id, branchId), branchShown('"branches"', null)))
     .limit(1);
 
 /** SQL: a summary of the branch may be stored: neither it nor its story is hidden (the write's own condition). */

@@ -1,6 +1,7 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { branches, stories } from "../db/schema";
+import { branchShown } from "./hidden";
 import { activePinsQuery, pinView } from "./pins";
 import { inReadingOrder, readingPathQuery } from "./reading-path";
 
@@ -24,7 +25,7 @@ export async function turnContext(db: Db, branchId: string) {
       .from(branches)
       .innerJoin(stories, eq(stories.id, branches.storyId))
       // A hidden branch or story gives no context: its bots get no `your_turn` (issue 23).
-      .where(and(eq(branches.id, branchId), isNull(branches.hiddenAt), isNull(stories.hiddenAt)))
+      .where(and(eq(branches.id, branchId), branchShown('"branches"', null)))
       .limit(1),
     activePinsQuery(db, sql`(SELECT story_id FROM branches WHERE id = ${branchId})`),
     readingPathQuery(db, branchId, 5),

@@ -42,9 +42,10 @@ function targetQuery(db: Db, type: TargetType, id: string) {
       .select({
         storyId: branches.storyId,
         branchId: branches.id,
-        segmentId: sql<string | null>`NULL`,
-        authorId: sql<string | null>`NULL`,
-        authorType: sql<"human" | "bot" | null>`NULL`,
+        // Named: in a batch D1 answers rows as objects, where three columns all called NULL would be one.
+        segmentId: sql<string | null>`NULL`.as("segment_id"),
+        authorId: sql<string | null>`NULL`.as("author_id"),
+        authorType: sql<"human" | "bot" | null>`NULL`.as("author_type"),
       })
       .from(branches)
       .where(eq(branches.id, id))

@@ -3,6 +3,8 @@ import { type Db, nowIso, rawAll } from "../db/client";
 import { bots, outbox, webhookDeliveries } from "../db/schema";
 import { branchShown } from "./hidden";
 import { suspendedNow } from "./standing";
+import { turnContext } from "./turn-context";
+import type { WebhookMessage } from "./webhook-events";
 
 /**
  * The outbox row's part of a delivery's progress: settled when the delivery ended (nothing more will happen), or
@@ -14,17 +16,28 @@ export const outboxProgress = (db: Db, deliveryId: string, progress: { settled: 
     .update(outbox)
     .set("settled" in progress ? { settledAt: nowIso() } : { dueAt: new Date(Date.now() + progress.dueInSeconds * 1000).toISOString() })
     .where(eq(outbox.id, deliveryId));
-import { turnContext } from "./turn-context";
-import type { WebhookMessage } from "./webhook-events";
 
-/** Consuming webhook events: the receiver, and the body a delivery sends (built once, then stored). */
+/** Consuming webhook events: the receiver, and the body a delivery sends (built once and stored; again only to mask text hidden since). */
 
 /**
- * The bot's receiver, on a retry the body already stored for this delivery, and whether the event's branch and
- * story may still be named (`hidden`: a moderator hid one since the event was written, issue 56): one round trip.
+ * SQL: the delivery's stored body shows a segment of its reading path (`your_turn`'s `previous_segments`) that a
+ * moderator has hidden since, or whose branch they have (review of issue 56): the body must be built again.
+ */
+const staleQuery = (db: Db, deliveryId: string) =>
+  rawAll<{ stale: number }>(
+    db,
+    sql`SELECT 1 AS stale FROM webhook_deliveries d, json_each(d.body, '$.context.previous_segments') p
+      JOIN segments s ON s.id = json_extract(p.value, '$.id') JOIN branches b ON b.id = s.branch_id
+      WHERE d.id = ${deliveryId} AND NOT json_extract(p.value, '$.hidden') AND (s.hidden_at IS NOT NULL OR b.hidden_at IS NOT NULL) LIMIT 1`,
+  );
+
+/**
+ * The bot's receiver, on a retry the body already stored for this delivery (null when none is, or when it shows text
+ * hidden since: it is then built again), and whether the event's branch and story may still be named (`hidden`: a
+ * moderator hid one since the event was written, issue 56): one round trip.
  */
 export async function deliveryTarget(db: Db, m: WebhookMessage) {
-  const [[bot], [stored], shown] = await db.batch([
+  const [[bot], [stored], shown, stale] = await db.batch([
     db
       .select({ url: bots.webhookUrl, secret: bots.webhookSecret, suspendedAt: bots.suspendedAt, suspendedUntil: bots.suspendedUntil })
       .from(bots)
@@ -36,14 +49,18 @@ export async function deliveryTarget(db: Db, m: WebhookMessage) {
       .where(eq(webhookDeliveries.id, m.deliveryId))
       .limit(1),
     rawAll<{ shown: number }>(db, sql`SELECT 1 AS shown FROM branches b WHERE b.id = ${m.branchId} AND ${branchShown("b", null)}`),
+    staleQuery(db, m.deliveryId),
   ]);
   const finished = stored?.status === "delivered" || stored?.status === "failed";
   // A suspended bot's webhooks stop (issue 23): its events are settled undelivered.
   const suspended = !!bot && suspendedNow({ suspended_at: bot.suspendedAt, suspended_until: bot.suspendedUntil }, nowIso());
-  return { bot, storedBody: stored?.body ?? null, finished, suspended, hidden: !shown.length };
+  return { bot, storedBody: stale.length ? null : (stored?.body ?? null), finished, suspended, hidden: !shown.length };
 }
 
-/** A first attempt's body: built now and stored, so every retry sends the same bytes. */
+/**
+ * A delivery's body: built now (on its first attempt, or again when the stored one shows text hidden since) and
+ * stored, so every later retry sends the same bytes (the same delivery id and creation time).
+ */
 export async function buildDeliveryBody(db: Db, m: WebhookMessage): Promise<string | null> {
   const data = m.event === "your_turn" ? await turnContext(db, m.branchId) : m.data;
   if (!data) return null;
@@ -52,6 +69,6 @@ export async function buildDeliveryBody(db: Db, m: WebhookMessage): Promise<stri
   await db
     .insert(webhookDeliveries)
     .values({ id: m.deliveryId, botId: m.botId, event: m.event, body, status: "pending", attempts: 0, createdAt: m.createdAt, updatedAt: now })
-    .onConflictDoNothing();
+    .onConflictDoUpdate({ target: webhookDeliveries.id, set: { body, updatedAt: now } });
   return body;
 }

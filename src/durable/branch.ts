@@ -21,6 +21,7 @@ import {
   type Refusal,
   type TurnEvent,
   type TurnState,
+  NO_TURN,
   estimatedWait,
   holder,
   inTurnMode,
@@ -34,7 +35,7 @@ import {
 import { memberStatement, queueQuery, turnColumnsStatement, turnStateOf } from "../turns/store";
 import type { LiveEvent, TurnReason } from "../domain/live-events";
 import { SOCKET_HEADER, type SocketRequest } from "../domain/live-socket";
-import { type StandingRow, type Subject, type Verdict, inGoodStanding, standingQuery, verdictOf } from "../domain/standing";
+import { type StandingRow, type Subject, inGoodStanding, refuseUnless, standingQuery, verdictOf } from "../domain/standing";
 import { closedError, closedRead, takesWrites } from "../domain/writable";
 import { LiveSockets, liveQueue, liveSegment, liveTurn } from "./live";
 import { type Outcome, capture } from "./result";
@@ -363,7 +364,8 @@ export class BranchRoom extends DurableObject<Env> {
           language: stories.language,
           minLength: stories.minLength,
           maxLength: stories.maxLength,
-          storyHiddenAt: stories.hiddenAt,
+          // Named apart: in a batch D1 answers rows as objects, where two columns named `hidden_at` would be one.
+          storyHiddenAt: sql<string | null>`${stories.hiddenAt}`.as("story_hidden_at"),
         })
         .from(branches)
         .innerJoin(stories, eq(stories.id, branches.storyId))
@@ -416,26 +418,26 @@ export class BranchRoom extends DurableObject<Env> {
   }
 
   /**
-   * The one place a turn begins (after a turn pass, a timeout, a join into an empty queue, or the current bot
-   * leaving): its `your_turn` was written to the outbox with the change (for a bot with a receiver); now hand it
-   * to the queue.
+   * The one place a turn begins (after a turn pass, a timeout, a join into an empty queue or one where every bot
+   * sits out, the current bot leaving or expelled, a limit passing the holder's turn on, or the first bot sitting
+   * out coming back): its `your_turn` was written to the outbox with the change (for a bot with a receiver); now
+   * hand it to the queue.
    */
   private async announceTurn(event: WebhookMessage): Promise<void> {
     await publish(this.env.WEBHOOKS, this.db, [event]);
   }
 
   /**
-   * The statements of a transition: the queue member (added only while the branch takes writes and `memberIf`
-   * holds; removed only while `memberIf` holds: a leave's standing), the turn columns, and the outbox row of the turn it begins with its hand-over probe (`applied.probe`);
-   * `condition` ties the turn columns to the batch's own change.
+   * The statements of a transition: the queue member's change, the turn columns, and the outbox row of the turn it
+   * begins with its hand-over probe (`applied.probe`). `condition` (`AND …`) ties them to the batch's own change (the
+   * segment written, the leaver's standing); a join's member INSERT is that change itself, with `memberCondition`
+   * (the branch taking writes, the bot's standing), and the rest conditional on its row.
    */
-  private turnStatements(room: Room, applied: Applied, condition?: ReturnType<typeof sql>, memberIf = sql`1`) {
+  private turnStatements(room: Room, applied: Applied, condition = sql``, memberCondition = condition) {
     const { member, turn } = applied.writes;
     if (applied.event) applied.probe = handOverQuery(this.db, applied.event);
     return [
-      ...(member
-        ? [memberStatement(this.db, room, member, "add" in member ? sql`${takesWrites(writeTarget(room))} AND ${memberIf}` : memberIf, condition)]
-        : []),
+      ...(member ? [memberStatement(this.db, room, member, memberCondition)] : []),
       ...(member || turn ? [turnColumnsStatement(this.db, room.branchId, applied.state, condition)] : []),
       ...(applied.event ? [...outboxStatements(this.db, [applied.event], condition), applied.probe] : []),
     ];
@@ -449,7 +451,7 @@ export class BranchRoom extends DurableObject<Env> {
 
   /** Where `botId` stands on this branch now, as `waitForTurn` answers (the room's cache; nothing when cold). */
   private turnWait(branchId: string, botId: string): TurnWait {
-    const turn = this.room?.turn ?? { members: [], current: null, deadline: null };
+    const turn = this.room?.turn ?? NO_TURN;
     const me = turn.members.find((m) => m.botId === botId);
     const now = Date.now();
     return {
@@ -537,10 +539,12 @@ export class BranchRoom extends DurableObject<Env> {
   /**
    * A write its batch refused, once `explainRefusal` found nothing else: a limit (a queued bot refused at its own turn
    * sits out until it may write again, and the turn passes at once, so the branch is not held up for the turn
-   * timeout), else the story was archived (and restored since).
+   * timeout). Else only a race: what refused it in the batch (the story archived, it or the branch hidden, the
+   * writer suspended) was undone before the read, and the write is answered as archived though the story is active.
    */
   private async refused(room: Room, writer: Writer, quota: Quota | null, usage: SegmentUsage | undefined): Promise<never> {
-    const refusal = quota && usage ? refusalOf(usage, quota.limits, quota.perBranch, quota.now) : null;
+    const kept = room.turn.members.find((m) => m.botId === writer.id)?.sitsOutUntil ?? null;
+    const refusal = quota && usage ? refusalOf(usage, quota.limits, quota.perBranch, quota.now, kept) : null;
     if (!refusal) throw storyArchived();
     throw limitError(refusal, writer.type === "bot" ? await this.sitOut(room, writer.id, refusal.writableAt) : {});
   }
@@ -631,19 +635,21 @@ export class BranchRoom extends DurableObject<Env> {
     await this.refuseIfHidden(room);
     const member: Member = { botId: bot.id, name: bot.name, role, joinSeq: room.joinSeq + 1, joinedAt: new Date().toISOString(), sitsOutUntil: null };
     const applied = this.decide(room, { type: "join", member });
+    const subject: Subject = { id: bot.id, type: "bot", jti: bot.jti ?? null };
     if (!applied.writes.member) {
-      // Already queued. With a key, record the answer: if this key was committed by the join that queued the
-      // bot (its answer lost in a crash), that batch fails and the original 201 is replayed instead.
+      // Already queued. With a key, record the answer, only while the bot is in good standing (as a new member's
+      // INSERT is; without a key nothing is written, and the Worker checks a JWT's standing then). If this key was
+      // committed by the join that queued the bot (its answer lost in a crash), that batch fails and the original
+      // 201 is replayed instead.
       const view = joinView(room.branchId, room.turn, bot.id);
-      const [record] = recordStatements(this.db, idem, { status: 200, data: view });
-      if (record) await commit(() => this.db.batch([record]));
+      const [record] = recordStatements(this.db, idem, { status: 200, data: view }, sql`AND ${this.inGoodStanding(subject)}`);
+      if (record && ((await commit(() => this.db.batch([record])))[0] as D1Result).meta.changes !== 1) await this.refuseByStanding(subject);
       return { created: false, ...view };
     }
     const view = joinView(room.branchId, applied.state, bot.id);
     const joined = sql`AND EXISTS (SELECT 1 FROM branch_members WHERE branch_id = ${branchId} AND bot_id = ${bot.id})`;
-    const subject: Subject = { id: bot.id, type: "bot", jti: bot.jti ?? null };
     const statements = [
-      ...this.turnStatements(room, applied, joined, this.inGoodStanding(subject)),
+      ...this.turnStatements(room, applied, joined, sql`AND ${takesWrites(writeTarget(room))} AND ${this.inGoodStanding(subject)}`),
       ...recordStatements(this.db, idem, { status: 201, data: view }, joined),
     ];
     const results = await commit(() => this.db.batch(statements as [ReturnType<typeof rawRun>]));
@@ -669,8 +675,7 @@ export class BranchRoom extends DurableObject<Env> {
     const leaving = room.turn.members.find((m) => m.botId === botId);
     if (!leaving) await this.refuseByStanding(subject);
     const applied = this.decide(room, { type: "leave", botId });
-    const standing = this.inGoodStanding(subject);
-    const statements = this.turnStatements(room, applied, sql`AND ${standing}`, standing);
+    const statements = this.turnStatements(room, applied, sql`AND ${this.inGoodStanding(subject)}`);
     const results: unknown[] = await this.db.batch(statements as [ReturnType<typeof rawRun>]);
     // The turn columns' UPDATE (after the member's DELETE) touched the branch's row only if the standing held.
     if ((results[1] as D1Result).meta.changes !== 1) {
@@ -709,9 +714,4 @@ function joinView(branchId: string, turn: TurnState, botId: string): JoinView {
     current_turn: turn.current,
     joined_at: m.joinedAt,
   };
-}
-
-/** A verdict's refusal, thrown (nothing for good standing). */
-function refuseUnless(verdict: Verdict): void {
-  if (!verdict.ok) throw new ApiError(verdict.code, verdict.message, verdict.details);
 }

@@ -7,6 +7,7 @@ import {
   isLegacyRequest,
 } from "@modelcontextprotocol/server";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/server/validators/cf-worker";
+import { refusalFirst } from "../db/metered";
 import { sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { type McpDoor, callerOf } from "./door";
@@ -41,11 +42,14 @@ async function call(door: McpDoor, tool: Tool, args: unknown, progress: Progress
     if (!tool.readOnly) door.wrote();
     return result;
   } catch (err) {
-    const { result, code } = errorResult(err, door.requestId);
+    const { result, code } = await failure(door, err);
     door.failed(code);
     return result;
   }
 }
+
+/** A failed call's error result: the caller's own refusal first when its standing was still unsettled (as over REST). */
+const failure = async (door: McpDoor, err: unknown) => errorResult(await refusalFirst(door.guest.db.$client, err), door.requestId);
 
 /** A request's server: built per request by the SDK's handler (its rule), from definitions built once per isolate. */
 function serverFor(door: McpDoor): McpServer {
@@ -100,7 +104,7 @@ function registerPrompts(server: McpServer, door: McpDoor) {
         };
       } catch (err) {
         // Prompts have no error result: the host gets a JSON-RPC error with the REST code in its data.
-        const { result, code } = errorResult(err, door.requestId);
+        const { result, code } = await failure(door, err);
         door.failed(code);
         throw new ProtocolError(
           code === "INTERNAL_ERROR" ? ProtocolErrorCode.InternalError : ProtocolErrorCode.InvalidParams,

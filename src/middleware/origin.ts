@@ -13,8 +13,13 @@ export function checkOrigin(c: Context<AppEnv>, what: string) {
   throw new ApiError("FORBIDDEN", `${what} is open to this site's own pages (and to clients that send no Origin)`);
 }
 
-/** The loopback names: a site whose own origin is one of them is in local development (`npm run dev`). */
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * A loopback host name (`localhost`, `127.0.0.1`, `[::1]`): the local machine. A site whose own origin is one is in
+ * local development (`npm run dev`); the web reader's cookies drop `Secure` there.
+ */
+export const isLoopback = (hostname: string) => LOOPBACK.has(hostname);
 
 /**
  * The host a request was sent to (its `Host`) must be the site's own, `PUBLIC_ORIGIN`'s: a page whose name an
@@ -25,6 +30,6 @@ const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 export function checkHost(c: Context<AppEnv>, what: string) {
   const own = new URL(c.get("config").publicOrigin);
   const host = (c.req.header("host") ?? new URL(c.req.url).host).toLowerCase();
-  if (host === own.host || (LOOPBACK.has(own.hostname) && LOOPBACK.has(host.replace(/:\d*$/, "")))) return;
+  if (host === own.host || (isLoopback(own.hostname) && isLoopback(host.replace(/:\d*$/, "")))) return;
   throw new ApiError("FORBIDDEN", `${what} answers at ${own.origin} only`);
 }

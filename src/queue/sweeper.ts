@@ -2,6 +2,7 @@ import { and, asc, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { configOf } from "../config";
 import { getDb, rawAll, rawRun } from "../db/client";
 import { branches, idempotencyKeys, outbox } from "../db/schema";
+import { hiddenFrame } from "../domain/live-events";
 import { messageOf } from "../domain/webhook-events";
 import type { BranchRoom } from "../durable/branch";
 import type { Env } from "../env";
@@ -23,6 +24,9 @@ const PRUNE_LIMIT = 1000;
  *   D1's commit of a deadline and the room's alarm): a room that starts cold re-arms its alarm from D1;
  * - expels bots suspended in the last hour that are still queued somewhere (a suspension whose request died
  *   before telling every room: until then the bot's webhooks are settled undelivered and its credentials refused);
+ * - tells again the rooms of branches and stories hidden in the last hour and still hidden (a hide whose request died
+ *   before telling them: a warm room would answer its queue from memory; the writes themselves are refused in
+ *   their batch meanwhile). Telling a room again changes nothing: it already refuses, and its stream is closed;
  * - prunes idempotency records older than a day, outbox rows settled more than a day ago, webhook deliveries
  *   with their attempts older than DELIVERY_RETENTION_DAYS, and revoked sessions whose token has expired anyway
  *   (at most PRUNE_LIMIT a minute each; every one of these deletes walks an index).
@@ -33,7 +37,8 @@ export async function sweep(env: Env, now = Date.now()) {
   const dayAgo = new Date(now - DAY_MS).toISOString();
   const expired = sql`SELECT id FROM webhook_deliveries WHERE created_at < ${new Date(now - DELIVERY_RETENTION_DAYS * DAY_MS).toISOString()} LIMIT ${PRUNE_LIMIT}`;
   const nowText = new Date(now).toISOString();
-  const [unpicked, stuck, leftovers] = await db.batch([
+  const hourAgo = new Date(now - HOUR_MS).toISOString();
+  const [unpicked, stuck, leftovers, hides] = await db.batch([
     db
       .select()
       .from(outbox)
@@ -45,8 +50,18 @@ export async function sweep(env: Env, now = Date.now()) {
       db,
       // Suspensions of the last hour (the audit log's time index), not a scan of every bot.
       sql`SELECT DISTINCT m.branch_id, m.bot_id FROM audit_log a JOIN bots b ON b.id = a.target_id JOIN branch_members m ON m.bot_id = b.id
-        WHERE a.created_at > ${new Date(now - HOUR_MS).toISOString()} AND a.action = 'suspend' AND a.target_type = 'account'
+        WHERE a.created_at > ${hourAgo} AND a.action = 'suspend' AND a.target_type = 'account'
         AND b.suspended_at IS NOT NULL AND (b.suspended_until IS NULL OR b.suspended_until > ${nowText}) LIMIT ${SWEEP_LIMIT}`,
+    ),
+    rawAll<{ branch_id: string; target_type: "branch" | "story"; target_id: string; at: string }>(
+      db,
+      // Branch and story hides of the last hour (the audit log's index by action and time), still hidden.
+      sql`SELECT b.id AS branch_id, a.target_type, a.target_id, a.created_at AS at FROM audit_log a JOIN branches b ON b.id = a.target_id
+          WHERE a.action = 'hide' AND a.created_at > ${hourAgo} AND a.target_type = 'branch' AND b.hidden_at IS NOT NULL
+        UNION ALL
+        SELECT b.id, a.target_type, a.target_id, a.created_at FROM audit_log a JOIN stories s ON s.id = a.target_id JOIN branches b ON b.story_id = s.id
+          WHERE a.action = 'hide' AND a.created_at > ${hourAgo} AND a.target_type = 'story' AND s.hidden_at IS NOT NULL
+        LIMIT ${SWEEP_LIMIT}`,
     ),
     db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, dayAgo)),
     db.delete(outbox).where(and(isNotNull(outbox.settledAt), lt(outbox.settledAt, dayAgo))),
@@ -73,5 +88,7 @@ export async function sweep(env: Env, now = Date.now()) {
   const room = (id: string) => env.BRANCH_ROOM.get(env.BRANCH_ROOM.idFromName(id)) as DurableObjectStub<BranchRoom>;
   await Promise.all(stuck.map(({ id }) => room(id).wake(id)));
   await Promise.all(leftovers.map((m) => room(m.branch_id).expel(m.branch_id, m.bot_id)));
-  return { requeued: unpicked.length, woken: stuck.length, expelled: leftovers.length };
+  const told = new Map(hides.map((h) => [h.branch_id, hiddenFrame(h.branch_id, { type: h.target_type, id: h.target_id }, h.at)]));
+  await Promise.all([...told].map(([id, frame]) => room(id).moderated(frame, true)));
+  return { requeued: unpicked.length, woken: stuck.length, expelled: leftovers.length, told: told.size };
 }

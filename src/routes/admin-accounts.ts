@@ -4,7 +4,7 @@ import { callerOf } from "../middleware/caller";
 import { moderatorsOnly } from "../middleware/moderators";
 import { ok, successSchema } from "../lib/envelope";
 import { accountId } from "../lib/ids";
-import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
+import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "./openapi";
 import { restoreAccount, setRole, suspendAccount } from "../usecases/standing";
 import { reasonField } from "../schemas/reports";
 import { authErrors, idParam } from "./schemas";

@@ -4,7 +4,7 @@ import { listAudit } from "../domain/audit-log";
 import { auth } from "../middleware/auth";
 import { moderatorsOnly } from "../middleware/moderators";
 import { ok, successSchema } from "../lib/envelope";
-import { bearerSecurity, createRouter, errorResponses, jsonContent } from "../lib/openapi";
+import { bearerSecurity, createRouter, errorResponses, jsonContent } from "./openapi";
 import { authErrors } from "./schemas";
 import { pageQuery, paginationSchema } from "../lib/pagination";
 

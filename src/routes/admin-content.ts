@@ -6,7 +6,7 @@ import { moderatorsOnly } from "../middleware/moderators";
 import { optionalBody } from "../middleware/optional-body";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
-import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent, optionalJsonBody } from "../lib/openapi";
+import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent, optionalJsonBody } from "./openapi";
 import { hideItem, restoreItem } from "../usecases/moderation";
 import { reasonField } from "../schemas/reports";
 import { authErrors, idParam } from "./schemas";

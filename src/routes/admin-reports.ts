@@ -5,7 +5,7 @@ import { callerOf } from "../middleware/caller";
 import { moderatorsOnly } from "../middleware/moderators";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
-import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
+import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "./openapi";
 import { pageQuery, paginationSchema } from "../lib/pagination";
 import { REPORT_TARGETS, RESOLVE_ACTIONS, reportSchema, resolveBody } from "../schemas/reports";
 import { resolveReport } from "../usecases/reports";
@@ -27,6 +27,9 @@ const queueItem = moderatedReport
   .extend({
     excerpt: z.string().nullable().openapi({
       description: "The reported text (a story: title and background; an account: its name), at most 200 characters and a …; null when the target is gone",
+    }),
+    target_gone: z.boolean().openapi({
+      description: "The target was deleted since it was reported: nothing left to hide (suspend its author, or dismiss the report)",
     }),
     target_author_id: z.string().nullable().openapi({
       description: "Who answers for the target (author, owner, creator; the account itself): whom 'suspend' suspends, kept when the target is deleted",

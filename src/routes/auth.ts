@@ -5,7 +5,7 @@ import * as authDomain from "../domain/auth";
 import { actorOf, auth, readCredential } from "../middleware/auth";
 import { callerOf, guestOf } from "../middleware/caller";
 import { successSchema } from "../lib/envelope";
-import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
+import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "./openapi";
 import { failedLoginLimit, registrationLimit } from "../middleware/subject-limits";
 import { botRegisterBody, loginBody, registerBody } from "../schemas/auth";
 import { roleSchema } from "../schemas/fields";

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { botReputation } from "../domain/votes";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
-import { createRouter, errorResponses, jsonContent } from "../lib/openapi";
+import { createRouter, errorResponses, jsonContent } from "./openapi";
 import { idParam } from "./schemas";
 import { publicReadCache } from "../middleware/read-cache";
 

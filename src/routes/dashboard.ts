@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { dashboardStats } from "../domain/dashboard";
 import { ok, successSchema } from "../lib/envelope";
-import { createRouter, jsonContent } from "../lib/openapi";
+import { createRouter, jsonContent } from "./openapi";
 import { publicReadCache } from "../middleware/read-cache";
 
 const storyRef = z.object({ id: z.string(), title: z.string() }).nullable();

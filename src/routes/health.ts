@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import packageJson from "../../package.json";
 import { ApiError } from "../lib/errors";
-import { createRouter, errorResponses, jsonContent } from "../lib/openapi";
+import { createRouter, errorResponses, jsonContent } from "./openapi";
 import { queryBoolean } from "../lib/pagination";
 
 const healthRoute = createRoute({

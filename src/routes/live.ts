@@ -1,18 +1,19 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Context } from "hono";
 import type { AppEnv } from "../context";
 import { getDb } from "../db/client";
 import { meteredD1 } from "../db/metered";
 import { branches, stories } from "../db/schema";
 import { INBOUND_FRAMES_PER_MINUTE, LIVE_SOCKETS, REPLAY_LIMIT } from "../domain/live-bounds";
+import { branchShown } from "../domain/hidden";
 import { liveEventSchema } from "../domain/live-events";
 import { SOCKET_HEADER, type SocketRequest } from "../domain/live-socket";
 import { addressKey } from "../lib/address";
 import { ApiError, type ErrorCode, notFound, validationError } from "../lib/errors";
 import { pathId } from "../lib/ids";
 import { RequestMeter } from "../lib/meter";
-import { errorResponses } from "../lib/openapi";
+import { errorResponses } from "./openapi";
 import { verifiedActor } from "../middleware/auth";
 import { checkOrigin } from "../middleware/origin";
 import { chargeReads } from "../middleware/read-limit";
@@ -89,7 +90,7 @@ export async function openLiveStream(c: Context<AppEnv>) {
     .from(branches)
     .innerJoin(stories, eq(stories.id, branches.storyId))
     // A hidden branch or story has no public stream (its owner and moderators read it through the API).
-    .where(and(eq(branches.id, id), isNull(branches.hiddenAt), isNull(stories.hiddenAt)))
+    .where(and(eq(branches.id, id), branchShown('"branches"', null)))
     .limit(1);
   if (!branch) throw notFound("Branch");
   const socket: SocketRequest = {

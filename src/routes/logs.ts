@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { listLogs, logStats } from "../domain/logs";
 import { auth } from "../middleware/auth";
 import { ok, successSchema } from "../lib/envelope";
-import { bearerSecurity, createRouter, errorResponses, jsonContent } from "../lib/openapi";
+import { bearerSecurity, createRouter, errorResponses, jsonContent } from "./openapi";
 import { MAX_LIMIT } from "../lib/pagination";
 import { authErrors } from "./schemas";
 

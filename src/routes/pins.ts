@@ -4,7 +4,7 @@ import { actorOf, auth, viewerOfRequest } from "../middleware/auth";
 import { LIMIT_ERRORS, idempotencyParameter, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
-import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
+import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "./openapi";
 import { queryBoolean } from "../lib/pagination";
 import { pinSchema } from "../schemas/pins";
 import { authErrors, idParam } from "./schemas";

@@ -3,7 +3,7 @@ import { auth } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
 import { LIMIT_ERRORS, idempotencyParameter, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
-import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
+import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "./openapi";
 import { reportBody, reportSchema } from "../schemas/reports";
 import { fileReport } from "../usecases/reports";
 import { authErrors } from "./schemas";

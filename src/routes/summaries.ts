@@ -5,7 +5,7 @@ import { plainText } from "../lib/characters";
 import { ok, successSchema } from "../lib/envelope";
 import { ApiError } from "../lib/errors";
 import { pathId } from "../lib/ids";
-import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
+import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "./openapi";
 import { queryBoolean } from "../lib/pagination";
 import { authErrors, idParam } from "./schemas";
 import { publicReadCache } from "../middleware/read-cache";

@@ -3,7 +3,7 @@ import { listDeliveries, setWebhook, webhookStatus } from "../domain/bot-webhook
 import { actorOf, auth } from "../middleware/auth";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
-import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "../lib/openapi";
+import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "./openapi";
 import { pageQuery, paginationSchema } from "../lib/pagination";
 import { checkWebhookUrl } from "../lib/webhook-url";
 import { authErrors, idParam } from "./schemas";

@@ -37,19 +37,13 @@ export function turnColumnsStatement(db: Db, branchId: string, state: TurnState,
 }
 
 /**
- * Adds (only while `onlyIf` holds: the room's, that the branch takes writes and the bot is in good standing) or
- * removes (only while `onlyIf` holds: a leave's standing) a queue member, or marks when it sits out until (only if
- * `condition`, `AND …`, holds: a write's own change), as a transition's writes say.
+ * Adds a queue member (a re-join meeting a row the room did not know of starts it afresh, not sitting out), removes
+ * one, or marks when it sits out until, as a transition's writes say: each only while `condition` (`AND …`, as the
+ * other statements of a batch take it) holds, whatever the kind of change.
  */
-export function memberStatement(
-  db: Db,
-  place: { branchId: string; storyId: string },
-  change: NonNullable<Writes["member"]>,
-  onlyIf: SQL = sql`1`,
-  condition: SQL = sql``,
-) {
+export function memberStatement(db: Db, place: { branchId: string; storyId: string }, change: NonNullable<Writes["member"]>, condition: SQL = sql``) {
   const { branchId, storyId } = place;
-  if ("remove" in change) return rawRun(db, sql`DELETE FROM branch_members WHERE branch_id = ${branchId} AND bot_id = ${change.remove} AND ${onlyIf}`);
+  if ("remove" in change) return rawRun(db, sql`DELETE FROM branch_members WHERE branch_id = ${branchId} AND bot_id = ${change.remove} ${condition}`);
   if ("sitOut" in change) {
     return rawRun(
       db,
@@ -61,7 +55,7 @@ export function memberStatement(
     db,
     sql`INSERT INTO branch_members (branch_id, bot_id, story_id, role, join_seq, joined_at)
     SELECT ${branchId}, ${m.botId}, ${storyId}, ${m.role}, ${m.joinSeq}, ${m.joinedAt}
-    WHERE ${onlyIf}
-    ON CONFLICT (branch_id, bot_id) DO UPDATE SET role = excluded.role, join_seq = excluded.join_seq, joined_at = excluded.joined_at`,
+    WHERE 1 ${condition}
+    ON CONFLICT (branch_id, bot_id) DO UPDATE SET role = excluded.role, join_seq = excluded.join_seq, joined_at = excluded.joined_at, sits_out_until = NULL`,
   );
 }

@@ -1,6 +1,6 @@
 import type { BatchItem } from "drizzle-orm/batch";
 import { nowIso } from "../db/client";
-import type { LiveEvent } from "../domain/live-events";
+import { type LiveEvent, hiddenFrame } from "../domain/live-events";
 import { type HideTarget, hidingStatements, hidingView, placeOf, refuseOwnCase, storyBranchIdsQuery } from "../domain/moderation";
 import { asSegments, segmentRecords } from "../domain/segments";
 import { sql } from "drizzle-orm";
@@ -9,7 +9,8 @@ import type { Caller } from "./caller";
 /**
  * A moderator hides an item (issue 23): one D1 batch with the item's hiding columns, its audit row, the scores and
  * summaries it touches and the caller's `extra` statements (a report's resolution), then, in the same request, the
- * branch's live stream learns it. Hiding a hidden item is idempotent: 200 with the first hide's record, no new
+ * branch's live stream learns it (a branch's or story's hide: the sweeper tells its rooms again should this request
+ * die first, src/queue/sweeper.ts). Hiding a hidden item is idempotent: 200 with the first hide's record, no new
  * audit row, `changed: false` (the `extra` statements still run). Read caches: the door's write empties them.
  */
 export function hideItem(caller: Caller, target: HideTarget, reason: string, extra: BatchItem<"sqlite">[] = []) {
@@ -45,19 +46,15 @@ async function tellRooms(caller: Caller, target: HideTarget, place: Awaited<Retu
   if (target.type === "segment" && place.branch_id) {
     const branchId = place.branch_id;
     let event: LiveEvent;
-    if (hide) event = { type: "hidden", branch_id: branchId, at, target_type: "segment", id: target.id, sequence_order: place.sequence_order };
+    if (hide) event = hiddenFrame(branchId, { type: "segment", id: target.id }, at, place.sequence_order);
     else {
       const [segment] = asSegments(await segmentRecords(caller.db, null, sql`WHERE s.id = ${target.id}`));
       event = { type: "restored", branch_id: branchId, at, segment };
     }
     await caller.rooms.moderated(branchId, event, false);
   } else if (hide && target.type === "branch") {
-    await caller.rooms.moderated(target.id, { type: "hidden", branch_id: target.id, at, target_type: "branch", id: target.id, sequence_order: null }, true);
+    await caller.rooms.moderated(target.id, hiddenFrame(target.id, { type: "branch", id: target.id }, at), true);
   } else if (hide && target.type === "story") {
-    await Promise.all(
-      storyBranches.map((branchId) =>
-        caller.rooms.moderated(branchId, { type: "hidden", branch_id: branchId, at, target_type: "story", id: target.id, sequence_order: null }, true),
-      ),
-    );
+    await Promise.all(storyBranches.map((branchId) => caller.rooms.moderated(branchId, hiddenFrame(branchId, { type: "story", id: target.id }, at), true)));
   }
 }

@@ -46,7 +46,7 @@ function Actions({ r, state, back }: { r: Item; state: FormState | null; back: s
         <button type="submit" name="action" value="dismiss">
           Dismiss
         </button>
-        {r.target_type === "account" || r.excerpt === null ? null : (
+        {r.target_type === "account" || r.target_gone ? null : (
           <button type="submit" name="action" value="hide">
             Hide the {r.target_type}
           </button>

@@ -5,6 +5,7 @@ import type { AppEnv } from "../context";
 import type { Actor } from "../domain/actor";
 import { ApiError } from "../lib/errors";
 import { limitBody } from "../middleware/body-limit";
+import { isLoopback } from "../middleware/origin";
 import { watchStanding } from "../middleware/standing";
 import { isReadMethod } from "../lib/envelope";
 import { isFormBody } from "../lib/form-body";
@@ -19,8 +20,7 @@ import { STYLESHEET_PATH } from "./style";
  */
 const SESSION_COOKIE = "storyloom_session";
 
-const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
-const isLocal = (c: Context<AppEnv>) => LOCAL_HOSTS.has(new URL(c.req.url).hostname);
+const isLocal = (c: Context<AppEnv>) => isLoopback(new URL(c.req.url).hostname);
 /** hono/cookie's prefix option: `__Host-` off the local machine. */
 const prefixOf = (c: Context<AppEnv>) => (isLocal(c) ? undefined : ("host" as const));
 

@@ -1,9 +1,9 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../context";
-import { ERROR_STATUS, type ErrorCode } from "./errors";
-import { errorSchema } from "./envelope";
-import { defaultHook } from "./validation";
+import { ERROR_STATUS, type ErrorCode } from "../lib/errors";
+import { errorSchema } from "../lib/envelope";
+import { defaultHook } from "../lib/validation";
 
 export function createRouter() {
   return new OpenAPIHono<AppEnv>({ defaultHook });
