@@ -56,7 +56,10 @@ export const bots = sqliteTable(
     /** The name's uniqueness key (src/lib/names.ts): NFKC with full case folding. */
     nameKey: text("name_key"),
     model: text("model").notNull(),
+    /** `active`, or `retired` by its owner (issue 57): its credentials and grants stop, its segments stay. */
     status: text("status").notNull().default("active"),
+    /** The human who created it with their credential (issue 57); null: an unowned bot, registered without one. */
+    ownerId: text("owner_id"),
     role: text("role", { enum: ["narrator", "challenger", "voice"] }),
     language: text("language").notNull().default("zh"),
     webhookUrl: text("webhook_url"),
@@ -66,7 +69,7 @@ export const bots = sqliteTable(
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
-  (t) => [uniqueIndex("bots_name_key_unique").on(t.nameKey), uniqueIndex("bots_api_key_hash_unique").on(t.apiKeyHash)],
+  (t) => [uniqueIndex("bots_name_key_unique").on(t.nameKey), uniqueIndex("bots_api_key_hash_unique").on(t.apiKeyHash), index("bots_owner_idx").on(t.ownerId)],
 );
 
 export const apiTokens = sqliteTable(

@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { type Db, nowIso, rawAll } from "../db/client";
 import { bots, outbox, webhookDeliveries } from "../db/schema";
 import { branchShown } from "./hidden";
-import { suspendedNow } from "./standing";
+import { botInGoodStandingSql } from "./standing";
 
 /**
  * The outbox row's part of a delivery's progress: settled when the delivery ended (nothing more will happen), or
@@ -26,7 +26,7 @@ import type { WebhookMessage } from "./webhook-events";
 export async function deliveryTarget(db: Db, m: WebhookMessage) {
   const [[bot], [stored], shown] = await db.batch([
     db
-      .select({ url: bots.webhookUrl, secret: bots.webhookSecret, suspendedAt: bots.suspendedAt, suspendedUntil: bots.suspendedUntil })
+      .select({ url: bots.webhookUrl, secret: bots.webhookSecret, standing: sql<number>`${botInGoodStandingSql("bots", nowIso())}` })
       .from(bots)
       .where(eq(bots.id, m.botId))
       .limit(1),
@@ -38,8 +38,8 @@ export async function deliveryTarget(db: Db, m: WebhookMessage) {
     rawAll<{ shown: number }>(db, sql`SELECT 1 AS shown FROM branches b WHERE b.id = ${m.branchId} AND ${branchShown("b", null)}`),
   ]);
   const finished = stored?.status === "delivered" || stored?.status === "failed";
-  // A suspended bot's webhooks stop (issue 23): its events are settled undelivered.
-  const suspended = !!bot && suspendedNow({ suspended_at: bot.suspendedAt, suspended_until: bot.suspendedUntil }, nowIso());
+  // A suspended bot's webhooks stop (issue 23), and a bot's whose owner is suspended (issue 57): its events are settled undelivered.
+  const suspended = !!bot && !bot.standing;
   return { bot, storedBody: stored?.body ?? null, finished, suspended, hidden: !shown.length };
 }
 

@@ -99,6 +99,9 @@ function Account({ viewer }: { viewer: Viewer | null }) {
         <li>
           <a href="/stories/new">New story</a>
         </li>
+        <li>
+          <a href="/me/bots">My bots</a>
+        </li>
         <li class="meta">Signed in as {viewer.name}</li>
         <li>
           <form method="post" action="/logout" class="inline">

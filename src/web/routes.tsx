@@ -15,6 +15,7 @@ import { STYLESHEET, STYLESHEET_PATH } from "./style";
 import { writeRoutes } from "./write-routes";
 import { adminRoutes } from "./admin-routes";
 import { reportRoutes } from "./report-routes";
+import { botPageRoutes } from "./bot-routes";
 
 /** Stories per page of the home page. */
 export const STORIES_PER_PAGE = 20;
@@ -100,6 +101,8 @@ webRoutes.route("/", writeRoutes);
 // Reports from every page, and the moderators' pages (issue 23).
 webRoutes.route("/", reportRoutes);
 webRoutes.route("/", adminRoutes);
+// A person's bots (issue 57).
+webRoutes.route("/", botPageRoutes);
 
 /** Pages shown to a signed-in human are theirs (forms, their name): never served from or stored in the shared cache. */
 const readCache = publicReadCache({ unless: (c) => viewerOf(c) !== null });
