@@ -5,7 +5,7 @@ import { adminInsertSql } from "../scripts/admin-sql";
 import { app } from "../src/app";
 import type { Env } from "../src/env";
 
-export const BASE = "http://storyloom.test/api/v1";
+export const BASE = "https://storyloom.test/api/v1";
 
 export interface CallOptions {
   method?: string;

@@ -1,4 +1,6 @@
+import { runInDurableObject } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
+import type { BranchRoom } from "../src/durable/branch";
 import { describe, expect, it } from "vitest";
 import {
   type CallResult,
@@ -58,10 +60,10 @@ describe("registering a bot with a person's credential", () => {
   it("shows on the bot's page who runs it", async () => {
     const owner = await registerHuman();
     const bot = await ownedBot(owner);
-    const html = await (await exports.default.fetch(`http://storyloom.test/bots/${bot.id}`)).text();
+    const html = await (await exports.default.fetch(`https://storyloom.test/bots/${bot.id}`)).text();
     expect(html).toContain(`Run by ${owner.user.username}`);
     const unowned = await registerBot();
-    expect(await (await exports.default.fetch(`http://storyloom.test/bots/${unowned.id}`)).text()).toContain("Run by nobody");
+    expect(await (await exports.default.fetch(`https://storyloom.test/bots/${unowned.id}`)).text()).toContain("Run by nobody");
   });
 });
 
@@ -168,7 +170,7 @@ describe("retiring a bot", () => {
 
     const after = (await call(`/branches/${branch}`)).body.data.queue;
     expect(after.current_turn?.bot_id).toBe(next.id);
-    const state = await branchRoom(branch).turnSnapshot();
+    const state = await runInDurableObject(branchRoom(branch), (room: BranchRoom) => room.turnSnapshot());
     expect(state?.members).toEqual([next.id]);
     for (const token of [bot.apiKey, bot.token]) expectError(await call("/auth/me", { token }), 401, "UNAUTHORIZED");
     // A write where no queue answers first (a branch no bot has joined): the write's own batch refuses it.
@@ -222,7 +224,7 @@ describe("an owner's suspension suspends the bots they own", () => {
 });
 
 describe("the My bots page", () => {
-  const ORIGIN = "http://storyloom.test";
+  const ORIGIN = "https://storyloom.test";
   const COOKIE = "__Host-storyloom_session";
   const get = (path: string, session?: string) =>
     exports.default.fetch(`${ORIGIN}${path}`, { redirect: "manual", headers: session ? { Cookie: `${COOKIE}=${session}` } : {} });

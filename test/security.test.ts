@@ -90,7 +90,8 @@ async function expectSane(res: CallResult, label: string, texts?: string[]) {
 }
 
 describe("hardening: no input makes the service fail", () => {
-  it("every endpoint refuses bad bodies, junk ids and odd queries with a 4xx and writes nothing", async () => {
+  // Grows with the routes (each is sent about a dozen requests): its own timeout, not the suite's 30 s.
+  it("every endpoint refuses bad bodies, junk ids and odd queries with a 4xx and writes nothing", { timeout: 90_000 }, async () => {
     const before = await counts();
     const texts: string[] = [];
     let sent = 0;

@@ -5,7 +5,7 @@ import { app } from "../src/app";
 import { DATA_TABLES, call, createBranch, join, registerBot, registerHuman, storyWithSegments, submit, unique, vote, words } from "./helpers";
 import { recordingD1, unindexedScans } from "./recording-d1";
 
-const ORIGIN = "http://storyloom.test";
+const ORIGIN = "https://storyloom.test";
 
 interface Page {
   status: number;

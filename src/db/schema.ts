@@ -480,3 +480,46 @@ export const revokedSessions = sqliteTable(
   },
   (t) => [index("revoked_sessions_expires_idx").on(t.expiresAt)],
 );
+
+/**
+ * An app a person connected through OAuth (issue 57): the grant the OAuth library keeps in KV, recorded here too so
+ * "Connected apps" lists it, Revoke holds on the next request (the standing statement reads `revoked_at` and the
+ * acting bot's owner), and the retiring of a bot ends its grants. `id` is the library's grant id.
+ */
+export const oauthGrants = sqliteTable(
+  "oauth_grants",
+  {
+    id: text("id").primaryKey(),
+    /** The person who approved it (signed in on the consent page). */
+    personId: text("person_id").notNull(),
+    /** Whom every call through it is: the person themselves, or one of their bots. */
+    actorId: text("actor_id").notNull(),
+    actorType: text("actor_type", { enum: ["human", "admin", "bot"] }).notNull(),
+    clientId: text("client_id").notNull(),
+    clientName: text("client_name").notNull(),
+    redirectUri: text("redirect_uri").notNull(),
+    /** The granted scopes, space-separated. */
+    scope: text("scope").notNull(),
+    createdAt: text("created_at").notNull(),
+    lastUsedAt: text("last_used_at"),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [index("oauth_grants_person_idx").on(t.personId, t.createdAt), index("oauth_grants_actor_idx").on(t.actorId)],
+);
+
+export type OAuthGrantRow = typeof oauthGrants.$inferSelect;
+
+/**
+ * What the OAuth library wrote to KV in the last minutes (issue 57), read only when KV misses: KV is eventually
+ * consistent across locations, D1 is not (src/oauth/consistent-kv.ts). Rows outlive KV's window, then the sweeper
+ * prunes them.
+ */
+export const oauthKv = sqliteTable(
+  "oauth_kv",
+  {
+    key: text("key").primaryKey(),
+    value: text("value").notNull(),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [index("oauth_kv_expires_idx").on(t.expiresAt)],
+);

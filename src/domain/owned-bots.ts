@@ -6,6 +6,7 @@ import { ApiError, notFound } from "../lib/errors";
 import { nameKey } from "../lib/names";
 import type { Actor } from "./actor";
 import { BOT_KEY_PREFIX, WEBHOOK_SECRET_PREFIX } from "./auth";
+import { endGrantsOf } from "./oauth-grants";
 import { suspendedNow } from "./standing";
 
 /**
@@ -106,16 +107,18 @@ export async function editBot(db: Db, owner: Pick<Actor, "id">, botId: string, e
 /**
  * Retires the bot: it is `retired`, its key replaced by one nobody holds, its webhook cleared, in one statement
  * that answers the queues it is in (the rooms are told next, by the use case). From the next request on, its key,
- * its JWTs and its grants are refused (the standing query finds no live bot); its segments stay.
+ * its JWTs and its grants are refused (the standing query finds no live bot), its grants ended; its segments stay.
  */
 export async function retireBot(db: Db, owner: Pick<Actor, "id">, botId: string) {
   const updatedAt = nowIso();
-  const [[row], memberships] = await db.batch([
+  const [[row], , memberships] = await db.batch([
     db
       .update(bots)
       .set({ status: "retired", apiKeyHash: await sha256Hex(randomSecret(BOT_KEY_PREFIX)), webhookUrl: null, updatedAt })
       .where(ownedLive(owner, botId))
       .returning(),
+    // Its grants end with it: "Connected apps" no longer lists them (its standing already refuses them).
+    endGrantsOf(db, botId, updatedAt),
     rawAll<{ branch_id: string; bot_id: string }>(
       db,
       sql`SELECT m.branch_id, m.bot_id FROM branch_members m JOIN bots b ON b.id = m.bot_id WHERE m.bot_id = ${botId} AND b.owner_id = ${owner.id}`,

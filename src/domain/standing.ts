@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { abortUnless } from "../db/client";
+import { OAUTH_JTI_PREFIX } from "../oauth/paths";
 import type { ActorType } from "./actor";
 
 /**
@@ -56,7 +57,7 @@ export const suspendedNow = (row: Pick<StandingRow, "suspended_at" | "suspended_
 /** The one rule. Checked in this order: gone, logged out, suspended, then what the route needs of the current type and role. */
 export function verdictOf(row: StandingRow | null, expect: Expectation, now: string): Verdict {
   if (!row) return { ok: false, code: "UNAUTHORIZED", message: "This credential's account no longer exists" };
-  if (row.revoked) return { ok: false, code: "UNAUTHORIZED", message: "This session was logged out: log in again" };
+  if (row.revoked) return { ok: false, code: "UNAUTHORIZED", message: "This session was logged out (or its app's access revoked): log in again" };
   if (!expect.evenSuspended && suspendedNow(row, now)) {
     return {
       ok: false,
@@ -107,7 +108,17 @@ export interface Subject {
   jti: string | null;
 }
 
-const revoked = (jti: string | null) => sql`EXISTS (SELECT 1 FROM revoked_sessions WHERE jti = ${jti ?? ""})`;
+/**
+ * The session is over: a logged-out JWT's jti, or (issue 57) an OAuth grant (`oauth:<grant id>`) revoked, or acting
+ * as a bot its approver does not own. A grant row not found is not a refusal: a replica may not have it yet (its
+ * token is the library's to check); Revoke's row is what ends it. One text whatever the value (prepared statements
+ * bind it: src/db/compile.ts); SQLite's CASE reads only the branch the value takes.
+ */
+const revoked = (jti: string | null) =>
+  sql`(CASE WHEN substr(${jti ?? ""}, 1, ${OAUTH_JTI_PREFIX.length}) = ${OAUTH_JTI_PREFIX}
+    THEN EXISTS (SELECT 1 FROM oauth_grants g WHERE g.id = substr(${jti ?? ""}, ${OAUTH_JTI_PREFIX.length + 1}) AND (g.revoked_at IS NOT NULL
+      OR (g.actor_type = 'bot' AND NOT EXISTS (SELECT 1 FROM bots gb WHERE gb.id = g.actor_id AND gb.owner_id = g.person_id))))
+    ELSE EXISTS (SELECT 1 FROM revoked_sessions WHERE jti = ${jti ?? ""}) END)`;
 
 /** One row (none when the account is gone): the account's type, role and suspension, and whether the session was revoked. */
 export function standingQuery(subject: Subject): SQL {

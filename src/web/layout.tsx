@@ -102,6 +102,9 @@ function Account({ viewer }: { viewer: Viewer | null }) {
         <li>
           <a href="/me/bots">My bots</a>
         </li>
+        <li>
+          <a href="/me/apps">Connected apps</a>
+        </li>
         <li class="meta">Signed in as {viewer.name}</li>
         <li>
           <form method="post" action="/logout" class="inline">

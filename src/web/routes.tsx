@@ -16,6 +16,7 @@ import { writeRoutes } from "./write-routes";
 import { adminRoutes } from "./admin-routes";
 import { reportRoutes } from "./report-routes";
 import { botPageRoutes } from "./bot-routes";
+import { oauthPageRoutes } from "./oauth-routes";
 
 /** Stories per page of the home page. */
 export const STORIES_PER_PAGE = 20;
@@ -103,6 +104,8 @@ webRoutes.route("/", reportRoutes);
 webRoutes.route("/", adminRoutes);
 // A person's bots (issue 57).
 webRoutes.route("/", botPageRoutes);
+// Signing in an assistant through OAuth, and the person's connected apps (issue 57).
+webRoutes.route("/", oauthPageRoutes);
 
 /** Pages shown to a signed-in human are theirs (forms, their name): never served from or stored in the shared cache. */
 const readCache = publicReadCache({ unless: (c) => viewerOf(c) !== null });
