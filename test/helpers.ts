@@ -184,6 +184,8 @@ export const DATA_TABLES = [
   "outbox",
   "reports",
   "audit_log",
+  "oauth_grants",
+  "oauth_kv",
 ];
 
 /** The real read-limit binding, with the key of every call it gets recorded in `calls` (to count leases bought). */

@@ -168,3 +168,46 @@ export async function toolResult(res: Response): Promise<any> {
 
 export const callTool = (bearer: string, name: string, args: Record<string, unknown> = {}, fetch = workerFetch()) =>
   mcpPost(bearer, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name, arguments: args } }, fetch);
+
+/** A page of the reader with a person's session. */
+export const page = (path: string, session: string) => workerFetch()(`${ORIGIN}${path}`, { headers: { Cookie: `${COOKIE}=${session}` }, redirect: "manual" });
+
+/** A form POST from the reader's own pages. */
+export const formPost = (path: string, fields: Record<string, string>, session: string) =>
+  workerFetch()(`${ORIGIN}${path}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", Origin: ORIGIN, Cookie: `${COOKIE}=${session}` },
+    body: new URLSearchParams(fields),
+  });
+
+/**
+ * KV as two locations see it: `kv` writes (to the real binding) and reads as the writer's location does; each
+ * `elsewhere()` is another location, where nothing written through either is visible yet (KV's propagation lag).
+ */
+export function laggingKv(real: KVNamespace) {
+  const written = new Set<string>();
+  let misses = 0;
+  const put = async (key: string, value: string, options?: KVNamespacePutOptions) => {
+    written.add(key);
+    await real.put(key, value, options);
+  };
+  const base = {
+    put,
+    delete: (key: string) => real.delete(key),
+    list: (options?: KVNamespaceListOptions) => real.list(options),
+    get: (key: string, options?: any) => real.get(key, options),
+    getWithMetadata: (key: string, options?: any) => real.getWithMetadata(key, options),
+  };
+  const elsewhere = () =>
+    ({
+      ...base,
+      get: async (key: string, options?: any) => {
+        if (!written.has(key)) return real.get(key, options);
+        misses++;
+        return null;
+      },
+      getWithMetadata: async (key: string, options?: any) => (written.has(key) ? { value: null, metadata: null } : real.getWithMetadata(key, options)),
+    }) as unknown as KVNamespace;
+  return { kv: base as unknown as KVNamespace, elsewhere, hidden: () => misses };
+}

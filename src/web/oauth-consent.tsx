@@ -71,7 +71,6 @@ export async function consentPage(c: Context<AppEnv>, state: FormState | null = 
   );
   for (const cookie of consent.headers.getSetCookie()) res.headers.append("Set-Cookie", cookie);
   res.headers.set("Cache-Control", "no-store");
-  res.headers.set("X-Frame-Options", "DENY");
   return res;
 }
 

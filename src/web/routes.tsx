@@ -88,6 +88,8 @@ const strongEtag = etag();
 async function pageMiddleware(c: Context<AppEnv>, next: () => Promise<void>) {
   await strongEtag(c, () => anonymousReadLimit(c, next) as Promise<void>);
   // Set here, not by the handlers: a 304 (or a micro-cache hit) is a new response that must carry it too.
+  // A page that carries a one-time secret (the consent page's handle) is `no-store` already, and stays so.
+  if (c.res.headers.get("Cache-Control") === "no-store") return;
   c.res.headers.set("Cache-Control", c.req.path === STYLESHEET_PATH ? "public, max-age=3600" : "no-cache");
 }
 
