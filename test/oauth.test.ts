@@ -1,4 +1,12 @@
 import { env } from "cloudflare:workers";
+import {
+  Client,
+  type OAuthClientProvider,
+  type StoredOAuthClientInformation,
+  type StoredOAuthTokens,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+} from "@modelcontextprotocol/client";
 import { describe, expect, it, vi } from "vitest";
 import { call, createStory, registerAdmin, registerHuman, unique, words } from "./helpers";
 import {
@@ -378,4 +386,97 @@ describe("Client ID Metadata Documents", () => {
       spy.mockRestore();
     }
   });
+});
+
+/** The official MCP client's own OAuth: an `OAuthClientProvider` whose `redirectToAuthorization` plays the person's browser. */
+class BrowserProvider implements OAuthClientProvider {
+  info?: StoredOAuthClientInformation;
+  saved?: StoredOAuthTokens;
+  verifier = "";
+  callback?: URLSearchParams;
+  constructor(
+    private session: string,
+    private fields: Record<string, string>,
+  ) {}
+  get redirectUrl() {
+    return REDIRECT;
+  }
+  get clientMetadata() {
+    return {
+      client_name: "SDK Host",
+      redirect_uris: [REDIRECT],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    };
+  }
+  clientInformation() {
+    return this.info;
+  }
+  saveClientInformation(info: StoredOAuthClientInformation) {
+    this.info = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: StoredOAuthTokens) {
+    this.saved = tokens;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+  /** The browser: the consent page with the person's session, Approve, and the redirect back. */
+  async redirectToAuthorization(url: URL) {
+    const fetch = workerFetch();
+    const session = `__Host-storyloom_session=${this.session}`;
+    const consentUrl = `${ORIGIN}${url.pathname}${url.search}`;
+    const res = await fetch(consentUrl, { headers: { Cookie: session }, redirect: "manual" });
+    const html = await res.text();
+    expect(res.status, html.slice(0, 300)).toBe(200);
+    const handle = /name="handle" value="([^"]+)"/.exec(html)?.[1] ?? "";
+    const binding = res.headers.getSetCookie().map((c) => c.split(";")[0]);
+    const sent = await fetch(consentUrl, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", Origin: ORIGIN, Cookie: [session, ...binding].join("; ") },
+      body: new URLSearchParams({ handle, decision: "approve", write: "1", ...this.fields }),
+    });
+    expect(sent.status).toBe(302);
+    this.callback = new URL(sent.headers.get("location") ?? "").searchParams;
+  }
+}
+
+describe("the official MCP client's OAuth", () => {
+  for (const era of ["legacy", "modern"] as const) {
+    it(`signs in, approves as the chosen bot, connects and writes a segment (${era} era)`, async () => {
+      const person = await registerHuman();
+      const story = await createStory(person.token);
+      const botId = await ownedBotOf(person);
+      const provider = new BrowserProvider(person.token, { identity: `bot:${botId}` });
+      const transport = () => new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp`), { authProvider: provider, fetch: workerFetch() });
+      const options = era === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" as const } } } : {};
+      const first = new Client({ name: "sdk-host", version: "1.0.0" }, options);
+      const pending = transport();
+      await expect(first.connect(pending)).rejects.toThrow(UnauthorizedError);
+      expect(provider.callback?.get("code")).toBeTruthy();
+      await pending.finishAuth(provider.callback!);
+      expect(provider.saved?.access_token).toBeTruthy();
+      const client = new Client({ name: "sdk-host", version: "1.0.0" }, options);
+      await client.connect(transport());
+      try {
+        const joined = (await client.callTool({ name: "join_branch", arguments: { branch_id: story.main_branch_id } })) as any;
+        expect(joined.isError ?? false, JSON.stringify(joined)).toBe(false);
+        expect(joined.structuredContent.bot_id).toBe(botId);
+        const wrote = (await client.callTool({ name: "write_segment", arguments: { branch_id: story.main_branch_id, content: words(5, "sdk") } })) as any;
+        expect(wrote.isError ?? false, JSON.stringify(wrote)).toBe(false);
+        const last = (await call(`/branches/${story.main_branch_id}/segments`)).body.data.segments.at(-1);
+        expect(last).toMatchObject({ bot_id: botId, author_type: "bot", content: words(5, "sdk") });
+      } finally {
+        await client.close();
+      }
+    });
+  }
 });
