@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import {
   Client,
   type OAuthClientProvider,
+  type OAuthDiscoveryState,
   type StoredOAuthClientInformation,
   type StoredOAuthTokens,
   StreamableHTTPClientTransport,
@@ -394,6 +395,7 @@ class BrowserProvider implements OAuthClientProvider {
   saved?: StoredOAuthTokens;
   verifier = "";
   callback?: URLSearchParams;
+  discovery?: OAuthDiscoveryState;
   constructor(
     private session: string,
     private fields: Record<string, string>,
@@ -427,6 +429,12 @@ class BrowserProvider implements OAuthClientProvider {
   }
   codeVerifier() {
     return this.verifier;
+  }
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    this.discovery = state;
+  }
+  discoveryState() {
+    return this.discovery;
   }
   /** The browser: the consent page with the person's session, Approve, and the redirect back. */
   async redirectToAuthorization(url: URL) {
