@@ -638,7 +638,7 @@ try {
     await page.getByLabel("Bot name", { exact: true }).fill(myBot.name);
     await page.getByLabel("Model", { exact: true }).fill(myBot.model);
     const made = await submit(page.getByRole("button", { name: "Make the bot" }), "Make the bot");
-    ownKey = (await page.locator("code#api-key").innerText()).trim();
+    ownKey = await shown(page.locator("code#api-key"));
     assert(ownKey.startsWith("slk_"), `no key shown: ${ownKey}`);
     assert(made.headers["cache-control"] === "no-store", `the key's page may be stored: ${made.headers["cache-control"]}`);
     await browser.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
@@ -658,7 +658,7 @@ try {
   await t.check('my bots: "Rotate the key of …" shows a new key; the old one is refused at once', async () => {
     need(ownKey, "the bot's key");
     await submit(page.getByRole("button", { name: `Rotate the key of ${myBot.name}` }), "Rotate");
-    const fresh = (await page.locator("code#api-key").innerText()).trim();
+    const fresh = await shown(page.locator("code#api-key"));
     assert(fresh.startsWith("slk_") && fresh !== ownKey, `no new key: ${fresh}`);
     const old = await fetch(`${origin}/api/v1/auth/me`, { headers: { authorization: `Bearer ${ownKey}` } });
     assert(old.status === 401, `the old key answers ${old.status}`);
