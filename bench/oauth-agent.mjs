@@ -27,7 +27,13 @@ class HostProvider {
     return this.redirect;
   }
   get clientMetadata() {
-    return { client_name: "e2e host", redirect_uris: [this.redirect], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
+    return {
+      client_name: "e2e host",
+      redirect_uris: [this.redirect],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    };
   }
   clientInformation() {
     return this.info;
@@ -102,4 +108,54 @@ export async function oauthClient(origin, name, era, approve) {
   const client = new Client({ name, version: "1.0.0" }, options);
   await client.connect(transport());
   return client;
+}
+
+const b64url = (bytes) => Buffer.from(bytes).toString("base64url");
+
+/**
+ * An OAuth access token for `/mcp` without a browser (for the benchmark): DCR, the consent page fetched with the
+ * person's session cookie (`storyloom_session` on 127.0.0.1), Approve as the person, the code exchanged with PKCE.
+ */
+export async function oauthToken(origin, session, fields = {}) {
+  const redirect = callbackOf(origin);
+  const client = await (
+    await fetch(`${origin}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "bench host", redirect_uris: [redirect], token_endpoint_auth_method: "none" }),
+    })
+  ).json();
+  const verifier = b64url(crypto.getRandomValues(new Uint8Array(32)));
+  const challenge = b64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
+  const query = new URLSearchParams({
+    response_type: "code",
+    client_id: client.client_id,
+    redirect_uri: redirect,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    resource: `${origin}/mcp`,
+    scope: "stories:read stories:write",
+  });
+  const url = `${origin}/oauth/authorize?${query}`;
+  const cookie = `storyloom_session=${session}`;
+  const page = await fetch(url, { headers: { cookie }, redirect: "manual" });
+  const handle = /name="handle" value="([^"]+)"/.exec(await page.text())?.[1];
+  const binding = page.headers.getSetCookie().map((c) => c.split(";")[0]);
+  const approved = await fetch(url, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", origin, cookie: [cookie, ...binding].join("; ") },
+    body: new URLSearchParams({ handle, decision: "approve", identity: "me", write: "1", ...fields }),
+  });
+  const code = new URL(approved.headers.get("location") ?? "").searchParams.get("code");
+  if (!code) throw new Error(`no code: ${approved.status}`);
+  const tokens = await (
+    await fetch(`${origin}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "authorization_code", client_id: client.client_id, code, code_verifier: verifier, redirect_uri: redirect }),
+    })
+  ).json();
+  if (!tokens.access_token) throw new Error(`no token: ${JSON.stringify(tokens)}`);
+  return tokens.access_token;
 }

@@ -98,7 +98,8 @@ function callsWriteTool(body: unknown): boolean {
 /** The request on the site's own origin (its Host was checked): the OAuth library compares URLs with its issuer's. */
 const canonical = (c: Context<AppEnv>) => {
   const url = new URL(c.req.url);
-  return new Request(`${c.get("config").publicOrigin}${url.pathname}${url.search}`, c.req.raw);
+  // Without the body: the library reads the URL and the headers; the body stays this request's, for the SDK.
+  return new Request(`${c.get("config").publicOrigin}${url.pathname}${url.search}`, { method: c.req.method, headers: c.req.raw.headers });
 };
 
 /**

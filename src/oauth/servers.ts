@@ -1,4 +1,4 @@
-import { OAuthAuthorizationServer, type OAuthResourceAuth, OAuthResourceServer } from "@cloudflare/workers-oauth-provider";
+import { OAuthAuthorizationServer, type OAuthResourceAuth, OAuthResourceServer, type ValidatedAccessToken } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env";
 import { consistentKv } from "./consistent-kv";
 import { ALL_SCOPES, AUTHORIZE_PATH, REGISTER_PATH, SCOPES, TOKEN_PATH } from "./paths";
@@ -58,10 +58,38 @@ function build(origin: string): OAuthServers {
   const resource = new OAuthResourceServer<Env, GrantProps>({
     resourceMetadata: { resource: resourceUrl, authorization_servers: [origin], bearer_methods_supported: ["header"], resource_name: "Storyloom" },
     requiredScopes: [SCOPES.read],
-    validateToken: (env) => (audience, token) => authorization.validateToken<GrantProps>(audience, token, env),
+    validateToken: (env) => (audience, token) => validated(token, () => authorization.validateToken<GrantProps>(audience, token, env)),
     handler: { fetch: (_request, _env, ctx) => (ctx as unknown as McpContext).serve({ props: ctx.props, auth: ctx.auth }) },
   });
   return { authorization, resource, resourceUrl };
+}
+
+/**
+ * Tokens this isolate validated, for up to VALIDATION_CACHE_MS (never past their expiry): a token's record never
+ * changes, so a host's next calls skip the KV read and the props' decryption. What can end a token sooner, a
+ * revoke, is read from D1 in every call's standing statement (src/domain/standing.ts), and a revoke made here
+ * forgets its grant's tokens at once (`forgetGrant`).
+ */
+const VALIDATION_CACHE_MS = 60_000;
+const VALIDATION_CACHE_SIZE = 10_000;
+type Validation = ValidatedAccessToken<GrantProps> | null;
+const validations = new Map<string, { validation: NonNullable<Validation>; until: number }>();
+
+async function validated(token: string, validate: () => Promise<Validation>): Promise<Validation> {
+  const now = Date.now();
+  const known = validations.get(token);
+  if (known && known.until > now) return known.validation;
+  const validation = await validate();
+  if (validation) {
+    if (validations.size >= VALIDATION_CACHE_SIZE) validations.clear();
+    validations.set(token, { validation, until: Math.min(now + VALIDATION_CACHE_MS, (validation.expiresAt ?? 0) * 1000 || now + VALIDATION_CACHE_MS) });
+  } else validations.delete(token);
+  return validation;
+}
+
+/** A revoke made in this isolate: its tokens are validated again (and refused) from the next call on. */
+export function forgetGrant(grantId: string) {
+  for (const token of validations.keys()) if (grantIdOf(token) === grantId) validations.delete(token);
 }
 
 const servers = new Map<string, OAuthServers>();

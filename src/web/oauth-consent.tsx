@@ -5,7 +5,7 @@ import { ApiError } from "../lib/errors";
 import { callerOf } from "../middleware/caller";
 import { requireStanding } from "../middleware/standing";
 import { ALL_SCOPES, AUTHORIZE_PATH, SCOPES } from "../oauth/paths";
-import { oauthApi } from "../oauth/servers";
+import { forgetGrant, oauthApi } from "../oauth/servers";
 import { myBots } from "../usecases/bots";
 import { connectApp, disconnectApp, identityFor, newBotFor } from "../usecases/oauth";
 import { fieldsOf, optional } from "./form-errors";
@@ -103,4 +103,5 @@ export async function decide(c: Context<AppEnv>): Promise<Response> {
 /** Revoke on Connected apps: our record first (the next call is refused), then the library's tokens. */
 export async function revoke(c: Context<AppEnv>, grantId: string) {
   await disconnectApp(callerOf(c), api(c), grantId);
+  forgetGrant(grantId);
 }
