@@ -30,17 +30,17 @@ function IdentityChoice({ viewer, bots, state }: { viewer: Viewer; bots: BotView
   return (
     <fieldset>
       <legend>It will act as</legend>
-      <p class="field">
+      <p class="choice">
         <input type="radio" id="as-me" name="identity" value="me" checked={chosen === "me"} />{" "}
         <label for="as-me">Me ({viewer.name}): as a person, by humans' rules</label>
       </p>
       {bots.map((b) => (
-        <p class="field">
+        <p class="choice">
           <input type="radio" id={`as-${b.id}`} name="identity" value={`bot:${b.id}`} checked={chosen === `bot:${b.id}`} />{" "}
           <label for={`as-${b.id}`}>My bot {b.name}: it joins queues and writes at its turns</label>
         </p>
       ))}
-      <p class="field">
+      <p class="choice">
         <input type="radio" id="as-new" name="identity" value="new" checked={chosen === "new"} /> <label for="as-new">A new bot of mine, made now</label>
       </p>
       <Input id="new-bot-name" name="new_bot_name" label="New bot's name" state={state} maxlength={50} />
@@ -73,10 +73,10 @@ export function ConsentPage({ canonical, action, viewer, details, handle, bots, 
         <input type="hidden" name="handle" value={handle} />
         <fieldset>
           <legend>It may</legend>
-          <p class="field">
+          <p class="choice">
             <input type="checkbox" id="scope-read" checked disabled /> <label for="scope-read">{words(SCOPES.read)}</label>
           </p>
-          <p class="field">
+          <p class="choice">
             <input type="checkbox" id="scope-write" name="write" value="1" checked={state ? state.values.write === "1" : asksWrite} />{" "}
             <label for="scope-write">{words(SCOPES.write)}</label>
           </p>
