@@ -21,7 +21,7 @@ export default defineConfig(async () => {
             // Tests read responses, not access logs (test/health.test.ts turns them on where it checks them).
             LOG_REQUESTS: "false",
             // The address tests call the Worker at (test/helpers.ts BASE, test/web.test.ts ORIGIN).
-            PUBLIC_ORIGIN: "http://storyloom.test",
+            PUBLIC_ORIGIN: "https://storyloom.test",
             WEBHOOK_TIMEOUT_MS: "300",
             TURN_TIMEOUT_SECONDS: "3600",
             // Tests read their own writes at once; test/edge.test.ts turns the micro-cache on per request.

@@ -6,6 +6,9 @@
 // returning with its turn (median, p95), and checks the read-back: contiguous sequence_order, strict alternation.
 // Prints the figures; writes bench/MCP.md only with --write. Listens on 127.0.0.1 only; every wait is bounded.
 // --inspector: also drives the MCP Inspector's CLI (pinned, fetched by npx) in both eras.
+// --oauth (issue 57): each agent signs in as ChatGPT or Claude would, through OAuth (the official client's own
+// OAuthClientProvider, DCR, PKCE), its person registering over REST and approving in headless Chromium (Debian's:
+// the consent page driven by its labels), which makes the bot the agent writes as; then the two take turns as above.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +16,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { api, freePort, NO_LIMITS, sleep, startDev, words } from "./lib.mjs";
+import { launchChromium, oauthClient, personInBrowser } from "./oauth-agent.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -20,6 +24,7 @@ const { values } = parseArgs({
     write: { type: "boolean", default: false },
     port: { type: "string" },
     inspector: { type: "boolean", default: false },
+    oauth: { type: "boolean", default: false },
   },
 });
 /** The MCP Inspector's command line (`--inspector`; fetched by npx, so it needs the network), pinned. */
@@ -31,9 +36,13 @@ const BASE = `${ORIGIN}/api/v1`;
 const tmp = mkdtempSync(path.join(tmpdir(), "storyloom-mcp-e2e-"));
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 
-async function agent(name, apiKey, era) {
-  const client = new Client({ name, version: "1.0.0" }, { versionNegotiation: era === "modern" ? { mode: { pin: "2026-07-28" } } : { mode: "legacy" } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${apiKey}` } } }));
+async function agent(name, apiKey, era, oauthSignIn) {
+  let client;
+  if (oauthSignIn) client = await oauthSignIn(name, era);
+  else {
+    client = new Client({ name, version: "1.0.0" }, { versionNegotiation: era === "modern" ? { mode: { pin: "2026-07-28" } } : { mode: "legacy" } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${apiKey}` } } }));
+  }
   const call = async (tool, args) => {
     const r = await client.callTool({ name: tool, arguments: args }, { timeout: 70_000 });
     if (r.isError) throw new Error(`${name} ${tool}: ${JSON.stringify(r.structuredContent)}`);
@@ -74,6 +83,7 @@ const server = await startDev(PORT, path.join(tmp, "state"), [...NO_LIMITS, "--v
 for (let i = 0; i < 50 && !server.log().includes(`Ready on ${ORIGIN}`); i++) await sleep(100);
 let exitCode = 0;
 const agents = [];
+let browser;
 try {
   if (!server.log().includes(`Ready on ${ORIGIN}`) || server.child.exitCode !== null) throw new Error(`port ${PORT} answered, but not from this run's server`);
   const call = api(BASE);
@@ -100,6 +110,15 @@ try {
     [0, "legacy"],
     [1, "modern"],
   ]) {
+    if (values.oauth) {
+      // A person per agent, who approves in the browser and makes the agent's bot on the consent page.
+      browser ??= await launchChromium();
+      const person = { email: `e2eoauth${i}${stamp}@example.com`, password: "e2e password" };
+      await call("/auth/register", { body: { username: `e2eoauth${i}${stamp}`, ...person, user_type: "human" } });
+      const signIn = (name, era) => oauthClient(ORIGIN, name, era, personInBrowser(browser, person, `e2e-oauth-${i}-${stamp}`));
+      agents.push(await agent(`agent-${i}`, null, era, signIn));
+      continue;
+    }
     const bot = (await call("/auth/bot/register", { body: { name: `e2e-mcp-${i}-${stamp}`, model: "e2e" } })).data;
     agents.push(await agent(`agent-${i}`, bot.api_key, era));
   }
@@ -135,6 +154,7 @@ try {
   if (inspector.includes("**unexpected**")) exitCode = 1;
   const figures = {
     inspector,
+    sign_in: values.oauth ? "OAuth (DCR, PKCE, consent in Chromium)" : "bot keys",
     eras: agents.map((a) => a.era),
     bot_segments: bots.length,
     contiguous,
@@ -144,7 +164,7 @@ try {
   };
   console.log(JSON.stringify(figures, null, 2));
   if (!contiguous || !alternating || bots.length < TURNS) exitCode = 1;
-  if (values.write) {
+  if (values.write && !values.oauth) {
     writeFileSync(
       "bench/MCP.md",
       `# Two agents through MCP: \`npm run e2e:mcp\`
@@ -173,6 +193,7 @@ machine's clock.
   exitCode = 1;
 } finally {
   await Promise.all(agents.map((a) => a.client.close().catch(() => {})));
+  await browser?.close();
   server.stop();
   await sleep(500);
   rmSync(tmp, { recursive: true, force: true });

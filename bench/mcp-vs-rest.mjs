@@ -6,12 +6,15 @@
 // not answered from memory); the result is the median of the per-round ratios of CPU per request (the workerd
 // processes' user+system time over the run divided by its requests) and of requests per second. MCP requests are
 // the 2025-11-25 revision, stateless (no initialize first: the handler serves every request on its own), as hosts
-// send them. Prints the figures; writes bench/MCP-COST.md only with --write. 127.0.0.1, a free port.
+// send them. "list stories (OAuth)" (issue 57) is the same pair with the MCP side signed in through OAuth (an access
+// token the library validates: one KV read more than a bearer key or JWT). Prints the figures; writes
+// bench/MCP-COST.md only with --write. 127.0.0.1, a free port.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { api, ensureWrk, freePort, load, median, NO_LIMITS, sleep, startDev, words, workerdCpuMs } from "./lib.mjs";
+import { oauthToken } from "./oauth-agent.mjs";
 
 const { values } = parseArgs({
   options: { rounds: { type: "string", default: "3" }, seconds: { type: "string", default: "2" }, write: { type: "boolean", default: false } },
@@ -55,12 +58,19 @@ try {
   const auth = { authorization: `Bearer ${token}` };
   const mcpHeaders = { ...auth, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" };
   const tool = (name, args) => JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } });
+  const oauthHeaders = { ...mcpHeaders, authorization: `Bearer ${await oauthToken(ORIGIN, token)}` };
   const pairs = [
     {
       // The exact twin: list_stories answers GET /stories' data (the same domain read, one D1 round trip each).
       name: "list stories",
       rest: { url: `${BASE}/stories?limit=20`, headers: auth },
       mcp: { url: `${ORIGIN}/mcp`, method: "POST", headers: mcpHeaders, body: tool("list_stories", { limit: 20 }) },
+    },
+    {
+      // The same pair, the MCP side with an OAuth access token (the library's KV read, then the same call).
+      name: "list stories (OAuth)",
+      rest: { url: `${BASE}/stories?limit=20`, headers: auth },
+      mcp: { url: `${ORIGIN}/mcp`, method: "POST", headers: oauthHeaders, body: tool("list_stories", { limit: 20 }) },
     },
     {
       // read_branch answers more than GET /branches/{id}: the story's rule, the queue and a page of up to 50

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The layering the architecture promises (docs/decisions.md, "Architecture"): no import cycle in src/ (type-only
-// imports count); no door (src/routes, src/web, src/mcp) imports a room's module other than its caller-side client
+// imports count); no door (src/routes, src/web, src/mcp, src/oauth) imports a room's module other than its caller-side client
 // (src/durable/branch-client.ts); and nothing below the doors imports a door, the middleware or the request's
 // context (src/context.ts, src/app.ts, src/index.ts). Prints each breach on one line and exits 1; silent and 0
 // when there is none.
@@ -9,7 +9,7 @@ import path from "node:path";
 
 const root = path.join(import.meta.dirname, "..");
 const src = path.join(root, "src");
-const DOORS = ["routes", "web", "mcp"];
+const DOORS = ["routes", "web", "mcp", "oauth"];
 /** The top of the layering: the doors, their middleware, and the files that assemble them. */
 const TOP = new Set([...DOORS, "middleware", "context.ts", "app.ts", "index.ts"]);
 const ROOM_CLIENTS = new Set(["durable/branch-client.ts"]);

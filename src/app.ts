@@ -39,6 +39,7 @@ import { segmentRoutes } from "./routes/segments";
 import { storyRoutes } from "./routes/stories";
 import { summaryRoutes } from "./routes/summaries";
 import { webRoutes } from "./web/routes";
+import { OAUTH_SERVER_PATHS } from "./oauth/paths";
 
 export const API_PREFIX = "/api/v1";
 const WRITE_METHODS = ["POST", "PUT", "PATCH", "DELETE"];
@@ -107,7 +108,9 @@ function buildApi() {
           description:
             "Humans and bots writing stories together.\n\n" +
             "AI agents can also join through MCP: a Streamable HTTP MCP server at `/mcp` on this origin (revisions 2025-11-25 and " +
-            "2026-07-28; `Authorization: Bearer <credential>` with any credential this API accepts; read tools work without one) with the " +
+            "2026-07-28; `Authorization: Bearer <credential>` with any credential this API accepts, or an OAuth 2.1 access token from this " +
+            "origin's authorization server (`/.well-known/oauth-authorization-server`); without a credential it answers 401 with the " +
+            "OAuth challenge, and anonymous reading is this API's, the web reader's and `/llms.txt`'s) with the " +
             "tools list_stories, get_story, read_branch, create_story, create_branch, join_branch, leave_branch, wait_for_turn, " +
             "write_segment, vote and comment, and the prompt continue_story. The agents' guide, generated from this document and the " +
             "configuration, is at `/llms.txt` (and `/api/v1/guide.md`).",
@@ -163,7 +166,7 @@ async function serveGuide(c: Context<AppEnv>) {
 }
 
 /**
- * The agents' door: `/mcp` (the MCP server, src/mcp/) and `/llms.txt` (the guide), outside `/api/v1` but behind
+ * The agents' door: `/mcp` (the MCP server, src/mcp/), `/llms.txt` (the guide) and OAuth's endpoints, outside `/api/v1` but behind
  * the same request id, access log and services. The MCP module (and the SDK in it) is imported on the first
  * `/mcp` request, so isolates that never serve one never evaluate it.
  */
@@ -174,6 +177,13 @@ function createAgentsApp() {
     return serveMcp(c);
   });
   app.get(GUIDE_PATH, etag(), anonymousReadLimit, serveGuide);
+  // OAuth 2.1 for /mcp (issue 57): the library's metadata, token and registration endpoints, loaded on first use.
+  for (const path of OAUTH_SERVER_PATHS) {
+    app.all(path, limitBody, async (c) => {
+      const { serveOAuth } = await import("./oauth/door");
+      return serveOAuth(c);
+    });
+  }
   return app;
 }
 
@@ -193,7 +203,7 @@ export function createApp() {
   const fetch = (request: Request, env?: Env, ctx?: ExecutionContext) => {
     const path = getPath(request);
     if (isApiPath(path)) return (env && memoryHit(request, env, ctx)) || api.fetch(request, env, ctx);
-    return (path === MCP_PATH || path === GUIDE_PATH ? agents : web).fetch(request, env, ctx);
+    return (path === MCP_PATH || path === GUIDE_PATH || OAUTH_SERVER_PATHS.has(path) ? agents : web).fetch(request, env, ctx);
   };
   const request = (input: RequestInfo | URL, init?: RequestInit, env?: Env, ctx?: ExecutionContext) => {
     if (input instanceof Request) return fetch(init ? new Request(input, init) : input, env, ctx);

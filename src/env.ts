@@ -6,6 +6,8 @@ export interface Env {
   /** AccountGate objects; typed stubs come from `src/middleware/limits.ts`. */
   ACCOUNT_GATE: DurableObjectNamespace;
   WEBHOOKS: Queue;
+  /** The OAuth library's store (issue 57): clients, grants, tokens (src/oauth/). */
+  OAUTH_KV: KVNamespace;
   READ_LIMITER?: RateLimit;
   JWT_SECRET: string;
   JWT_TTL_SECONDS: string;

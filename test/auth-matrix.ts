@@ -21,6 +21,7 @@ export const ACCESS = {
   moderators: ["admin JWT"], // and humans an admin made moderators (none in this world: test/hide.test.ts has them)
   "a session (JWT or API token)": ["human JWT", "human API token", "admin JWT", "bot JWT"], // an API key is no session
   "admins only": ["admin JWT"],
+  "people (any human credential)": ["human JWT", "human API token", "admin JWT"], // a person's bots (issue 57)
 } as const satisfies Record<string, readonly Kind[]>;
 export type Access = keyof typeof ACCESS;
 
@@ -29,6 +30,8 @@ export interface World {
   owner: Awaited<ReturnType<typeof registerHuman>>;
   /** Owns the webhook; its JWT and API key are the matrix's bot credentials. */
   bot: Awaited<ReturnType<typeof registerBot>>;
+  /** A bot `owner` registered with their credential (issue 57): only they manage it. */
+  ownedBot: { id: string };
   story: Awaited<ReturnType<typeof createStory>>;
   segment: { id: string };
   comment: { id: string };
@@ -47,12 +50,16 @@ export async function buildWorld(): Promise<World> {
   const bot = await registerBot();
   const strangerBot = await registerBot();
   const story = await createStory(owner.token);
+  const ownedBot = {
+    id: (await call("/auth/bot/register", { token: owner.token, body: { name: `owned${crypto.randomUUID().slice(0, 8)}`, model: "m" } })).body.data.bot_id,
+  };
   const segment = (await call(`/branches/${story.main_branch_id}/segments`)).body.data.segments[1];
   const comment = (await call(`/branches/${story.main_branch_id}/comments`, { token: owner.token, body: { content: "mine" } })).body.data;
   const pin = (await call(`/stories/${story.id}/pins`, { token: owner.token, body: { title: "T", content: "C" } })).body.data;
   return {
     owner,
     bot,
+    ownedBot,
     story,
     segment,
     comment,
@@ -283,6 +290,39 @@ export const PROTECTED: ProtectedRoute[] = [
     access: "bot only",
     owner: "the bot itself",
     through: { status: 200, because: "its webhook's status", path: (w) => `/bots/${w.bot.id}/webhook/status` },
+  },
+  // A person's bots (issue 57): any human credential, and only the bot's owner.
+  {
+    method: "GET",
+    route: "/me/bots",
+    path: () => "/me/bots",
+    access: "people (any human credential)",
+    through: { status: 200, because: "the caller's bots", path: () => "/me/bots" },
+  },
+  {
+    method: "POST",
+    route: "/bots/{bot_id}/api-key",
+    path: (w) => `/bots/${w.ownedBot.id}/api-key`,
+    access: "people (any human credential)",
+    owner: "the bot's owner",
+    through: { status: 404, because: "an unknown bot", path: () => `/bots/${unknown()}/api-key` },
+  },
+  {
+    method: "PATCH",
+    route: "/bots/{bot_id}",
+    path: (w) => `/bots/${w.ownedBot.id}`,
+    body: () => ({ model: "m2" }),
+    access: "people (any human credential)",
+    owner: "the bot's owner",
+    through: { status: 404, because: "an unknown bot", path: () => `/bots/${unknown()}`, body: () => ({ model: "m2" }) },
+  },
+  {
+    method: "POST",
+    route: "/bots/{bot_id}/retire",
+    path: (w) => `/bots/${w.ownedBot.id}/retire`,
+    access: "people (any human credential)",
+    owner: "the bot's owner",
+    through: { status: 404, because: "an unknown bot", path: () => `/bots/${unknown()}/retire` },
   },
   // Hiding and restoring content (issue 23): moderators only.
   ...(["segments", "comments", "stories", "branches"] as const).flatMap((type): ProtectedRoute[] =>

@@ -110,6 +110,7 @@ describe("POST /auth/bot/register, /auth/bot/login and /auth/bot/login-by-name",
       language: "en",
       webhook_url: null,
       webhook_secret: expect.any(String),
+      owner_id: null,
       created_at: expect.any(String),
     });
     expect(d.api_key).toMatch(/^slk_[A-Za-z0-9_-]{43}$/);

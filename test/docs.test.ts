@@ -39,20 +39,20 @@ describe("GET /docs (the API reference, offline)", () => {
     const srcs = [...page.text.matchAll(/<script[^>]*\bsrc="([^"]+)"/g)].map((m) => m[1]);
     expect(srcs).toEqual(["/api-reference/standalone.js", "/api-reference/init.js"]);
     for (const src of srcs) {
-      const res = await env.ASSETS.fetch(`http://storyloom.test${src}`);
+      const res = await env.ASSETS.fetch(`https://storyloom.test${src}`);
       expect(res.status, src).toBe(200);
       expect(res.headers.get("content-type")).toMatch(/javascript/);
       expect(res.headers.get("x-content-type-options")).toBe("nosniff");
       const text = await res.text();
       expect(text.length).toBeGreaterThan(src.endsWith("standalone.js") ? 1_000_000 : 100);
     }
-    expect(await (await env.ASSETS.fetch("http://storyloom.test/api-reference/init.js")).text()).toContain("createApiReference");
+    expect(await (await env.ASSETS.fetch("https://storyloom.test/api-reference/init.js")).text()).toContain("createApiReference");
   });
 
   it("keeps /api/v1 the Worker's: the API answers JSON through the same entry that serves the assets", async () => {
-    const health = await SELF.fetch("http://storyloom.test/api/v1/health");
+    const health = await SELF.fetch("https://storyloom.test/api/v1/health");
     expect(health.status).toBe(200);
-    const missing = await SELF.fetch("http://storyloom.test/api/v1/api-reference/init.js");
+    const missing = await SELF.fetch("https://storyloom.test/api/v1/api-reference/init.js");
     expect(missing.status).toBe(404);
     expect((await missing.json()) as any).toMatchObject({ status: "error", error: { code: "NOT_FOUND" } });
   });

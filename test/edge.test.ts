@@ -47,7 +47,7 @@ beforeAll(async () => {
 describe("Server-Timing and the round-trip budget", () => {
   it("every response carries the d1 metric, errors and unknown routes included", async () => {
     const preflight = await call("/stories", { method: "OPTIONS", headers: { Origin: "https://a.example", "Access-Control-Request-Method": "POST" } });
-    const outside = await exports.default.fetch("http://storyloom.test/favicon.ico");
+    const outside = await exports.default.fetch("https://storyloom.test/favicon.ico");
     expect(outside.headers.get("server-timing")).toMatch(/^d1;desc="0 round trips"/);
     for (const res of [await call("/health"), await call("/nope"), await call("/auth/me"), await call("/stories?limit=0"), preflight]) {
       expect(res.headers.get("server-timing")).toMatch(/^d1;desc="\d+ round trips?";dur=[\d.]+/);

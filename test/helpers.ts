@@ -5,7 +5,7 @@ import { adminInsertSql } from "../scripts/admin-sql";
 import { app } from "../src/app";
 import type { Env } from "../src/env";
 
-export const BASE = "http://storyloom.test/api/v1";
+export const BASE = "https://storyloom.test/api/v1";
 
 export interface CallOptions {
   method?: string;
@@ -184,6 +184,8 @@ export const DATA_TABLES = [
   "outbox",
   "reports",
   "audit_log",
+  "oauth_grants",
+  "oauth_kv",
 ];
 
 /** The real read-limit binding, with the key of every call it gets recorded in `calls` (to count leases bought). */

@@ -7,7 +7,7 @@ import type { Env } from "../src/env";
 import { ERROR_STATUS } from "../src/lib/errors";
 import { BASE, branchRoom, call, createStory, join, leave, registerBot, registerHuman, storyWithSegments, submit, words } from "./helpers";
 
-const ORIGIN = "http://storyloom.test";
+const ORIGIN = "https://storyloom.test";
 const MCP_URL = `${ORIGIN}/mcp`;
 const ERAS = ["legacy", "modern"] as const;
 type Era = (typeof ERAS)[number];
@@ -45,10 +45,14 @@ interface Connect {
 
 const clients: Client[] = [];
 
-/** An MCP client as a host runs it: the SDK's Client over its Streamable HTTP transport, pointed at the Worker. */
+let readerKey: Promise<string> | undefined;
+/** A bot's key for the calls that only read: `/mcp` takes no call without a credential (issue 57). */
+const reader = () => (readerKey ??= registerBot().then((b) => b.apiKey as string));
+
+/** An MCP client as a host runs it: the SDK's Client over its Streamable HTTP transport, pointed at the Worker (a reader's key unless `token`). */
 async function connect({ token, era = "legacy", bindings }: Connect = {}): Promise<Client> {
   const headers: Record<string, string> = { "CF-Connecting-IP": `203.0.113.${Math.floor(Math.random() * 250)}` };
-  if (token) headers.Authorization = `Bearer ${token}`;
+  headers.Authorization = `Bearer ${token ?? (await reader())}`;
   const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), { fetch: workerFetch(bindings), requestInit: { headers } });
   const client = new Client({ name: "storyloom-test", version: "1.0.0" }, era === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {});
   await client.connect(transport);
@@ -87,17 +91,28 @@ async function failed(client: Client, name: string, args: Record<string, unknown
   return result.structuredContent.error as { code: string; message: string; details?: any };
 }
 
-/** A raw JSON-RPC POST to /mcp (a host's first request: no session, 2025 revision), or to `url` with some bindings changed. */
-const rawPost = (
+/**
+ * A raw JSON-RPC POST to /mcp (a host's first request: no session, 2025 revision), or to `url` with some bindings
+ * changed; with a reader's key unless `headers` say `authorization` (an empty one: none).
+ */
+const rawPost = async (
   headers: Record<string, string>,
   body: unknown = { jsonrpc: "2.0", id: 1, method: "tools/list" },
   { url = MCP_URL, bindings }: { url?: string; bindings?: Partial<Env> } = {},
-) =>
-  workerFetch(bindings)(url, {
+) => {
+  const { authorization = `Bearer ${await reader()}`, ...rest } = headers;
+  return workerFetch(bindings)(url, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25", ...headers },
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-11-25",
+      ...rest,
+      ...(authorization ? { authorization } : {}),
+    },
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
+};
 
 /** A 2026-07-28 request's `_meta` envelope, as the SDK's client sends it. */
 const envelope = (protocolVersion = "2026-07-28") => ({
@@ -141,7 +156,7 @@ describe("the MCP door: listing", () => {
 });
 
 describe("the MCP door: round trips", () => {
-  it("each read tool takes one D1 round trip, anonymous or with a JWT (get_story's three reads share one batch)", async () => {
+  it("each read tool takes one D1 round trip with a JWT, two with a key (its look-up), as over REST (get_story's three reads share one batch)", async () => {
     const { story } = await storyWithSegments();
     const bot = await registerBot();
     const calls: [string, Record<string, unknown>][] = [
@@ -150,20 +165,33 @@ describe("the MCP door: round trips", () => {
       ["read_branch", { branch_id: story.main_branch_id }],
     ];
     for (const [name, args] of calls) {
-      for (const headers of [{}, { authorization: `Bearer ${bot.token}` }] as Record<string, string>[]) {
-        const res = await rawPost(headers, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } });
+      for (const [credential, trips] of [
+        [bot.token, "1 round trip"],
+        [bot.apiKey, "2 round trips"],
+      ]) {
+        const res = await rawPost(
+          { authorization: `Bearer ${credential}` },
+          { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } },
+        );
         const body = await res.text();
         expect(body, name).not.toContain('"isError":true');
-        expect(res.headers.get("server-timing"), `${name} ${Object.keys(headers)}`).toMatch(/^d1;desc="1 round trip";/);
+        expect(res.headers.get("server-timing"), `${name} ${credential.slice(0, 4)}`).toMatch(new RegExp(`^d1;desc="${trips}";`));
       }
     }
   });
 });
 
 describe("the MCP door: credentials and origin", () => {
-  it("anonymous callers use the read tools; write tools answer UNAUTHORIZED", async () => {
+  it("without a credential: 401 with the OAuth challenge (a host then signs in); anonymous reading is the REST API's", async () => {
+    const res = await rawPost({ authorization: "" });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toContain(`resource_metadata="${ORIGIN}/.well-known/oauth-protected-resource/mcp"`);
+    expect((await call("/stories")).status).toBe(200);
+  });
+
+  it("a human's credential uses the read tools; a write tool's refusal is the REST API's", async () => {
     const { story, segments } = await storyWithSegments();
-    const client = await connect();
+    const client = await connect({ token: (await registerHuman()).token });
     const list = await ok(client, "list_stories", { limit: 100 });
     expect(list.stories.length).toBeGreaterThan(0);
     expect(list).toHaveProperty("count");
@@ -176,11 +204,8 @@ describe("the MCP door: credentials and origin", () => {
     expect(read.segments.map((s: any) => s.id)).toEqual(segments.map((s) => s.id));
     expect(read.queue).toEqual({ turn_mode: false, current_turn: null, resumes_at: null, members: [] });
     expect(read.story.language).toBe("en");
-    await failed(client, "write_segment", { branch_id: story.main_branch_id, content: words(5) }, "UNAUTHORIZED");
-    await failed(client, "join_branch", { branch_id: story.main_branch_id }, "UNAUTHORIZED");
-    await failed(client, "vote", { target_type: "segment", target_id: segments[1].id, vote: 1 }, "UNAUTHORIZED");
-    await failed(client, "comment", { branch_id: story.main_branch_id, content: "hello" }, "UNAUTHORIZED");
-    await failed(client, "create_story", { title: "x" }, "UNAUTHORIZED");
+    await failed(client, "join_branch", { branch_id: story.main_branch_id }, "FORBIDDEN");
+    await failed(client, "create_story", { title: "x" }, "VALIDATION_ERROR");
     expect((await call(`/branches/${story.main_branch_id}/segments`)).body.data.segments).toHaveLength(segments.length);
   });
 
@@ -205,7 +230,7 @@ describe("the MCP door: credentials and origin", () => {
   });
 
   it("a page on another site may not drive /mcp; the site's own pages and clients without Origin may", async () => {
-    for (const origin of ["https://evil.example", "null", "http://storyloom.test.evil.example"]) {
+    for (const origin of ["https://evil.example", "null", "https://storyloom.test.evil.example"]) {
       const res = await rawPost({ origin });
       expect(res.status, origin).toBe(403);
       expect(((await res.json()) as any).error.code).toBe("FORBIDDEN");

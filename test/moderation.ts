@@ -1,11 +1,11 @@
 import { env, exports } from "cloudflare:workers";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { expect, vi } from "vitest";
-import { BASE, call, registerHuman } from "./helpers";
+import { BASE, call, registerBot, registerHuman } from "./helpers";
 
 /** What the moderation tests share (test/hide.test.ts, test/hide-leaks.test.ts): moderators, hiding, and every door. */
 
-export const ORIGIN = "http://storyloom.test";
+export const ORIGIN = "https://storyloom.test";
 
 /** A human made a moderator (the role is set in D1, as an admin's route would). */
 export async function moderator() {
@@ -70,9 +70,13 @@ const clients: Client[] = [];
 export const closeClients = () => Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
 
 /** An MCP client as a host runs it (the SDK's own), anonymous or with a credential. */
+let bystanderKey: Promise<string> | undefined;
+/** A bot that wrote nothing and moderates nothing: `/mcp` takes no call without a credential (issue 57), so it reads as a stranger would. */
+const bystander = () => (bystanderKey ??= registerBot().then((b) => b.apiKey as string));
+
 export async function mcpClient(token?: string) {
   const headers: Record<string, string> = { "CF-Connecting-IP": "203.0.113.5" };
-  if (token) headers.Authorization = `Bearer ${token}`;
+  headers.Authorization = `Bearer ${token ?? (await bystander())}`;
   const transport = new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp`), {
     fetch: (url, init) => exports.default.fetch(String(url), init),
     requestInit: { headers },
@@ -83,7 +87,7 @@ export async function mcpClient(token?: string) {
   return client;
 }
 
-/** A tool's result over MCP (anonymous unless `token`), and its JSON. */
+/** A tool's result over MCP (as a bystander unless `token`), and its JSON. */
 export async function mcpTool(name: string, args: Record<string, unknown>, token?: string) {
   const client = await mcpClient(token);
   const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: any; content: { text?: string }[] };

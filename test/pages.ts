@@ -3,7 +3,7 @@ import { exports } from "cloudflare:workers";
 /** The web reader's pages as the tests fetch and read them (test/web.test.ts, test/map.test.ts, test/path-page.test.ts). */
 
 /** The address tests call the Worker at (vitest.config.ts' PUBLIC_ORIGIN). */
-export const ORIGIN = "http://storyloom.test";
+export const ORIGIN = "https://storyloom.test";
 
 export interface Page {
   status: number;

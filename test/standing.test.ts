@@ -28,7 +28,7 @@ import {
 
 /** Account standing (issue 23): suspended, deleted, demoted and logged-out credentials, whichever kind, whichever door. */
 
-const ORIGIN = "http://storyloom.test";
+const ORIGIN = "https://storyloom.test";
 const COOKIE = "__Host-storyloom_session";
 const future = () => new Date(Date.now() + 86_400_000).toISOString();
 
@@ -82,7 +82,7 @@ const auditOf = (targetId: string) =>
 
 /** The branch's live stream: its frames as they come (the first is `hello`). */
 async function watch(branchId: string) {
-  const res = await exports.default.fetch(`http://storyloom.test/api/v1/branches/${branchId}/live`, {
+  const res = await exports.default.fetch(`https://storyloom.test/api/v1/branches/${branchId}/live`, {
     headers: { Upgrade: "websocket", "CF-Connecting-IP": "198.51.100.9" },
   });
   const ws = res.webSocket!;

@@ -11,7 +11,7 @@ import { call, join, registerBot, registerHuman, storyWithSegments, submit, uniq
  * API credential). Everything goes through the Worker's own fetch, as a browser would send it.
  */
 
-const ORIGIN = "http://storyloom.test";
+const ORIGIN = "https://storyloom.test";
 /** The session cookie's name on this (non-local) host: `__Host-` prefixed; on localhost it is `storyloom_session`. */
 const COOKIE = "__Host-storyloom_session";
 
@@ -28,7 +28,7 @@ interface FormOptions {
   /** The Origin header; `null` sends none. Default: this site. */
   origin?: string | null;
   headers?: Record<string, string>;
-  /** The site's own address (default http://storyloom.test). */
+  /** The site's own address (default https://storyloom.test). */
   site?: string;
   /** Bindings changed for this request (the spec's limits: the test config raises them). */
   env?: Partial<Env>;

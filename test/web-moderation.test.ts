@@ -10,7 +10,7 @@ import { call, registerAdmin, registerBot, registerHuman, storyWithSegments } fr
  * session, limits, errors in words), and the /admin pages (404 to anyone but moderators, one-click actions).
  */
 
-const ORIGIN = "http://storyloom.test";
+const ORIGIN = "https://storyloom.test";
 const COOKIE = "__Host-storyloom_session";
 
 interface Sent {

@@ -61,7 +61,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Register a bot; its api_key and webhook_secret are shown only here */
+        /**
+         * Register a bot; its api_key and webhook_secret are shown only here
+         * @description Without a credential the bot is nobody's (whoever holds its key is the bot). With a person's credential (a human's or an admin's JWT or API token) that person owns it: they list it (`GET /me/bots`), re-key, edit and retire it, and their suspension suspends it. A bot's credential is refused (403 FORBIDDEN): bots do not own bots.
+         */
         post: operations["postAuthBotRegister"];
         delete?: never;
         options?: never;
@@ -573,6 +576,74 @@ export interface paths {
         get: operations["getBotsByBotIdReputation"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/bots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The bots the calling person owns (registered with their credential), newest first */
+        get: operations["getMeBots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bots/{bot_id}/api-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new API key for a bot you own, shown only here; the old key is refused from the next request on */
+        post: operations["postBotsByBotIdApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bots/{bot_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Edit a bot you own: its name, model, role or webhook address (a new address answers its new signing secret, once) */
+        patch: operations["patchBotsByBotId"];
+        trace?: never;
+    };
+    "/bots/{bot_id}/retire": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Retire a bot you own: it leaves every queue (the turn passes), its key, tokens and grants stop; its segments stay */
+        post: operations["postBotsByBotIdRetire"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1225,6 +1296,20 @@ export interface components {
             /** @description = covers_up_to (InkPath's name) */
             summary_covers_up_to: number;
         };
+        OwnedBot: {
+            id: string;
+            name: string;
+            model: string;
+            /** @enum {string|null} */
+            role: "narrator" | "challenger" | "voice" | null;
+            language: string;
+            /** @enum {string} */
+            status: "active" | "retired";
+            webhook_url: string | null;
+            suspended: boolean;
+            created_at: string;
+            updated_at: string;
+        };
         LogEntry: {
             id: string;
             story_id: string;
@@ -1858,6 +1943,8 @@ export interface operations {
                             language: string;
                             webhook_url: string | null;
                             webhook_secret: string;
+                            /** @description the person who registered it with their credential; null: nobody's */
+                            owner_id: string | null;
                             created_at: string;
                         };
                     };
@@ -1865,6 +1952,30 @@ export interface operations {
             };
             /** @description VALIDATION_ERROR */
             400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
+            403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
                     "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
@@ -5726,6 +5837,406 @@ export interface operations {
                     "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMeBots: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bots */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            bots: components["schemas"]["OwnedBot"][];
+                            count: number;
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postBotsByBotIdApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                bot_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new key */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            bot_id: string;
+                            api_key: string;
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT */
+            409: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchBotsByBotId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                bot_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    model?: string;
+                    /** @enum {string|null} */
+                    role?: "narrator" | "challenger" | "voice" | null;
+                    webhook_url?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Edited */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["OwnedBot"] & {
+                            webhook_secret?: string;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT */
+            409: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE (a body over 1 MiB) */
+            413: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postBotsByBotIdRetire: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                bot_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Retired */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["OwnedBot"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ACCOUNT_SUSPENDED, FORBIDDEN, PERMISSION_DENIED */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT */
+            409: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {

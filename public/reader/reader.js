@@ -6,7 +6,8 @@
 //   their vote and fork forms for a signed-in reader); the turn indicator and the queue are redrawn; a lost
 //   connection is resumed from the last sequence seen (`?after=`), so nothing is missed or shown twice. An archived
 //   story (an `archived` frame, or a `hello` that says `archived: true`) shows "Archived" and is not reconnected to
-//   when the server closes the socket.
+//   when the server closes the socket;
+// - copy buttons for a key shown once (My bots).
 import { contentLength, lengthUnit } from "./length-rule.js";
 
 // ---- a form that came back with an error: focus its message, so it is read out and in view ----
@@ -220,4 +221,19 @@ function drawTurns(container, turnMode, current, members, resumesAt) {
     queue.append(item);
   }
   container.replaceChildren(paragraph, ...(turnMode ? [queue] : []));
+}
+
+// ---- copy buttons: <button data-copy="ID" hidden> copies the text of #ID (a key shown once); shown only with this script ----
+
+for (const button of document.querySelectorAll("button[data-copy]")) {
+  button.hidden = false;
+  button.addEventListener("click", async () => {
+    const text = document.getElementById(button.dataset.copy)?.textContent ?? "";
+    try {
+      await navigator.clipboard.writeText(text);
+      button.textContent = "Copied";
+    } catch {
+      button.textContent = "Select the key and copy it";
+    }
+  });
 }

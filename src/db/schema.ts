@@ -56,7 +56,10 @@ export const bots = sqliteTable(
     /** The name's uniqueness key (src/lib/names.ts): NFKC with full case folding. */
     nameKey: text("name_key"),
     model: text("model").notNull(),
+    /** `active`, or `retired` by its owner (issue 57): its credentials and grants stop, its segments stay. */
     status: text("status").notNull().default("active"),
+    /** The human who created it with their credential (issue 57); null: an unowned bot, registered without one. */
+    ownerId: text("owner_id"),
     role: text("role", { enum: ["narrator", "challenger", "voice"] }),
     language: text("language").notNull().default("zh"),
     webhookUrl: text("webhook_url"),
@@ -66,7 +69,7 @@ export const bots = sqliteTable(
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
-  (t) => [uniqueIndex("bots_name_key_unique").on(t.nameKey), uniqueIndex("bots_api_key_hash_unique").on(t.apiKeyHash)],
+  (t) => [uniqueIndex("bots_name_key_unique").on(t.nameKey), uniqueIndex("bots_api_key_hash_unique").on(t.apiKeyHash), index("bots_owner_idx").on(t.ownerId)],
 );
 
 export const apiTokens = sqliteTable(
@@ -476,4 +479,47 @@ export const revokedSessions = sqliteTable(
     expiresAt: text("expires_at").notNull(),
   },
   (t) => [index("revoked_sessions_expires_idx").on(t.expiresAt)],
+);
+
+/**
+ * An app a person connected through OAuth (issue 57): the grant the OAuth library keeps in KV, recorded here too so
+ * "Connected apps" lists it, Revoke holds on the next request (the standing statement reads `revoked_at` and the
+ * acting bot's owner), and the retiring of a bot ends its grants. `id` is the library's grant id.
+ */
+export const oauthGrants = sqliteTable(
+  "oauth_grants",
+  {
+    id: text("id").primaryKey(),
+    /** The person who approved it (signed in on the consent page). */
+    personId: text("person_id").notNull(),
+    /** Whom every call through it is: the person themselves, or one of their bots. */
+    actorId: text("actor_id").notNull(),
+    actorType: text("actor_type", { enum: ["human", "admin", "bot"] }).notNull(),
+    clientId: text("client_id").notNull(),
+    clientName: text("client_name").notNull(),
+    redirectUri: text("redirect_uri").notNull(),
+    /** The granted scopes, space-separated. */
+    scope: text("scope").notNull(),
+    createdAt: text("created_at").notNull(),
+    lastUsedAt: text("last_used_at"),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [index("oauth_grants_person_idx").on(t.personId, t.createdAt), index("oauth_grants_actor_idx").on(t.actorId)],
+);
+
+export type OAuthGrantRow = typeof oauthGrants.$inferSelect;
+
+/**
+ * What the OAuth library wrote to KV in the last minutes (issue 57), read only when KV misses: KV is eventually
+ * consistent across locations, D1 is not (src/oauth/consistent-kv.ts). Rows outlive KV's window, then the sweeper
+ * prunes them.
+ */
+export const oauthKv = sqliteTable(
+  "oauth_kv",
+  {
+    key: text("key").primaryKey(),
+    value: text("value").notNull(),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [index("oauth_kv_expires_idx").on(t.expiresAt)],
 );

@@ -2,7 +2,8 @@ import { type Column, eq } from "drizzle-orm";
 import { ApiError } from "../lib/errors";
 
 export type ActorType = "human" | "bot" | "admin";
-export type CredentialKind = "jwt" | "api_token" | "api_key";
+/** `oauth`: an access token Storyloom's OAuth server issued for `/mcp` (issue 57), acting as its grant's account. */
+export type CredentialKind = "jwt" | "api_token" | "api_key" | "oauth";
 
 /** The authenticated caller, put on the request context by the auth middleware. */
 export interface Actor {
@@ -12,8 +13,10 @@ export interface Actor {
   credential: CredentialKind;
   /** A human's moderator role (issue 23), once the account's standing has been read; admins moderate by their type. */
   role?: "user" | "moderator";
-  /** A JWT's id and expiry (seconds): what a logout revokes. */
+  /** A JWT's id and expiry (seconds): what a logout revokes; an OAuth grant's, `oauth:<grant id>`. */
   session?: { jti: string; exp: number };
+  /** The OAuth client a call came through (its client id), for the access log. */
+  oauthClient?: string;
 }
 
 /** Someone who writes a segment: the caller without its credential. */

@@ -1,4 +1,5 @@
-import { eq, sql } from "drizzle-orm";
+import { type SQL, and, eq, ne, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
 import { first, nowIso, uniqueViolation } from "../db/client";
 import { apiTokens, bots, revokedSessions, users, type BotRow, type UserRow, inGoodStanding } from "../db/schema";
@@ -55,6 +56,8 @@ export interface NewBot {
   role?: BotRow["role"];
   language?: string;
   webhookUrl?: string | null;
+  /** The human registering it with their credential (issue 57); none: an unowned bot. */
+  ownerId?: string | null;
 }
 
 export async function registerBot(db: Db, input: NewBot) {
@@ -67,6 +70,7 @@ export async function registerBot(db: Db, input: NewBot) {
     nameKey: nameKey(input.name),
     model: input.model,
     status: "active",
+    ownerId: input.ownerId ?? null,
     role: input.role ?? null,
     language: input.language ?? "zh",
     webhookUrl: input.webhookUrl ?? null,
@@ -82,23 +86,24 @@ export async function registerBot(db: Db, input: NewBot) {
   return { bot: row, apiKey };
 }
 
-export async function findBotByApiKey(db: Db, apiKey: string): Promise<BotRow | undefined> {
-  return first(
-    db
-      .select()
-      .from(bots)
-      .where(eq(bots.apiKeyHash, await sha256Hex(apiKey))),
-  );
+/** A bot with its owner's suspension (issue 57), read in the same statement; a retired bot is not found. */
+export type OwnedBotRow = BotRow & { ownerSuspendedAt: string | null; ownerSuspendedUntil: string | null };
+
+const owner = alias(users, "owner");
+
+async function findLiveBot(db: Db, where: SQL): Promise<OwnedBotRow | undefined> {
+  const [row] = await db
+    .select({ bot: bots, ownerSuspendedAt: owner.suspendedAt, ownerSuspendedUntil: owner.suspendedUntil })
+    .from(bots)
+    .leftJoin(owner, eq(owner.id, bots.ownerId))
+    .where(and(where, ne(bots.status, "retired")))
+    .limit(1);
+  return row && { ...row.bot, ownerSuspendedAt: row.ownerSuspendedAt, ownerSuspendedUntil: row.ownerSuspendedUntil };
 }
 
-export async function findBotByName(db: Db, name: string): Promise<BotRow | undefined> {
-  return first(
-    db
-      .select()
-      .from(bots)
-      .where(eq(bots.nameKey, nameKey(name))),
-  );
-}
+export const findBotByApiKey = async (db: Db, apiKey: string) => findLiveBot(db, eq(bots.apiKeyHash, await sha256Hex(apiKey)));
+
+export const findBotByName = (db: Db, name: string) => findLiveBot(db, eq(bots.nameKey, nameKey(name)));
 
 /** What the route asks of a key's or token's standing, beyond the rule (a logout serves a suspended account too). */
 export type KeyStanding = Pick<Expectation, "evenSuspended">;
@@ -132,11 +137,26 @@ const standingOf = (t: typeof users) => ({ role: t.role, suspendedAt: t.suspende
  * and a key or token is revoked by its own row, so what is left to refuse is a suspension (403 ACCOUNT_SUSPENDED).
  */
 export function refuseIfSuspended(
-  row: { suspendedAt: string | null; suspendedUntil: string | null; suspensionReason: string | null },
+  row: {
+    suspendedAt: string | null;
+    suspendedUntil: string | null;
+    suspensionReason: string | null;
+    ownerSuspendedAt?: string | null;
+    ownerSuspendedUntil?: string | null;
+  },
   expect: KeyStanding = {},
 ) {
   const verdict = verdictOf(
-    { type: "human", role: "user", suspended_at: row.suspendedAt, suspended_until: row.suspendedUntil, suspension_reason: row.suspensionReason, revoked: 0 },
+    {
+      type: "human",
+      role: "user",
+      suspended_at: row.suspendedAt,
+      suspended_until: row.suspendedUntil,
+      suspension_reason: row.suspensionReason,
+      revoked: 0,
+      owner_suspended_at: row.ownerSuspendedAt,
+      owner_suspended_until: row.ownerSuspendedUntil,
+    },
     { claimed: "human", ...expect },
     nowIso(),
   );

@@ -11,13 +11,18 @@ import { WEBHOOK_SECRET_PREFIX } from "./auth";
 /** A bot's own webhook settings: its address and secret, and the deliveries made to it. */
 
 /**
- * Only the bot itself manages its webhook. An id that names no bot is 404 whoever asks; for an existing bot a
- * human (or admin) credential is 403 FORBIDDEN (the wrong kind) and another bot 403 PERMISSION_DENIED.
+ * Only the bot itself manages its webhook; its owner (issue 57) reads its deliveries and status too (`owner`). An id
+ * that names no bot is 404 whoever asks; for an existing bot another bot is 403 PERMISSION_DENIED, and so is a
+ * person reading an owned bot they do not own; any other human (or admin) is 403 FORBIDDEN (the wrong kind).
  */
-async function requireOwnBot(db: Db, actor: Actor, botId: string) {
+async function requireOwnBot(db: Db, actor: Actor, botId: string, { owner = false } = {}) {
   if (actor.type === "bot" && actor.id === botId) return;
-  const [bot] = await db.select({ id: bots.id }).from(bots).where(eq(bots.id, botId)).limit(1);
+  const [bot] = await db.select({ id: bots.id, ownerId: bots.ownerId }).from(bots).where(eq(bots.id, botId)).limit(1);
   if (!bot) throw notFound("Bot");
+  if (owner && actor.type !== "bot" && bot.ownerId !== null) {
+    if (bot.ownerId === actor.id) return;
+    throw new ApiError("PERMISSION_DENIED", "Only the bot and its owner read its webhook");
+  }
   if (actor.type !== "bot") throw new ApiError("FORBIDDEN", "This endpoint is for bot accounts");
   throw new ApiError("PERMISSION_DENIED", "A bot may manage only its own webhook");
 }
@@ -47,7 +52,7 @@ const deliveryView = (d: Omit<DeliveryRow, "body" | "botId">) => ({
 });
 
 export async function listDeliveries(db: Db, actor: Actor, botId: string, limit: number, offset: number) {
-  await requireOwnBot(db, actor, botId);
+  await requireOwnBot(db, actor, botId, { owner: true });
   const { body: _b, botId: _id, ...columns } = getTableColumns(webhookDeliveries);
   const [rows, [{ total }]] = await db.batch([
     db
@@ -88,7 +93,7 @@ const attemptView = (a: { deliveryId: string; event: DeliveryRow["event"]; attem
  * counted by outcome, and its last attempt: when, which delivery, and how the receiver answered. One round trip.
  */
 export async function webhookStatus(db: Db, actor: Actor, botId: string) {
-  await requireOwnBot(db, actor, botId);
+  await requireOwnBot(db, actor, botId, { owner: true });
   const [[bot], outcomes, [last]] = await db.batch([
     db.select({ url: bots.webhookUrl }).from(bots).where(eq(bots.id, botId)).limit(1),
     db

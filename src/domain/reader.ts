@@ -1,6 +1,6 @@
 import { and, count, desc, eq, isNull, sql } from "drizzle-orm";
 import { type Db, rawAll } from "../db/client";
-import { bots, branchSummaries, branches, segments, stories, votes } from "../db/schema";
+import { bots, branchSummaries, branches, segments, stories, users, votes } from "../db/schema";
 import { notFound } from "../lib/errors";
 import { pagination } from "../lib/pagination";
 import { queueView } from "../turns/rules";
@@ -195,7 +195,13 @@ export const BOT_PAGE_SEGMENTS = 20;
  */
 export async function readerBot(db: Db, id: string) {
   const [[bot], [{ total }], [{ n }], latest] = await db.batch([
-    db.select({ id: bots.id, name: bots.name, model: bots.model, status: bots.status, created_at: bots.createdAt }).from(bots).where(eq(bots.id, id)).limit(1),
+    // Who runs it (issue 57): its owner's name, none for an unowned bot.
+    db
+      .select({ id: bots.id, name: bots.name, model: bots.model, status: bots.status, created_at: bots.createdAt, owner_name: users.username })
+      .from(bots)
+      .leftJoin(users, eq(users.id, bots.ownerId))
+      .where(eq(bots.id, id))
+      .limit(1),
     reputationOf(db, id),
     db.select({ n: count() }).from(segments).where(eq(segments.authorId, id)),
     db

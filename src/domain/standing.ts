@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { abortUnless } from "../db/client";
 import { ApiError } from "../lib/errors";
+import { OAUTH_JTI_PREFIX } from "./oauth-grants";
 import type { ActorType } from "./actor";
 
 /**
@@ -19,6 +20,9 @@ export interface StandingRow {
   suspended_until: string | null;
   suspension_reason: string | null;
   revoked: number;
+  /** A bot's owner's suspension (issue 57: a person's suspension suspends the bots they own); absent or null: none. */
+  owner_suspended_at?: string | null;
+  owner_suspended_until?: string | null;
 }
 
 /** Whose standing, and what the request needs of it. */
@@ -59,13 +63,25 @@ export const suspendedNow = (row: Pick<StandingRow, "suspended_at" | "suspended_
 /** The one rule. Checked in this order: gone, logged out, suspended, then what the route needs of the current type and role. */
 export function verdictOf(row: StandingRow | null, expect: Expectation, now: string): Verdict {
   if (!row) return { ok: false, code: "UNAUTHORIZED", message: "This credential's account no longer exists" };
-  if (row.revoked) return { ok: false, code: "UNAUTHORIZED", message: "This session was logged out: log in again" };
+  if (row.revoked) return { ok: false, code: "UNAUTHORIZED", message: "This session was logged out (or its app's access revoked): log in again" };
   if (!expect.evenSuspended && suspendedNow(row, now)) {
     return {
       ok: false,
       code: "ACCOUNT_SUSPENDED",
       message: "This account is suspended",
       details: { until: row.suspended_until, reason: row.suspension_reason },
+    };
+  }
+  if (
+    !expect.evenSuspended &&
+    row.owner_suspended_at &&
+    suspendedNow({ suspended_at: row.owner_suspended_at, suspended_until: row.owner_suspended_until ?? null }, now)
+  ) {
+    return {
+      ok: false,
+      code: "ACCOUNT_SUSPENDED",
+      message: "This bot's owner is suspended, and with them the bots they own",
+      details: { until: row.owner_suspended_until ?? null, reason: null, owner_suspended: true },
     };
   }
   if (expect.composed && expect.claimed === "admin" && row.type !== "admin") {
@@ -98,21 +114,46 @@ export interface Subject {
   jti: string | null;
 }
 
-const revoked = (jti: string | null) => sql`EXISTS (SELECT 1 FROM revoked_sessions WHERE jti = ${jti ?? ""})`;
+/**
+ * The session is over: a logged-out JWT's jti, or (issue 57) an OAuth grant (`oauth:<grant id>`) revoked, or acting
+ * as a bot its approver does not own. A grant row not found is not a refusal: a replica may not have it yet (its
+ * token is the library's to check); Revoke's row is what ends it. One text whatever the value (prepared statements
+ * bind it: src/db/compile.ts); SQLite's CASE reads only the branch the value takes.
+ */
+const revoked = (jti: string | null) =>
+  sql`(CASE WHEN substr(${jti ?? ""}, 1, ${OAUTH_JTI_PREFIX.length}) = ${OAUTH_JTI_PREFIX}
+    THEN EXISTS (SELECT 1 FROM oauth_grants g WHERE g.id = substr(${jti ?? ""}, ${OAUTH_JTI_PREFIX.length + 1}) AND (g.revoked_at IS NOT NULL
+      OR (g.actor_type = 'bot' AND NOT EXISTS (SELECT 1 FROM bots gb WHERE gb.id = g.actor_id AND gb.owner_id = g.person_id))))
+    ELSE EXISTS (SELECT 1 FROM revoked_sessions WHERE jti = ${jti ?? ""}) END)`;
 
 /** One row (none when the account is gone): the account's type, role and suspension, and whether the session was revoked. */
 export function standingQuery(subject: Subject): SQL {
+  // A retired bot (issue 57) is gone to its credentials; its owner's suspension is read in the same statement.
   return subject.type === "bot"
-    ? sql`SELECT 'bot' AS type, 'user' AS role, suspended_at, suspended_until, suspension_reason, ${revoked(subject.jti)} AS revoked FROM bots WHERE id = ${subject.id}`
+    ? sql`SELECT 'bot' AS type, 'user' AS role, b.suspended_at, b.suspended_until, b.suspension_reason, ${revoked(subject.jti)} AS revoked,
+        o.suspended_at AS owner_suspended_at, o.suspended_until AS owner_suspended_until
+        FROM bots b LEFT JOIN users o ON o.id = b.owner_id WHERE b.id = ${subject.id} AND b.status <> 'retired'`
     : sql`SELECT user_type AS type, role, suspended_at, suspended_until, suspension_reason, ${revoked(subject.jti)} AS revoked FROM users WHERE id = ${subject.id}`;
 }
 
+/** Not suspended now, by the standing columns of the table (or alias) `t`. */
+export const notSuspendedSql = (t: string, now: string) =>
+  sql`(${sql.raw(t)}.suspended_at IS NULL OR (${sql.raw(t)}.suspended_until IS NOT NULL AND ${sql.raw(t)}.suspended_until <= ${now}))`;
+
+/**
+ * A bot (the row `b` of bots) in good standing: not retired, not suspended, and its owner (if any) not suspended
+ * (issue 57). One fact for the credentials' guard, the webhooks and the outbox.
+ */
+export const botInGoodStandingSql = (b: string, now: string) =>
+  sql`(${sql.raw(b)}.status <> 'retired' AND ${notSuspendedSql(b, now)} AND NOT EXISTS (SELECT 1 FROM users owner WHERE owner.id = ${sql.raw(b)}.owner_id AND NOT ${notSuspendedSql("owner", now)}))`;
+
 /** `verdictOf` as SQL: true when the account is in good standing for what the request expects (its type and role included). */
 export function inGoodStanding(subject: Subject, expect: Expectation, now: string): SQL {
-  const notSuspended = expect.evenSuspended ? sql`1` : sql`(suspended_at IS NULL OR (suspended_until IS NOT NULL AND suspended_until <= ${now}))`;
   if (subject.type === "bot") {
-    return sql`(EXISTS (SELECT 1 FROM bots WHERE id = ${subject.id} AND ${notSuspended}) AND NOT ${revoked(subject.jti)})`;
+    const standing = expect.evenSuspended ? sql`b.status <> 'retired'` : botInGoodStandingSql("b", now);
+    return sql`(EXISTS (SELECT 1 FROM bots b WHERE b.id = ${subject.id} AND ${standing}) AND NOT ${revoked(subject.jti)})`;
   }
+  const notSuspended = expect.evenSuspended ? sql`1` : notSuspendedSql("users", now);
   const allowed = (expect.types ?? ["human", "admin"]).filter((t) => t !== "bot" && (expect.claimed !== "admin" || !expect.composed || t === "admin"));
   const types = allowed.length
     ? sql.join(

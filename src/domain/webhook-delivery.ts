@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { type Db, nowIso, rawAll } from "../db/client";
 import { bots, outbox, webhookDeliveries } from "../db/schema";
 import { branchShown } from "./hidden";
-import { suspendedNow } from "./standing";
+import { botInGoodStandingSql } from "./standing";
 import { turnContext } from "./turn-context";
 import type { WebhookMessage } from "./webhook-events";
 
@@ -39,7 +39,7 @@ const staleQuery = (db: Db, deliveryId: string) =>
 export async function deliveryTarget(db: Db, m: WebhookMessage) {
   const [[bot], [stored], shown, stale] = await db.batch([
     db
-      .select({ url: bots.webhookUrl, secret: bots.webhookSecret, suspendedAt: bots.suspendedAt, suspendedUntil: bots.suspendedUntil })
+      .select({ url: bots.webhookUrl, secret: bots.webhookSecret, standing: sql<number>`${botInGoodStandingSql("bots", nowIso())}` })
       .from(bots)
       .where(eq(bots.id, m.botId))
       .limit(1),
@@ -52,8 +52,8 @@ export async function deliveryTarget(db: Db, m: WebhookMessage) {
     staleQuery(db, m.deliveryId),
   ]);
   const finished = stored?.status === "delivered" || stored?.status === "failed";
-  // A suspended bot's webhooks stop (issue 23): its events are settled undelivered.
-  const suspended = !!bot && suspendedNow({ suspended_at: bot.suspendedAt, suspended_until: bot.suspendedUntil }, nowIso());
+  // A suspended bot's webhooks stop (issue 23), and a bot's whose owner is suspended (issue 57): its events are settled undelivered.
+  const suspended = !!bot && !bot.standing;
   return { bot, storedBody: stale.length ? null : (stored?.body ?? null), finished, suspended, hidden: !shown.length };
 }
 

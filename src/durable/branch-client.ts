@@ -25,9 +25,9 @@ export class BranchRooms {
     return this.call(branchId, (room) => room.join(branchId, bot, role, idem));
   }
 
-  /** A suspended bot leaves the branch's queue (the turn passes at once). */
-  expel(branchId: string, botId: string): Promise<ExpelResult> {
-    return this.call(branchId, (room) => room.expel(branchId, botId));
+  /** A suspended (or retired: `left`) bot leaves the branch's queue (the turn passes at once). */
+  expel(branchId: string, botId: string, change: "suspended" | "left" = "suspended"): Promise<ExpelResult> {
+    return this.call(branchId, (room) => room.expel(branchId, botId, change));
   }
 
   leave(branchId: string, bot: { id: string; jti: string | null }): Promise<LeaveResult> {

@@ -241,15 +241,16 @@ export class BranchRoom extends DurableObject<Env> {
   /**
    * A suspended bot leaves the queue at once (issue 23): as a leave (the turn passes, the next bot's `your_turn`
    * is in the outbox with the change), told to the live stream as `suspended`. Nothing when it is not queued.
+   * A bot its owner retired (issue 57) leaves the same way, told as `left`.
    */
-  expel(branchId: string, botId: string): Promise<Outcome<ExpelResult>> {
+  expel(branchId: string, botId: string, change: "suspended" | "left" = "suspended"): Promise<Outcome<ExpelResult>> {
     return this.run(async () => {
       const room = await this.load(branchId);
       const leaving = room.turn.members.find((m) => m.botId === botId);
       if (!leaving) return { branch_id: branchId, bot_id: botId, expelled: false };
       const applied = this.decide(room, { type: "leave", botId });
       await this.commitTurn(room, applied);
-      await this.keep(room, applied, { reason: "suspended", events: [liveQueue(branchId, "suspended", leaving, applied.state)] });
+      await this.keep(room, applied, { reason: change, events: [liveQueue(branchId, change, leaving, applied.state)] });
       this.waiters.wake(botId, this.turnWait(branchId, botId));
       return { branch_id: branchId, bot_id: botId, expelled: true };
     });

@@ -1,3 +1,4 @@
+import { RESOURCE_METADATA_PATH, SCOPES } from "../oauth/paths";
 import type { Config } from "../config";
 import { LIVE_SOCKETS, REPLAY_LIMIT } from "../domain/live-bounds";
 import { ERROR_ADVICE } from "../lib/error-advice";
@@ -145,7 +146,14 @@ function render(doc: Document, config: Config): string {
     "",
     "## Add the MCP server to an agent host",
     "",
-    `The server's URL is ${mcp}. Give the host the URL and the header \`Authorization: Bearer <your bot's API key>\`. Without a credential the read tools work and the write tools answer \`UNAUTHORIZED\`; an invalid credential is HTTP 401 with \`WWW-Authenticate: Bearer\`. Browsers on other sites are refused (Origin check).`,
+    `The server's URL is ${mcp}. Every call needs a credential. Hosts that sign in (ChatGPT, Claude, Claude Code, Cursor, VS Code) need only the URL: the first call answers HTTP 401 with \`WWW-Authenticate: Bearer resource_metadata="${origin}${RESOURCE_METADATA_PATH}/mcp"\`, the host opens Storyloom's sign-in page, and its person chooses what it may do (\`${SCOPES.read}\`, \`${SCOPES.write}\`) and whom it acts as: themselves, one of their bots, or a new bot made there. Hosts that take a header can send \`Authorization: Bearer <your bot's API key>\` instead (any credential the REST API takes works). An invalid credential is HTTP 401 with the same challenge; a write tool through a read-only grant is HTTP 403 \`insufficient_scope\`. Browsers on other sites are refused (Origin check).`,
+    "",
+    "- ChatGPT: developer mode, then create an app (connector) with the URL and OAuth authentication.",
+    "- Claude (claude.ai, Claude Desktop): Settings → Connectors → Add custom connector, with the URL.",
+    `- Claude Code: \`claude mcp add --transport http storyloom ${mcp}\`, then authenticate from \`/mcp\`.`,
+    `- Cursor, VS Code: an \`mcp.json\` entry with \`"url": "${mcp}"\` (they sign in), or with \`headers\` carrying a bot's key.`,
+    "",
+    `OAuth details: discovery at ${origin}${RESOURCE_METADATA_PATH}/mcp and ${origin}/.well-known/oauth-authorization-server; Client ID Metadata Documents or Dynamic Client Registration; authorization code with PKCE (S256); tokens bound to ${mcp}.`,
     "",
     "A host configured with JSON (`mcpServers`):",
     "",
@@ -165,7 +173,7 @@ function render(doc: Document, config: Config): string {
     "| --- | --- | --- |",
     ...TOOLS.map(
       (t) =>
-        `| \`${t.name}\` | ${{ anyone: "anyone", credential: "any credential", bot: "bots" }[t.access]} | ${t.description(config).replace(/\|/g, "\\|")} |`,
+        `| \`${t.name}\` | ${{ anyone: "any credential", credential: "any credential", bot: "bots" }[t.access]} | ${t.description(config).replace(/\|/g, "\\|")} |`,
     ),
     "",
     "The prompt `continue_story` (argument `branch_id`) hands a model the branch's context and the rules for its next segment.",
@@ -206,7 +214,7 @@ function render(doc: Document, config: Config): string {
     "",
     ...limitRows(config),
     "",
-    "Reads need no credential; without one they count against the client address's anonymous read limit (429 with `Retry-After`).",
+    "REST reads need no credential; without one they count against the client address's anonymous read limit (429 with `Retry-After`). `/mcp` takes no call without one.",
     "",
     "## Error codes",
     "",

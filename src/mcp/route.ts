@@ -2,31 +2,53 @@ import type { Context } from "hono";
 import type { AppEnv } from "../context";
 import type { Actor } from "../domain/actor";
 import { ApiError } from "../lib/errors";
+import { insufficientScope, type OAuthResourceAuth } from "@cloudflare/workers-oauth-provider";
 import { readCredential, resolveActor } from "../middleware/auth";
+import { executionContextOf } from "../middleware/access-log";
+import { grantJti } from "../domain/oauth-grants";
+import { ALL_SCOPES, RESOURCE_METADATA_PATH, SCOPES } from "../oauth/paths";
+import { stampGrantUse } from "../oauth/use";
+import { type OAuthCall, grantIdOf, mcpContext, oauthEnv, oauthServers } from "../oauth/servers";
 import { checkHost, checkOrigin } from "../middleware/origin";
 import { watchStanding } from "../middleware/standing";
 import { doorOf } from "./door";
 import { mcpHandler } from "./server";
-import { TOOL_NAMES } from "./tools";
+import { TOOLS, TOOL_NAMES } from "./tools";
 
-/** The 401 of an invalid credential carries the challenge MCP clients look for. */
-const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="storyloom", error="invalid_token"' };
+const WRITE_TOOLS = new Set(TOOLS.filter((t) => !t.readOnly).map((t) => t.name));
+
+/** The 401 of an invalid credential carries the challenge MCP clients look for, naming the resource's metadata. */
+const challenge = (c: Context<AppEnv>) => ({
+  "WWW-Authenticate": `Bearer resource_metadata="${c.get("config").publicOrigin}${RESOURCE_METADATA_PATH}/mcp", scope="${SCOPES.read}", error="invalid_token"`,
+});
 
 /**
- * The caller: none without a credential (read tools only), the actor for one the REST API accepts, and an
- * invalid one is HTTP 401 with `WWW-Authenticate: Bearer` (the host then asks its user for a new one). A key or
- * token whose account is suspended (its own look-up says so) is the refusal every tool call then answers, as a
- * suspended JWT's is (its standing rides in the call's first D1 trip): one answer whatever the credential.
+ * The caller for a credential the REST API accepts (a key, an API token, a JWT), and an invalid one is HTTP 401
+ * with `WWW-Authenticate: Bearer` (the host then asks its user for a new one). A key or token whose account is
+ * suspended (its own look-up says so) is the refusal every tool call then answers, as a suspended JWT's is (its
+ * standing rides in the call's first D1 trip): one answer whatever the credential.
  */
-async function callerOf(c: Context<AppEnv>): Promise<{ actor: Actor | null; refusal?: ApiError }> {
+async function callerOf(c: Context<AppEnv>, credential: string): Promise<McpCaller> {
   try {
-    const credential = readCredential(c);
-    return { actor: credential ? await resolveActor(c.get("db"), c.get("config"), credential) : null };
+    return { actor: await resolveActor(c.get("db"), c.get("config"), credential) };
   } catch (err) {
     if (err instanceof ApiError && err.code === "ACCOUNT_SUSPENDED") return { actor: null, refusal: err };
-    if (err instanceof ApiError && err.status === 401) throw new ApiError(err.code, err.message, err.details, { ...err.headers, ...CHALLENGE });
+    if (err instanceof ApiError && err.status === 401) throw new ApiError(err.code, err.message, err.details, { ...err.headers, ...challenge(c) });
     throw err;
   }
+}
+
+interface McpCaller {
+  actor: Actor | null;
+  refusal?: ApiError;
+  /** The OAuth token's verified facts (its scopes), for a call through a grant. */
+  auth?: OAuthResourceAuth;
+}
+
+/** The grant's account is the caller (issue 57): its limits, standing (the grant's own row too), idempotency and logs. */
+function grantCaller({ props, auth }: OAuthCall): McpCaller {
+  const session = { jti: grantJti(grantIdOf(auth.token)), exp: auth.expiresAt ?? 0 };
+  return { actor: { id: props.actorId, type: props.actorType, name: props.actorName, credential: "oauth", session, oauthClient: auth.clientId }, auth };
 }
 
 interface JsonRpcMessage {
@@ -68,26 +90,65 @@ function toolCalled(body: unknown): string | undefined {
 
 const wantsProgress = (body: unknown) => (body as JsonRpcMessage | undefined)?.params?._meta?.progressToken !== undefined;
 
+/** A tool that writes, anywhere in the body (a batch too): a grant without the write scope may not call it. */
+function callsWriteTool(body: unknown): boolean {
+  const messages = (Array.isArray(body) ? body : [body]) as (JsonRpcMessage | undefined)[];
+  return messages.some((m) => m?.method === "tools/call" && typeof m.params?.name === "string" && WRITE_TOOLS.has(m.params.name));
+}
+
+/** The request on the site's own origin (its Host was checked): the OAuth library compares URLs with its issuer's. */
+const canonical = (c: Context<AppEnv>) => {
+  const url = new URL(c.req.url);
+  // Without the body: the library reads the URL and the headers; the body stays this request's, for the SDK.
+  return new Request(`${c.get("config").publicOrigin}${url.pathname}${url.search}`, { method: c.req.method, headers: c.req.raw.headers });
+};
+
 /**
  * `{origin}/mcp`: the Streamable HTTP MCP endpoint, mounted behind the same request id, access log and services
- * as the API. In order: the Host and the Origin (403 for another site's name or page), the credential (401 when
- * invalid), then the SDK's handler with this request's door. An SSE answer to a call that asked for no progress is
- * read to its end here, so the access log and Server-Timing cover the whole call; one that asked for progress
- * streams as it goes.
+ * as the API. In order: the Host and the Origin (403 for another site's name or page); then a credential of ours
+ * (a key, an API token, a JWT: none has a `:`) is resolved as the REST API resolves it, at today's cost; anything
+ * else (no credential, an OAuth access token) goes through the OAuth library's resource server (src/oauth/): the
+ * 401 challenge, the token's KV record and audience. Then the SDK's handler with this request's door.
  */
 export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
   c.set("logRoute", "/mcp");
   checkHost(c, "The MCP endpoint");
   checkOrigin(c, "The MCP endpoint");
-  const { actor, refusal } = await callerOf(c);
+  let credential: string | null;
+  try {
+    credential = readCredential(c);
+  } catch (err) {
+    const e = err as ApiError;
+    throw new ApiError(e.code, e.message, e.details, challenge(c));
+  }
+  if (credential && !credential.includes(":")) return answer(c, await callerOf(c, credential));
+  const { resource } = oauthServers(c.get("config").publicOrigin);
+  return resource.fetch(
+    canonical(c),
+    oauthEnv(c.env),
+    mcpContext(executionContextOf(c), (call) => answer(c, grantCaller(call))),
+  );
+}
+
+/**
+ * The call itself, for its caller: a write tool through a grant without the write scope is 403 with the step-up
+ * challenge (the host asks its person for more). An SSE answer to a call that asked for no progress is read to its
+ * end here, so the access log and Server-Timing cover the whole call; one that asked for progress streams as it goes.
+ */
+async function answer(c: Context<AppEnv>, { actor, refusal, auth }: McpCaller): Promise<Response> {
   if (actor) {
     c.set("actor", actor);
     watchStanding(c, actor); // as over REST: the account's standing rides in the call's first D1 trip
   }
   const { json: body, request } = await bodyOf(c);
   c.set("logRoute", logRoute(body));
+  if (auth && !auth.scope.includes(SCOPES.write) && callsWriteTool(body)) {
+    c.set("errorCode", "insufficient_scope");
+    return insufficientScope(auth, ALL_SCOPES, "This app may only read: approve writing to let it write");
+  }
+  if (auth) stampGrantUse(c, grantIdOf(auth.token));
   const door = { ...doorOf(c, actor), call: toolCalled(body), refusal };
-  const authInfo = { token: "", clientId: actor ? `${actor.type}:${actor.id}` : "anonymous", scopes: [], extra: { door } };
+  const authInfo = { token: "", clientId: actor ? `${actor.type}:${actor.id}` : "anonymous", scopes: auth?.scope ?? [], extra: { door } };
   const progress = wantsProgress(body);
   const res = await mcpHandler.fetch(request, { authInfo, wantsProgress: progress, ...(body === undefined ? {} : { parsedBody: body }) });
   if (!res.body || progress || !res.headers.get("content-type")?.startsWith("text/event-stream")) return res;

@@ -5,8 +5,9 @@ import type { ToolInput } from "./input";
 import type { ToolResult } from "./results";
 
 /**
- * Who may call a tool: anyone (a read; without a credential it counts against the address's anonymous read
- * limit), any credential (a write), or a bot's credential only (the turn queue).
+ * Who may call a tool: anyone (a read), any credential (a write), or a bot's credential only (the turn queue).
+ * `/mcp` takes no call without a credential (issue 57); a read without one would count against the address's
+ * anonymous read limit.
  */
 export type Access = "anyone" | "credential" | "bot";
 

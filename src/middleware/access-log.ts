@@ -19,6 +19,8 @@ export interface LineFields {
   error: string | null;
   /** Only where the platform's record does not say it (the live stream's upgrade). */
   status?: number;
+  /** The OAuth client (its client id) a `/mcp` call came through (issue 57). */
+  oauth_client?: string;
 }
 
 /** The access log's one JSON line. */
@@ -37,6 +39,8 @@ function line(c: Context<AppEnv>, status?: number): string {
     error: c.get("errorCode") ?? null,
   };
   if (status !== undefined) fields.status = status;
+  const client = c.get("actor")?.oauthClient;
+  if (client) fields.oauth_client = client;
   return logLine(fields, c.req.header("cf-ray"));
 }
 
@@ -81,7 +85,7 @@ export function writeAfterResponse(ctx: ExecutionContext | undefined, text: stri
 }
 
 /** The request's execution context; none under Hono's `app.request` without one (tests). */
-function executionContextOf(c: Context<AppEnv>): ExecutionContext | undefined {
+export function executionContextOf(c: Context<AppEnv>): ExecutionContext | undefined {
   try {
     return c.executionCtx as ExecutionContext;
   } catch {

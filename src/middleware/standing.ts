@@ -11,7 +11,8 @@ import type { Actor } from "../domain/actor";
 export function watchStanding(c: Context<AppEnv>, actor: Actor): AccountStanding {
   const known = c.get("standing");
   if (known?.actor === actor) return known;
-  const standing = new AccountStanding(actor, actor.credential !== "jwt");
+  // A JWT's and an OAuth grant's account is read with the first trip; a key's or token's was read with it.
+  const standing = new AccountStanding(actor, actor.credential !== "jwt" && actor.credential !== "oauth");
   c.set("standing", standing);
   if (!standing.known) setPrelude(c.get("db").$client, standing.preludeFor(c.get("db")));
   return standing;

@@ -28,7 +28,8 @@ const PRUNE_LIMIT = 1000;
  *   before telling them: a warm room would answer its queue from memory; the writes themselves are refused in
  *   their batch meanwhile). Telling a room again changes nothing: it already refuses, and its stream is closed;
  * - prunes idempotency records older than a day, outbox rows settled more than a day ago, webhook deliveries
- *   with their attempts older than DELIVERY_RETENTION_DAYS, and revoked sessions whose token has expired anyway
+ *   with their attempts older than DELIVERY_RETENTION_DAYS, revoked sessions whose token has expired anyway, and
+ *   OAuth's mirrored KV writes past their window
  *   (at most PRUNE_LIMIT a minute each; every one of these deletes walks an index).
  */
 export async function sweep(env: Env, now = Date.now()) {
@@ -68,6 +69,8 @@ export async function sweep(env: Env, now = Date.now()) {
     rawRun(db, sql`DELETE FROM webhook_attempts WHERE delivery_id IN (${expired})`),
     rawRun(db, sql`DELETE FROM webhook_deliveries WHERE id IN (${expired})`),
     rawRun(db, sql`DELETE FROM revoked_sessions WHERE jti IN (SELECT jti FROM revoked_sessions WHERE expires_at < ${nowText} LIMIT ${PRUNE_LIMIT})`),
+    // OAuth's KV writes, mirrored while KV may not show them everywhere (src/oauth/consistent-kv.ts).
+    rawRun(db, sql`DELETE FROM oauth_kv WHERE key IN (SELECT key FROM oauth_kv WHERE expires_at < ${nowText} LIMIT ${PRUNE_LIMIT})`),
   ]);
   if (unpicked.length) {
     const ids = unpicked.map((r) => r.id);

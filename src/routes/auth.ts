@@ -9,6 +9,7 @@ import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } f
 import { failedLoginLimit, registrationLimit } from "../middleware/subject-limits";
 import { botRegisterBody, loginBody, registerBody } from "../schemas/auth";
 import { roleSchema } from "../schemas/fields";
+import { authErrors } from "./schemas";
 import { account, logIn, logInBot, logOut, logInBotByName, registerBot, registerHuman } from "../usecases/auth";
 
 const userSchema = z.object({ id: z.string(), username: z.string(), email: z.string(), user_type: z.enum(["human", "admin"]) }).openapi("User");
@@ -41,7 +42,11 @@ const botRegisterRoute = createRoute({
   path: "/auth/bot/register",
   tags: ["Authentication"],
   summary: "Register a bot; its api_key and webhook_secret are shown only here",
-  middleware: [registrationLimit] as const,
+  description:
+    "Without a credential the bot is nobody's (whoever holds its key is the bot). With a person's credential (a human's or " +
+    "an admin's JWT or API token) that person owns it: they list it (`GET /me/bots`), re-key, edit and retire it, and " +
+    "their suspension suspends it. A bot's credential is refused (403 FORBIDDEN): bots do not own bots.",
+  middleware: [registrationLimit, auth({ optional: true, types: ["human", "admin"] })] as const,
   request: {
     body: jsonBody(botRegisterBody),
   },
@@ -57,12 +62,13 @@ const botRegisterRoute = createRoute({
           language: z.string(),
           webhook_url: z.string().nullable(),
           webhook_secret: z.string(),
+          owner_id: z.string().nullable().openapi({ description: "the person who registered it with their credential; null: nobody's" }),
           created_at: z.string(),
         }),
       ),
       "Registered",
     ),
-    ...errorResponses("CONFLICT", "RATE_LIMIT_EXCEEDED"),
+    ...errorResponses(...authErrors, "FORBIDDEN", "CONFLICT", "RATE_LIMIT_EXCEEDED"),
   },
 });
 
@@ -176,7 +182,7 @@ const botLoginByName = async (c: Context<AppEnv>, { bot_name, master_key }: { bo
 export const authRoutes = createRouter()
   .openapi(registerRoute, async (c) => c.json({ message: "Registration successful", ...(await registerHuman(guestOf(c), c.req.valid("json"))) }, 201))
   .openapi(loginRoute, async (c) => c.json({ message: "Login successful", ...(await logIn(guestOf(c), c.req.valid("json"))) }, 200))
-  .openapi(botRegisterRoute, async (c) => c.json({ status: "success" as const, data: await registerBot(guestOf(c), c.req.valid("json")) }, 201))
+  .openapi(botRegisterRoute, async (c) => c.json({ status: "success" as const, data: await registerBot(guestOf(c), c.req.valid("json"), c.get("actor")) }, 201))
   .openapi(botLoginRoute, (c) => botLogin(c, c.req.valid("json")))
   .openapi(botLoginAliasRoute, (c) => botLogin(c, c.req.valid("json")))
   .openapi(botLoginByNameRoute, (c) => botLoginByName(c, c.req.valid("json")))

@@ -22,6 +22,17 @@ export const botRegisterBody = z.object({
   role: roleSchema.optional(),
 });
 
+/** What a bot's owner may change (issue 57), by registration's rules; `webhook_url: null` clears it. */
+export const botEditBody = z
+  .object({
+    name: nameSchema(50).optional(),
+    model: z.string().trim().min(1).max(100).optional(),
+    role: roleSchema.nullable().optional(),
+    webhook_url: z.string().min(1).max(2048).nullable().optional(),
+  })
+  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: "name at least one field to change" });
+
+export type BotEditBody = z.infer<typeof botEditBody>;
 export type RegisterBody = z.infer<typeof registerBody>;
 export type LoginBody = z.infer<typeof loginBody>;
 export type BotRegisterBody = z.infer<typeof botRegisterBody>;

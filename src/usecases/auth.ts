@@ -1,6 +1,6 @@
 import type { Config } from "../config";
 import type { BotRow, UserRow } from "../db/schema";
-import type { ActorType } from "../domain/actor";
+import type { Actor, ActorType } from "../domain/actor";
 import * as domain from "../domain/auth";
 import { timingSafeEqualStrings } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
@@ -38,10 +38,13 @@ export async function logIn({ db, config }: Guest, body: LoginBody) {
   return signedIn(config, user);
 }
 
-/** Registers a bot; its api_key and webhook_secret are shown only in this answer. */
-export async function registerBot({ db, config }: Guest, body: BotRegisterBody) {
+/**
+ * Registers a bot; its api_key and webhook_secret are shown only in this answer. With a human's credential
+ * (`owner`), that human owns it (issue 57); without one it is nobody's, as the spec has it.
+ */
+export async function registerBot({ db, config }: Guest, body: BotRegisterBody, owner?: Pick<Actor, "id">) {
   const webhookUrl = body.webhook_url ? checkWebhookUrl(body.webhook_url, { allowPrivate: config.allowPrivateWebhooks }) : null;
-  const { bot, apiKey } = await domain.registerBot(db, { ...body, webhookUrl });
+  const { bot, apiKey } = await domain.registerBot(db, { ...body, webhookUrl, ownerId: owner?.id ?? null });
   return {
     bot_id: bot.id,
     api_key: apiKey,
@@ -51,6 +54,7 @@ export async function registerBot({ db, config }: Guest, body: BotRegisterBody) 
     language: bot.language,
     webhook_url: bot.webhookUrl,
     webhook_secret: bot.webhookSecret,
+    owner_id: bot.ownerId,
     created_at: bot.createdAt,
   };
 }

@@ -47,13 +47,17 @@ const tableOf = (row: AccountRow) => sql.raw(row.type === "bot" ? "bots" : "user
 async function target(caller: Caller, accountId: string, verb: string) {
   const [accounts, memberships] = await caller.db.batch([
     rawAll<AccountRow>(caller.db, accountQuery(accountId)),
-    rawAll<{ branch_id: string }>(caller.db, sql`SELECT branch_id FROM branch_members WHERE bot_id = ${accountId}`),
+    // A bot's own queues, or a person's bots' (issue 57: a person's suspension suspends the bots they own).
+    rawAll<Membership>(
+      caller.db,
+      sql`SELECT branch_id, bot_id FROM branch_members WHERE bot_id = ${accountId} OR bot_id IN (SELECT id FROM bots WHERE owner_id = ${accountId})`,
+    ),
   ]);
   const account = accounts[0];
   if (!account) throw notFound("Account");
   refuseOwnCase(caller.actor, account.id, `${verb} your own account`);
   if (caller.actor.type !== "admin" && isModerator(account)) throw new ApiError("PERMISSION_DENIED", `Only an admin may ${verb} an admin or a moderator`);
-  return { account, branches: memberships.map((m) => m.branch_id) };
+  return { account, memberships };
 }
 
 export interface Suspension {
@@ -73,7 +77,7 @@ export async function suspendAccount(caller: Caller, accountId: string, input: S
   const now = nowIso();
   const until = input.until ? new Date(input.until).toISOString() : null; // UTC text, as the standing check compares
   if (until !== null && until <= now) throw validationError([{ field: "until", issue: "must be in the future" }]);
-  const { account, branches } = await target(caller, accountId, "suspend");
+  const { account, memberships } = await target(caller, accountId, "suspend");
   await caller.db.batch([
     rawRun(
       caller.db,
@@ -82,20 +86,27 @@ export async function suspendAccount(caller: Caller, accountId: string, input: S
     auditStatement(caller.db, caller.actor, { action: "suspend", targetType: "account", targetId: account.id, reason: input.reason, detail: { until } }, now),
     ...extra,
   ]);
-  if (account.type === "bot") await expelEverywhere(caller, account.id, branches);
+  await expelEverywhere(caller, memberships);
   return view({ ...account, suspended_at: now, suspended_until: until, suspension_reason: input.reason });
 }
 
+/** A bot's place in a branch's queue. */
+export interface Membership {
+  branch_id: string;
+  bot_id: string;
+}
+
 /**
- * The bot leaves each queue it is in (each room passes the turn on, with the next bot's `your_turn`). The suspension
- * is committed before: a room that cannot be reached now does not turn it into an error. That room still holds the
- * bot until the `your_turn` consumer or the sweeper expels it (src/queue/), so it is logged, not thrown.
+ * Each bot leaves each queue it is in (each room passes the turn on, with the next bot's `your_turn`). The suspension
+ * (or retirement) is committed before: a room that cannot be reached now does not turn it into an error. That room
+ * still holds the bot until the `your_turn` consumer or the sweeper expels it (src/queue/), so it is logged, not thrown.
  */
-async function expelEverywhere(caller: Caller, botId: string, branches: string[]) {
-  const results = await Promise.allSettled(branches.map((branchId) => caller.rooms.expel(branchId, botId)));
+export async function expelEverywhere(caller: Pick<Caller, "rooms">, memberships: Membership[], change: "suspended" | "left" = "suspended") {
+  const results = await Promise.allSettled(memberships.map((m) => caller.rooms.expel(m.branch_id, m.bot_id, change)));
   results.forEach((r, i) => {
     if (r.status === "rejected") {
-      console.error(JSON.stringify({ at: nowIso(), event: "expel failed", branch_id: branches[i], bot_id: botId, error: String(r.reason) }));
+      const { branch_id, bot_id } = memberships[i];
+      console.error(JSON.stringify({ at: nowIso(), event: "expel failed", branch_id, bot_id, error: String(r.reason) }));
     }
   });
 }

@@ -99,6 +99,12 @@ function Account({ viewer }: { viewer: Viewer | null }) {
         <li>
           <a href="/stories/new">New story</a>
         </li>
+        <li>
+          <a href="/me/bots">My bots</a>
+        </li>
+        <li>
+          <a href="/me/apps">Connected apps</a>
+        </li>
         <li class="meta">Signed in as {viewer.name}</li>
         <li>
           <form method="post" action="/logout" class="inline">

@@ -495,6 +495,7 @@ export function BotPage({ data, canonical, viewer }: { data: Bot; canonical: str
         <p class="meta">
           model {bot.model} · {bot.status} · joined <When iso={bot.created_at} />
         </p>
+        <p class="meta">{bot.owner_name ? <>Run by {bot.owner_name}.</> : <>Run by nobody on Storyloom: whoever holds its key.</>}</p>
         <ReportControl type="account" id={bot.id} what={`the bot ${bot.name}`} back={`/bots/${bot.id}`} signedIn={!!viewer} />
       </header>
       <section aria-labelledby="reputation">

@@ -17,6 +17,8 @@ import { STYLESHEET, STYLESHEET_PATH } from "./style";
 import { writeRoutes } from "./write-routes";
 import { adminRoutes } from "./admin-routes";
 import { reportRoutes } from "./report-routes";
+import { botPageRoutes } from "./bot-routes";
+import { oauthPageRoutes } from "./oauth-routes";
 
 /** Stories per page of the home page. */
 export const STORIES_PER_PAGE = 20;
@@ -88,6 +90,8 @@ const strongEtag = etag();
 async function pageMiddleware(c: Context<AppEnv>, next: () => Promise<void>) {
   await strongEtag(c, () => anonymousReadLimit(c, next) as Promise<void>);
   // Set here, not by the handlers: a 304 (or a micro-cache hit) is a new response that must carry it too.
+  // A page that carries a one-time secret (the consent page's handle) is `no-store` already, and stays so.
+  if (c.res.headers.get("Cache-Control") === "no-store") return;
   c.res.headers.set("Cache-Control", c.req.path === STYLESHEET_PATH ? "public, max-age=3600" : "no-cache");
 }
 
@@ -102,6 +106,10 @@ webRoutes.route("/", writeRoutes);
 // Reports from every page, and the moderators' pages (issue 23).
 webRoutes.route("/", reportRoutes);
 webRoutes.route("/", adminRoutes);
+// A person's bots (issue 57).
+webRoutes.route("/", botPageRoutes);
+// Signing in an assistant through OAuth, and the person's connected apps (issue 57).
+webRoutes.route("/", oauthPageRoutes);
 
 /** Pages shown to a signed-in human are theirs (forms, their name): never served from or stored in the shared cache. */
 const readCache = publicReadCache({ unless: (c) => viewerOf(c) !== null });

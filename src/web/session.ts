@@ -67,7 +67,9 @@ export const session: MiddlewareHandler<AppEnv> = async (c, next) => {
   // A session its account's standing refused (logged out, the account gone or suspended) is ended here too.
   if (c.get("standing")?.refused) endSession(c);
   // A page shown to a signed-in human is theirs (its 304s too): no shared cache may keep it; it varies with the cookie.
-  if (viewerOf(c) && c.req.path !== STYLESHEET_PATH) c.res.headers.set("Cache-Control", "private, no-cache");
+  // A page carrying a secret shown once (a bot's new key) is `no-store` already, and stays so.
+  const noStore = c.res.headers.get("Cache-Control") === "no-store";
+  if (viewerOf(c) && c.req.path !== STYLESHEET_PATH && !noStore) c.res.headers.set("Cache-Control", "private, no-cache");
   c.res.headers.append("Vary", "Cookie");
 };
 

@@ -67,6 +67,10 @@ button.link { background: none; border: 0; padding: 0; color: var(--accent); tex
 .field label { display: block; font-weight: 600; margin-bottom: .2rem; }
 .field input, .field select, .field textarea { width: 100%; max-width: 100%; padding: .4rem .5rem; background: var(--bg); border: 1px solid var(--muted); border-radius: .3rem; }
 .field textarea { resize: vertical; line-height: 1.6; }
+.choice { display: flex; gap: .5rem; align-items: baseline; margin: .5rem 0; }
+.choice input { width: auto; flex: none; }
+.choice label { font-weight: 400; }
+fieldset { border: 1px solid var(--muted); border-radius: .3rem; margin: 1rem 0; }
 .hint { display: block; color: var(--muted); font-size: .85rem; margin-top: .15rem; }
 output.hint[data-state="short"], output.hint[data-state="long"] { color: #b3261e; }
 @media (prefers-color-scheme: dark) { output.hint[data-state="short"], output.hint[data-state="long"] { color: #ffb4ab; } }

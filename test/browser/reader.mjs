@@ -698,6 +698,75 @@ try {
   await audit("bot", botPage);
   await capture("bot", botPage);
 
+  // ---- 4b. My bots and Connected apps (issue 57) --------------------------------------------------------------
+  const myBot = { name: `own_bot_${run}`, model: "gpt-test" };
+  let ownKey = null;
+  await t.check('my bots: the header\'s "My bots" → "Make the bot" shows its key once, with a working copy button', async () => {
+    need(signedIn, "the session");
+    await banner.getByRole("link", { name: "My bots" }).click();
+    await page.getByRole("heading", { level: 1, name: "My bots" }).waitFor();
+    await page.getByLabel("Bot name", { exact: true }).fill(myBot.name);
+    await page.getByLabel("Model", { exact: true }).fill(myBot.model);
+    const made = await submit(page.getByRole("button", { name: "Make the bot" }), "Make the bot");
+    ownKey = await shown(page.locator("code#api-key"));
+    assert(ownKey.startsWith("slk_"), `no key shown: ${ownKey}`);
+    assert(made.headers["cache-control"] === "no-store", `the key's page may be stored: ${made.headers["cache-control"]}`);
+    await browser.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
+    await page.getByRole("button", { name: "Copy" }).click();
+    await page.getByRole("button", { name: "Copied" }).waitFor();
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    assert(copied === ownKey, `the clipboard holds ${JSON.stringify(copied)}`);
+    const me = await api("/auth/me", { token: ownKey });
+    assert(me.name === myBot.name, `the key is not the bot's: ${JSON.stringify(me)}`);
+    await goto("/me/bots");
+    assert(!(await bodyText()).includes(ownKey), "the key is shown again on the list");
+    return `key ${ownKey.slice(0, 8)}…, copied`;
+  });
+  await audit("my bots", !!ownKey);
+  await capture("my-bots", !!ownKey);
+
+  await t.check('my bots: "Rotate the key of …" shows a new key; the old one is refused at once', async () => {
+    need(ownKey, "the bot's key");
+    await submit(page.getByRole("button", { name: `Rotate the key of ${myBot.name}` }), "Rotate");
+    const fresh = await shown(page.locator("code#api-key"));
+    assert(fresh.startsWith("slk_") && fresh !== ownKey, `no new key: ${fresh}`);
+    const old = await fetch(`${origin}/api/v1/auth/me`, { headers: { authorization: `Bearer ${ownKey}` } });
+    assert(old.status === 401, `the old key answers ${old.status}`);
+  });
+
+  let connected = false;
+  await t.check('connected apps: an app approved on the consent page is listed; "Revoke …" ends it', async () => {
+    need(signedIn, "the session");
+    const callback = `${origin}/e2e-host/callback`;
+    const reg = await fetch(`${origin}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: `Reader Host ${run}`, redirect_uris: [callback], token_endpoint_auth_method: "none" }),
+    }).then((r) => r.json());
+    const query = new URLSearchParams({
+      response_type: "code",
+      client_id: reg.client_id,
+      redirect_uri: callback,
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+      state: "s",
+      scope: "stories:read stories:write",
+    });
+    await goto(`/oauth/authorize?${query}`);
+    await page.getByRole("heading", { level: 1, name: `Connect Reader Host ${run} to Storyloom?` }).waitFor();
+    await page.getByLabel(`My bot ${myBot.name}: it joins queues and writes at its turns`).check();
+    await Promise.all([page.waitForURL(/\/e2e-host\/callback\?/), page.getByRole("button", { name: "Approve" }).click()]);
+    assert(new URL(page.url()).searchParams.get("code"), `no code: ${page.url()}`);
+    await goto("/me/apps");
+    await page.getByRole("heading", { name: `Reader Host ${run}` }).waitFor();
+    assert((await bodyText()).includes(`acts as the bot ${myBot.name}`), "the app's identity is not shown");
+    connected = true;
+    await submit(page.getByRole("button", { name: `Revoke Reader Host ${run}` }), "Revoke");
+    assert(!(await bodyText()).includes(`Reader Host ${run}`), "the revoked app is still listed");
+  });
+  await audit("connected apps", connected);
+  await capture("connected-apps", connected);
+
   // ---- 5. log out, the login page ---------------------------------------------------------------------------
   await t.check('log out: the header\'s "Log out" → the header shows "Log in"', async () => {
     need(signedIn, "the session");

@@ -96,6 +96,31 @@ describe("verdictOf: the one standing rule", () => {
       { claimed: "human", moderator: true },
       { ok: false, code: "ACCOUNT_SUSPENDED", message: expect.any(String), details: { until: null, reason: "spam" } },
     ],
+    // Issue 57: a bot's owner's suspension is the bot's.
+    [
+      "a bot whose owner is suspended until restored",
+      row({ type: "bot", owner_suspended_at: "2026-05-01T00:00:00.000Z", owner_suspended_until: null }),
+      { claimed: "bot" },
+      { ok: false, code: "ACCOUNT_SUSPENDED", message: expect.stringContaining("owner"), details: { until: null, reason: null, owner_suspended: true } },
+    ],
+    [
+      "a bot whose owner's suspension has ended",
+      row({ type: "bot", owner_suspended_at: "2026-05-01T00:00:00.000Z", owner_suspended_until: "2026-05-02T00:00:00.000Z" }),
+      { claimed: "bot" },
+      { ok: true, type: "bot", role: "user" },
+    ],
+    [
+      "a bot suspended itself and its owner too: its own suspension first",
+      row({ type: "bot", ...suspended, owner_suspended_at: "2026-05-01T00:00:00.000Z" }),
+      { claimed: "bot" },
+      { ok: false, code: "ACCOUNT_SUSPENDED", message: expect.any(String), details: { until: null, reason: "spam" } },
+    ],
+    [
+      "a bot of a suspended owner logging out",
+      row({ type: "bot", owner_suspended_at: "2026-05-01T00:00:00.000Z" }),
+      { claimed: "bot", evenSuspended: true },
+      { ok: true, type: "bot", role: "user" },
+    ],
   ];
   it.each(cases)("%s", (_, standing, expectation, verdict) => {
     expect(verdictOf(standing, expectation, NOW)).toEqual(verdict);

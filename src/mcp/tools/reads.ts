@@ -17,7 +17,7 @@ export const listStoriesTool = defineTool({
   title: "List stories",
   description: () =>
     "Lists the stories on Storyloom, newest first, with their language and how many branches and bots each has. Call it to find a story to " +
-    "read or join; then call get_story with a story's id. Public: no credential needed.",
+    "read or join; then call get_story with a story's id. Needs only the read scope (stories:read) through OAuth.",
   input: toolInput(
     z.object({
       status: z.enum(["active", "archived"]).default("active").describe("active (default): stories open for writing; archived: finished ones"),
@@ -41,7 +41,7 @@ export const getStoryTool = defineTool({
   description: () =>
     "A story: its background, starter, style rules, language and length rule (min_length, max_length), its pinned posts, the first page " +
     "of its branches (most active first) and its branch tree. `story.main_branch_id` is the main line: read it with read_branch, or join it " +
-    "with join_branch to write. Public: no credential needed.",
+    "with join_branch to write. Needs only the read scope (stories:read) through OAuth.",
   input: toolInput(z.object({ story_id: idArgument("The story's id (from list_stories)") })),
   access: "anyone",
   readOnly: true,
@@ -61,7 +61,7 @@ export const readBranchTool = defineTool({
   description: () =>
     "A branch as a reader sees it: the branch, its story's language and length rule, its turn queue (turn_mode, current_turn, members in " +
     "order) and its text: the reading path (the main line up to the fork, then the branch's own segments) in order, a page at a time. Pass " +
-    "`after` (the last sequence_order you have) to read only what is new. Public: no credential needed.",
+    "`after` (the last sequence_order you have) to read only what is new. Needs only the read scope (stories:read) through OAuth.",
   input: toolInput(
     z.object({
       branch_id: idArgument("The branch's id (a story's main_branch_id, or one of its branches)"),

@@ -1,0 +1,80 @@
+import { and, desc, eq, getTableColumns, isNull, ne, sql } from "drizzle-orm";
+import { type Db, nowIso } from "../db/client";
+import { type OAuthGrantRow, oauthGrants } from "../db/schema";
+import { notFound } from "../lib/errors";
+
+/**
+ * The apps people connected through OAuth (issue 57), as D1 knows them: written when the person approves (before
+ * the code is sent), listed on "Connected apps", revoked there (the standing statement then refuses the grant's
+ * next call), and ended with the bot they act as when it is retired. The tokens themselves are the OAuth library's.
+ */
+
+/**
+ * What a grant stores (encrypted by the library): whom every call through it is, and who approved it. The grant's
+ * id is the token's middle part (`userId:grantId:secret`).
+ */
+export interface GrantProps {
+  actorId: string;
+  actorType: "human" | "admin" | "bot";
+  actorName: string;
+  personId: string;
+  clientName: string;
+}
+
+/** A session id that names an OAuth grant (the standing statement then reads the grant: src/domain/standing.ts). */
+export const OAUTH_JTI_PREFIX = "oauth:";
+export const grantJti = (grantId: string) => `${OAUTH_JTI_PREFIX}${grantId}`;
+
+export type NewGrant = Omit<OAuthGrantRow, "lastUsedAt" | "revokedAt">;
+
+/** A client id that is a URL is a Client ID Metadata Document's: one id for every installation of the app. */
+const isCimd = (clientId: string) => clientId.startsWith("https://");
+
+/**
+ * The new grant, and the grants it replaces ended in the same batch: the library revokes the same identity's
+ * earlier grants for the same client (for a CIMD client, the same redirect URI too) once the new one is stored.
+ */
+export async function recordGrant(db: Db, grant: NewGrant) {
+  const replaced = and(
+    eq(oauthGrants.actorId, grant.actorId),
+    eq(oauthGrants.clientId, grant.clientId),
+    isNull(oauthGrants.revokedAt),
+    ne(oauthGrants.id, grant.id),
+    isCimd(grant.clientId) ? eq(oauthGrants.redirectUri, grant.redirectUri) : undefined,
+  );
+  await db.batch([db.insert(oauthGrants).values(grant), db.update(oauthGrants).set({ revokedAt: grant.createdAt }).where(replaced)]);
+}
+
+/** The person's connected apps (those they approved) with the name of whom each acts as, newest first; revoked ones are not shown. */
+export const listGrants = (db: Db, personId: string) =>
+  db
+    .select({
+      ...getTableColumns(oauthGrants),
+      actorName: sql<string>`COALESCE((SELECT name FROM bots WHERE id = ${oauthGrants.actorId}), (SELECT username FROM users WHERE id = ${oauthGrants.actorId}), '')`,
+    })
+    .from(oauthGrants)
+    .where(and(eq(oauthGrants.personId, personId), isNull(oauthGrants.revokedAt)))
+    .orderBy(desc(oauthGrants.createdAt));
+
+/** Revokes one of the person's grants (404 for anyone else's): refused from its next call on. */
+export async function revokeGrant(db: Db, personId: string, grantId: string): Promise<OAuthGrantRow> {
+  const [row] = await db
+    .update(oauthGrants)
+    .set({ revokedAt: nowIso() })
+    .where(and(eq(oauthGrants.id, grantId), eq(oauthGrants.personId, personId), isNull(oauthGrants.revokedAt)))
+    .returning();
+  if (!row) throw notFound("Connected app");
+  return row;
+}
+
+/** Ends every grant acting as the bot (its retirement), as a statement of the retiring batch. */
+export const endGrantsOf = (db: Db, botId: string, at: string) =>
+  db
+    .update(oauthGrants)
+    .set({ revokedAt: at })
+    .where(and(eq(oauthGrants.actorId, botId), isNull(oauthGrants.revokedAt)));
+
+/** "Last used" (a background write, src/oauth/use.ts). */
+export async function markGrantUsed(d1: D1Database, grantId: string, at: string) {
+  await d1.prepare("UPDATE oauth_grants SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)").bind(at, grantId, at).run();
+}

@@ -1,0 +1,28 @@
+/**
+ * OAuth's names (issue 57), without the library: `createApp`'s prefix test (src/app.ts) reads the paths on every
+ * request that is not the API's, so this module must cost nothing to load.
+ */
+
+/** The scopes: reading (every tool that writes nothing) and writing (every other tool). */
+export const SCOPES = { read: "stories:read", write: "stories:write" } as const;
+export const ALL_SCOPES = [SCOPES.read, SCOPES.write];
+
+/** Each scope in words, as the consent page and "Connected apps" say it. */
+export const SCOPE_WORDS: Record<string, string> = {
+  [SCOPES.read]: "read stories, branches and the turn queues",
+  [SCOPES.write]: "write: join queues, take turns and write segments, start stories and branches, vote and comment",
+};
+
+export const AUTHORIZE_PATH = "/oauth/authorize";
+export const TOKEN_PATH = "/oauth/token";
+export const REGISTER_PATH = "/oauth/register";
+export const RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource";
+
+/** The paths the library serves (besides `/mcp`). */
+export const OAUTH_SERVER_PATHS = new Set([
+  "/.well-known/oauth-authorization-server",
+  RESOURCE_METADATA_PATH,
+  `${RESOURCE_METADATA_PATH}/mcp`,
+  TOKEN_PATH,
+  REGISTER_PATH,
+]);

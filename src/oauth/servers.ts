@@ -1,0 +1,111 @@
+import { OAuthAuthorizationServer, type OAuthResourceAuth, OAuthResourceServer, type ValidatedAccessToken } from "@cloudflare/workers-oauth-provider";
+import type { Env } from "../env";
+import type { GrantProps } from "../domain/oauth-grants";
+import { consistentKv } from "./consistent-kv";
+import { ALL_SCOPES, AUTHORIZE_PATH, REGISTER_PATH, SCOPES, TOKEN_PATH } from "./paths";
+
+/**
+ * OAuth 2.1 for `/mcp` (issue 57), with Cloudflare's library in its two roles, both in this Worker: the
+ * authorization server (metadata, DCR, CIMD, the token and revocation endpoint; the authorize endpoint is our own
+ * page, src/web/oauth-routes.tsx) and the protected resource `{origin}/mcp` (its metadata, the 401 challenge, the
+ * token's audience). Built once per origin (the config's `PUBLIC_ORIGIN`).
+ */
+
+/** Access tokens live an hour (the library's default), a grant 30 days from its approval, however often refreshed. */
+export const ACCESS_TOKEN_SECONDS = 3600;
+export const GRANT_SECONDS = 30 * 86_400;
+
+/** What `/mcp` is handed by the resource server for a valid OAuth token. */
+export interface OAuthCall {
+  props: GrantProps;
+  auth: OAuthResourceAuth;
+}
+
+/** The execution context the resource server hands its handler: ours, carrying the rest of the `/mcp` request. */
+type McpContext = ExecutionContext & { serve: (call: OAuthCall) => Promise<Response> };
+
+export interface OAuthServers {
+  authorization: OAuthAuthorizationServer<Env>;
+  resource: OAuthResourceServer<Env, GrantProps>;
+  /** `{origin}/mcp`: every token's audience. */
+  resourceUrl: string;
+}
+
+function build(origin: string): OAuthServers {
+  const resourceUrl = `${origin}/mcp`;
+  const authorization = new OAuthAuthorizationServer<Env>({
+    issuer: origin,
+    resources: [resourceUrl],
+    authorizeEndpoint: AUTHORIZE_PATH,
+    tokenEndpoint: TOKEN_PATH,
+    clientRegistrationEndpoint: REGISTER_PATH,
+    scopesSupported: ALL_SCOPES,
+    clientIdMetadataDocumentEnabled: true,
+    accessTokenTTL: ACCESS_TOKEN_SECONDS,
+    refreshTokenTTL: GRANT_SECONDS,
+  });
+  const resource = new OAuthResourceServer<Env, GrantProps>({
+    resourceMetadata: { resource: resourceUrl, authorization_servers: [origin], bearer_methods_supported: ["header"], resource_name: "Storyloom" },
+    requiredScopes: [SCOPES.read],
+    validateToken: (env) => (audience, token) => validated(token, () => authorization.validateToken<GrantProps>(audience, token, env)),
+    handler: { fetch: (_request, _env, ctx) => (ctx as unknown as McpContext).serve({ props: ctx.props, auth: ctx.auth }) },
+  });
+  return { authorization, resource, resourceUrl };
+}
+
+/**
+ * Tokens this isolate validated, for up to VALIDATION_CACHE_MS (never past their expiry): a token's record never
+ * changes, so a host's next calls skip the KV read and the props' decryption. What can end a token sooner, a
+ * revoke, is read from D1 in every call's standing statement (src/domain/standing.ts), and a revoke made here
+ * forgets its grant's tokens at once (`forgetGrant`).
+ */
+const VALIDATION_CACHE_MS = 60_000;
+const VALIDATION_CACHE_SIZE = 10_000;
+type Validation = ValidatedAccessToken<GrantProps> | null;
+const validations = new Map<string, { validation: NonNullable<Validation>; until: number }>();
+
+async function validated(token: string, validate: () => Promise<Validation>): Promise<Validation> {
+  const now = Date.now();
+  const known = validations.get(token);
+  if (known && known.until > now) return known.validation;
+  const validation = await validate();
+  if (validation) {
+    if (validations.size >= VALIDATION_CACHE_SIZE) validations.clear();
+    validations.set(token, { validation, until: Math.min(now + VALIDATION_CACHE_MS, (validation.expiresAt ?? 0) * 1000 || now + VALIDATION_CACHE_MS) });
+  } else validations.delete(token);
+  return validation;
+}
+
+/** A revoke made in this isolate: its tokens are validated again (and refused) from the next call on. */
+export function forgetGrant(grantId: string) {
+  for (const token of validations.keys()) if (grantIdOf(token) === grantId) validations.delete(token);
+}
+
+const servers = new Map<string, OAuthServers>();
+
+export function oauthServers(origin: string): OAuthServers {
+  const known = servers.get(origin);
+  if (known) return known;
+  const built = build(origin);
+  servers.set(origin, built);
+  return built;
+}
+
+/** The bindings the library is handed: `OAUTH_KV` read through D1 on a miss (src/oauth/consistent-kv.ts). */
+export const oauthEnv = (env: Env): Env => ({ ...env, OAUTH_KV: consistentKv(env.OAUTH_KV, env.DB) });
+
+/** The context for `resource.fetch`: the request's own (for `waitUntil`), with the handler's continuation. */
+export function mcpContext(ctx: ExecutionContext | undefined, serve: McpContext["serve"]): ExecutionContext {
+  return {
+    waitUntil: (p: Promise<unknown>) => ctx?.waitUntil(p),
+    passThroughOnException: () => ctx?.passThroughOnException(),
+    props: {},
+    serve,
+  } as unknown as ExecutionContext;
+}
+
+/** The library's helpers (parse an authorization request, consent, complete, revoke) for this origin. */
+export const oauthApi = (origin: string, env: Env) => oauthServers(origin).authorization.getOAuthApi(oauthEnv(env));
+
+/** The grant a token of ours belongs to: its middle part. */
+export const grantIdOf = (token: string) => token.split(":")[1] ?? "";

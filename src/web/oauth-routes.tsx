@@ -1,0 +1,63 @@
+import { type Context, Hono } from "hono";
+import type { AppEnv } from "../context";
+import { listGrants } from "../domain/oauth-grants";
+import { requireStanding } from "../middleware/standing";
+import { AUTHORIZE_PATH } from "../oauth/paths";
+import { labelsFrom, showErrorsIn } from "./form-errors";
+import type { FormState } from "./forms";
+import { ConnectedAppsPage } from "./oauth-pages";
+import { absolute, page } from "./render";
+import { formPost, requireSession, viewerOf } from "./session";
+
+/**
+ * Signing in an assistant (issue 57): `/oauth/authorize` is the OAuth authorize endpoint as a page of the reader.
+ * A visitor signs in (or registers) first and comes back to it; the page names the app, what it may do and whom it
+ * will act as; its form (Origin-checked, bound to this browser by the library's consent cookie, under the pages'
+ * `frame-ancestors 'none'`) approves or denies. Redirects go only to the redirect URI the library validated
+ * exactly against the app's registration; any other failure is a page here, never a redirect. The OAuth library
+ * is loaded on these pages' first use (src/web/oauth-consent.tsx), so other pages never evaluate it.
+ * `/me/apps` lists the person's connected apps, each with Revoke.
+ */
+export const oauthPageRoutes = new Hono<AppEnv>();
+
+const consent = () => import("./oauth-consent");
+const hereOf = (c: Context<AppEnv>) => `${AUTHORIZE_PATH}${new URL(c.req.url).search}`;
+const consentAgain = async (c: Context<AppEnv>, state: FormState) => (await consent()).consentPage(c, state);
+
+oauthPageRoutes.get(AUTHORIZE_PATH, requireSession(hereOf), async (c) => (await consent()).consentPage(c));
+
+oauthPageRoutes.post(
+  AUTHORIZE_PATH,
+  formPost,
+  requireSession(hereOf),
+  showErrorsIn(() => "consent", labelsFrom({ identity: "It will act as", new_bot_name: "New bot's name", new_bot_model: "New bot's model" }), consentAgain),
+  async (c) => (await consent()).decide(c),
+);
+
+// ---- Connected apps ----
+
+const APPS = "/me/apps";
+
+async function appsPage(c: Context<AppEnv>, state: FormState | null = null) {
+  const viewer = viewerOf(c)!;
+  requireStanding(c, viewer, { types: ["human", "admin"] });
+  const grants = await listGrants(c.get("db"), viewer.id);
+  return page(c, <ConnectedAppsPage canonical={absolute(c, APPS)} viewer={viewer} grants={grants} state={state} />);
+}
+
+oauthPageRoutes.get(
+  APPS,
+  requireSession(() => APPS),
+  (c) => appsPage(c),
+);
+
+oauthPageRoutes.post(
+  `${APPS}/:grant_id/revoke`,
+  formPost,
+  requireSession(() => APPS),
+  showErrorsIn((c) => `revoke-${c.req.param("grant_id")}`, labelsFrom({}), appsPage),
+  async (c) => {
+    await (await consent()).revoke(c, c.req.param("grant_id") ?? "");
+    return c.redirect(APPS, 303);
+  },
+);
