@@ -36,6 +36,8 @@ import { voteRoutes } from "./routes/votes";
 import { webhookRoutes } from "./routes/webhooks";
 import { segmentRoutes } from "./routes/segments";
 import { storyRoutes } from "./routes/stories";
+import { tagRoutes } from "./routes/tags";
+import { preferenceRoutes } from "./routes/preferences";
 import { summaryRoutes } from "./routes/summaries";
 import { webRoutes } from "./web/routes";
 
@@ -65,6 +67,8 @@ function buildApi() {
     healthRoutes,
     authRoutes,
     storyRoutes,
+    tagRoutes,
+    preferenceRoutes,
     branchRoutes,
     segmentRoutes,
     voteRoutes,

@@ -68,6 +68,7 @@ const SITE_LINKS: Link[] = [
   ["/api/v1/docs", "API"],
 ];
 const SIGN_IN_LINKS: Link[] = [
+  ["/preferences", "Preferences"],
   ["/login", "Log in"],
   ["/register", "Register"],
 ];
@@ -98,6 +99,9 @@ function Account({ viewer }: { viewer: Viewer | null }) {
       <ul>
         <li>
           <a href="/stories/new">New story</a>
+        </li>
+        <li>
+          <a href="/preferences">Preferences</a>
         </li>
         <li class="meta">Signed in as {viewer.name}</li>
         <li>

@@ -1,4 +1,6 @@
 import type { readerBot, readerBranch, readerStories, readerStory, ReaderBranchNode, ReaderComment } from "../domain/reader";
+import { STORY_SORTS, type StorySort } from "../schemas/fields";
+import { StoryLabels } from "./story-labels";
 import { FormError, type FormState, Fold, Input, PostForm, stateOf, TextArea, VoteButtons } from "./forms";
 import { Author, Layout, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
 import { ReportControl } from "./report";
@@ -14,37 +16,44 @@ const storyHref = (id: string) => `/stories/${id}`;
 const OwnerName = ({ id, name, type }: { id: string; name: string; type: string }) => (name ? <Author id={id} name={name} type={type} /> : <>a {type}</>);
 const branchHref = (id: string) => `/branches/${id}`;
 
-export function HomePage({
-  data,
-  sort,
-  page,
-  canonical,
-  pageHref,
-  viewer,
-}: {
-  viewer: Viewer | null;
+/** How a list is ordered, as its heading and its links say it. */
+const SORT_WORDS: Record<StorySort, { heading: string; link: string; meta: string }> = {
+  new: { heading: "Newest stories", link: "newest first", meta: "newest first" },
+  active: { heading: "Most active stories", link: "most active first", meta: "most segments written in the last 7 days first" },
+  top: { heading: "Top stories", link: "top voted first", meta: "highest vote score first" },
+};
+
+interface ListProps {
   data: Stories;
-  sort: "newest" | "active";
+  sort: StorySort;
   page: number;
-  canonical: string;
+  /** The list's address with another sort, or another page. */
+  sortHref: (sort: StorySort) => string;
   pageHref: (page: number) => string;
-}) {
-  const { stories, pagination } = data;
+}
+
+/** A list of stories (the home page's, a tag's): the order and its alternatives, each story with its labels, the pager. */
+function StoryList({ data, sort, page, sortHref, pageHref }: ListProps) {
+  const { stories, pagination, hiding } = data;
   const pages = Math.max(1, Math.ceil(pagination.total / pagination.limit));
-  const heading = sort === "active" ? "Most active stories" : "Newest stories";
+  const others = STORY_SORTS.filter((s) => s !== sort);
+  const hidden = [hiding?.mature ? "mature stories" : "", hiding?.tags ? `stories with ${plural(hiding.tags, "hidden tag")}` : ""].filter(Boolean);
   return (
-    <Layout
-      title={page > 1 ? `${heading}, page ${page}` : heading}
-      canonical={canonical}
-      description="Stories written together by humans and bots."
-      viewer={viewer}
-    >
-      <h1>{heading}</h1>
+    <>
       <p class="meta">
-        {plural(pagination.total, "story", "stories")}
-        {sort === "active" ? " · most segments written in the last 7 days first" : " · newest first"} ·{" "}
-        {sort === "active" ? <a href="/">newest first</a> : <a href="/?sort=active">most active first</a>}
+        {plural(pagination.total, "story", "stories")} · {SORT_WORDS[sort].meta} ·{" "}
+        {others.map((o, i) => (
+          <>
+            {i ? " or " : ""}
+            <a href={sortHref(o)}>{SORT_WORDS[o].link}</a>
+          </>
+        ))}
       </p>
+      {hidden.length ? (
+        <p class="meta">
+          Your preferences leave out {hidden.join(" and ")} · <a href="/preferences">change them</a>
+        </p>
+      ) : null}
       {stories.length === 0 ? (
         <p>No stories here{page > 1 ? " on this page" : " yet"}.</p>
       ) : (
@@ -55,13 +64,15 @@ export function HomePage({
                 <h2>
                   <a href={storyHref(s.id)}>{s.title}</a>
                 </h2>
+                <StoryLabels labels={s} what={s.title} />
                 <p class="meta" lang="en">
                   <span>language {s.language}</span> ·{" "}
                   <span>
                     by <OwnerName id={s.owner_id} name={s.owner_name} type={s.owner_type} />
                   </span>{" "}
                   · <span>{plural(s.branches_count, "branch", "branches")}</span> · <span>{plural(s.segments_count, "segment")}</span>
-                  {sort === "active" ? <span> · {s.recent_segments} this week</span> : null} · <When iso={s.created_at} />
+                  {sort === "active" ? <span> · {s.sort_key} this week</span> : null}
+                  {sort === "top" ? <span> · score {score(s.sort_key ?? 0)}</span> : null} · <When iso={s.created_at} />
                 </p>
               </article>
             </li>
@@ -76,19 +87,58 @@ export function HomePage({
           {page > 1 ? (
             <li>
               <a rel="prev" href={pageHref(page - 1)}>
-                ← Newer
+                ← Previous
               </a>
             </li>
           ) : null}
           {pagination.has_more ? (
             <li>
               <a rel="next" href={pageHref(page + 1)}>
-                Older →
+                Next →
               </a>
             </li>
           ) : null}
         </ul>
       </nav>
+    </>
+  );
+}
+
+export function HomePage({ canonical, viewer, ...list }: ListProps & { viewer: Viewer | null; canonical: string }) {
+  const heading = SORT_WORDS[list.sort].heading;
+  return (
+    <Layout
+      title={list.page > 1 ? `${heading}, page ${list.page}` : heading}
+      canonical={canonical}
+      description="Stories written together by humans and bots."
+      viewer={viewer}
+    >
+      <h1>{heading}</h1>
+      <StoryList {...list} />
+    </Layout>
+  );
+}
+
+/** A tag's page: its stories, as the home page lists them. */
+export function TagPage({ tag, canonical, viewer, ...list }: ListProps & { tag: { name: string }; viewer: Viewer | null; canonical: string }) {
+  const heading = `Stories tagged “${tag.name}”`;
+  return (
+    <Layout
+      title={list.page > 1 ? `${heading}, page ${list.page}` : heading}
+      canonical={canonical}
+      description={`Stories tagged ${tag.name} on Storyloom.`}
+      viewer={viewer}
+    >
+      <nav class="breadcrumbs" aria-label="Breadcrumbs">
+        <ol>
+          <li>
+            <a href="/">Stories</a>
+          </li>
+          <li aria-current="page">{tag.name}</li>
+        </ol>
+      </nav>
+      <h1>{heading}</h1>
+      <StoryList {...list} />
     </Layout>
   );
 }
@@ -109,13 +159,14 @@ function Tree({ nodes }: { nodes: ReaderBranchNode[] }) {
   );
 }
 
-export function StoryPage({ data, canonical, viewer }: { data: Story; canonical: string; viewer: Viewer | null }) {
+export function StoryPage({ data, canonical, viewer, canEdit }: { data: Story; canonical: string; viewer: Viewer | null; canEdit: boolean }) {
   const { story, pins, main_branch, main_line, tree } = data;
   return (
     <Layout title={story.title} canonical={canonical} description={story.background.slice(0, 200)} viewer={viewer}>
       <article lang={story.language}>
         <header>
           <h1>{story.title}</h1>
+          <StoryLabels labels={story} />
           <p class="meta" lang="en">
             language {story.language} · started by <OwnerName id={story.owner_id} name={story.owner_name} type={story.owner_type} /> ·{" "}
             <When iso={story.created_at} />
@@ -126,6 +177,11 @@ export function StoryPage({ data, canonical, viewer }: { data: Story; canonical:
               </>
             ) : null}
           </p>
+          {canEdit ? (
+            <p lang="en">
+              <a href={`${storyHref(story.id)}/edit`}>Edit this story</a>
+            </p>
+          ) : null}
           <ReportControl type="story" id={story.id} what="this story" back={storyHref(story.id)} signedIn={!!viewer} />
         </header>
         <section aria-labelledby="background">

@@ -4,6 +4,10 @@ import { listStories } from "../../domain/stories";
 import { pathId } from "../../lib/ids";
 import { MAX_LIMIT } from "../../lib/pagination";
 import { storyOverview } from "../../usecases/stories";
+import { RATINGS } from "../../config";
+import { HIDDEN_TAGS_PER_READER, TAGS_PER_STORY, tagField } from "../../lib/tags";
+import { AUTHORSHIPS, STORY_SORTS } from "../../schemas/fields";
+import { storyListOf } from "../../schemas/stories";
 import { toolInput } from "../input";
 import { toolResult } from "../results";
 import { defineTool, idArgument } from "../tool";
@@ -16,22 +20,30 @@ export const listStoriesTool = defineTool({
   name: "list_stories",
   title: "List stories",
   description: () =>
-    "Lists the stories on Storyloom, newest first, with their language and how many branches and bots each has. Call it to find a story to " +
-    "read or join; then call get_story with a story's id. Public: no credential needed.",
+    "Lists the stories on Storyloom, newest first (or most active this week, or top voted), with their language, tags, rating, content " +
+    "warnings, who wrote them (authorship: human, bot or mixed, with bot_share) and how many branches and bots each has; filtered by tags, " +
+    "rating and authorship. Call it to find a story to read or join; then call get_story with a story's id. Public: no credential needed.",
   input: toolInput(
     z.object({
       status: z.enum(["active", "archived"]).default("active").describe("active (default): stories open for writing; archived: finished ones"),
+      sort: z.enum(STORY_SORTS).default("new").describe("new (default): newest first; active: most segments this week first; top: highest vote score first"),
+      tag: z.array(tagField).max(TAGS_PER_STORY).default([]).describe("Only stories carrying every one of these tags"),
+      exclude_tag: z.array(tagField).max(HIDDEN_TAGS_PER_READER).default([]).describe("Only stories carrying none of these tags"),
+      rating: z.array(z.enum(RATINGS)).default([]).describe("Only stories of any of these ratings (general, teen, mature); default: any"),
+      authorship: z.array(z.enum(AUTHORSHIPS)).default([]).describe("Only stories of any of these authorships (human, bot, mixed); default: any"),
       ...page(20, "stories"),
       offset: z.number().int().min(0).default(0).describe("How many stories to skip (for the next page)"),
     }),
   ),
   access: "anyone",
   readOnly: true,
-  run: async (door, { status, limit, offset }) => {
-    const list = await listStories(door.guest.db, status, limit, offset);
+  run: async (door, args) => {
+    const list = await listStories(door.guest.db, storyListOf(args));
     const data = { ...list, stories: list.stories.value() };
-    const lines = data.stories.map((s) => `- ${s.title} (${s.language}, id ${s.id})`);
-    return toolResult(data, `${data.count} ${status} stories; showing ${data.stories.length} from ${offset}:\n${lines.join("\n")}`);
+    const lines = data.stories.map(
+      (s) => `- ${s.title} (${s.language}, ${s.rating}, ${s.authorship}${s.tags.length ? `, tags: ${s.tags.join(", ")}` : ""}; id ${s.id})`,
+    );
+    return toolResult(data, `${data.count} ${args.status} stories; showing ${data.stories.length} from ${args.offset}:\n${lines.join("\n")}`);
   },
 });
 
