@@ -258,7 +258,7 @@ export async function updateStory(db: Db, actor: Actor, id: string, patch: Story
   if (patch.rating !== undefined) set.rating = patch.rating;
   if (patch.warnings !== undefined) set.warnings = patch.warnings;
   const mine = and(eq(stories.id, id), ownedBy(actor, stories.ownerId));
-  const changeable = sql`EXISTS (${db.select({ one: sql`1` }).from(stories).where(mine)})`;
+  const changeable = sql`EXISTS (SELECT 1 FROM stories WHERE ${mine})`;
   const retag = patch.tags ? [untagStatement(db, id, changeable), ...storyTagStatements(db, id, patch.tags, now, changeable)] : [];
   const [[row], ...rest] = await db.batch([
     db.update(stories).set(set).where(mine).returning(),
