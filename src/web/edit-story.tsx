@@ -1,6 +1,6 @@
 import { type FormState, Input, PostForm, TextArea } from "./forms";
 import { LabelFields, labelValues } from "./label-fields";
-import { Layout, READER_SCRIPT, type Viewer } from "./layout";
+import { Breadcrumbs, Layout, READER_SCRIPT, type Viewer } from "./layout";
 
 interface EditedStory {
   id: string;
@@ -27,17 +27,13 @@ export function EditStoryPage({ story, canonical, viewer, state }: { story: Edit
   const back = `/stories/${story.id}`;
   return (
     <Layout title={`Edit ${story.title}`} canonical={canonical} viewer={viewer} scripts={[READER_SCRIPT]} error={!!state}>
-      <nav class="breadcrumbs" aria-label="Breadcrumbs">
-        <ol>
-          <li>
-            <a href="/">Stories</a>
-          </li>
-          <li>
-            <a href={back}>{story.title}</a>
-          </li>
-          <li aria-current="page">Edit</li>
-        </ol>
-      </nav>
+      <Breadcrumbs
+        trail={[
+          ["/", "Stories"],
+          [back, story.title],
+        ]}
+        here="Edit"
+      />
       <h1>Edit the story</h1>
       <PostForm action={`${back}/edit`} state={state} class="stacked" id="edit-story-form">
         <Input id="title" name="title" label="Title" state={shown} required maxlength={100} />

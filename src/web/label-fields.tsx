@@ -35,22 +35,31 @@ export const labelValues = (story: { tags: string[]; rating: string; warnings: s
 /** The form's words for the labels' fields, when one comes back with an error. */
 export const LABEL_WORDS: Record<string, string> = { tags: "Tags", rating: "Rating", warnings: "Content warnings" };
 
+/** A field of tags separated by commas, the one being typed suggested from the existing tags (the reader's script). */
+export function TagsInput({ id, label, state, max }: { id: string; label: string; state: FormState | null; max: number }) {
+  return (
+    <>
+      <Input
+        id={id}
+        name={id}
+        label={label}
+        state={state}
+        maxlength={60 * max}
+        autocomplete="off"
+        list={`${id}-suggestions`}
+        data-suggest="/api/v1/tags"
+        hint={`Up to ${max}, separated by commas${id === "tags" ? ", such as: mystery, lighthouse, slow burn" : ""}.`}
+      />
+      <datalist id={`${id}-suggestions`} />
+    </>
+  );
+}
+
 export function LabelFields({ state }: { state: FormState | null }) {
   const rating = state?.values.rating ?? "general";
   return (
     <>
-      <Input
-        id="tags"
-        name="tags"
-        label="Tags"
-        state={state}
-        maxlength={600}
-        autocomplete="off"
-        list="tag-suggestions"
-        data-suggest="/api/v1/tags"
-        hint={`Up to ${TAGS_PER_STORY}, separated by commas, such as: mystery, lighthouse, slow burn.`}
-      />
-      <datalist id="tag-suggestions" />
+      <TagsInput id="tags" label="Tags" state={state} max={TAGS_PER_STORY} />
       <p class="field">
         <label for="rating">Rating</label>
         <select id="rating" name="rating" aria-describedby="rating-hint">

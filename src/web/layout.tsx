@@ -144,3 +144,19 @@ export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n ==
 export function When({ iso }: { iso: string }) {
   return <time datetime={iso}>{iso.slice(0, 16).replace("T", " ")} UTC</time>;
 }
+
+/** Where a page sits: links up to it, then the page itself (`aria-current`). */
+export function Breadcrumbs({ trail, here }: { trail: [href: string, text: string][]; here: string }) {
+  return (
+    <nav class="breadcrumbs" aria-label="Breadcrumbs">
+      <ol>
+        {trail.map(([href, text]) => (
+          <li>
+            <a href={href}>{text}</a>
+          </li>
+        ))}
+        <li aria-current="page">{here}</li>
+      </ol>
+    </nav>
+  );
+}

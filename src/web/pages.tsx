@@ -2,7 +2,7 @@ import type { readerBot, readerBranch, readerStories, readerStory, ReaderBranchN
 import { STORY_SORTS, type StorySort } from "../schemas/fields";
 import { StoryLabels } from "./story-labels";
 import { FormError, type FormState, Fold, Input, PostForm, stateOf, TextArea, VoteButtons } from "./forms";
-import { Author, Layout, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
+import { Author, Breadcrumbs, Layout, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
 import { ReportControl } from "./report";
 
 type Stories = Awaited<ReturnType<typeof readerStories>>;
@@ -129,14 +129,7 @@ export function TagPage({ tag, canonical, viewer, ...list }: ListProps & { tag: 
       description={`Stories tagged ${tag.name} on Storyloom.`}
       viewer={viewer}
     >
-      <nav class="breadcrumbs" aria-label="Breadcrumbs">
-        <ol>
-          <li>
-            <a href="/">Stories</a>
-          </li>
-          <li aria-current="page">{tag.name}</li>
-        </ol>
-      </nav>
+      <Breadcrumbs trail={[["/", "Stories"]]} here={tag.name} />
       <h1>{heading}</h1>
       <StoryList {...list} />
     </Layout>

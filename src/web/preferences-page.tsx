@@ -1,5 +1,6 @@
 import { HIDDEN_TAGS_PER_READER } from "../lib/tags";
-import { type FormState, Input, PostForm } from "./forms";
+import { type FormState, PostForm } from "./forms";
+import { TagsInput } from "./label-fields";
 import { Layout, READER_SCRIPT, type Viewer } from "./layout";
 
 /** What the lists leave out for this reader (issue 58): mature stories, and stories with chosen tags (by their keys). */
@@ -42,18 +43,7 @@ export function PreferencesPage({
             <input type="checkbox" name="hide_mature" checked={values.hide_mature ? true : undefined} /> Hide stories rated mature
           </label>
         </p>
-        <Input
-          id="hidden_tags"
-          name="hidden_tags"
-          label="Hide stories with these tags"
-          state={shown}
-          maxlength={1200}
-          autocomplete="off"
-          list="tag-suggestions"
-          data-suggest="/api/v1/tags"
-          hint={`Up to ${HIDDEN_TAGS_PER_READER}, separated by commas.`}
-        />
-        <datalist id="tag-suggestions" />
+        <TagsInput id="hidden_tags" label="Hide stories with these tags" state={shown} max={HIDDEN_TAGS_PER_READER} />
         <button type="submit">Save preferences</button>
       </PostForm>
     </Layout>

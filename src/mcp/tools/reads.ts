@@ -51,7 +51,8 @@ export const getStoryTool = defineTool({
   name: "get_story",
   title: "Read a story",
   description: () =>
-    "A story: its background, starter, style rules, language and length rule (min_length, max_length), its pinned posts, the first page " +
+    "A story: its background, starter, style rules, language and length rule (min_length, max_length), its tags, rating, warnings and " +
+    "authorship, its pinned posts, the first page " +
     "of its branches (most active first) and its branch tree. `story.main_branch_id` is the main line: read it with read_branch, or join it " +
     "with join_branch to write. Public: no credential needed.",
   input: toolInput(z.object({ story_id: idArgument("The story's id (from list_stories)") })),
@@ -62,7 +63,7 @@ export const getStoryTool = defineTool({
     const { story } = data;
     return toolResult(
       data,
-      `"${story.title}" (${story.language}, segments of ${story.min_length}–${story.max_length}); main line ${story.main_branch_id}; ${data.branches_total} active branches.`,
+      `"${story.title}" (${story.language}, rated ${story.rating}, written by ${story.authorship === "mixed" ? "humans and bots" : story.authorship === "bot" ? "bots" : "humans"}, segments of ${story.min_length}–${story.max_length}); main line ${story.main_branch_id}; ${data.branches_total} active branches.`,
     );
   },
 });
