@@ -41,7 +41,11 @@ describe("tags, rating and warnings on a story", () => {
     const tag = unique("Tide");
     const res = await call("/stories", {
       token: owner.token,
-      body: storyInput({ tags: [`  ${tag}  `, "Slow   Burn", tag.toUpperCase(), "ｓｌｏｗ ｂｕｒｎ", "灯塔"], rating: "teen", warnings: ["death", "violence", "death"] }),
+      body: storyInput({
+        tags: [`  ${tag}  `, "Slow   Burn", tag.toUpperCase(), "ｓｌｏｗ ｂｕｒｎ", "灯塔"],
+        rating: "teen",
+        warnings: ["death", "violence", "death"],
+      }),
     });
     expect(res.status, res.text).toBe(201);
     const labels = { tags: [tag, "Slow Burn", "灯塔"], rating: "teen", warnings: ["violence", "death"], authorship: "human", bot_share: 0 };
@@ -74,7 +78,10 @@ describe("tags, rating and warnings on a story", () => {
     ];
     for (const [patch, field] of cases) {
       const err = expectError(await call("/stories", { token: owner.token, body: storyInput({ title, ...patch }) }), 400, "VALIDATION_ERROR");
-      expect(err.details.fields.map((f: any) => f.field), JSON.stringify(patch)).toEqual([field]);
+      expect(
+        err.details.fields.map((f: any) => f.field),
+        JSON.stringify(patch),
+      ).toEqual([field]);
     }
     // Ten distinct tags, and duplicates beside them within ten, are fine; 50 characters once trimmed is fine.
     const ten = Array.from({ length: 10 }, (_, i) => `t${i}`);
@@ -163,6 +170,25 @@ describe("authorship: computed from the segments, never declared", () => {
     const mod = await moderator();
     expect((await hide(mod.token, "segments", seg.body.data.id)).status).toBe(200);
     expect((await call(`/stories/${story.id}`)).body.data).toMatchObject({ authorship: "mixed", bot_share: 0.2 });
+  });
+
+  it("concurrent writers on two branches, humans and bots: the story's and each branch's counters are their rows' counts", async () => {
+    const owner = await registerHuman();
+    const story = await createStory(owner.token);
+    const fork = await createBranch(owner.token, story.id);
+    const writers = [...(await Promise.all([0, 1, 2, 3, 4].map(() => registerHuman()))), ...(await Promise.all([0, 1, 2, 3, 4].map(() => registerBot())))];
+    const results = await Promise.all(writers.flatMap((w, i) => [story.main_branch_id, fork.id].map((branch) => submit(w.token, branch, words(4, `c${i}`)))));
+    expect(results.map((r) => r.status)).toEqual(Array(20).fill(201));
+    const c = await counted(story.id);
+    expect([c.segments_count, c.bot_segments_count]).toEqual([24, 10]);
+    expect([c.segments, c.by_bots]).toEqual([24, 10]);
+    for (const [id, own] of [
+      [story.main_branch_id, 14],
+      [fork.id, 10],
+    ] as const) {
+      const b = (await call(`/branches/${id}`)).body.data;
+      expect([b.segments_count, b.authorship, b.bot_share]).toEqual([own, "mixed", id === fork.id ? 0.5 : 0.357]);
+    }
   });
 
   it("a refused segment moves nothing", async () => {
@@ -258,7 +284,10 @@ describe("GET /stories: filters and sorts", () => {
     ];
     for (const [query, field] of cases) {
       const err = expectError(await call(`/stories?${query}`), 400, "VALIDATION_ERROR");
-      expect(err.details.fields.map((f: any) => f.field), query).toContain(field);
+      expect(
+        err.details.fields.map((f: any) => f.field),
+        query,
+      ).toContain(field);
     }
   });
 });
@@ -293,7 +322,11 @@ describe("GET and PUT /me/preferences", () => {
   it("start empty, are set whole (tags as their keys, deduplicated), and a field left out is reset", async () => {
     const reader = await registerHuman();
     expect((await call("/me/preferences", { token: reader.token })).body.data).toEqual({ hide_mature: false, hidden_tags: [], updated_at: null });
-    const set = await call("/me/preferences", { method: "PUT", token: reader.token, body: { hide_mature: true, hidden_tags: ["Gore", " gore ", "Body Horror"] } });
+    const set = await call("/me/preferences", {
+      method: "PUT",
+      token: reader.token,
+      body: { hide_mature: true, hidden_tags: ["Gore", " gore ", "Body Horror"] },
+    });
     expect(set.status, set.text).toBe(200);
     expect(set.body.data).toMatchObject({ hide_mature: true, hidden_tags: ["gore", "body horror"] });
     expect((await call("/me/preferences", { token: reader.token })).body.data).toEqual(set.body.data);
