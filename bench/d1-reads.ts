@@ -60,7 +60,16 @@ export async function d1Reads(v: { branchId: string; segments: Page; stories: Pa
   return {
     segments: await statementsOf((db) => listSegments(db, v.branchId, v.segments.limit, v.segments.offset, null)),
     stories: await statementsOf((db) =>
-      listStories(db, { status: v.stories.status, sort: "new", tags: [], excludeTags: [], ratings: [], authorships: [], limit: v.stories.limit, offset: v.stories.offset }),
+      listStories(db, {
+        status: v.stories.status,
+        sort: "new",
+        tags: [],
+        excludeTags: [],
+        ratings: [],
+        authorships: [],
+        limit: v.stories.limit,
+        offset: v.stories.offset,
+      }),
     ),
   };
 }

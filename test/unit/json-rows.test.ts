@@ -80,7 +80,16 @@ describe("lists SQLite writes as JSON", () => {
     const owner = await registerHuman();
     const title = `"Quoted" \\ ${unique("t")} 故事 😀`;
     const story = await createStory(owner.token, { title, background: "b".repeat(300), tags: ['"Noir" \\', "故事 😀"], warnings: ["death"] });
-    const { stories, count } = await listStories(db, { status: "active", sort: "new", tags: [], excludeTags: [], ratings: [], authorships: [], limit: 100, offset: 0 });
+    const { stories, count } = await listStories(db, {
+      status: "active",
+      sort: "new",
+      tags: [],
+      excludeTags: [],
+      ratings: [],
+      authorships: [],
+      limit: 100,
+      offset: 0,
+    });
     const values = stories.value();
     expect(stories.text).toBe(JSON.stringify(values));
     expect(values.length).toBe(Math.min(count, 100));
