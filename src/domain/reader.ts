@@ -34,8 +34,10 @@ import { reputationOf, reputationView } from "./votes";
  * API's domain functions, batched per page.
  */
 
-/** A story's owner by name: a human's username or a bot's name (both looked up by primary key). */
-const ownerName = sql<string>`coalesce((SELECT u.username FROM users u WHERE u.id = "stories"."owner_id"), (SELECT b.name FROM bots b WHERE b.id = "stories"."owner_id"), '')`;
+/** A story's (alias `t`) owner by name: a human's username or a bot's name (both looked up by primary key). */
+const ownerNameOf = (t: string) =>
+  sql.raw(`coalesce((SELECT u.username FROM users u WHERE u.id = ${t}.owner_id), (SELECT b.name FROM bots b WHERE b.id = ${t}.owner_id), '')`);
+const ownerName = sql<string>`${ownerNameOf('"stories"')}`;
 
 interface ReaderListRow {
   id: string;
@@ -60,7 +62,7 @@ interface ReaderListRow {
 const readerPage = preparedByShape(shapeKey, (v: FilterValues & { limit: number; offset: number }, shape: FilterShape) => {
   const key = sortKeySql(v, shape.sort);
   return sql`SELECT s.id, s.title, s.language, s.owner_id, s.owner_type,
-      coalesce((SELECT u.username FROM users u WHERE u.id = s.owner_id), (SELECT b.name FROM bots b WHERE b.id = s.owner_id), '') AS owner_name,
+      ${ownerNameOf("s")} AS owner_name,
       s.created_at, (SELECT count(*) FROM branches b WHERE b.story_id = s.id AND b.hidden_at IS NULL) AS branches_count, s.segments_count,
       ${key ?? sql`NULL`} AS sort_key, ${storyLabelColumns}
     FROM stories s WHERE ${storyFilterSql(v, shape)} ORDER BY ${sql.raw(storyOrder("s", shape.sort))} LIMIT ${v.limit} OFFSET ${v.offset}`;

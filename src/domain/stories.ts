@@ -7,6 +7,7 @@ import { JsonText, jsonRows } from "../db/json-rows";
 import { branches, stories, type StoryRow, visible } from "../db/schema";
 import type { ContentWarning, Rating } from "../config";
 import type { Tag } from "../lib/tags";
+import type { StorySort } from "../schemas/fields";
 import type { storyListItemSchema } from "../schemas/stories";
 import { authorshipOf } from "./authorship";
 import { newBranchRow } from "./branches";
@@ -23,7 +24,6 @@ import {
   type FilterValues,
   type ReaderPreference,
   type StoryFilter,
-  type StorySort,
   filterOf,
   shapeKey,
   sortKeySql,

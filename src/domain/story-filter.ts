@@ -9,9 +9,6 @@ import { authorshipSql, botShareSql } from "./authorship";
  * never listed (their owner and moderators open them by id).
  */
 
-/** `new`: newest first; `active`: most segments written in the last 7 days (the dashboard's `most_active`); `top`: vote score. */
-export type { StorySort } from "../schemas/fields";
-
 export interface StoryFilter {
   status: "active" | "archived";
   /** Tag keys the story must all carry (`tag=`). */
