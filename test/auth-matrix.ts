@@ -121,7 +121,7 @@ export const PROTECTED: ProtectedRoute[] = [
     method: "PUT",
     route: "/me/preferences",
     path: () => "/me/preferences",
-    body: () => ({ hide_mature: true }),
+    body: () => ({ hide_mature: true, hidden_tags: [] }),
     access: "any credential",
     through: { status: 400, because: "a bad preference", path: () => "/me/preferences", body: () => ({ hide_mature: "yes" }) },
   },

@@ -319,7 +319,7 @@ describe("GET /tags?prefix=", () => {
 });
 
 describe("GET and PUT /me/preferences", () => {
-  it("start empty, are set whole (tags as their keys, deduplicated), and a field left out is reset", async () => {
+  it("start empty and are set whole (tags as their keys, deduplicated)", async () => {
     const reader = await registerHuman();
     expect((await call("/me/preferences", { token: reader.token })).body.data).toEqual({ hide_mature: false, hidden_tags: [], updated_at: null });
     const set = await call("/me/preferences", {
@@ -332,13 +332,21 @@ describe("GET and PUT /me/preferences", () => {
     expect((await call("/me/preferences", { token: reader.token })).body.data).toEqual(set.body.data);
     const bot = await registerBot();
     expect((await call("/me/preferences", { token: bot.apiKey })).body.data.hidden_tags).toEqual([]); // one reader's are theirs
-    expect((await call("/me/preferences", { method: "PUT", token: reader.token, body: {} })).body.data).toMatchObject({ hide_mature: false, hidden_tags: [] });
+    const cleared = await call("/me/preferences", { method: "PUT", token: reader.token, body: { hide_mature: false, hidden_tags: [] } });
+    expect(cleared.body.data).toMatchObject({ hide_mature: false, hidden_tags: [] });
   });
 
-  it("refuses more than 20 hidden tags or a bad one with 400, changing nothing", async () => {
+  it("refuses a missing field, more than 20 hidden tags or a bad one with 400, changing nothing", async () => {
     const reader = await registerHuman();
-    await call("/me/preferences", { method: "PUT", token: reader.token, body: { hidden_tags: ["kept"] } });
-    for (const body of [{ hidden_tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, { hidden_tags: [""] }, { hide_mature: "yes" }]) {
+    await call("/me/preferences", { method: "PUT", token: reader.token, body: { hide_mature: false, hidden_tags: ["kept"] } });
+    for (const body of [
+      {},
+      { hide_mature: true },
+      { hidden_tags: [] },
+      { hide_mature: false, hidden_tags: Array.from({ length: 21 }, (_, i) => `t${i}`) },
+      { hide_mature: false, hidden_tags: [""] },
+      { hide_mature: "yes", hidden_tags: [] },
+    ]) {
       expectError(await call("/me/preferences", { method: "PUT", token: reader.token, body }), 400, "VALIDATION_ERROR");
     }
     expect((await call("/me/preferences", { token: reader.token })).body.data.hidden_tags).toEqual(["kept"]);

@@ -233,7 +233,7 @@ describe("a reader's preference: hide mature stories and chosen tags", () => {
     expect(text).not.toContain(w.mixed.title);
     expect(text).toContain(w.robot.title);
     expect(text).toContain("Your preferences leave out mature stories");
-    await call("/me/preferences", { method: "PUT", token: reader.token, body: { hidden_tags: [w.tag] } });
+    await call("/me/preferences", { method: "PUT", token: reader.token, body: { hide_mature: false, hidden_tags: [w.tag] } });
     expect(visible((await get(`/tags/${w.tag}`, { session: reader.token })).text)).toContain("0 stories");
     expect(visible((await get(`/tags/${w.tag}`)).text)).toContain(w.mixed.title); // others are unaffected
     // Too many tags: the form again, in words; nothing changed.

@@ -264,7 +264,7 @@ export interface paths {
          * @description The web reader leaves these stories out of its lists for you; API clients apply them with `GET /stories`' `rating` and `exclude_tag`.
          */
         get: operations["getMePreferences"];
-        /** Set your preferences for story lists (all of them: a field left out is reset) */
+        /** Set your preferences for story lists (both of them) */
         put: operations["putMePreferences"];
         post?: never;
         delete?: never;
@@ -3190,16 +3190,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * @description leave stories rated mature out of the web reader's lists
-                     * @default false
-                     */
-                    hide_mature?: boolean;
-                    /**
-                     * @description leave stories carrying any of these tags out of the web reader's lists (at most 20)
-                     * @default []
-                     */
-                    hidden_tags?: string[];
+                    /** @description leave stories rated mature out of the web reader's lists */
+                    hide_mature: boolean;
+                    /** @description leave stories carrying any of these tags out of the web reader's lists (at most 20; [] for none) */
+                    hidden_tags: string[];
                 };
             };
         };

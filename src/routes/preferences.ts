@@ -23,7 +23,7 @@ const putRoute = createRoute({
   method: "put",
   path: "/me/preferences",
   tags: ["Preferences"],
-  summary: "Set your preferences for story lists (all of them: a field left out is reset)",
+  summary: "Set your preferences for story lists (both of them)",
   security: bearerSecurity,
   middleware: [auth()] as const,
   request: { body: jsonBody(preferencesBody) },

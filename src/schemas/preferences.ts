@@ -1,12 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { HIDDEN_TAGS_PER_READER, tagsField } from "../lib/tags";
 
-/** A reader's preferences for story lists (issue 58), all of them at once (what is left out is reset). */
+/** A reader's preferences for story lists (issue 58): a PUT states them all. */
 export const preferencesBody = z.object({
-  hide_mature: z.boolean().default(false).openapi({ description: "leave stories rated mature out of the web reader's lists" }),
-  hidden_tags: tagsField(HIDDEN_TAGS_PER_READER)
-    .default([])
-    .openapi({ description: `leave stories carrying any of these tags out of the web reader's lists (at most ${HIDDEN_TAGS_PER_READER})` }),
+  hide_mature: z.boolean().openapi({ description: "leave stories rated mature out of the web reader's lists" }),
+  hidden_tags: tagsField(HIDDEN_TAGS_PER_READER).openapi({
+    description: `leave stories carrying any of these tags out of the web reader's lists (at most ${HIDDEN_TAGS_PER_READER}; [] for none)`,
+  }),
 });
 
 export type PreferencesBody = z.output<typeof preferencesBody>;
