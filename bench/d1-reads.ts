@@ -59,6 +59,17 @@ async function statementsOf(read: (db: ReturnType<typeof getDb>) => Promise<unkn
 export async function d1Reads(v: { branchId: string; segments: Page; stories: Page & { status: "active" | "archived" } }) {
   return {
     segments: await statementsOf((db) => listSegments(db, v.branchId, v.segments.limit, v.segments.offset, null)),
-    stories: await statementsOf((db) => listStories(db, v.stories.status, v.stories.limit, v.stories.offset)),
+    stories: await statementsOf((db) =>
+      listStories(db, {
+        status: v.stories.status,
+        sort: "new",
+        tags: [],
+        excludeTags: [],
+        ratings: [],
+        authorships: [],
+        limit: v.stories.limit,
+        offset: v.stories.offset,
+      }),
+    ),
   };
 }

@@ -156,6 +156,7 @@ function casesOf(data, etag) {
   const trivial = (connections = CONNECTIONS) => ({ url: `${CEILING}/`, connections, pad: true });
   const reads = [
     ["GET /stories", "/api/v1/stories"],
+    ["GET /stories, filtered", "/api/v1/stories?tag=harbour&rating=general&sort=active"],
     ["GET /stories/{id}", `/api/v1/stories/${hot.id}`],
     ["GET /stories/{id}/branches", `/api/v1/stories/${hot.id}/branches`],
     ["GET /stories/{id}/branches/tree", `/api/v1/stories/${hot.id}/branches/tree`],

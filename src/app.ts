@@ -37,6 +37,8 @@ import { voteRoutes } from "./routes/votes";
 import { webhookRoutes } from "./routes/webhooks";
 import { segmentRoutes } from "./routes/segments";
 import { storyRoutes } from "./routes/stories";
+import { tagRoutes } from "./routes/tags";
+import { preferenceRoutes } from "./routes/preferences";
 import { summaryRoutes } from "./routes/summaries";
 import { webRoutes } from "./web/routes";
 import { OAUTH_SERVER_PATHS } from "./oauth/paths";
@@ -67,6 +69,8 @@ function buildApi() {
     healthRoutes,
     authRoutes,
     storyRoutes,
+    tagRoutes,
+    preferenceRoutes,
     branchRoutes,
     segmentRoutes,
     voteRoutes,

@@ -5,6 +5,18 @@ import type { Env } from "./env";
  * The Worker's settings, parsed once per environment object from the vars in wrangler.toml (and the secrets).
  * Every number the service is configured by lives in wrangler.toml `[vars]`; nothing else reads `env.X` strings.
  */
+/** A story's content rating (issue 58), mildest first; `general` by default. */
+export const RATINGS = ["general", "teen", "mature"] as const;
+export type Rating = (typeof RATINGS)[number];
+
+/**
+ * The content warnings a story may carry (issue 58): a fixed list, in the order stories show them. Fixed here, not in
+ * `[vars]`: the OpenAPI document's enums and the clients generated from it are built from it, so an environment that
+ * changed it would refuse what its own document offers. `/llms.txt` prints it.
+ */
+export const CONTENT_WARNINGS = ["violence", "death", "abuse", "self_harm", "sexual_content"] as const;
+export type ContentWarning = (typeof CONTENT_WARNINGS)[number];
+
 const count = z.coerce.number().int().min(0);
 const positive = z.coerce.number().int().min(1);
 const flag = z.enum(["true", "false"]).transform((v) => v === "true");

@@ -118,6 +118,21 @@ export const PROTECTED: ProtectedRoute[] = [
     through: { status: 200, because: "the caller", path: () => "/auth/me" },
   },
   {
+    method: "GET",
+    route: "/me/preferences",
+    path: () => "/me/preferences",
+    access: "any credential",
+    through: { status: 200, because: "the caller's preferences", path: () => "/me/preferences" },
+  },
+  {
+    method: "PUT",
+    route: "/me/preferences",
+    path: () => "/me/preferences",
+    body: () => ({ hide_mature: true, hidden_tags: [] }),
+    access: "any credential",
+    through: { status: 400, because: "a bad preference", path: () => "/me/preferences", body: () => ({ hide_mature: "yes" }) },
+  },
+  {
     method: "POST",
     route: "/auth/api-token/generate",
     path: () => "/auth/api-token/generate",

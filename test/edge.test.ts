@@ -59,6 +59,8 @@ describe("Server-Timing and the round-trip budget", () => {
     const { story, branch, segments, bot, owner } = w;
     const reads = [
       "/stories",
+      "/stories?tag=lighthouse&exclude_tag=gore&rating=general&authorship=human&sort=top",
+      "/tags?prefix=li",
       `/stories/${story.id}`,
       `/stories/${story.id}/branches`,
       `/stories/${story.id}/branches/tree`,
@@ -79,7 +81,7 @@ describe("Server-Timing and the round-trip budget", () => {
       expect(trips(await call(path)), path).toBe(1);
       expect(trips(await call(path, { token: owner.token })), `${path} with a JWT`).toBe(1);
     }
-    for (const path of ["/auth/me", "/logs", "/logs/stats"]) expect(trips(await call(path, { token: owner.token })), path).toBe(1);
+    for (const path of ["/auth/me", "/logs", "/logs/stats", "/me/preferences"]) expect(trips(await call(path, { token: owner.token })), path).toBe(1);
     expect(trips(await call(`/bots/${bot.id}/webhook/deliveries`, { token: bot.token }))).toBe(1);
   });
 
@@ -111,6 +113,8 @@ describe("Server-Timing and the round-trip budget", () => {
         owner.token,
       ],
       ["PATCH", `/stories/${fresh.id}`, { title: "renamed" }, owner.token],
+      ["PATCH", `/stories/${fresh.id}`, { tags: ["retagged", "twice"], rating: "teen", warnings: ["death"] }, owner.token],
+      ["PUT", "/me/preferences", { hide_mature: true, hidden_tags: ["gore"] }, owner.token],
       ["POST", `/stories/${story.id}/branches`, { title: "b", initial_segment: words(4) }, owner.token],
       ["POST", `/branches/${fresh.main_branch_id}/segments`, { content: words(4) }, owner.token],
       ["POST", `/branches/${fresh.main_branch_id}/segments`, { content: words(4) }, owner.token],
@@ -248,9 +252,19 @@ describe("every list and filter query uses an index", () => {
       await call(`/stories/${s.id}/pins`, { token: h.token, body: { title: "t", content: "c" } });
       await call(`/branches/${fork.id}/summary`, { method: "POST", token: h.token });
       const token = (await call("/auth/api-token/generate", { method: "POST", token: h.token })).body.token;
+      await call(`/stories/${s.id}`, { method: "PATCH", token: h.token, body: { tags: ["Lighthouse", "slow burn"], rating: "teen" } });
       const gets = [
         "/stories",
         "/stories?status=archived",
+        // Issue 58's filters and sorts, each alone and all together.
+        "/stories?tag=lighthouse",
+        "/stories?tag=lighthouse&tag=slow%20burn&sort=active",
+        "/stories?exclude_tag=gore&sort=top",
+        "/stories?rating=teen&rating=mature",
+        "/stories?authorship=mixed",
+        "/stories?tag=lighthouse&exclude_tag=gore&rating=teen&authorship=mixed&sort=top&limit=5&offset=5",
+        "/tags",
+        "/tags?prefix=li",
         `/stories/${s.id}`,
         `/stories/${s.id}/branches?sort=activity`,
         `/stories/${s.id}/branches?sort=created_at`,
@@ -270,7 +284,7 @@ describe("every list and filter query uses an index", () => {
         "/dashboard/stats",
       ];
       for (const path of gets) expect((await call(path)).status, path).toBe(200);
-      for (const path of ["/logs", `/logs?story_id=${s.id}&author_type=bot&days=30`, "/logs/stats", "/auth/me"])
+      for (const path of ["/logs", `/logs?story_id=${s.id}&author_type=bot&days=30`, "/logs/stats", "/auth/me", "/me/preferences"])
         expect((await call(path, { token })).status).toBe(200);
       expect((await call(`/bots/${b.id}/webhook/deliveries`, { token: b.token })).status).toBe(200);
       // Reports and the moderators' reads (issue 23), the audit log by each of its filters.

@@ -120,7 +120,9 @@ describe("the web reader", () => {
     const active = visible((await page("/?sort=active")).text);
     expect(active.indexOf(busy.story.title)).toBeGreaterThan(-1);
     expect(active.indexOf(busy.story.title)).toBeLessThan(active.indexOf(fresh.story.title));
-    expect(active).toContain(`${busy.story.title} language en · by ${busy.owner.input.username} human · 1 branch · 8 segments · 8 this week`);
+    expect(active).toContain(
+      `${busy.story.title} Human Rated General language en · by ${busy.owner.input.username} human · 1 branch · 8 segments · 8 this week`,
+    );
     // Newest first, the fresh story comes first instead.
     const newest = visible((await page("/")).text);
     expect(newest.indexOf(fresh.story.title)).toBeLessThan(newest.indexOf(busy.story.title));

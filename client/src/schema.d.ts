@@ -209,7 +209,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List stories, newest first */
+        /** List stories: newest first, most active or top voted; by tags, rating and authorship */
         get: operations["getStories"];
         put?: never;
         /** Create a story with its starter and 3 to 5 initial segments on the main line */
@@ -234,8 +234,46 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Archive or restore a story, or edit its text (owner or admin) */
+        /** Archive or restore a story, or edit its text, tags, rating and warnings (owner or admin) */
         patch: operations["patchStoriesByStoryId"];
+        trace?: never;
+    };
+    "/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Existing tags starting with a prefix (for autocomplete), in order, each with its count of stories */
+        get: operations["getTags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/preferences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your preferences for story lists: hide mature stories, hide stories with chosen tags
+         * @description The web reader leaves these stories out of its lists for you; API clients apply them with `GET /stories`' `rating` and `exclude_tag`.
+         */
+        get: operations["getMePreferences"];
+        /** Set your preferences for story lists (both of them) */
+        put: operations["putMePreferences"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/stories/{story_id}/branches": {
@@ -1114,6 +1152,18 @@ export interface components {
             story_pack: {
                 [key: string]: unknown;
             } | null;
+            /** @description its tags' spellings, in the owner's order */
+            tags: string[];
+            /** @enum {string} */
+            rating: "general" | "teen" | "mature";
+            warnings: ("violence" | "death" | "abuse" | "self_harm" | "sexual_content")[];
+            /**
+             * @description who wrote it, computed from its segments: human (no bot wrote one), bot (bots wrote every one) or mixed
+             * @enum {string}
+             */
+            authorship: "human" | "bot" | "mixed";
+            /** @description the share of its segments written by bots, 0 to 1 (3 decimals) */
+            bot_share: number;
             /** @description a moderator hid it: only its owner and moderators read it (404 to everyone else) */
             hidden: boolean;
             created_at: string;
@@ -1143,6 +1193,33 @@ export interface components {
             branches_count: number;
             bots_count: number;
             created_at: string;
+            /** @description its tags' spellings, in the owner's order */
+            tags: string[];
+            /** @enum {string} */
+            rating: "general" | "teen" | "mature";
+            warnings: ("violence" | "death" | "abuse" | "self_harm" | "sexual_content")[];
+            /**
+             * @description who wrote it, computed from its segments: human (no bot wrote one), bot (bots wrote every one) or mixed
+             * @enum {string}
+             */
+            authorship: "human" | "bot" | "mixed";
+            /** @description the share of its segments written by bots, 0 to 1 (3 decimals) */
+            bot_share: number;
+        };
+        Tag: {
+            /** @description the tag as first spelled */
+            name: string;
+            /** @description what makes two spellings one tag (NFKC, case-folded, trimmed): `GET /stories?tag=` takes either */
+            key: string;
+            /** @description listed stories carrying it */
+            stories_count: number;
+        };
+        Preferences: {
+            hide_mature: boolean;
+            /** @description the hidden tags' keys (normalized: NFKC, case-folded, trimmed) */
+            hidden_tags: string[];
+            /** @description when they were last set; null: never (the defaults) */
+            updated_at: string | null;
         };
         Branch: {
             id: string;
@@ -2664,6 +2741,16 @@ export interface operations {
                 limit?: number;
                 offset?: number | null;
                 status?: "active" | "archived";
+                /** @description new (newest first), active (most segments written in the last 7 days first) or top (highest vote score first) */
+                sort?: "new" | "active" | "top";
+                /** @description stories carrying every one of these tags (repeat it: ?tag=a&tag=b) */
+                tag?: string[];
+                /** @description stories carrying none of these tags */
+                exclude_tag?: string[];
+                /** @description stories of any of these ratings */
+                rating?: ("general" | "teen" | "mature")[];
+                /** @description stories of any of these authorships */
+                authorship?: ("human" | "bot" | "mixed")[];
             };
             header?: {
                 /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
@@ -2780,6 +2867,22 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     }) | null;
+                    /**
+                     * @description free-text tags, 1–50 characters each, at most 10: the same tag in another case, width or spacing is one tag (the first spelling kept)
+                     * @default []
+                     */
+                    tags?: string[];
+                    /**
+                     * @description the story's content rating: general (default), teen or mature
+                     * @default general
+                     * @enum {string}
+                     */
+                    rating?: "general" | "teen" | "mature";
+                    /**
+                     * @description content warnings, from the fixed list (violence, death, abuse, self_harm, sexual_content)
+                     * @default []
+                     */
+                    warnings?: ("violence" | "death" | "abuse" | "self_harm" | "sexual_content")[];
                 };
             };
         };
@@ -2973,6 +3076,15 @@ export interface operations {
                     title?: string;
                     background?: string;
                     style_rules?: string | null;
+                    /** @description the story's tags, replacing all of them ([] takes them off) */
+                    tags?: string[];
+                    /**
+                     * @description the story's content rating: general (default), teen or mature
+                     * @enum {string}
+                     */
+                    rating?: "general" | "teen" | "mature";
+                    /** @description the story's content warnings, replacing all of them */
+                    warnings?: ("violence" | "death" | "abuse" | "self_harm" | "sexual_content")[];
                 };
             };
         };
@@ -3031,6 +3143,261 @@ export interface operations {
             };
             /** @description NOT_FOUND */
             404: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE (a body over 1 MiB) */
+            413: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTags: {
+        parameters: {
+            query?: {
+                /** @description the tag's beginning, in any case or width (default: every tag) */
+                prefix?: string;
+                limit?: number;
+            };
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Tags some listed story carries */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            tags: components["schemas"]["Tag"][];
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMePreferences: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your preferences (the defaults if never set) */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["Preferences"];
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putMePreferences: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description leave stories rated mature out of the web reader's lists */
+                    hide_mature: boolean;
+                    /** @description leave stories carrying any of these tags out of the web reader's lists (at most 20; [] for none) */
+                    hidden_tags: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Your preferences as set */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["Preferences"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ACCOUNT_SUSPENDED */
+            403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
                     "x-d1-bookmark": components["headers"]["x-d1-bookmark"];

@@ -1,4 +1,5 @@
 // The web reader's one script (a static asset, no build step). The pages work without it; it adds:
+// - tag suggestions in the story and preferences forms, from `GET /api/v1/tags?prefix=`;
 // - length counters: each <textarea data-count="ID"> shows, in <output id="ID">, its length under the story's rule
 //   (counted by length-rule.js, compiled from the server's own src/lib/length-rule.ts) against the allowed range;
 // - live updates of a branch page: <ol data-live="/api/v1/branches/{id}/live" data-after="N"> follows the branch's
@@ -54,6 +55,40 @@ for (const area of document.querySelectorAll("textarea[data-count]")) {
   area.addEventListener("input", () => count(area));
   area.form?.addEventListener("change", () => count(area)); // the story form's rule fields
   if (area.value) count(area);
+}
+
+// ---- tag suggestions: an <input data-suggest="/api/v1/tags" list="ID"> of tags separated by commas ----
+
+for (const input of document.querySelectorAll("input[data-suggest]")) suggestTags(input);
+
+/**
+ * Fills the input's <datalist> with the existing tags that start like the tag being typed (the text after the last
+ * comma), each offered as the whole field with that tag completed, so choosing one keeps the tags before it.
+ */
+function suggestTags(input) {
+  const list = document.getElementById(input.getAttribute("list"));
+  if (!list) return;
+  let timer = 0;
+  let asked = "";
+  input.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(async () => {
+      const text = input.value;
+      const cut = Math.max(text.lastIndexOf(","), text.lastIndexOf("，"), text.lastIndexOf("、"));
+      const before = cut < 0 ? "" : `${text.slice(0, cut + 1).trimEnd()} `;
+      const prefix = text.slice(cut + 1).trimStart();
+      if (!prefix || prefix === asked) return;
+      asked = prefix;
+      try {
+        const res = await fetch(`${input.dataset.suggest}?prefix=${encodeURIComponent(prefix)}&limit=8`);
+        if (!res.ok) return;
+        const { data } = await res.json();
+        list.replaceChildren(...data.tags.map((t) => Object.assign(document.createElement("option"), { value: `${before}${t.name}` })));
+      } catch {
+        // Suggestions are a help: without them the field works as typed.
+      }
+    }, 150);
+  });
 }
 
 // ---- live updates of a branch page ----

@@ -11,8 +11,11 @@ export class JsonText<T> {
   toJSON = (): T => this.value();
 }
 
-/** How a column goes into JSON: as it is (text, integer, null), or SQLite's 0/1 as false/true. */
-type JsonKind = "value" | "boolean";
+/** How a column goes into JSON: as it is (text, integer, null), SQLite's 0/1 as false/true, or JSON text as its value. */
+type JsonKind = "value" | "boolean" | "json";
+
+const pair = (key: string, kind: JsonKind) =>
+  `'${key}', ${kind === "boolean" ? `CASE WHEN r.${key} THEN json('true') ELSE json('false') END` : kind === "json" ? `json(r.${key})` : `r.${key}`}`;
 
 /**
  * A list read whose rows SQLite writes as one JSON array (`json_group_array(json_object(…))`): D1 then hands the
@@ -27,7 +30,7 @@ type JsonKind = "value" | "boolean";
  */
 export function jsonRows<T>(fields: { [K in keyof T]-?: JsonKind }) {
   const pairs = Object.entries<JsonKind>(fields)
-    .map(([key, kind]) => `'${key}', ${kind === "boolean" ? `CASE WHEN r.${key} THEN json('true') ELSE json('false') END` : `r.${key}`}`)
+    .map(([key, kind]) => pair(key, kind))
     .join(", ");
   return (rows: SQL, order: string): SQL => sql`(SELECT json_group_array(json_object(${sql.raw(pairs)}) ORDER BY ${sql.raw(order)}) FROM (${rows}) r)`;
 }

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { type ContentWarning, RATINGS } from "../config";
 
 // Timestamps are ISO 8601 UTC strings ("2026-01-02T03:04:05.678Z"): they sort as text and are returned as stored.
 
@@ -106,12 +107,51 @@ export const stories = sqliteTable(
       .notNull()
       .default("active"),
     storyPack: text("story_pack", { mode: "json" }),
+    /** A content rating (issue 58): `general`, `teen` or `mature` (src/config.ts). */
+    rating: text("rating", { enum: RATINGS }).notNull().default("general"),
+    /** Content warnings from the fixed list (src/config.ts), in the list's order, as a JSON array. */
+    warnings: text("warnings", { mode: "json" }).$type<ContentWarning[]>().notNull().default([]),
+    /** Every segment written on the story, and those by bots (authorship, src/domain/authorship.ts); hides change neither. */
+    segmentsCount: integer("segments_count").notNull().default(0),
+    botSegmentsCount: integer("bot_segments_count").notNull().default(0),
     ...hiding(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
   (t) => [index("stories_status_created_idx").on(t.status, t.createdAt), index("stories_owner_idx").on(t.ownerId)],
 );
+
+/**
+ * A tag (issue 58) by its key (src/lib/tags.ts: NFKC, case-folded, white space collapsed), with the first spelling
+ * any story gave it: what tag pages and suggestions show. Never deleted (a tag no listed story carries is not suggested).
+ */
+export const tags = sqliteTable("tags", {
+  key: text("key").primaryKey(),
+  name: text("name").notNull(),
+  createdAt: text("created_at").notNull(),
+});
+
+/** A story's tags, in the order its owner gave them, each with the spelling given (the first, among duplicates). */
+export const storyTags = sqliteTable(
+  "story_tags",
+  {
+    storyId: text("story_id")
+      .notNull()
+      .references(() => stories.id, { onDelete: "cascade" }),
+    tagKey: text("tag_key").notNull(),
+    name: text("name").notNull(),
+    position: integer("position").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.storyId, t.tagKey] }), index("story_tags_tag_idx").on(t.tagKey, t.storyId)],
+);
+
+/** A reader's preferences for the lists (issue 58), any account's: hide `mature` stories, hide stories with these tag keys (a JSON array). */
+export const preferences = sqliteTable("preferences", {
+  accountId: text("account_id").primaryKey(),
+  hideMature: integer("hide_mature", { mode: "boolean" }).notNull().default(false),
+  hiddenTags: text("hidden_tags", { mode: "json" }).$type<string[]>().notNull().default([]),
+  updatedAt: text("updated_at").notNull(),
+});
 
 export const branches = sqliteTable(
   "branches",
@@ -131,6 +171,8 @@ export const branches = sqliteTable(
     creatorType: text("creator_type", { enum: ["human", "bot"] }).notNull(),
     status: text("status").notNull().default("active"),
     segmentsCount: integer("segments_count").notNull().default(0),
+    /** The branch's own segments written by bots (authorship, src/domain/authorship.ts). */
+    botSegmentsCount: integer("bot_segments_count").notNull().default(0),
     activeBotsCount: integer("active_bots_count").notNull().default(0),
     /** Weighted vote total on the branch and its segments, kept by the votes feature. */
     voteScore: real("vote_score").notNull().default(0),
@@ -223,6 +265,7 @@ export const branchMembers = sqliteTable(
 );
 
 export type StoryRow = typeof stories.$inferSelect;
+export type PreferencesRow = typeof preferences.$inferSelect;
 export type BranchRow = typeof branches.$inferSelect;
 export type SegmentRow = typeof segments.$inferSelect;
 

@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { nowIso, readOf, runRead } from "../db/client";
+import { nowIso, rawRun, readOf, runRead } from "../db/client";
 import { WholeRow, rowWhere } from "../db/whole-row";
 import { branches, segments, stories, type BranchRow, visible } from "../db/schema";
 import { notFound, storyArchived, validationError } from "../lib/errors";
@@ -13,7 +13,9 @@ import { type Actor, writerType } from "./actor";
 import { type IdempotentRequest, commit, recordStatements } from "./idempotency";
 import { checkLength } from "./length";
 import { type Viewer, branchShown, storyShown } from "./hidden";
-import { type NewSegment, asSegments, branchHeadQuery, rowOf, segmentRecords, segmentStatements, segmentView } from "./segments";
+import { type NewSegment, asSegments, branchHeadQuery, rowOf, segmentRecords, segmentStatements, segmentValues, segmentView } from "./segments";
+import { countedOnStorySql } from "./segment-write";
+import { authorshipOf } from "./authorship";
 import { newBranchMessages, newBranchRecipients, outboxStatements } from "./webhook-events";
 import { type WriteTarget, closedError, takesWrites } from "./writable";
 
@@ -41,12 +43,16 @@ export function branchView(b: BranchRow) {
     active_bots_count: b.activeBotsCount,
     vote_score: b.voteScore,
     activity_score: activityScore(b),
+    ...authorshipOf(b.botSegmentsCount, b.segmentsCount),
     hidden: b.hiddenAt !== null,
     created_at: b.createdAt,
   };
 }
 
-type BranchPlace = Pick<BranchRow, "storyId" | "title" | "description" | "isMain" | "parentBranchId" | "forkAtSegmentId" | "forkSequence" | "segmentsCount">;
+type BranchPlace = Pick<
+  BranchRow,
+  "storyId" | "title" | "description" | "isMain" | "parentBranchId" | "forkAtSegmentId" | "forkSequence" | "segmentsCount" | "botSegmentsCount"
+>;
 
 /** A new branch's row: where it sits, with empty counters and no turn. */
 export function newBranchRow(creator: Actor, now: string, place: BranchPlace): BranchRow {
@@ -165,6 +171,7 @@ export async function createBranch(db: Db, actor: Actor, storyId: string, input:
     forkAtSegmentId: fork.forkAt,
     forkSequence: fork.forkSequence,
     segmentsCount: input.initial_segment === undefined ? 0 : 1,
+    botSegmentsCount: input.initial_segment !== undefined && actor.type === "bot" ? 1 : 0,
   });
   const seg: NewSegment | null =
     input.initial_segment === undefined
@@ -189,7 +196,7 @@ export async function createBranch(db: Db, actor: Actor, storyId: string, input:
   const [inserted] = await commit(() =>
     db.batch([
       db.insert(branches).select(rowWhere(branches, branch, takesWrites(fork.from))),
-      ...(seg ? segmentStatements(db, seg, sql`WHERE ${written}`) : []),
+      ...(seg ? [...segmentStatements(db, seg, sql`WHERE ${written}`), rawRun(db, countedOnStorySql(segmentValues(seg)))] : []),
       ...outboxStatements(db, announcements, sql`AND ${written}`),
       ...recordStatements(db, idem, { status: 201, data: created }, sql`AND ${written}`),
     ]),

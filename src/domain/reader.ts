@@ -1,5 +1,7 @@
-import { and, count, desc, eq, isNull, sql } from "drizzle-orm";
-import { type Db, rawAll } from "../db/client";
+import { and, count, desc, eq, sql } from "drizzle-orm";
+import type { ContentWarning, Rating } from "../config";
+import { type Db, oneTrip, rawAll, readOf, runRead } from "../db/client";
+import { preparedByShape } from "../db/compile";
 import { bots, branchSummaries, branches, segments, stories, users, votes } from "../db/schema";
 import { notFound } from "../lib/errors";
 import { pagination } from "../lib/pagination";
@@ -9,9 +11,23 @@ import { branchView, shownBranch, shownBranchQuery } from "./branches";
 import { commentView, commentsQuery } from "./comments";
 import { type Viewer, branchShown, shownText, storyShown } from "./hidden";
 import { activePinsQuery, pinView } from "./pins";
+import { preferencesQuery } from "./preferences";
 import { asPath, readingPathPageQuery, readingPathQuery, scoredReadingPathQuery } from "./reading-path";
 import { storyView } from "./stories";
 import { mapOf, mapRowsQuery } from "./story-map";
+import {
+  type FilterShape,
+  type FilterValues,
+  type ReaderPreference,
+  filterOf,
+  shapeKey,
+  sortKeySql,
+  storyFilterSql,
+  storyLabelColumns,
+  storyOrder,
+} from "./story-filter";
+import { storyTagsColumn, tagQuery } from "./tags";
+import type { Authorship, StorySort } from "../schemas/fields";
 import { reputationOf, reputationView } from "./votes";
 
 /**
@@ -19,45 +35,103 @@ import { reputationOf, reputationView } from "./votes";
  * API's domain functions, batched per page.
  */
 
-const WEEK_MS = 7 * 86_400_000;
+/** A story's (alias `t`) owner by name: a human's username or a bot's name (both looked up by primary key). */
+const ownerNameOf = (t: string) =>
+  sql.raw(`coalesce((SELECT u.username FROM users u WHERE u.id = ${t}.owner_id), (SELECT b.name FROM bots b WHERE b.id = ${t}.owner_id), '')`);
+const ownerName = sql<string>`${ownerNameOf('"stories"')}`;
 
-export type StorySort = "newest" | "active";
+interface ReaderListRow {
+  id: string;
+  title: string;
+  language: string;
+  owner_id: string;
+  owner_type: string;
+  owner_name: string;
+  created_at: string;
+  branches_count: number;
+  segments_count: number;
+  /** What the sort ranks by: segments written this week (`active`), the vote score (`top`); null for `new`. */
+  sort_key: number | null;
+  tags: string;
+  rating: Rating;
+  warnings: string;
+  authorship: Authorship;
+  bot_share: number;
+}
 
-/** A story's owner by name: a human's username or a bot's name (both looked up by primary key). */
-const ownerName = sql<string>`coalesce((SELECT u.username FROM users u WHERE u.id = "stories"."owner_id"), (SELECT b.name FROM bots b WHERE b.id = "stories"."owner_id"), '')`;
+/** The reader's list's page and total (one statement each, one batch), its text one per filter shape. */
+const readerPage = preparedByShape(shapeKey, (v: FilterValues & { limit: number; offset: number }, shape: FilterShape) => {
+  const key = sortKeySql(v, shape.sort);
+  return sql`SELECT s.id, s.title, s.language, s.owner_id, s.owner_type,
+      ${ownerNameOf("s")} AS owner_name,
+      s.created_at, (SELECT count(*) FROM branches b WHERE b.story_id = s.id AND b.hidden_at IS NULL) AS branches_count, s.segments_count,
+      ${key ?? sql`NULL`} AS sort_key, ${storyLabelColumns}
+    FROM stories s WHERE ${storyFilterSql(v, shape)} ORDER BY ${sql.raw(storyOrder("s", shape.sort))} LIMIT ${v.limit} OFFSET ${v.offset}`;
+});
+const readerTotal = preparedByShape(
+  shapeKey,
+  (v: FilterValues, shape: FilterShape) => sql`SELECT count(*) AS total FROM stories s WHERE ${storyFilterSql(v, shape)}`,
+);
+
+export interface ReaderListOptions {
+  sort: StorySort;
+  limit: number;
+  offset: number;
+  /** A tag page's tag (its key). */
+  tags?: string[];
+  preference?: ReaderPreference;
+  now?: number;
+}
 
 /**
- * Active stories, newest first, or most active first (most segments written in the last 7 days, as the
- * dashboard's `most_active`; then newest); each with its branch and segment counts. Page and total: one round trip.
+ * Active stories by the list's filter (a tag page's tag) and the reader's preference, in the sort's order
+ * (src/domain/story-filter.ts), each with its branch and segment counts, its labels and what it is ranked by: a read
+ * of two statements (page and total).
  */
-export async function readerStories(db: Db, opts: { sort: StorySort; limit: number; offset: number; now?: number }) {
-  const since = new Date((opts.now ?? Date.now()) - WEEK_MS).toISOString();
-  // Qualified by hand: drizzle renders ${stories.id} unqualified here, which the subqueries would rebind.
-  const recent = sql<number>`(SELECT count(*) FROM logs l WHERE l.story_id = "stories"."id" AND l.created_at >= ${since})`;
-  const listed = and(eq(stories.status, "active"), isNull(stories.hiddenAt));
-  const order = opts.sort === "active" ? [desc(recent), desc(stories.createdAt), desc(stories.id)] : [desc(stories.createdAt), desc(stories.id)];
-  const [rows, [{ total }]] = await db.batch([
-    db
-      .select({
-        id: stories.id,
-        title: stories.title,
-        language: stories.language,
-        owner_id: stories.ownerId,
-        owner_type: stories.ownerType,
-        owner_name: ownerName,
-        created_at: stories.createdAt,
-        branches_count: sql<number>`(SELECT count(*) FROM branches b WHERE b.story_id = "stories"."id" AND b.hidden_at IS NULL)`,
-        segments_count: sql<number>`(SELECT coalesce(sum(b.segments_count), 0) FROM branches b WHERE b.story_id = "stories"."id")`,
-        recent_segments: recent,
-      })
-      .from(stories)
-      .where(listed)
-      .orderBy(...order)
-      .limit(opts.limit)
-      .offset(opts.offset),
-    db.select({ total: count() }).from(stories).where(listed),
-  ]);
-  return { stories: rows, pagination: pagination(opts.limit, opts.offset, total) };
+function readerListRead(db: Db, opts: ReaderListOptions) {
+  const filter = { status: "active" as const, tags: opts.tags ?? [], excludeTags: [], ratings: [], authorships: [] };
+  const preference = opts.preference ?? null;
+  const { values, shape } = filterOf(filter, preference, opts.sort, opts.now);
+  const account = preference && "accountId" in preference ? preference.accountId : null;
+  return readOf(
+    [
+      rawAll<ReaderListRow>(db, readerPage({ ...values, limit: opts.limit, offset: opts.offset }, shape)),
+      rawAll<{ total: number }>(db, readerTotal(values, shape)),
+      // What an account's preference leaves out, to say so on the page (the list's query applied it itself).
+      ...(account ? [preferencesQuery(db, account)] : []),
+    ],
+    ([rows, [{ total }], prefs]) => ({
+      stories: rows.map((r) => ({ ...r, tags: JSON.parse(r.tags) as string[], warnings: JSON.parse(r.warnings) as ContentWarning[] })),
+      pagination: pagination(opts.limit, opts.offset, total),
+      hiding: hidingOf(preference, (prefs as Awaited<ReturnType<typeof preferencesQuery>> | undefined)?.[0]),
+    }),
+  );
+}
+
+/** What a list leaves out by the reader's preference: mature stories, and how many tags' stories; null when nothing. */
+export interface Hiding {
+  mature: boolean;
+  tags: number;
+}
+
+function hidingOf(preference: ReaderPreference, account: { hide_mature: boolean; hidden_tags: string[] } | undefined): Hiding | null {
+  const prefs = account ? { hideMature: account.hide_mature, hiddenTags: account.hidden_tags } : preference && "hideMature" in preference ? preference : null;
+  if (!prefs || (!prefs.hideMature && !prefs.hiddenTags.length)) return null;
+  return { mature: prefs.hideMature, tags: prefs.hiddenTags.length };
+}
+
+/** The home page's list (`readerListRead`): one round trip. */
+export const readerStories = (db: Db, opts: ReaderListOptions) => runRead(db, readerListRead(db, opts));
+
+/** A tag's page: the tag (404 when no story ever carried it) and its stories as the home page lists them; one round trip. */
+export async function readerTag(db: Db, key: string, opts: Omit<ReaderListOptions, "tags">) {
+  const [tag, list] = await oneTrip(
+    db,
+    readOf([tagQuery(db, key)], ([[found]]) => found),
+    readerListRead(db, { ...opts, tags: [key] }),
+  );
+  if (!tag) throw notFound("Tag");
+  return { tag, ...list };
 }
 
 /**
@@ -69,7 +143,7 @@ export async function readerStory(db: Db, id: string, viewer: Viewer = null) {
   const mainOf = sql`(SELECT b.id FROM branches b WHERE b.story_id = ${id} AND b.is_main = 1 AND ${branchShown("b", viewer)})`;
   const [[story], activePins, rows, mainLine] = await db.batch([
     db
-      .select({ row: stories, ownerName })
+      .select({ row: stories, ownerName, tags: storyTagsColumn })
       .from(stories)
       .where(and(eq(stories.id, id), storyShown('"stories"', viewer)))
       .limit(1),
@@ -80,13 +154,21 @@ export async function readerStory(db: Db, id: string, viewer: Viewer = null) {
   if (!story) throw notFound("Story");
   const map = mapOf(rows);
   return {
-    story: { ...storyView(story.row), owner_name: story.ownerName },
+    story: { ...storyView(story.row, story.tags), owner_name: story.ownerName },
     pins: activePins.map(pinView),
     main_branch: map.find((b) => b.is_main) ?? null,
     main_line: asPath(mainLine),
     map,
   };
 }
+
+/** The story of a branch, with its tags (a statement for a batch). */
+const storyOfBranchQuery = (db: Db, branchId: string) =>
+  db
+    .select({ row: stories, tags: storyTagsColumn })
+    .from(stories)
+    .where(sql`${stories.id} = (SELECT b.story_id FROM branches b WHERE b.id = ${branchId})`)
+    .limit(1);
 
 export type ReaderComment = ReturnType<typeof commentView> & { replies: ReaderComment[] };
 
@@ -100,7 +182,7 @@ export async function readerBranch(db: Db, id: string, viewer: Viewer = null) {
   const storyOf = sql`(SELECT b.story_id FROM branches b WHERE b.id = ${id})`;
   const [found, [story], path, commentRows, members, titles, mine] = await db.batch([
     shownBranchQuery(db, id, viewer),
-    db.select().from(stories).where(sql`${stories.id} = (SELECT b.story_id FROM branches b WHERE b.id = ${id})`).limit(1),
+    storyOfBranchQuery(db, id),
     scoredReadingPathQuery(db, id, viewer),
     commentsQuery(db, id, viewer),
     queueQuery(db, id),
@@ -124,7 +206,7 @@ export async function readerBranch(db: Db, id: string, viewer: Viewer = null) {
   }
   return {
     branch: branchView(branch),
-    story: storyView(story),
+    story: storyView(story.row, story.tags),
     path: asPath(path),
     branch_titles: Object.fromEntries(titles.map((t) => [t.id, t.title])) as Record<string, string>,
     comments: threads,
@@ -172,7 +254,7 @@ export async function branchReading(db: Db, id: string, { after, limit }: { afte
 export async function fullStory(db: Db, id: string, viewer: Viewer = null) {
   const [found, [story], path, [stored]] = await db.batch([
     shownBranchQuery(db, id, viewer),
-    db.select().from(stories).where(sql`${stories.id} = (SELECT b.story_id FROM branches b WHERE b.id = ${id})`).limit(1),
+    storyOfBranchQuery(db, id),
     readingPathQuery(db, id, undefined, viewer),
     db.select({ summary: branchSummaries.summary }).from(branchSummaries).where(eq(branchSummaries.branchId, id)).limit(1),
   ]);
@@ -180,7 +262,7 @@ export async function fullStory(db: Db, id: string, viewer: Viewer = null) {
   if (!branch || !story) throw notFound("Branch");
   const segments = asPath(path).map((s) => ({ ...s, bot_name: s.author_name }));
   return {
-    story: storyView(story),
+    story: storyView(story.row, story.tags),
     branch: { ...branchView(branch), current_summary: stored?.summary ?? null },
     segments,
     segments_count: segments.length,

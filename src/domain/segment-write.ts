@@ -36,13 +36,20 @@ export function guardedSegmentSql(v: WriteValues, s: Shape): SQL {
   return insertSegment(v, sql`WHERE ${takesWrites({ storyId: v.storyId, branchId: v.branchId })} AND ${standing}${limits}`);
 }
 
-/** The branch's segment counter, bumped only if the segment was written. */
+/** The branch's segment counters (all, and by bots: its authorship), bumped only if the segment was written. */
 export const countedOnBranchSql = (v: SegmentValues): SQL =>
-  sql`UPDATE branches SET segments_count = segments_count + 1, updated_at = ${v.createdAt} WHERE id = ${v.branchId} ${written(v.id)}`;
+  sql`UPDATE branches SET segments_count = segments_count + 1, bot_segments_count = bot_segments_count + (${v.authorType} = 'bot'),
+    updated_at = ${v.createdAt} WHERE id = ${v.branchId} ${written(v.id)}`;
+
+/** The story's segment counters (its authorship, src/domain/authorship.ts), bumped only if the segment was written. */
+export const countedOnStorySql = (v: SegmentValues): SQL =>
+  sql`UPDATE stories SET segments_count = segments_count + 1, bot_segments_count = bot_segments_count + (${v.authorType} = 'bot')
+    WHERE id = ${v.storyId} ${written(v.id)}`;
 
 const guardedSegment = preparedByShape((s: Shape) => `${s.type} ${s.limits}`, guardedSegmentSql);
 const loggedSegment = prepared(insertLog);
 const countedOnBranch = prepared(countedOnBranchSql);
+const countedOnStory = prepared(countedOnStorySql);
 const usage = prepared(usageSql);
 
 /** Limit values for a write that counts none (an admin's): its statements never read them. */
@@ -63,13 +70,13 @@ export function writeValues(seg: NewSegment, subject: Subject, quota: Quota | nu
 
 /**
  * A segment written by its branch's room, as prepared statements (compiled once per shape, src/db/compile.ts: a
- * write's SQL was most of its Drizzle time and garbage): the guarded segment, its log entry and the branch's
- * counter, each later one only if the segment was written; and, with limits, the read of the writer's usage that
- * ends the batch (`usage`).
+ * write's SQL was most of its Drizzle time and garbage): the guarded segment, its log entry and the branch's and the
+ * story's counters, each later one only if the segment was written; and, with limits, the read of the writer's usage
+ * that ends the batch (`usage`).
  */
 export function segmentWrite(db: Db, { values: v, shape }: ReturnType<typeof writeValues>) {
   return {
-    statements: [rawRun(db, guardedSegment(v, shape)), rawRun(db, loggedSegment(v)), rawRun(db, countedOnBranch(v))] as const,
+    statements: [rawRun(db, guardedSegment(v, shape)), rawRun(db, loggedSegment(v)), rawRun(db, countedOnBranch(v)), rawRun(db, countedOnStory(v))] as const,
     usage: shape.limits === "none" ? null : rawAll<SegmentUsage>(db, usage(v)),
   };
 }

@@ -2,10 +2,14 @@ import type { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nowIso, rawAll, readOf, runRead } from "../db/client";
-import { prepared } from "../db/compile";
+import { preparedByShape } from "../db/compile";
 import { JsonText, jsonRows } from "../db/json-rows";
 import { branches, stories, type StoryRow, visible } from "../db/schema";
+import type { ContentWarning, Rating } from "../config";
+import type { Tag } from "../lib/tags";
+import type { StorySort } from "../schemas/fields";
 import type { storyListItemSchema } from "../schemas/stories";
+import { authorshipOf } from "./authorship";
 import { newBranchRow } from "./branches";
 import { activePinsQuery, pinView } from "./pins";
 import { type Actor, ownedBy, writerType } from "./actor";
@@ -15,6 +19,19 @@ import { pagination } from "../lib/pagination";
 import { type IdempotentRequest, commit, recordStatements } from "./idempotency";
 import { checkLength, contentLength } from "./length";
 import { type NewSegment, segmentStatements } from "./segments";
+import {
+  type FilterShape,
+  type FilterValues,
+  type ReaderPreference,
+  type StoryFilter,
+  filterOf,
+  shapeKey,
+  sortKeySql,
+  storyFilterSql,
+  storyLabelColumns,
+  storyOrder,
+} from "./story-filter";
+import { storyTagStatements, storyTagsColumn, untagStatement } from "./tags";
 
 export const MAIN_LINE_TITLE = "main line";
 const LIST_BACKGROUND_CHARS = 200;
@@ -29,9 +46,13 @@ export interface NewStory {
   min_length: number;
   max_length: number;
   story_pack?: Record<string, unknown> | null;
+  tags: Tag[];
+  rating: Rating;
+  warnings: ContentWarning[];
 }
 
-export function storyView(s: StoryRow) {
+/** A story record: its row, with its tags' spellings in order (`storyTagsColumn`). */
+export function storyView(s: StoryRow, tags: string[]) {
   return {
     id: s.id,
     title: s.title,
@@ -45,6 +66,10 @@ export function storyView(s: StoryRow) {
     owner_type: s.ownerType,
     status: s.status,
     story_pack: (s.storyPack as Record<string, unknown> | null) ?? null,
+    tags,
+    rating: s.rating,
+    warnings: s.warnings,
+    ...authorshipOf(s.botSegmentsCount, s.segmentsCount),
     hidden: s.hiddenAt !== null,
     created_at: s.createdAt,
     updated_at: s.updatedAt,
@@ -56,6 +81,8 @@ export async function createStory(db: Db, actor: Actor, input: NewStory, idem?: 
   const rules = { language: input.language, minLength: input.min_length, maxLength: input.max_length };
   const lengths = input.initial_segments.map((content, index) => checkLength(content, rules, { field: "initial_segments", index }));
   const now = nowIso();
+  const written = 1 + input.initial_segments.length;
+  const byBots = actor.type === "bot" ? written : 0;
   const story: StoryRow = {
     ...visible,
     id: crypto.randomUUID(),
@@ -70,6 +97,10 @@ export async function createStory(db: Db, actor: Actor, input: NewStory, idem?: 
     ownerType: writerType(actor),
     status: "active",
     storyPack: input.story_pack ?? null,
+    rating: input.rating,
+    warnings: input.warnings,
+    segmentsCount: written,
+    botSegmentsCount: byBots,
     createdAt: now,
     updatedAt: now,
   };
@@ -81,7 +112,8 @@ export async function createStory(db: Db, actor: Actor, input: NewStory, idem?: 
     parentBranchId: null,
     forkAtSegmentId: null,
     forkSequence: 0,
-    segmentsCount: 1 + input.initial_segments.length,
+    segmentsCount: written,
+    botSegmentsCount: byBots,
   });
   const contents = [input.starter, ...input.initial_segments];
   const segs: NewSegment[] = [];
@@ -100,10 +132,17 @@ export async function createStory(db: Db, actor: Actor, input: NewStory, idem?: 
       kind: "new",
     });
   });
-  const created = { ...storyView(story), main_branch_id: main.id };
+  const created = {
+    ...storyView(
+      story,
+      input.tags.map((t) => t.name),
+    ),
+    main_branch_id: main.id,
+  };
   await commit(() =>
     db.batch([
       db.insert(stories).values(story),
+      ...storyTagStatements(db, story.id, input.tags, now),
       db.insert(branches).values(main),
       ...segs.flatMap((s) => segmentStatements(db, s)),
       ...recordStatements(db, idem, { status: 201, data: created }),
@@ -123,26 +162,40 @@ const storyListJson = jsonRows<StoryListItem>({
   branches_count: "value",
   bots_count: "value",
   created_at: "value",
+  tags: "json",
+  rating: "value",
+  warnings: "json",
+  authorship: "value",
+  bot_share: "value",
 });
 
-/** `listStories`' one statement: the total, and the page as JSON. */
-const storiesPage = prepared((p: { status: string; limit: number; offset: number }) => {
+/** `listStories`' one statement: the total, and the page as JSON; its text is one per filter shape (`shapeKey`). */
+const storiesPage = preparedByShape(shapeKey, (p: FilterValues & { limit: number; offset: number }, shape: FilterShape) => {
+  const where = storyFilterSql(p, shape);
+  const key = sortKeySql(p, shape.sort);
   const page = sql`SELECT s.id, s.title, substr(s.background, 1, ${LIST_BACKGROUND_CHARS}) AS background, s.language, s.owner_type, s.status,
       (SELECT count(*) FROM branches b WHERE b.story_id = s.id AND b.hidden_at IS NULL) AS branches_count,
-      (SELECT count(DISTINCT m.bot_id) FROM branch_members m WHERE m.story_id = s.id) AS bots_count, s.created_at
-    FROM stories s WHERE s.status = ${p.status} AND s.hidden_at IS NULL ORDER BY s.created_at DESC, s.id DESC LIMIT ${p.limit} OFFSET ${p.offset}`;
-  return sql`SELECT (SELECT count(*) FROM stories WHERE status = ${p.status} AND hidden_at IS NULL) AS total,
-      ${storyListJson(page, "r.created_at DESC, r.id DESC")} AS stories`;
+      (SELECT count(DISTINCT m.bot_id) FROM branch_members m WHERE m.story_id = s.id) AS bots_count, s.created_at,
+      ${storyLabelColumns}${key ? sql`, ${key} AS sort_key` : sql``}
+    FROM stories s WHERE ${where} ORDER BY ${sql.raw(storyOrder("s", shape.sort))} LIMIT ${p.limit} OFFSET ${p.offset}`;
+  return sql`SELECT (SELECT count(*) FROM stories s WHERE ${where}) AS total, ${storyListJson(page, storyOrder("r", shape.sort))} AS stories`;
 });
 
+export interface StoryListQuery extends StoryFilter {
+  sort: StorySort;
+  limit: number;
+  offset: number;
+}
+
 /**
- * Active or archived stories, newest first (hidden ones unlisted), a page and the total in one statement, SQLite
- * writing the page as JSON (`jsonRows`). Its size is bounded (100 rows of a title of 100 and a background cut to
- * 200 characters: under 200 KB as JSON).
+ * Stories by a filter (src/domain/story-filter.ts; hidden ones unlisted), in the sort's order, a page and the total in
+ * one statement, SQLite writing the page as JSON (`jsonRows`). Its size is bounded (100 rows of a title of 100, a
+ * background cut to 200 characters and at most 10 tags of 50: under 300 KB as JSON).
  */
-export async function listStories(db: Db, status: "active" | "archived", limit: number, offset: number) {
-  const [{ total, stories }] = await rawAll<{ total: number; stories: string }>(db, storiesPage({ status, limit, offset }));
-  return { stories: new JsonText<StoryListItem[]>(stories), count: total, pagination: pagination(limit, offset, total) };
+export async function listStories(db: Db, q: StoryListQuery, preference: ReaderPreference = null) {
+  const { values, shape } = filterOf(q, preference, q.sort);
+  const [{ total, stories }] = await rawAll<{ total: number; stories: string }>(db, storiesPage({ ...values, limit: q.limit, offset: q.offset }, shape));
+  return { stories: new JsonText<StoryListItem[]>(stories), count: total, pagination: pagination(q.limit, q.offset, total) };
 }
 
 /** A row of `GET /stories`. */
@@ -157,7 +210,11 @@ export function storyRead(db: Db, id: string, viewer: Viewer = null) {
     [
       // A subquery, not a join: D1 batch results are keyed by column name, and both tables have an `id`.
       db
-        .select({ story: stories, mainBranchId: sql<string | null>`(SELECT b.id FROM branches b WHERE b.story_id = "stories"."id" AND b.is_main = 1)` })
+        .select({
+          story: stories,
+          tags: storyTagsColumn,
+          mainBranchId: sql<string | null>`(SELECT b.id FROM branches b WHERE b.story_id = "stories"."id" AND b.is_main = 1)`,
+        })
         .from(stories)
         .where(and(eq(stories.id, id), storyShown('"stories"', viewer)))
         .limit(1),
@@ -165,7 +222,7 @@ export function storyRead(db: Db, id: string, viewer: Viewer = null) {
     ],
     ([[story], activePins]) => {
       if (!story) throw notFound("Story");
-      return { ...storyView(story.story), main_branch_id: story.mainBranchId, pins: activePins.map(pinView) };
+      return { ...storyView(story.story, story.tags), main_branch_id: story.mainBranchId, pins: activePins.map(pinView) };
     },
   );
 }
@@ -175,6 +232,10 @@ export interface StoryPatch {
   title?: string;
   background?: string;
   style_rules?: string | null;
+  /** The story's tags, all of them (the old ones replaced). */
+  tags?: Tag[];
+  rating?: Rating;
+  warnings?: ContentWarning[];
 }
 
 /** The ids of a story's branches (to tell their live streams about the story). */
@@ -183,20 +244,29 @@ export async function storyBranchIds(db: Db, storyId: string): Promise<string[]>
   return rows.map((r) => r.id);
 }
 
-/** Owner or admin only; one conditional UPDATE, and a read only to tell 404 from 403 when it matched nothing. */
+/**
+ * Owner or admin only: one batch of the conditional UPDATE, the tags' replacement under the same condition, and the
+ * story's tags as they then are; a read only to tell 404 from 403 when it matched nothing.
+ */
 export async function updateStory(db: Db, actor: Actor, id: string, patch: StoryPatch) {
-  const set: Partial<StoryRow> = { updatedAt: nowIso() };
+  const now = nowIso();
+  const set: Partial<StoryRow> = { updatedAt: now };
   if (patch.status !== undefined) set.status = patch.status;
   if (patch.title !== undefined) set.title = patch.title;
   if (patch.background !== undefined) set.background = patch.background;
   if (patch.style_rules !== undefined) set.styleRules = patch.style_rules;
-  const [row] = await db
-    .update(stories)
-    .set(set)
-    .where(and(eq(stories.id, id), ownedBy(actor, stories.ownerId)))
-    .returning();
-  if (row) return storyView(row);
-  const exists = await db.select({ id: stories.id }).from(stories).where(eq(stories.id, id)).limit(1);
-  if (!exists.length) throw notFound("Story");
+  if (patch.rating !== undefined) set.rating = patch.rating;
+  if (patch.warnings !== undefined) set.warnings = patch.warnings;
+  const mine = and(eq(stories.id, id), ownedBy(actor, stories.ownerId));
+  const changeable = sql`EXISTS (SELECT 1 FROM stories WHERE ${mine})`;
+  const retag = patch.tags ? [untagStatement(db, id, changeable), ...storyTagStatements(db, id, patch.tags, now, changeable)] : [];
+  const [[row], ...rest] = await db.batch([
+    db.update(stories).set(set).where(mine).returning(),
+    ...retag,
+    db.select({ tags: storyTagsColumn }).from(stories).where(eq(stories.id, id)),
+  ]);
+  const [current] = rest.at(-1) as { tags: string[] }[];
+  if (row) return storyView(row, current.tags);
+  if (!current) throw notFound("Story");
   throw new ApiError("PERMISSION_DENIED", "Only the story's owner or an admin may change it");
 }

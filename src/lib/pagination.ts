@@ -40,3 +40,6 @@ export const queryBoolean = z
   .transform((v) => v.toLowerCase())
   .pipe(z.enum(["true", "false", "1", "0"]))
   .transform((v) => v === "true" || v === "1");
+
+/** A query parameter that may repeat (`?tag=a&tag=b`, any of them, at most `max`): a list, absent an empty one. */
+export const queryList = <T extends z.ZodType>(item: T, max: number) => z.preprocess((v) => (v === undefined ? [] : [v].flat()), z.array(item).max(max));

@@ -1,5 +1,6 @@
 import { RESOURCE_METADATA_PATH, SCOPES } from "../oauth/paths";
-import type { Config } from "../config";
+import { CONTENT_WARNINGS, type Config, RATINGS } from "../config";
+import { HIDDEN_TAGS_PER_READER, TAG_MAX_LENGTH, TAGS_PER_STORY } from "../lib/tags";
 import { LIVE_SOCKETS, REPLAY_LIMIT } from "../domain/live-bounds";
 import { ERROR_ADVICE } from "../lib/error-advice";
 import { ERROR_STATUS, type ErrorCode } from "../lib/errors";
@@ -207,6 +208,15 @@ function render(doc: Document, config: Config): string {
     "- every other language: words, separated by white space.",
     "",
     "A story's starter is exempt. Too short or too long is `SEGMENT_TOO_SHORT` / `SEGMENT_TOO_LONG` with `current_length`, the bound and a `suggestion`.",
+    "",
+    "## What a story is",
+    "",
+    `- \`tags\`: free text, at most ${TAGS_PER_STORY} a story, 1–${TAG_MAX_LENGTH} characters each. Two spellings that differ only in case, width or spacing are one tag (NFKC, case-folded, trimmed); a story keeps the first spelling it was given.`,
+    `- \`rating\`: ${RATINGS.map((r) => `\`${r}\``).join(", ")} (default \`${RATINGS[0]}\`).`,
+    `- \`warnings\`: any of the fixed list ${CONTENT_WARNINGS.map((w) => `\`${w}\``).join(", ")}.`,
+    "- `authorship` (computed from the segments, never declared): `human` when no bot wrote one of its segments, `bot` when bots wrote every one, `mixed` otherwise; `bot_share` is the share written by bots (0–1). A story counts all its segments, a branch its own.",
+    "",
+    `Set them with \`POST ${API}/stories\` (or \`create_story\`); the owner or an admin changes them with \`PATCH ${API}/stories/{story_id}\`. Find stories with \`GET ${API}/stories?tag=…&tag=…&exclude_tag=…&rating=…&authorship=…&sort=new|active|top\` (each filter may repeat; \`list_stories\` takes the same as lists) and existing tags with \`GET ${API}/tags?prefix=…\`. A reader's preferences for the web reader's lists (hide mature stories, hide up to ${HIDDEN_TAGS_PER_READER} tags) are \`GET\`/\`PUT ${API}/me/preferences\`.`,
     "",
     "## Limits",
     "",

@@ -6,12 +6,11 @@ import { LIMIT_ERRORS, idempotencyParameter, limitsAndIdempotency } from "../mid
 import { ok, okSpliced, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "./openapi";
-import { pageQuery, paginationSchema } from "../lib/pagination";
-import { createStoryBody, storyListItemSchema, storySchema } from "../schemas/stories";
+import { paginationSchema } from "../lib/pagination";
+import { createStoryBody, storyListItemSchema, storyListOf, storyListQuery, storyPatchBody, storySchema } from "../schemas/stories";
 import { createStory, updateStory } from "../usecases/stories";
 import { idParam } from "./schemas";
 import { publicReadCache } from "../middleware/read-cache";
-import { plainText } from "../lib/characters";
 
 const createRouteDef = createRoute({
   method: "post",
@@ -33,15 +32,8 @@ const listRoute = createRoute({
   middleware: [publicReadCache()] as const,
   path: "/stories",
   tags: ["Stories"],
-  summary: "List stories, newest first",
-  request: {
-    query: pageQuery(20).extend({
-      status: z
-        .enum(["active", "archived"])
-        .default("active")
-        .openapi({ param: { name: "status", in: "query" } }),
-    }),
-  },
+  summary: "List stories: newest first, most active or top voted; by tags, rating and authorship",
+  request: { query: storyListQuery },
   responses: {
     200: jsonContent(
       successSchema(z.object({ stories: z.array(storyListItemSchema), count: z.number().int(), pagination: paginationSchema })),
@@ -65,21 +57,12 @@ const patchRoute = createRoute({
   method: "patch",
   path: "/stories/{story_id}",
   tags: ["Stories"],
-  summary: "Archive or restore a story, or edit its text (owner or admin)",
+  summary: "Archive or restore a story, or edit its text, tags, rating and warnings (owner or admin)",
   security: bearerSecurity,
   middleware: [auth()] as const,
   request: {
     params: idParam("story_id"),
-    body: jsonBody(
-      z
-        .object({
-          status: z.enum(["active", "archived"]).optional(),
-          title: plainText(z.string().trim().min(1).max(100)).optional(),
-          background: plainText(z.string().min(10).max(5000)).optional(),
-          style_rules: plainText(z.string().max(5000)).nullish(),
-        })
-        .refine((b) => Object.values(b).some((v) => v !== undefined), { message: "name at least one field to change" }),
-    ),
+    body: jsonBody(storyPatchBody),
   },
   responses: {
     200: jsonContent(successSchema(storySchema), "The updated story"),
@@ -89,10 +72,7 @@ const patchRoute = createRoute({
 
 export const storyRoutes = createRouter()
   .openapi(createRouteDef, async (c) => ok(c, await createStory(callerOf(c), c.req.valid("json")), 201))
-  .openapi(listRoute, async (c) => {
-    const { status, limit, offset } = c.req.valid("query");
-    return okSpliced(c, await domain.listStories(c.get("db"), status, limit, offset));
-  })
+  .openapi(listRoute, async (c) => okSpliced(c, await domain.listStories(c.get("db"), storyListOf(c.req.valid("query")))))
   .openapi(getRoute, async (c) => {
     const id = pathId(c.req.valid("param").story_id, "Story");
     return ok(c, await domain.getStory(c.get("db"), id, await viewerOfRequest(c)));

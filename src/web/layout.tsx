@@ -68,6 +68,7 @@ const SITE_LINKS: Link[] = [
   ["/api/v1/docs", "API"],
 ];
 const SIGN_IN_LINKS: Link[] = [
+  ["/preferences", "Preferences"],
   ["/login", "Log in"],
   ["/register", "Register"],
 ];
@@ -104,6 +105,9 @@ function Account({ viewer }: { viewer: Viewer | null }) {
         </li>
         <li>
           <a href="/me/apps">Connected apps</a>
+        </li>
+        <li>
+          <a href="/preferences">Preferences</a>
         </li>
         <li class="meta">Signed in as {viewer.name}</li>
         <li>
@@ -172,6 +176,22 @@ export function Pager(props: { page: number; of?: number; hasMore: boolean; href
           </li>
         ) : null}
       </ul>
+    </nav>
+  );
+}
+
+/** Where a page sits: links up to it, then the page itself (`aria-current`). */
+export function Breadcrumbs({ trail, here }: { trail: [href: string, text: string][]; here: string }) {
+  return (
+    <nav class="breadcrumbs" aria-label="Breadcrumbs">
+      <ol>
+        {trail.map(([href, text]) => (
+          <li>
+            <a href={href}>{text}</a>
+          </li>
+        ))}
+        <li aria-current="page">{here}</li>
+      </ol>
     </nav>
   );
 }

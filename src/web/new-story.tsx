@@ -1,4 +1,5 @@
 import { type FormState, Input, PostForm, TextArea } from "./forms";
+import { LabelFields } from "./label-fields";
 import { Layout, READER_SCRIPT, type Viewer } from "./layout";
 
 /** The languages the form offers (the API takes any language code). */
@@ -45,6 +46,7 @@ export function NewStoryPage({ canonical, viewer, state }: { canonical: string; 
         </p>
         <TextArea id="background" name="background" label="Background" state={state} required minlength={10} maxlength={5000} rows={4} />
         <TextArea id="style_rules" name="style_rules" label="Style rules" state={state} maxlength={5000} rows={3} hint="Optional." />
+        <LabelFields state={state} />
         <div class="pair">
           {LENGTH_FIELDS.map(([name, label, fallback]) => (
             <Input id={name} name={name} label={label} type="number" state={state} value={state?.values[name] ?? fallback} min={1} max={100000} required />

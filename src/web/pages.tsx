@@ -1,6 +1,8 @@
 import type { readerBot, readerBranch, readerStories, readerStory, ReaderComment } from "../domain/reader";
+import { STORY_SORTS, type StorySort } from "../schemas/fields";
+import { StoryLabels } from "./story-labels";
 import { FormError, type FormState, Fold, Input, PostForm, stateOf, TextArea, VoteButtons } from "./forms";
-import { Author, Layout, Pager, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
+import { Author, Breadcrumbs, Layout, Pager, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
 import { readHref } from "./path-links";
 import { ReportControl } from "./report";
 import { StoryMap } from "./story-map";
@@ -16,37 +18,44 @@ const storyHref = (id: string) => `/stories/${id}`;
 const OwnerName = ({ id, name, type }: { id: string; name: string; type: string }) => (name ? <Author id={id} name={name} type={type} /> : <>a {type}</>);
 const branchHref = (id: string) => `/branches/${id}`;
 
-export function HomePage({
-  data,
-  sort,
-  page,
-  canonical,
-  pageHref,
-  viewer,
-}: {
-  viewer: Viewer | null;
+/** How a list is ordered, as its heading and its links say it. */
+const SORT_WORDS: Record<StorySort, { heading: string; link: string; meta: string }> = {
+  new: { heading: "Newest stories", link: "newest first", meta: "newest first" },
+  active: { heading: "Most active stories", link: "most active first", meta: "most segments written in the last 7 days first" },
+  top: { heading: "Top stories", link: "top voted first", meta: "highest vote score first" },
+};
+
+interface ListProps {
   data: Stories;
-  sort: "newest" | "active";
+  sort: StorySort;
   page: number;
-  canonical: string;
+  /** The list's address with another sort, or another page. */
+  sortHref: (sort: StorySort) => string;
   pageHref: (page: number) => string;
-}) {
-  const { stories, pagination } = data;
+}
+
+/** A list of stories (the home page's, a tag's): the order and its alternatives, each story with its labels, the pager. */
+function StoryList({ data, sort, page, sortHref, pageHref }: ListProps) {
+  const { stories, pagination, hiding } = data;
   const pages = Math.max(1, Math.ceil(pagination.total / pagination.limit));
-  const heading = sort === "active" ? "Most active stories" : "Newest stories";
+  const others = STORY_SORTS.filter((s) => s !== sort);
+  const hidden = [hiding?.mature ? "mature stories" : "", hiding?.tags ? `stories with ${plural(hiding.tags, "hidden tag")}` : ""].filter(Boolean);
   return (
-    <Layout
-      title={page > 1 ? `${heading}, page ${page}` : heading}
-      canonical={canonical}
-      description="Stories written together by humans and bots."
-      viewer={viewer}
-    >
-      <h1>{heading}</h1>
+    <>
       <p class="meta">
-        {plural(pagination.total, "story", "stories")}
-        {sort === "active" ? " · most segments written in the last 7 days first" : " · newest first"} ·{" "}
-        {sort === "active" ? <a href="/">newest first</a> : <a href="/?sort=active">most active first</a>}
+        {plural(pagination.total, "story", "stories")} · {SORT_WORDS[sort].meta} ·{" "}
+        {others.map((o, i) => (
+          <>
+            {i ? " or " : ""}
+            <a href={sortHref(o)}>{SORT_WORDS[o].link}</a>
+          </>
+        ))}
       </p>
+      {hidden.length ? (
+        <p class="meta">
+          Your preferences leave out {hidden.join(" and ")} · <a href="/preferences">change them</a>
+        </p>
+      ) : null}
       {stories.length === 0 ? (
         <p>No stories here{page > 1 ? " on this page" : " yet"}.</p>
       ) : (
@@ -57,13 +66,15 @@ export function HomePage({
                 <h2>
                   <a href={storyHref(s.id)}>{s.title}</a>
                 </h2>
+                <StoryLabels labels={s} what={s.title} />
                 <p class="meta" lang="en">
                   <span>language {s.language}</span> ·{" "}
                   <span>
                     by <OwnerName id={s.owner_id} name={s.owner_name} type={s.owner_type} />
                   </span>{" "}
                   · <span>{plural(s.branches_count, "branch", "branches")}</span> · <span>{plural(s.segments_count, "segment")}</span>
-                  {sort === "active" ? <span> · {s.recent_segments} this week</span> : null} · <When iso={s.created_at} />
+                  {sort === "active" ? <span> · {s.sort_key} this week</span> : null}
+                  {sort === "top" ? <span> · score {score(s.sort_key ?? 0)}</span> : null} · <When iso={s.created_at} />
                 </p>
               </article>
             </li>
@@ -71,17 +82,51 @@ export function HomePage({
         </ol>
       )}
       <Pager page={page} of={pages} hasMore={pagination.has_more} href={pageHref} before="← Newer" after="Older →" />
+    </>
+  );
+}
+
+export function HomePage({ canonical, viewer, ...list }: ListProps & { viewer: Viewer | null; canonical: string }) {
+  const heading = SORT_WORDS[list.sort].heading;
+  return (
+    <Layout
+      title={list.page > 1 ? `${heading}, page ${list.page}` : heading}
+      canonical={canonical}
+      description="Stories written together by humans and bots."
+      viewer={viewer}
+    >
+      <h1>{heading}</h1>
+      <StoryList {...list} />
     </Layout>
   );
 }
 
-export function StoryPage({ data, canonical, viewer, expand }: { data: Story; canonical: string; viewer: Viewer | null; expand: string | null }) {
+/** A tag's page: its stories, as the home page lists them. */
+export function TagPage({ tag, canonical, viewer, ...list }: ListProps & { tag: { name: string }; viewer: Viewer | null; canonical: string }) {
+  const heading = `Stories tagged “${tag.name}”`;
+  return (
+    <Layout
+      title={list.page > 1 ? `${heading}, page ${list.page}` : heading}
+      canonical={canonical}
+      description={`Stories tagged ${tag.name} on Storyloom.`}
+      viewer={viewer}
+    >
+      <Breadcrumbs trail={[["/", "Stories"]]} here={tag.name} />
+      <h1>{heading}</h1>
+      <StoryList {...list} />
+    </Layout>
+  );
+}
+
+export function StoryPage(props: { data: Story; canonical: string; viewer: Viewer | null; expand: string | null; canEdit: boolean }) {
+  const { data, canonical, viewer, expand, canEdit } = props;
   const { story, pins, main_branch, main_line } = data;
   return (
     <Layout title={story.title} canonical={canonical} description={story.background.slice(0, 200)} viewer={viewer}>
       <article lang={story.language}>
         <header>
           <h1>{story.title}</h1>
+          <StoryLabels labels={story} />
           <p class="meta" lang="en">
             language {story.language} · started by <OwnerName id={story.owner_id} name={story.owner_name} type={story.owner_type} /> ·{" "}
             <When iso={story.created_at} />
@@ -92,6 +137,11 @@ export function StoryPage({ data, canonical, viewer, expand }: { data: Story; ca
               </>
             ) : null}
           </p>
+          {canEdit ? (
+            <p lang="en">
+              <a href={`${storyHref(story.id)}/edit`}>Edit this story</a>
+            </p>
+          ) : null}
           <ReportControl type="story" id={story.id} what="this story" back={storyHref(story.id)} signedIn={!!viewer} />
         </header>
         <section aria-labelledby="background">
@@ -178,22 +228,11 @@ export function Shown({ item, id, class: cls }: { item: { content: string; hidde
   );
 }
 
-/** Where a branch's page sits: the stories, its story, itself. */
-export function Breadcrumbs({ story, here }: { story: { id: string; title: string }; here: string }) {
-  return (
-    <nav class="breadcrumbs" aria-label="Breadcrumbs">
-      <ol>
-        <li>
-          <a href="/">Stories</a>
-        </li>
-        <li>
-          <a href={storyHref(story.id)}>{story.title}</a>
-        </li>
-        <li aria-current="page">{here}</li>
-      </ol>
-    </nav>
-  );
-}
+/** The trail above a page of a story's (a branch, its path, the edit form): the stories, then the story. */
+export const storyTrail = (story: { id: string; title: string }): [string, string][] => [
+  ["/", "Stories"],
+  [storyHref(story.id), story.title],
+];
 
 /** What a signed-in human can do on a branch page; null when they cannot write here (signed out, archived). */
 interface Writing {
@@ -330,7 +369,7 @@ export function BranchPage({
       error={!!state}
     >
       <FormError state={unclaimed} />
-      <Breadcrumbs story={story} here={branch.title} />
+      <Breadcrumbs trail={storyTrail(story)} here={branch.title} />
       <header>
         <h1>{branch.title}</h1>
         <p class="meta">

@@ -1,6 +1,6 @@
 import type { PathChoice, PathEntry, readerPath } from "../domain/path-page";
-import { Author, Layout, Pager, plural, type Viewer } from "./layout";
-import { Breadcrumbs, Shown } from "./pages";
+import { Author, Breadcrumbs, Layout, Pager, plural, type Viewer } from "./layout";
+import { Shown, storyTrail } from "./pages";
 import { readHref } from "./path-links";
 
 type Path = Awaited<ReturnType<typeof readerPath>>;
@@ -58,7 +58,7 @@ export function PathPage({ data, canonical, viewer }: { data: Path; canonical: s
       description={branch.description ?? `${branch.title}, read as one page`}
       viewer={viewer}
     >
-      <Breadcrumbs story={story} here={branch.title} />
+      <Breadcrumbs trail={storyTrail(story)} here={branch.title} />
       <header>
         <h1>{branch.title}</h1>
         <p class="meta">

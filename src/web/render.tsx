@@ -5,6 +5,10 @@ import type { ErrorStatus } from "../lib/errors";
 import { LoginPage, RegisterPage } from "./account-pages";
 import type { FormState } from "./forms";
 import { NewStoryPage } from "./new-story";
+import { EditStoryPage } from "./edit-story";
+import { getStory } from "../domain/stories";
+import { requireOwnerOrAdmin } from "../domain/actor";
+import { pathId } from "../lib/ids";
 import { BranchPage } from "./pages";
 import { safeNext } from "./safe-next";
 import { viewerOf } from "./session";
@@ -36,3 +40,12 @@ export const registerPage = (c: Context<AppEnv>, state: FormState | null = null)
 
 export const newStoryPage = async (c: Context<AppEnv>, state: FormState | null = null) =>
   page(c, <NewStoryPage canonical={absolute(c, "/stories/new")} viewer={viewerOf(c)!} state={state} />);
+
+/** The owner's (or an admin's) form for a story; anyone else is refused (404 when the story is hidden from them). */
+export async function editStoryPage(c: Context<AppEnv>, state: FormState | null = null) {
+  const id = pathId(c.req.param("id") ?? "", "Story");
+  const viewer = viewerOf(c)!;
+  const story = await getStory(c.get("db"), id, viewer);
+  requireOwnerOrAdmin(viewer, story.owner_id, "Only the story's owner or an admin may edit it");
+  return page(c, <EditStoryPage story={story} canonical={absolute(c, `/stories/${id}/edit`)} viewer={viewer} state={state} />);
+}

@@ -3,14 +3,18 @@ import { etag } from "hono/etag";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "../context";
 import { readerPath } from "../domain/path-page";
-import { readerBot, readerStories, readerStory, type StorySort } from "../domain/reader";
+import { readerBot, readerStories, readerStory, readerTag } from "../domain/reader";
+import { tagKey } from "../lib/tags";
+import { ownsOrAdmin } from "../domain/actor";
+import { STORY_SORTS, type StorySort } from "../schemas/fields";
 import { isReadMethod } from "../lib/envelope";
 import { ApiError, type ErrorStatus, apiErrorIn } from "../lib/errors";
 import { isUuid, pathId } from "../lib/ids";
 import { publicReadCache } from "../middleware/read-cache";
 import { anonymousReadLimit } from "../middleware/read-limit";
-import { BotPage, ErrorPage, HomePage, StoryPage } from "./pages";
+import { BotPage, ErrorPage, HomePage, StoryPage, TagPage } from "./pages";
 import { PathPage } from "./path-page";
+import { hasPreferenceCookie, readerPreference } from "./reader-preference";
 import { absolute, branchPage, page } from "./render";
 import { pageAgainSignedOut, session, viewerOf } from "./session";
 import { STYLESHEET, STYLESHEET_PATH } from "./style";
@@ -19,6 +23,7 @@ import { adminRoutes } from "./admin-routes";
 import { reportRoutes } from "./report-routes";
 import { botPageRoutes } from "./bot-routes";
 import { oauthPageRoutes } from "./oauth-routes";
+import { preferenceRoutes } from "./preference-routes";
 
 /** Stories per page of the home page. */
 export const STORIES_PER_PAGE = 20;
@@ -110,31 +115,55 @@ webRoutes.route("/", adminRoutes);
 webRoutes.route("/", botPageRoutes);
 // Signing in an assistant through OAuth, and the person's connected apps (issue 57).
 webRoutes.route("/", oauthPageRoutes);
+// A reader's preferences for the lists (issue 58).
+webRoutes.route("/", preferenceRoutes);
 
-/** Pages shown to a signed-in human are theirs (forms, their name): never served from or stored in the shared cache. */
-const readCache = publicReadCache({ unless: (c) => viewerOf(c) !== null });
+/**
+ * Pages shown to a signed-in human are theirs (forms, their name, their preferences), as are the lists an anonymous
+ * reader's preference cookie filters: never served from or stored in the shared cache.
+ */
+const readCache = publicReadCache({ unless: (c) => viewerOf(c) !== null || hasPreferenceCookie(c) });
+
+/** A list page's sort and page from its query (an unknown sort is the default; a page out of range the first). */
+function listQuery(c: Context<AppEnv>) {
+  const asked = c.req.query("sort");
+  const sort: StorySort = STORY_SORTS.find((s) => s === asked) ?? "new";
+  const pageNo = positiveInt(c.req.query("page"), MAX_PAGE);
+  const hrefOf = (path: string, s: StorySort, n: number) => {
+    const q = new URLSearchParams();
+    if (s !== "new") q.set("sort", s);
+    if (n > 1) q.set("page", String(n));
+    const text = q.toString();
+    return text ? `${path}?${text}` : path;
+  };
+  const links = (path: string) => ({ sortHref: (s: StorySort) => hrefOf(path, s, 1), pageHref: (n: number) => hrefOf(path, sort, n) });
+  return { sort, page: pageNo, offset: (pageNo - 1) * STORIES_PER_PAGE, links, canonical: (path: string) => absolute(c, hrefOf(path, sort, pageNo)) };
+}
 
 webRoutes.get("/", readCache, async (c) => {
-  const sort: StorySort = c.req.query("sort") === "active" ? "active" : "newest";
-  const pageNo = positiveInt(c.req.query("page"), MAX_PAGE);
-  const data = await readerStories(c.get("db"), { sort, limit: STORIES_PER_PAGE, offset: (pageNo - 1) * STORIES_PER_PAGE });
-  const hrefOf = (n: number) => {
-    const q = new URLSearchParams();
-    if (sort === "active") q.set("sort", "active");
-    if (n > 1) q.set("page", String(n));
-    const s = q.toString();
-    return s ? `/?${s}` : "/";
-  };
-  return page(c, <HomePage data={data} sort={sort} page={pageNo} canonical={absolute(c, hrefOf(pageNo))} pageHref={hrefOf} viewer={viewerOf(c)} />);
+  const q = listQuery(c);
+  const data = await readerStories(c.get("db"), { sort: q.sort, limit: STORIES_PER_PAGE, offset: q.offset, preference: readerPreference(c) });
+  return page(c, <HomePage data={data} sort={q.sort} page={q.page} canonical={q.canonical("/")} {...q.links("/")} viewer={viewerOf(c)} />);
+});
+
+webRoutes.get("/tags/:tag", readCache, async (c) => {
+  const key = tagKey(c.req.param("tag"));
+  if (!key) throw new ApiError("NOT_FOUND", "Tag not found");
+  const q = listQuery(c);
+  const path = `/tags/${encodeURIComponent(key)}`;
+  const data = await readerTag(c.get("db"), key, { sort: q.sort, limit: STORIES_PER_PAGE, offset: q.offset, preference: readerPreference(c) });
+  return page(c, <TagPage tag={data.tag} data={data} sort={q.sort} page={q.page} canonical={q.canonical(path)} {...q.links(path)} viewer={viewerOf(c)} />);
 });
 
 webRoutes.get("/stories/:id", readCache, async (c) => {
   const id = pathId(c.req.param("id"), "Story");
-  const data = await readerStory(c.get("db"), id, viewerOf(c));
+  const viewer = viewerOf(c);
+  const data = await readerStory(c.get("db"), id, viewer);
+  const canEdit = !!viewer && ownsOrAdmin(viewer, data.story.owner_id);
   // The map with this branch's part unfolded; anything but a branch id draws it folded.
   const expand = c.req.query("expand");
   const unfolded = isUuid(expand) ? expand.toLowerCase() : null;
-  return page(c, <StoryPage data={data} canonical={absolute(c, `/stories/${id}`)} viewer={viewerOf(c)} expand={unfolded} />);
+  return page(c, <StoryPage data={data} canonical={absolute(c, `/stories/${id}`)} viewer={viewer} expand={unfolded} canEdit={canEdit} />);
 });
 
 webRoutes.get("/branches/:id", readCache, async (c) => branchPage(c, pathId(c.req.param("id"), "Branch")));

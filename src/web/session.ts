@@ -24,20 +24,15 @@ const isLocal = (c: Context<AppEnv>) => isLoopback(new URL(c.req.url).hostname);
 /** hono/cookie's prefix option: `__Host-` off the local machine. */
 const prefixOf = (c: Context<AppEnv>) => (isLocal(c) ? undefined : ("host" as const));
 
+/** How the pages' cookies are set (the session's, a reader's preference): HttpOnly, SameSite=Lax, site-wide, Secure and `__Host-` but locally. */
+export const cookieOptions = (c: Context<AppEnv>) => ({ httpOnly: true, secure: !isLocal(c), sameSite: "Lax" as const, path: "/", prefix: prefixOf(c) });
+
 /** Starts a session that lasts as long as its token. */
 export function startSession(c: Context<AppEnv>, accessToken: string) {
-  setCookie(c, SESSION_COOKIE, accessToken, {
-    httpOnly: true,
-    secure: !isLocal(c),
-    sameSite: "Lax",
-    path: "/",
-    maxAge: c.get("config").jwt.ttlSeconds,
-    prefix: prefixOf(c),
-  });
+  setCookie(c, SESSION_COOKIE, accessToken, { ...cookieOptions(c), maxAge: c.get("config").jwt.ttlSeconds });
 }
 
-export const endSession = (c: Context<AppEnv>) =>
-  deleteCookie(c, SESSION_COOKIE, { path: "/", secure: !isLocal(c), prefix: prefixOf(c), httpOnly: true, sameSite: "Lax" });
+export const endSession = (c: Context<AppEnv>) => deleteCookie(c, SESSION_COOKIE, cookieOptions(c));
 
 /** The signed-in human, or null: from the session cookie only (never from a header credential). */
 export const viewerOf = (c: Context<AppEnv>): Actor | null => c.get("viewer") ?? null;

@@ -119,6 +119,19 @@ table.audit th, table.audit td { text-align: left; vertical-align: top; padding:
 .choices p { margin: .25rem 0; font-weight: 600; }
 .choices ul { margin: .25rem 0; padding-left: 1.25rem; }
 .path-end { font-style: italic; margin-top: 1.5rem; }
+.chips { list-style: none; display: flex; flex-wrap: wrap; gap: .3rem; padding: 0; margin: .35rem 0; font-size: .8rem; }
+.chip { border: 1px solid var(--line); border-radius: 1rem; padding: .05rem .55rem; color: var(--muted); background: var(--soft); }
+.chip.tag a { color: var(--accent); text-decoration: none; }
+.chip.tag a:hover { text-decoration: underline; }
+.chip.authorship { color: var(--fg); font-weight: 600; }
+.chip.rating.mature, .chip.warning { border-color: #b3261e; color: #8c1d18; }
+@media (prefers-color-scheme: dark) { .chip.rating.mature, .chip.warning { border-color: #ffb4ab; color: #ffb4ab; } }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+fieldset.checkboxes { border: 1px solid var(--line); border-radius: .3rem; padding: .25rem .75rem .5rem; }
+fieldset.checkboxes legend { font-weight: 600; padding: 0 .25rem; }
+fieldset.checkboxes label, .field.checkbox label { display: inline-flex; gap: .35rem; align-items: center; margin-right: 1rem; font-weight: normal; }
+.field.checkbox input, fieldset.checkboxes input { width: auto; }
+.notice { border-left: 3px solid var(--accent); padding: .25rem .75rem; }
 .segment.new { animation: arrive 2s ease-out; }
 @keyframes arrive { from { background: var(--soft); } to { background: transparent; } }
 @media (prefers-reduced-motion: reduce) { .segment.new { animation: none; } }

@@ -10,18 +10,19 @@ import { loginBody, registerBody } from "../schemas/auth";
 import { branchBody } from "../schemas/branches";
 import { commentBody } from "../schemas/comments";
 import { segmentBody } from "../schemas/segments";
-import { createStoryBody } from "../schemas/stories";
+import { createStoryBody, storyPatchBody } from "../schemas/stories";
 import { voteBody } from "../schemas/votes";
 import { logIn, logOut, registerHuman } from "../usecases/auth";
 import { forkBranch } from "../usecases/branches";
 import { addComment } from "../usecases/comments";
 import { submitSegment } from "../usecases/segments";
-import { createStory } from "../usecases/stories";
+import { createStory, updateStory } from "../usecases/stories";
 import { castVote } from "../usecases/votes";
 import { safeNext } from "./safe-next";
 import { type Fields, fieldsOf, type Labels, labelsFrom, optional, parseWith, showErrorsIn } from "./form-errors";
 import { INITIAL_SEGMENT_FIELDS } from "./new-story";
-import { branchHref, branchPage, loginPage, newStoryPage, registerPage } from "./render";
+import { LABEL_WORDS, labelsOf } from "./label-fields";
+import { branchHref, branchPage, editStoryPage, loginPage, newStoryPage, registerPage } from "./render";
 import { endSession, formPost, requireSession, startSession, viewerOf } from "./session";
 
 /**
@@ -90,6 +91,7 @@ const storyLabels: Labels = (field, index, values) => {
     max_length: "Maximum length",
     starter: "Opening",
     initial_segments: "Segments 1 to 3",
+    ...LABEL_WORDS,
   };
   return map[name] ?? name;
 };
@@ -118,9 +120,34 @@ writeRoutes.post(
       max_length: Number(fields.max_length),
       starter: fields.starter,
       initial_segments: filledSegments(fields).map((f) => fields[f.name]),
+      ...labelsOf(fields),
     });
     const story = await createStory(callerOf(c), body);
     return see(c, `/stories/${story.id}`);
+  },
+);
+
+const editId = (c: Context<AppEnv>) => `/stories/${c.req.param("id")}/edit`;
+
+writeRoutes.get("/stories/:id/edit", requireSession(editId), (c) => editStoryPage(c));
+
+writeRoutes.post(
+  "/stories/:id/edit",
+  formPost,
+  requireSession(editId),
+  showErrorsIn(() => "edit", storyLabels, editStoryPage),
+  emptyReadCacheAfterWrites,
+  async (c) => {
+    const id = pathId(c.req.param("id"), "Story");
+    const fields = await fieldsOf(c);
+    const body = parseWith(storyPatchBody, {
+      title: fields.title,
+      background: fields.background,
+      style_rules: optional(fields.style_rules) ?? null,
+      ...labelsOf(fields),
+    });
+    await updateStory(callerOf(c), id, body);
+    return see(c, `/stories/${id}`);
   },
 );
 

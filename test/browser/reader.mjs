@@ -4,7 +4,9 @@
 // their labels and roles.
 //
 // The walk: the home page; register (the session cookie is HttpOnly, SameSite=Lax, not Secure on 127.0.0.1; the
-// header then says "Signed in as …"); a new story through "New story"; its main line's branch page, where the
+// header then says "Signed in as …"); a new story through "New story", with tags (an existing tag suggested as one
+// types), a rating and a warning (issue 58), its chips on the story page, its tag's page, the owner's edit form,
+// the preference "hide mature stories" kept with the account (the home page then leaves it out); its main line's branch page, where the
 // human sends a too-short segment (an alert in words inside the form, no JSON envelope), writes a segment (the
 // live word counter follows the typing; 303 → GET shows it), votes the branch up, comments and replies (nested);
 // a foreign-Origin form POST with the session cookie is refused 403 and writes nothing (a same-origin one is
@@ -13,7 +15,8 @@
 // up, forks from it ("Fork from here") onto a new branch page; the bot forks from the main line too, and the story
 // page draws the three branches as a map (its SVG parsed as XML by the browser, the list beside it the same links)
 // whose fork lane opens the fork's path page (the crossing marked, the other fork offered; a segment's anchor link
-// reopens at that segment); the human reports a segment through its "Report" control, opens the bot's page, logs out, opens the login page; a moderator (made so in D1) logs in, finds the report in
+// reopens at that segment); the human reports a segment through its "Report" control, opens the bot's page, logs out (the home page's chip says "Human + AI N %"; an anonymous preference is kept in a
+// cookie), opens the login page; a moderator (made so in D1) logs in, finds the report in
 // /admin with the reported text, hides the segment with a reason, and finds that in the audit log. Every page
 // visited is checked by axe-core in the light and the dark colour scheme (any `serious` or `critical` violation
 // fails, printed with its rule, targets and help) and screenshotted full-page at phone (390×844, where nothing may
@@ -62,6 +65,9 @@ const HIDE_REASON = `Spam, hidden (${run}).`;
 const moderator = { username: `moderator_${run}`, email: `moderator_${run}@example.com`, password: "correct horse battery" };
 const FORK = { title: `The ship in the dark ${run}`, first: "Nobody on the ship had seen a lighthouse go dark before." };
 const SIDE = { title: `The keeper's daughter ${run}`, first: "Her daughter had never once trusted the stairs." };
+/** What the story is (issue 58): an existing tag the form suggests, the story's own tags, rating and warning. */
+const SUGGESTED = `lighthouse keepers ${run}`;
+const TAG = `Lamps ${run}`;
 
 /** Fails the check at once when an earlier step it needs did not happen (instead of waiting out timeouts). */
 function need(value, what) {
@@ -256,6 +262,33 @@ try {
   });
   await audit("new story", newStoryPage);
   await capture("new-story", newStoryPage);
+  await t.check("new story: typing a tag's beginning after a comma offers the existing tag, the tags before it kept (GET /api/v1/tags)", async () => {
+    need(newStoryPage, "the new story form");
+    const other = await api("/auth/register", {
+      method: "POST",
+      body: { username: `tagger_${run}`, email: `tagger_${run}@example.com`, password: "correct horse battery", user_type: "human" },
+    });
+    await api("/stories", {
+      method: "POST",
+      token: other.access_token,
+      body: {
+        title: `Keepers ${run}`,
+        background: "Another lighthouse, far to the south.",
+        starter: "It began.",
+        initial_segments: ["one two three", "four five six", "seven eight nine"],
+        language: "en",
+        min_length: 3,
+        max_length: 50,
+        tags: [SUGGESTED],
+      },
+    });
+    const field = page.getByLabel("Tags", { exact: true });
+    await field.fill(`${TAG}, LIGHTHOUSE KEEP`);
+    const wanted = `${TAG}, ${SUGGESTED}`;
+    await page.waitForFunction((v) => [...document.querySelectorAll("#tags-suggestions option")].some((o) => o.value === v), wanted, { timeout: TIMEOUT });
+    await field.fill("");
+    return `offered: ${wanted}`;
+  });
   await t.check("new story: the counter follows the form's language, with the server's rule (zh counts characters, en words)", async () => {
     need(newStoryPage, "the new story form");
     const field = page.getByLabel("Segment 1", { exact: true });
@@ -282,6 +315,9 @@ try {
     await page.getByLabel("Maximum length", { exact: true }).fill("200");
     await page.getByLabel("Opening", { exact: true }).fill(story.opening);
     for (const [i, text] of story.segments.entries()) await page.getByLabel(`Segment ${i + 1}`, { exact: true }).fill(text);
+    await page.getByLabel("Tags", { exact: true }).fill(`${TAG}, ${SUGGESTED}`);
+    await page.getByLabel("Rating", { exact: true }).selectOption("teen");
+    await page.getByLabel("death", { exact: true }).check();
     const sent = await submit(page.getByRole("button", { name: "Create story" }), "Create story");
     const path = new URL(page.url()).pathname;
     assert(
@@ -295,8 +331,81 @@ try {
     storyPath = path;
     return `POST → ${sent.status}, ${path}`;
   });
+  await t.check("story page: the chips say who wrote it (Human), the rating, the warning and the tags, each tag linking to its page", async () => {
+    need(storyPath, "the story");
+    const chips = page.getByRole("list", { name: "About this story" });
+    const text = (await shown(chips)).replace(/\s+/g, " ");
+    for (const want of ["Human", "Rated Teen", "death", TAG, SUGGESTED]) assert(text.includes(want), `the chips say ${JSON.stringify(text)}, without ${want}`);
+    const href = await chips.getByRole("link", { name: TAG }).getAttribute("href");
+    assert(href === `/tags/${encodeURIComponent(TAG.toLowerCase())}`, `the tag links to ${href}`);
+    return text;
+  });
   await audit("story", storyPath);
   await capture("story", storyPath);
+
+  let tagPath = null;
+  await t.check("tag page: the story's tag chip opens its page, which lists the story with its chips", async () => {
+    need(storyPath, "the story");
+    await page.getByRole("list", { name: "About this story" }).getByRole("link", { name: TAG }).click();
+    await page.waitForURL(/\/tags\//);
+    await page.getByRole("heading", { level: 1, name: `Stories tagged “${TAG}”` }).waitFor();
+    await page.getByRole("link", { name: story.title }).waitFor();
+    tagPath = new URL(page.url()).pathname;
+    return tagPath;
+  });
+  await audit("tag page", tagPath);
+  await capture("tag", tagPath);
+
+  let editPage = false;
+  await t.check("edit: \"Edit this story\" opens the owner's form, filled with the story's tags", async () => {
+    need(storyPath, "the story");
+    await goto(storyPath);
+    await page.getByRole("link", { name: "Edit this story" }).click();
+    await page.waitForURL(/\/edit$/);
+    const tags = await page.getByLabel("Tags", { exact: true }).inputValue();
+    assert(tags === `${TAG}, ${SUGGESTED}`, `the form's tags: ${tags}`);
+    editPage = true;
+  });
+  await audit("edit story", editPage);
+  await capture("edit-story", editPage);
+  let mature = false;
+  await t.check('edit: the rating changed to Mature and "Save": the story page shows "Rated Mature"', async () => {
+    need(editPage, "the edit form");
+    await page.getByLabel("Rating", { exact: true }).selectOption("mature");
+    await submit(page.getByRole("button", { name: "Save" }), "Save");
+    assert(new URL(page.url()).pathname === storyPath, `after saving the page is ${page.url()}`);
+    await page.getByRole("list", { name: "About this story" }).getByText("Rated Mature").waitFor();
+    mature = true;
+  });
+
+  let prefsSaved = false;
+  await t.check('preferences: the header\'s "Preferences", "Hide stories rated mature" and "Save preferences": "Saved."', async () => {
+    need(mature, "the mature story");
+    await banner.getByRole("link", { name: "Preferences" }).click();
+    await page.waitForURL(/\/preferences$/);
+    await page.getByLabel("Hide stories rated mature", { exact: true }).check();
+    await submit(page.getByRole("button", { name: "Save preferences" }), "Save preferences");
+    await page.getByRole("status").getByText("Saved.").waitFor();
+    prefsSaved = true;
+  });
+  await audit("preferences", prefsSaved);
+  await capture("preferences", prefsSaved);
+  await t.check("preferences: kept with the account, they leave the mature story out of the home page, which says so", async () => {
+    need(prefsSaved, "the saved preference");
+    await goto("/");
+    const text = await bodyText();
+    assert(!text.includes(story.title), "the mature story is still listed");
+    assert(text.includes("Your preferences leave out mature stories"), "the home page does not say what it leaves out");
+    // Back as it was, for the rest of the walk.
+    await goto("/preferences");
+    await page.getByLabel("Hide stories rated mature", { exact: true }).uncheck();
+    await submit(page.getByRole("button", { name: "Save preferences" }), "Save preferences");
+    await goto("/");
+    assert((await bodyText()).includes(story.title), "the story is not listed again once the preference is off");
+  });
+
+  // Back on the story's page, where the walk goes on.
+  if (storyPath) await page.goto(`${origin}${storyPath}`, { waitUntil: "load" });
 
   // ---- 3. the main line's branch page -----------------------------------------------------------------------
   let mainPath = null;
@@ -777,6 +886,34 @@ try {
     const left = (await browser.context.cookies(origin)).filter((c) => human.cookieNames?.includes(c.name));
     assert(left.length === 0, `the session cookie is still there after logging out: ${left.map((c) => c.name).join(", ")}`);
   });
+  await t.check("home, signed out: the story's chip says it was written by humans and a bot (Human + AI N %)", async () => {
+    need(storyPath, "the story");
+    await goto("/");
+    const item = page.locator("ol.story-list > li").filter({ has: page.getByRole("link", { name: story.title }) });
+    const chips = (await shown(item.locator("ul.chips"))).replace(/\s+/g, " ");
+    assert(/^Human \+ AI \d+ %/.test(chips), `the chips: ${chips}`);
+    return chips;
+  });
+  let anonymousPrefs = false;
+  await t.check("preferences, signed out: kept in an HttpOnly cookie; the home page then leaves the mature story out", async () => {
+    need(mature, "the mature story");
+    await banner.getByRole("link", { name: "Preferences" }).click();
+    await page.waitForURL(/\/preferences$/);
+    await page.getByLabel("Hide stories rated mature", { exact: true }).check();
+    await page.getByLabel("Hide stories with these tags", { exact: true }).fill("gore");
+    await submit(page.getByRole("button", { name: "Save preferences" }), "Save preferences");
+    const jar = await browser.context.cookies(origin);
+    const cookie = jar.find((c) => c.name === "storyloom_prefs");
+    assert(cookie?.httpOnly && cookie.sameSite === "Lax", `the preference cookie: ${JSON.stringify(cookie)}`);
+    anonymousPrefs = true;
+    await goto("/");
+    assert(!(await bodyText()).includes(story.title), "the mature story is still listed");
+    await browser.context.clearCookies({ name: "storyloom_prefs" });
+    await goto("/");
+    assert((await bodyText()).includes(story.title), "without the cookie the story is not listed");
+    await goto("/preferences");
+  });
+  await audit("preferences (signed out)", anonymousPrefs);
   let loginPage = false;
   await t.check('login page: the header\'s "Log in" link opens it (a "Password" field)', async () => {
     const link = banner.getByRole("link", { name: "Log in" });

@@ -79,8 +79,17 @@ describe("lists SQLite writes as JSON", () => {
   it("a page of stories has the answer's keys, in order, and is the text JSON.stringify writes for its values", async () => {
     const owner = await registerHuman();
     const title = `"Quoted" \\ ${unique("t")} 故事 😀`;
-    const story = await createStory(owner.token, { title, background: "b".repeat(300) });
-    const { stories, count } = await listStories(db, "active", 100, 0);
+    const story = await createStory(owner.token, { title, background: "b".repeat(300), tags: ['"Noir" \\', "故事 😀"], warnings: ["death"] });
+    const { stories, count } = await listStories(db, {
+      status: "active",
+      sort: "new",
+      tags: [],
+      excludeTags: [],
+      ratings: [],
+      authorships: [],
+      limit: 100,
+      offset: 0,
+    });
     const values = stories.value();
     expect(stories.text).toBe(JSON.stringify(values));
     expect(values.length).toBe(Math.min(count, 100));
@@ -94,6 +103,11 @@ describe("lists SQLite writes as JSON", () => {
       branches_count: 1,
       bots_count: 0,
       created_at: story.created_at,
+      tags: ['"Noir" \\', "故事 😀"],
+      rating: "general",
+      warnings: ["death"],
+      authorship: "human",
+      bot_share: 0,
     };
     expect(JSON.stringify(values[0])).toBe(JSON.stringify(expected));
   });

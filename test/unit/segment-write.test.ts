@@ -5,7 +5,7 @@ import { getDb } from "../../src/db/client";
 import { compileSimple } from "../../src/db/compile";
 import type { Writer } from "../../src/domain/actor";
 import { usageSql } from "../../src/domain/segment-quota";
-import { countedOnBranchSql, guardedSegmentSql, type Quota, segmentWrite, writeValues } from "../../src/domain/segment-write";
+import { countedOnBranchSql, countedOnStorySql, guardedSegmentSql, type Quota, segmentWrite, writeValues } from "../../src/domain/segment-write";
 import { insertLog, type NewSegment } from "../../src/domain/segments";
 import type { Subject } from "../../src/domain/standing";
 
@@ -42,7 +42,7 @@ describe("segmentWrite: prepared statements bind what their builders would", () 
     for (const n of [1, 2]) {
       const { values, shape } = writeValues(segment({ id: subject.id, type: subject.type, name: `name ${n}` }, n), subject, quota);
       const write = segmentWrite(db, { values, shape });
-      const built: SQL[] = [guardedSegmentSql(values, shape), insertLog(values), countedOnBranchSql(values)];
+      const built: SQL[] = [guardedSegmentSql(values, shape), insertLog(values), countedOnBranchSql(values), countedOnStorySql(values)];
       write.statements.forEach((statement, i) => {
         const { sql: text, params } = statement.getQuery();
         expect({ sql: text, params }).toEqual(compileSimple(built[i]));

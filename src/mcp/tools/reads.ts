@@ -4,6 +4,10 @@ import { listStories } from "../../domain/stories";
 import { pathId } from "../../lib/ids";
 import { MAX_LIMIT } from "../../lib/pagination";
 import { storyOverview } from "../../usecases/stories";
+import { RATINGS } from "../../config";
+import { HIDDEN_TAGS_PER_READER, TAGS_PER_STORY, tagField } from "../../lib/tags";
+import { AUTHORSHIPS, STORY_SORTS } from "../../schemas/fields";
+import { storyListOf } from "../../schemas/stories";
 import { toolInput } from "../input";
 import { toolResult } from "../results";
 import { defineTool, idArgument } from "../tool";
@@ -16,22 +20,30 @@ export const listStoriesTool = defineTool({
   name: "list_stories",
   title: "List stories",
   description: () =>
-    "Lists the stories on Storyloom, newest first, with their language and how many branches and bots each has. Call it to find a story to " +
-    "read or join; then call get_story with a story's id. Needs only the read scope (stories:read) through OAuth.",
+    "Lists the stories on Storyloom, newest first (or most active this week, or top voted), with their language, tags, rating, content " +
+    "warnings, who wrote them (authorship: human, bot or mixed, with bot_share) and how many branches and bots each has; filtered by tags, " +
+    "rating and authorship. Call it to find a story to read or join; then call get_story with a story's id. Needs only the read scope (stories:read) through OAuth.",
   input: toolInput(
     z.object({
       status: z.enum(["active", "archived"]).default("active").describe("active (default): stories open for writing; archived: finished ones"),
+      sort: z.enum(STORY_SORTS).default("new").describe("new (default): newest first; active: most segments this week first; top: highest vote score first"),
+      tag: z.array(tagField).max(TAGS_PER_STORY).default([]).describe("Only stories carrying every one of these tags"),
+      exclude_tag: z.array(tagField).max(HIDDEN_TAGS_PER_READER).default([]).describe("Only stories carrying none of these tags"),
+      rating: z.array(z.enum(RATINGS)).default([]).describe("Only stories of any of these ratings (general, teen, mature); default: any"),
+      authorship: z.array(z.enum(AUTHORSHIPS)).default([]).describe("Only stories of any of these authorships (human, bot, mixed); default: any"),
       ...page(20, "stories"),
       offset: z.number().int().min(0).default(0).describe("How many stories to skip (for the next page)"),
     }),
   ),
   access: "anyone",
   readOnly: true,
-  run: async (door, { status, limit, offset }) => {
-    const list = await listStories(door.guest.db, status, limit, offset);
+  run: async (door, args) => {
+    const list = await listStories(door.guest.db, storyListOf(args));
     const data = { ...list, stories: list.stories.value() };
-    const lines = data.stories.map((s) => `- ${s.title} (${s.language}, id ${s.id})`);
-    return toolResult(data, `${data.count} ${status} stories; showing ${data.stories.length} from ${offset}:\n${lines.join("\n")}`);
+    const lines = data.stories.map(
+      (s) => `- ${s.title} (${s.language}, ${s.rating}, ${s.authorship}${s.tags.length ? `, tags: ${s.tags.join(", ")}` : ""}; id ${s.id})`,
+    );
+    return toolResult(data, `${data.count} ${args.status} stories; showing ${data.stories.length} from ${args.offset}:\n${lines.join("\n")}`);
   },
 });
 
@@ -39,7 +51,8 @@ export const getStoryTool = defineTool({
   name: "get_story",
   title: "Read a story",
   description: () =>
-    "A story: its background, starter, style rules, language and length rule (min_length, max_length), its pinned posts, the first page " +
+    "A story: its background, starter, style rules, language and length rule (min_length, max_length), its tags, rating, warnings and " +
+    "authorship, its pinned posts, the first page " +
     "of its branches (most active first) and its branch tree. `story.main_branch_id` is the main line: read it with read_branch, or join it " +
     "with join_branch to write. Needs only the read scope (stories:read) through OAuth.",
   input: toolInput(z.object({ story_id: idArgument("The story's id (from list_stories)") })),
@@ -50,7 +63,7 @@ export const getStoryTool = defineTool({
     const { story } = data;
     return toolResult(
       data,
-      `"${story.title}" (${story.language}, segments of ${story.min_length}–${story.max_length}); main line ${story.main_branch_id}; ${data.branches_total} active branches.`,
+      `"${story.title}" (${story.language}, rated ${story.rating}, written by ${story.authorship === "mixed" ? "humans and bots" : story.authorship === "bot" ? "bots" : "humans"}, segments of ${story.min_length}–${story.max_length}); main line ${story.main_branch_id}; ${data.branches_total} active branches.`,
     );
   },
 });

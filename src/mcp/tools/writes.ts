@@ -1,3 +1,4 @@
+import { CONTENT_WARNINGS } from "../../config";
 import { pathId } from "../../lib/ids";
 import { branchBody } from "../../schemas/branches";
 import { commentBody } from "../../schemas/comments";
@@ -20,7 +21,8 @@ export const createStoryTool = defineTool({
   title: "Start a story",
   description: (config) =>
     "Starts a new story: its background, a starter and 3 to 5 initial segments on its main line, its language and the length rule every " +
-    "later segment must follow (min_length to max_length, counted in words, or in characters for zh, ja and ko; defaults 150 to 500). " +
+    "later segment must follow (min_length to max_length, counted in words, or in characters for zh, ja and ko; defaults 150 to 500), " +
+    "and what it is: tags, a rating and content warnings. " +
     `Answers the story with main_branch_id, where bots then join and write. Needs a credential; at most ${config.limits.storiesPerHour} stories per hour.`,
   input: creatingToolInput(
     describeFields(createStoryBody, {
@@ -33,6 +35,9 @@ export const createStoryTool = defineTool({
       min_length: "Shortest segment allowed, in words (characters for zh/ja/ko); default 150",
       max_length: "Longest segment allowed, in words (characters for zh/ja/ko); default 500",
       story_pack: "Optional pack; its starter and initial_segments are used when the top-level ones are absent",
+      tags: "Optional free-text tags, 1–50 characters each, at most 10 (the same tag in another case or spacing counts once)",
+      rating: "general (default), teen or mature",
+      warnings: `Optional content warnings from the fixed list: ${CONTENT_WARNINGS.join(", ")}`,
     }),
   ),
   access: "credential",

@@ -1,0 +1,43 @@
+import { type Context, Hono } from "hono";
+import type { AppEnv } from "../context";
+import { preferencesOf } from "../domain/preferences";
+import { callerOf } from "../middleware/caller";
+import { preferencesBody } from "../schemas/preferences";
+import { setPreferences } from "../usecases/preferences";
+import type { FormState } from "./forms";
+import { fieldsOf, labelsFrom, parseWith, showErrorsIn } from "./form-errors";
+import { splitTags } from "./label-fields";
+import { PreferencesPage } from "./preferences-page";
+import { cookiePreference, keepInCookie } from "./reader-preference";
+import { absolute, page } from "./render";
+import { formPost, viewerOf } from "./session";
+
+/**
+ * A reader's preferences for the lists (issue 58): a signed-in reader's kept with their account (the API's
+ * `PUT /me/preferences` use case), an anonymous reader's in a cookie (no D1 write). Post/Redirect/Get, as every form.
+ */
+export const preferenceRoutes = new Hono<AppEnv>();
+
+async function preferencesPage(c: Context<AppEnv>, state: FormState | null = null) {
+  const viewer = viewerOf(c);
+  const prefs = viewer
+    ? await preferencesOf(c.get("db"), viewer.id).then((p) => ({ hideMature: p.hide_mature, hiddenTags: p.hidden_tags }))
+    : (cookiePreference(c) ?? { hideMature: false, hiddenTags: [] });
+  const saved = c.req.query("saved") === "1";
+  return page(c, <PreferencesPage prefs={prefs} canonical={absolute(c, "/preferences")} viewer={viewer} state={state} saved={saved} />);
+}
+
+preferenceRoutes.get("/preferences", (c) => preferencesPage(c));
+
+preferenceRoutes.post(
+  "/preferences",
+  formPost,
+  showErrorsIn(() => "preferences", labelsFrom({ hidden_tags: "Hidden tags", hide_mature: "Hide mature stories" }), preferencesPage),
+  async (c) => {
+    const fields = await fieldsOf(c);
+    const body = parseWith(preferencesBody, { hide_mature: !!fields.hide_mature, hidden_tags: splitTags(fields.hidden_tags) });
+    if (viewerOf(c)) await setPreferences(callerOf(c), body);
+    else keepInCookie(c, body);
+    return c.redirect("/preferences?saved=1", 303);
+  },
+);

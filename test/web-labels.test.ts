@@ -1,0 +1,255 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { app } from "../src/app";
+import type { Env } from "../src/env";
+import { DATA_TABLES, call, createStory, registerBot, registerHuman, storyInput, submit, unique, words } from "./helpers";
+import { ORIGIN, trips, visible } from "./pages";
+import { recordingD1, unindexedScans } from "./recording-d1";
+
+/**
+ * Issue 58 §1 on the web reader: the chips on lists and story pages, tag pages, the new-story and edit forms, and a
+ * reader's preference (hide mature stories and chosen tags), kept with the account or, for an anonymous reader, in a
+ * cookie. Everything through the Worker's own fetch, as a browser sends it.
+ */
+
+const SESSION = "__Host-storyloom_session";
+const PREFS = "__Host-storyloom_prefs";
+
+interface Sent {
+  status: number;
+  headers: Headers;
+  text: string;
+  location: string | null;
+}
+
+const address = () => `198.51.100.${Math.floor(Math.random() * 250)}`;
+
+async function send(path: string, init: RequestInit & { headers: Record<string, string> }, bindings?: Partial<Env>): Promise<Sent> {
+  const url = `${ORIGIN}${path}`;
+  const request = { ...init, headers: { "CF-Connecting-IP": address(), ...init.headers }, redirect: "manual" as const };
+  let res: Response;
+  if (bindings) {
+    const ctx = createExecutionContext();
+    res = await app.request(url, request, { ...env, ...bindings }, ctx);
+    await waitOnExecutionContext(ctx);
+  } else res = await exports.default.fetch(url, request);
+  return { status: res.status, headers: res.headers, text: await res.text(), location: res.headers.get("location") };
+}
+
+const cookies = (c: { session?: string; prefs?: string }) =>
+  [c.session ? `${SESSION}=${c.session}` : "", c.prefs ? `${PREFS}=${c.prefs}` : ""].filter(Boolean).join("; ");
+
+const get = (path: string, c: { session?: string; prefs?: string } = {}, bindings?: Partial<Env>) =>
+  send(path, { headers: c.session || c.prefs ? { Cookie: cookies(c) } : {} }, bindings);
+
+const post = (path: string, fields: Record<string, string>, c: { session?: string; prefs?: string } = {}) =>
+  send(path, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", Origin: ORIGIN, ...(c.session || c.prefs ? { Cookie: cookies(c) } : {}) },
+    body: new URLSearchParams(fields),
+  });
+
+/** The chips of the story whose title is `title` on a list page, as read. */
+function chipsOf(html: string, title: string): string {
+  const at = html.indexOf(`>${title}</a>`);
+  expect(at, `${title} is listed`).toBeGreaterThan(-1);
+  const list = /<ul class="chips"[^>]*>([\s\S]*?)<\/ul>/.exec(html.slice(at))?.[1] ?? "";
+  return visible(list).trim();
+}
+
+/** A tag page's stories: a fresh tag on three stories (human; mixed and mature; a bot's, teen with a warning). */
+async function world() {
+  const tag = unique("Tide");
+  const other = unique("gore");
+  const owner = await registerHuman();
+  const bot = await registerBot();
+  const human = await createStory(owner.token, { title: unique("Human story "), tags: [tag] });
+  const mixed = await createStory(owner.token, { title: unique("Mixed story "), tags: [tag, other], rating: "mature" });
+  for (let i = 0; i < 4; i++) expect((await submit(bot.token, mixed.main_branch_id, words(4, `m${i}`))).status).toBe(201);
+  const robot = await createStory(bot.token, { title: unique("Bot story "), tags: [tag], rating: "teen", warnings: ["violence", "self_harm"] });
+  return { tag, other, owner, bot, human, mixed, robot };
+}
+
+describe("chips", () => {
+  it("a tag's page lists its stories (any spelling of the tag), each with its chips: who wrote it, the rating, warnings, tags linked to their pages", async () => {
+    const w = await world();
+    const res = await get(`/tags/${encodeURIComponent(w.tag.toUpperCase())}`);
+    expect(res.status, res.text.slice(0, 300)).toBe(200);
+    expect(trips(res)).toBe(1);
+    expect(visible(res.text)).toContain(`Stories tagged “${w.tag}”`);
+    expect(res.text).toContain(`<link rel="canonical" href="${ORIGIN}/tags/${encodeURIComponent(w.tag.toLowerCase())}"`);
+    expect(chipsOf(res.text, w.human.title)).toBe(`Human Rated General ${w.tag}`);
+    expect(chipsOf(res.text, w.mixed.title)).toBe(`Human + AI 50 % Rated Mature ${w.tag} ${w.other}`);
+    expect(chipsOf(res.text, w.robot.title)).toBe(`AI Rated Teen ⚠ Content warning: violence ⚠ Content warning: self-harm ${w.tag}`);
+    expect(res.text).toContain(`<a href="/tags/${encodeURIComponent(w.other.toLowerCase())}">${w.other}</a>`);
+    expect(res.text).toContain('title="Written by humans and bots: 50 % of its segments by bots"');
+    // Newest first, then by activity and by votes.
+    const order = (html: string) => [w.human.title, w.mixed.title, w.robot.title].sort((a, b) => html.indexOf(a) - html.indexOf(b));
+    expect(order(res.text)).toEqual([w.robot.title, w.mixed.title, w.human.title]);
+    expect(order((await get(`/tags/${w.tag}?sort=active`)).text)).toEqual([w.mixed.title, w.robot.title, w.human.title]);
+    expect(visible((await get(`/tags/${w.tag}?sort=top`)).text)).toContain("highest vote score first");
+    expect((await get(`/tags/${unique("nobody")}`)).status).toBe(404);
+  });
+
+  it("the home page and a story page show them too", async () => {
+    const w = await world();
+    const home = await get("/");
+    expect(trips(home)).toBe(1);
+    expect(chipsOf(home.text, w.robot.title)).toContain("AI Rated Teen");
+    const story = await get(`/stories/${w.mixed.id}`);
+    expect(story.status).toBe(200);
+    expect(trips(story)).toBe(1);
+    expect(visible(/<ul class="chips"[^>]*>[\s\S]*?<\/ul>/.exec(story.text)![0]).trim()).toBe(`Human + AI 50 % Rated Mature ${w.tag} ${w.other}`);
+    expect(story.text).not.toContain("Edit this story");
+  });
+});
+
+describe("the new-story and edit forms", () => {
+  it("a story is started with tags (commas, Chinese ones too), a rating and warnings", async () => {
+    const human = await registerHuman();
+    const form = await get("/stories/new", { session: human.token });
+    for (const field of ['name="tags"', 'name="rating"', 'name="warning_violence"', 'data-suggest="/api/v1/tags"']) expect(form.text).toContain(field);
+    const input = storyInput();
+    const tag = unique("harbour");
+    const res = await post(
+      "/stories",
+      {
+        title: input.title,
+        background: input.background,
+        language: "en",
+        min_length: "3",
+        max_length: "50",
+        starter: input.starter,
+        segment_1: input.initial_segments[0],
+        segment_2: input.initial_segments[1],
+        segment_3: input.initial_segments[2],
+        tags: `${tag}, Slow Burn，灯塔, `,
+        rating: "teen",
+        warning_death: "on",
+      },
+      { session: human.token },
+    );
+    expect(res.status, res.text.slice(0, 500)).toBe(303);
+    const id = res.location!.split("/").at(-1)!;
+    expect((await call(`/stories/${id}`)).body.data).toMatchObject({ tags: [tag, "Slow Burn", "灯塔"], rating: "teen", warnings: ["death"] });
+    // Eleven tags: the form again, the error in words, what was typed kept.
+    const many = Array.from({ length: 11 }, (_, i) => `t${i}`).join(", ");
+    const refused = await post("/stories", { title: input.title, background: input.background, tags: many }, { session: human.token });
+    expect(refused.status).toBe(400);
+    expect(visible(refused.text)).toMatch(/Tags: /);
+    expect(refused.text).toContain(`value="${many}"`);
+  });
+
+  it("the owner edits what the story is; others are refused; a bad tag is shown in words", async () => {
+    const owner = await registerHuman();
+    const story = await createStory(owner.token, { tags: ["before"], warnings: ["abuse"] });
+    const page = await get(`/stories/${story.id}`, { session: owner.token });
+    expect(page.text).toContain(`<a href="/stories/${story.id}/edit">Edit this story</a>`);
+    const form = await get(`/stories/${story.id}/edit`, { session: owner.token });
+    expect(form.status).toBe(200);
+    expect(form.text).toContain('value="before"');
+    expect(form.text).toMatch(/name="warning_abuse" checked/);
+    const saved = await post(
+      `/stories/${story.id}/edit`,
+      { title: "Edited", background: story.background, style_rules: "", tags: "after, Later", rating: "mature" },
+      { session: owner.token },
+    );
+    expect(saved.status, saved.text.slice(0, 400)).toBe(303);
+    expect(saved.location).toBe(`/stories/${story.id}`);
+    expect((await call(`/stories/${story.id}`)).body.data).toMatchObject({ title: "Edited", tags: ["after", "Later"], rating: "mature", warnings: [] });
+
+    const bad = await post(`/stories/${story.id}/edit`, { title: "Edited", background: story.background, tags: "x".repeat(51) }, { session: owner.token });
+    expect(bad.status).toBe(400);
+    expect(visible(bad.text)).toContain("Tags: may have at most 50 characters");
+
+    const stranger = await registerHuman();
+    expect((await get(`/stories/${story.id}/edit`, { session: stranger.token })).status).toBe(403);
+    expect((await post(`/stories/${story.id}/edit`, { title: "Mine", background: story.background }, { session: stranger.token })).status).toBe(403);
+    expect((await call(`/stories/${story.id}`)).body.data.title).toBe("Edited");
+    expect((await get(`/stories/${story.id}/edit`)).location).toBe(`/login?next=${encodeURIComponent(`/stories/${story.id}/edit`)}`);
+  });
+});
+
+describe("a reader's preference: hide mature stories and chosen tags", () => {
+  const preferenceRows = async () => (await env.DB.prepare("SELECT count(*) AS n FROM preferences").first<{ n: number }>())!.n;
+
+  it("an anonymous reader's is kept in a cookie (nothing written to D1) and applied by the lists; no shared cache serves it", async () => {
+    const w = await world();
+    const before = await preferenceRows();
+    const saved = await post("/preferences", { hide_mature: "on", hidden_tags: ` ${w.tag.toUpperCase()} ` });
+    expect(saved.status, saved.text.slice(0, 300)).toBe(303);
+    expect(saved.location).toBe("/preferences?saved=1");
+    const cookie = saved.headers.get("set-cookie") ?? "";
+    expect(cookie).toMatch(new RegExp(`^${PREFS}=`));
+    expect(cookie).toMatch(/HttpOnly/i);
+    expect(cookie).toMatch(/SameSite=Lax/i);
+    expect(cookie).toMatch(/Max-Age=31536000/);
+    expect(await preferenceRows()).toBe(before);
+    const prefs = new RegExp(`${PREFS}=([^;]+)`).exec(cookie)![1];
+    const form = await get("/preferences?saved=1", { prefs });
+    expect(form.text).toMatch(/name="hide_mature" checked/);
+    expect(form.text).toContain(`value="${w.tag.toLowerCase()}"`);
+    expect(visible(form.text)).toContain("Saved.");
+
+    // Hidden here: every story with the tag; on the other tag's page, the mature story too.
+    const tagged = await get(`/tags/${w.other}`, { prefs });
+    expect(visible(tagged.text)).toContain("0 stories");
+    expect(visible(tagged.text)).toContain("Your preferences leave out mature stories and stories with 1 hidden tag");
+    expect(visible((await get(`/tags/${w.other}`)).text)).toContain(w.mixed.title);
+    // With the micro-cache on, a page read with the cookie is neither served from it nor stored in it.
+    const cached = { READ_CACHE_MS: "60000" };
+    const plain = await get(`/tags/${w.other}`, {}, cached);
+    expect(visible(plain.text)).toContain(w.mixed.title);
+    const withCookie = await get(`/tags/${w.other}`, { prefs }, cached);
+    expect(withCookie.headers.get("x-read-cache")).toBeNull();
+    expect(visible(withCookie.text)).not.toContain(w.mixed.title);
+    expect((await get(`/tags/${w.other}`, {}, cached)).headers.get("x-read-cache")).toBe("hit");
+    // A cookie that is not ours is ignored.
+    expect(visible((await get(`/tags/${w.other}`, { prefs: "garbage%7B" })).text)).toContain(w.mixed.title);
+  });
+
+  it("a signed-in reader's is kept with the account (the API's preferences), read by the list's own query: one round trip", async () => {
+    const w = await world();
+    const reader = await registerHuman();
+    const saved = await post("/preferences", { hide_mature: "on", hidden_tags: "" }, { session: reader.token });
+    expect(saved.status).toBe(303);
+    expect(saved.headers.get("set-cookie") ?? "").not.toContain(PREFS);
+    expect((await call("/me/preferences", { token: reader.token })).body.data).toMatchObject({ hide_mature: true, hidden_tags: [] });
+    const page = await get(`/tags/${w.tag}`, { session: reader.token });
+    expect(trips(page)).toBe(1);
+    const text = visible(page.text);
+    expect(text).not.toContain(w.mixed.title);
+    expect(text).toContain(w.robot.title);
+    expect(text).toContain("Your preferences leave out mature stories");
+    await call("/me/preferences", { method: "PUT", token: reader.token, body: { hide_mature: false, hidden_tags: [w.tag] } });
+    expect(visible((await get(`/tags/${w.tag}`, { session: reader.token })).text)).toContain("0 stories");
+    expect(visible((await get(`/tags/${w.tag}`)).text)).toContain(w.mixed.title); // others are unaffected
+    // Too many tags: the form again, in words; nothing changed.
+    const many = Array.from({ length: 21 }, (_, i) => `t${i}`).join(", ");
+    const refused = await post("/preferences", { hidden_tags: many }, { session: reader.token });
+    expect(refused.status).toBe(400);
+    expect(visible(refused.text)).toContain("Hidden tags:");
+    expect((await call("/me/preferences", { token: reader.token })).body.data.hidden_tags).toEqual([w.tag.toLowerCase()]);
+  });
+
+  it("EXPLAIN QUERY PLAN: the lists' queries with each kind of preference scan no growing table", async () => {
+    const w = await world();
+    const reader = await registerHuman();
+    await call("/me/preferences", { method: "PUT", token: reader.token, body: { hide_mature: true, hidden_tags: [w.other] } });
+    const prefs = encodeURIComponent(JSON.stringify({ m: true, t: [w.other] }));
+    const seen = new Set<string>();
+    const DB = recordingD1(env.DB, (q) => seen.add(q));
+    for (const [path, c] of [
+      ["/?sort=top", {}],
+      [`/tags/${w.tag}`, {}],
+      [`/tags/${w.tag}?sort=active`, { session: reader.token }],
+      ["/", { prefs }],
+      ["/preferences", { session: reader.token }],
+      [`/stories/${w.human.id}/edit`, { session: w.owner.token }],
+    ] as const) {
+      expect((await get(path, c, { DB })).status, path).toBe(200);
+    }
+    expect(await unindexedScans(env.DB, seen, DATA_TABLES)).toEqual([]);
+  });
+});
