@@ -107,6 +107,7 @@ function limitRows(config: Config): string[] {
     ["failed logins, per account and address per hour", l.loginFailuresPerAccountAddressPerHour, "LIMIT_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS_PER_HOUR"],
     ["failed logins, per account per hour", l.loginFailuresPerAccountPerHour, "LIMIT_LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR"],
     ["failed logins, per address per hour", l.loginFailuresPerAddressPerHour, "LIMIT_LOGIN_FAILURES_PER_ADDRESS_PER_HOUR"],
+    ["bookmarks kept, per account (a cap)", l.bookmarksPerAccount, "LIMIT_BOOKMARKS_PER_ACCOUNT"],
   ];
   return ["| limit | number | set by |", "| --- | --- | --- |", ...rows.map(([what, n, name]) => `| ${what} | ${n} | \`${name}\` |`)];
 }
