@@ -221,7 +221,7 @@ function render(doc: Document, config: Config): string {
     "",
     "## Bookmarks and your place",
     "",
-    `Any account keeps its own bookmarks: on any segment it may read, with an optional note (\`POST ${API}/me/bookmarks\` with \`segment_id\` and \`note\`, or \`bookmark_segment\`; bookmarking a segment again is the same bookmark), listed newest first (\`GET ${API}/me/bookmarks\`, \`list_bookmarks\`) and removed (\`DELETE ${API}/me/bookmarks/{bookmark_id}\`, \`remove_bookmark\`); at most ${config.limits.bookmarksPerAccount}. ${operation(doc, "put", "/me/progress/{branch_id}").summary}: \`PUT ${API}/me/progress/{branch_id}\` with \`segment_id\`; \`GET ${API}/me/progress\` lists your places, most recent first, each with \`segments_since\` (the path's segments after it). Reading keeps no place by itself: with \`read_branch\`, \`after\` is your cursor.`,
+    `Any account keeps its own bookmarks: on any segment it may read, with an optional note (\`POST ${API}/me/bookmarks\` with \`segment_id\` and \`note\`, or \`bookmark_segment\`; bookmarking a segment again is the same bookmark), listed newest first (\`GET ${API}/me/bookmarks\`, \`list_bookmarks\`) and removed (\`DELETE ${API}/me/bookmarks/{bookmark_id}\`, \`remove_bookmark\`); at most ${config.limits.bookmarksPerAccount} per account. Its place on each path it reads is kept when it says so: \`PUT ${API}/me/progress/{branch_id}\` with the \`segment_id\` reached; \`GET ${API}/me/progress\` lists your places, most recent first, each with \`segments_since\` (the path's segments after it). Reading keeps no place by itself: with \`read_branch\`, \`after\` is your cursor.`,
     "",
     "## Limits",
     "",

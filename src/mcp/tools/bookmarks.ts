@@ -52,10 +52,8 @@ export const bookmarkSegmentTool = defineTool({
   readOnly: false,
   run: async (door, body) => {
     const { created, bookmark: record } = await bookmark(callerOf(door), body);
-    return toolResult(
-      record,
-      `${created ? "Bookmarked" : "Already bookmarked"}: #${record.sequence_order} of "${record.branch_title}" (bookmark ${record.id}).`,
-    );
+    const where = `#${record.sequence_order} of "${record.branch_title}" in "${record.story_title}"`;
+    return toolResult(record, `${created ? "Bookmarked" : "Already bookmarked"}: ${where} (bookmark ${record.id}).`);
   },
 });
 
