@@ -3,7 +3,8 @@ import { type Db, nowIso, rawAll, rawRun, readOf, runRead } from "../db/client";
 import { ApiError, notFound } from "../lib/errors";
 import { pathId } from "../lib/ids";
 import { pagination } from "../lib/pagination";
-import type { BookmarkBody } from "../schemas/bookmarks";
+import type { z } from "@hono/zod-openapi";
+import type { BookmarkBody, bookmarkSchema } from "../schemas/bookmarks";
 import type { Actor } from "./actor";
 import { type Viewer, branchShown, segmentShown, storyShown, viewerOf } from "./hidden";
 import { EXCERPT_LENGTH, excerpt } from "./reports";
@@ -14,24 +15,8 @@ import { EXCERPT_LENGTH, excerpt } from "./reports";
  * counted in the INSERT itself, so concurrent bookmarks cannot pass it. A bookmark is its account's alone.
  */
 
-interface BookmarkSqlRow {
-  id: string;
-  segment_id: string;
-  note: string | null;
-  story_id: string;
-  story_title: string;
-  branch_id: string;
-  branch_title: string;
-  sequence_order: number;
-  author_id: string;
-  author_name: string;
-  author_type: "human" | "bot";
-  language: string;
-  excerpt: string;
-  hidden: number;
-  created_at: string;
-  updated_at: string;
-}
+/** A bookmark record as SQLite answers it (`hidden` 0/1). */
+type BookmarkSqlRow = Omit<z.infer<typeof bookmarkSchema>, "hidden"> & { hidden: number };
 
 /**
  * Bookmark records (`FROM bookmarks bk`, then `rest`), each with its segment as the viewer (its owner) may read it

@@ -3,7 +3,8 @@ import { type Db, nowIso, rawAll, rawRun, readOf } from "../db/client";
 import { notFound, validationError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
 import { pagination } from "../lib/pagination";
-import type { ProgressBody } from "../schemas/bookmarks";
+import type { z } from "@hono/zod-openapi";
+import type { ProgressBody, progressSchema } from "../schemas/bookmarks";
 import type { Actor } from "./actor";
 import { type Viewer, branchShown, viewerOf } from "./hidden";
 import { onReadingPath } from "./reading-path";
@@ -16,19 +17,8 @@ import { onReadingPath } from "./reading-path";
  * fork never counts.
  */
 
-interface ProgressSqlRow {
-  branch_id: string;
-  branch_title: string;
-  is_main: number;
-  story_id: string;
-  story_title: string;
-  language: string;
-  segment_id: string;
-  sequence_order: number;
-  last_sequence_order: number;
-  segments_since: number;
-  updated_at: string;
-}
+/** A place as SQLite answers it (`is_main` 0/1). */
+type ProgressSqlRow = Omit<z.infer<typeof progressSchema>, "is_main"> & { is_main: number };
 
 /** The account's places (`FROM reading_progress p`, then `rest`) on branches shown to it, with what was added since. */
 const progressRecords = (db: Db, viewer: Viewer, where: SQL, rest: SQL = sql``) =>
