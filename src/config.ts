@@ -60,6 +60,7 @@ const schema = z.object({
   LIMIT_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS_PER_HOUR: count,
   LIMIT_LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR: count,
   LIMIT_LOGIN_FAILURES_PER_ADDRESS_PER_HOUR: count,
+  LIMIT_BOOKMARKS_PER_ACCOUNT: count,
 });
 
 function toConfig(v: z.infer<typeof schema>) {
@@ -97,6 +98,7 @@ function toConfig(v: z.infer<typeof schema>) {
       loginFailuresPerAccountAddressPerHour: v.LIMIT_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS_PER_HOUR,
       loginFailuresPerAccountPerHour: v.LIMIT_LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR,
       loginFailuresPerAddressPerHour: v.LIMIT_LOGIN_FAILURES_PER_ADDRESS_PER_HOUR,
+      bookmarksPerAccount: v.LIMIT_BOOKMARKS_PER_ACCOUNT,
     },
   };
 }

@@ -81,7 +81,8 @@ describe("Server-Timing and the round-trip budget", () => {
       expect(trips(await call(path)), path).toBe(1);
       expect(trips(await call(path, { token: owner.token })), `${path} with a JWT`).toBe(1);
     }
-    for (const path of ["/auth/me", "/logs", "/logs/stats", "/me/preferences"]) expect(trips(await call(path, { token: owner.token })), path).toBe(1);
+    for (const path of ["/auth/me", "/logs", "/logs/stats", "/me/preferences", "/me/bookmarks", "/me/progress"])
+      expect(trips(await call(path, { token: owner.token })), path).toBe(1);
     expect(trips(await call(`/bots/${bot.id}/webhook/deliveries`, { token: bot.token }))).toBe(1);
   });
 
@@ -115,6 +116,9 @@ describe("Server-Timing and the round-trip budget", () => {
       ["PATCH", `/stories/${fresh.id}`, { title: "renamed" }, owner.token],
       ["PATCH", `/stories/${fresh.id}`, { tags: ["retagged", "twice"], rating: "teen", warnings: ["death"] }, owner.token],
       ["PUT", "/me/preferences", { hide_mature: true, hidden_tags: ["gore"] }, owner.token],
+      ["POST", "/me/bookmarks", { segment_id: segments[1].id, note: "n" }, voter.token],
+      ["PUT", `/me/progress/${story.main_branch_id}`, { segment_id: segments[1].id }, voter.token],
+      ["DELETE", `/me/progress/${story.main_branch_id}`, undefined, voter.token],
       ["POST", `/stories/${story.id}/branches`, { title: "b", initial_segment: words(4) }, owner.token],
       ["POST", `/branches/${fresh.main_branch_id}/segments`, { content: words(4) }, owner.token],
       ["POST", `/branches/${fresh.main_branch_id}/segments`, { content: words(4) }, owner.token],
@@ -286,6 +290,12 @@ describe("every list and filter query uses an index", () => {
       for (const path of gets) expect((await call(path)).status, path).toBe(200);
       for (const path of ["/logs", `/logs?story_id=${s.id}&author_type=bot&days=30`, "/logs/stats", "/auth/me", "/me/preferences"])
         expect((await call(path, { token })).status).toBe(200);
+      // Bookmarks and reading progress (issue 59 §4): the writes, their records and refusals, and the lists.
+      const bookmarked = await call("/me/bookmarks", { token, body: { segment_id: segs[1].id, note: "n" } });
+      expect(bookmarked.status).toBe(201);
+      expect((await call(`/me/progress/${fork.id}`, { method: "PUT", token, body: { segment_id: segs[0].id } })).status).toBe(200);
+      for (const path of ["/me/bookmarks", "/me/progress"]) expect((await call(path, { token })).status, path).toBe(200);
+      expect((await call(`/me/bookmarks/${bookmarked.body.data.id}`, { method: "DELETE", token })).status).toBe(200);
       expect((await call(`/bots/${b.id}/webhook/deliveries`, { token: b.token })).status).toBe(200);
       // Reports and the moderators' reads (issue 23), the audit log by each of its filters.
       const filed = (await call("/reports", { token: h.token, body: { target_type: "segment", target_id: segs[1].id, reason: "spam" } })).body.data;

@@ -189,6 +189,8 @@ export const DATA_TABLES = [
   "audit_log",
   "oauth_grants",
   "oauth_kv",
+  "bookmarks",
+  "reading_progress",
 ];
 
 /** The real read-limit binding, with the key of every call it gets recorded in `calls` (to count leases bought). */

@@ -16,6 +16,7 @@ const TOOL_NAMES = [
   "list_stories",
   "get_story",
   "read_branch",
+  "list_bookmarks",
   "join_branch",
   "wait_for_turn",
   "write_segment",
@@ -24,6 +25,8 @@ const TOOL_NAMES = [
   "create_branch",
   "vote",
   "comment",
+  "bookmark_segment",
+  "remove_bookmark",
 ];
 
 /** The Worker's own fetch (or `app.request` with some bindings changed), as the SDK's transport calls it. */
@@ -163,6 +166,7 @@ describe("the MCP door: round trips", () => {
       ["list_stories", { limit: 5 }],
       ["get_story", { story_id: story.id }],
       ["read_branch", { branch_id: story.main_branch_id }],
+      ["list_bookmarks", {}],
     ];
     for (const [name, args] of calls) {
       for (const [credential, trips] of [

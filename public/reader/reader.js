@@ -8,7 +8,10 @@
 //   connection is resumed from the last sequence seen (`?after=`), so nothing is missed or shown twice. An archived
 //   story (an `archived` frame, or a `hello` that says `archived: true`) shows "Archived" and is not reconnected to
 //   when the server closes the socket;
-// - copy buttons for a key shown once (My bots).
+// - copy buttons for a key shown once (My bots);
+// - a signed-in reader's place on a path (issue 59 §4): <ol data-place="/branches/{id}/place" data-place-at="N"> keeps
+//   the furthest segment (`data-sequence`, `data-segment`) whose end the reader has scrolled past, sent once the page
+//   is left or hidden (a beacon to the page's own form route), only when it is beyond the place kept.
 import { contentLength, lengthUnit } from "./length-rule.js";
 
 // ---- a form that came back with an error: focus its message, so it is read out and in view ----
@@ -271,4 +274,42 @@ for (const button of document.querySelectorAll("button[data-copy]")) {
       button.textContent = "Select the key and copy it";
     }
   });
+}
+
+// ---- the reader's place: the furthest segment read, kept when the page is left (the "Keep my place" form without this) ----
+
+const placed = document.querySelector("[data-place]");
+if (placed) keepPlace(placed);
+
+function keepPlace(list) {
+  let kept = Number(list.dataset.placeAt) || 0;
+  let reached = null;
+  let scheduled = false;
+  // A segment is reached once its end has been on screen: the furthest such segment is the place.
+  const look = () => {
+    scheduled = false;
+    for (const item of list.querySelectorAll("[data-sequence]")) {
+      const sequence = Number(item.dataset.sequence);
+      if (item.getBoundingClientRect().bottom <= innerHeight && sequence > (reached?.sequence ?? 0)) reached = { sequence, id: item.dataset.segment };
+    }
+  };
+  const send = () => {
+    if (!reached || reached.sequence <= kept) return;
+    // A beacon outlives the page; the route answers it 204, not a page.
+    if (navigator.sendBeacon(list.dataset.place, new URLSearchParams({ segment_id: reached.id, from: "script" }))) kept = reached.sequence;
+  };
+  addEventListener(
+    "scroll",
+    () => {
+      if (scheduled) return;
+      scheduled = true;
+      requestAnimationFrame(look);
+    },
+    { passive: true },
+  );
+  addEventListener("pagehide", send);
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") send();
+  });
+  look();
 }

@@ -264,6 +264,46 @@ export const branchMembers = sqliteTable(
   ],
 );
 
+/**
+ * A reader's place on a path (issue 59 §4): one row per account and branch (the path's branch), the last segment
+ * reached on its reading path (a segment of the branch, or of an ancestor up to the fork) and when. Written only when
+ * the reader says so (`PUT /me/progress/{branch_id}`, the web reader's script or form), never by a read.
+ */
+export const readingProgress = sqliteTable(
+  "reading_progress",
+  {
+    accountId: text("account_id").notNull(),
+    branchId: text("branch_id")
+      .notNull()
+      .references(() => branches.id, { onDelete: "cascade" }),
+    segmentId: text("segment_id").notNull(),
+    sequenceOrder: integer("sequence_order").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  // "Continue reading" and GET /me/progress: an account's places, most recent first, in the index's order.
+  (t) => [primaryKey({ columns: [t.accountId, t.branchId] }), index("reading_progress_account_updated_idx").on(t.accountId, t.updatedAt, t.branchId)],
+);
+
+/** A reader's bookmark on a segment (issue 59 §4), with an optional note: one per account and segment, any account's. */
+export const bookmarks = sqliteTable(
+  "bookmarks",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull(),
+    segmentId: text("segment_id")
+      .notNull()
+      .references(() => segments.id, { onDelete: "cascade" }),
+    note: text("note"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("bookmarks_account_segment_unique").on(t.accountId, t.segmentId),
+    // GET /me/bookmarks: newest first, in the index's order.
+    index("bookmarks_account_created_idx").on(t.accountId, t.createdAt, t.id),
+  ],
+);
+
 export type StoryRow = typeof stories.$inferSelect;
 export type PreferencesRow = typeof preferences.$inferSelect;
 export type BranchRow = typeof branches.$inferSelect;

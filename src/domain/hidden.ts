@@ -75,3 +75,10 @@ export const storyShown = (t: string, viewer: Viewer): SQL => sql`(${sql.raw(`${
 export const branchShown = (t: string, viewer: Viewer): SQL =>
   sql`((${sql.raw(`${t}.hidden_at`)} IS NULL OR ${seesHidden(viewer, sql.raw(`${t}.creator_id`))})
     AND NOT EXISTS (SELECT 1 FROM stories hst WHERE hst.id = ${sql.raw(`${t}.story_id`)} AND NOT ${storyShown("hst", viewer)}))`;
+
+/**
+ * SQL: the segment (alias `s`) on its branch (alias `b`) is shown to the viewer, as a read of it by id is (its
+ * rewrites, a bookmark): not hidden, or the viewer is its author, an admin or a moderator; and its branch is shown.
+ */
+export const segmentShown = (s: string, b: string, viewer: Viewer): SQL =>
+  sql`(${sql.raw(`${s}.hidden_at`)} IS NULL OR ${seesHidden(viewer, sql.raw(`${s}.author_id`))}) AND ${branchShown(b, viewer)}`;

@@ -1,9 +1,10 @@
 import { sql } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { type Db, oneTrip, readOf } from "../db/client";
 import { stories } from "../db/schema";
 import { notFound } from "../lib/errors";
 import { branchView, shownBranch, shownBranchQuery } from "./branches";
 import type { Viewer } from "./hidden";
+import { readerMarksRead } from "./reading-progress";
 import { type PathSegment, asPath, readingPathPageQuery } from "./reading-path";
 import { type MapNode, mapOf, mapRowsQuery } from "./story-map";
 
@@ -30,23 +31,31 @@ export interface PathEntry extends PathSegment {
 
 /**
  * A page of the branch's path (404 when the branch is hidden from the viewer, or the page is past the end): the
- * branch, its story, the page's segments, each with its crossing and choices. One round trip: the page's segments
- * with the one before (to see a crossing at the first) and the one after (to know which branch the last goes on
- * with), and the story's branches as its map has them.
+ * branch, its story, the page's segments, each with its crossing and choices, and a signed-in reader's marks (their
+ * place on this path, their bookmarks). One round trip: the page's segments with the one before (to see a crossing
+ * at the first) and the one after (to know which branch the last goes on with), the story's branches as its map has
+ * them, and the reader's marks.
  */
 export async function readerPath(db: Db, id: string, page: number, viewer: Viewer = null) {
   const first = (page - 1) * PATH_PAGE_SEGMENTS;
   const storyOf = sql`(SELECT b.story_id FROM branches b WHERE b.id = ${id})`;
-  const [found, [story], rows, branchRows] = await db.batch([
-    shownBranchQuery(db, id, viewer),
-    db
-      .select({ id: stories.id, title: stories.title, language: stories.language, status: stories.status })
-      .from(stories)
-      .where(sql`${stories.id} = ${storyOf}`)
-      .limit(1),
-    readingPathPageQuery(db, id, Math.max(first - 1, 0), PATH_PAGE_SEGMENTS + (first > 0 ? 2 : 1), viewer),
-    mapRowsQuery(db, storyOf),
-  ]);
+  const [[found, [story], rows, branchRows], marks] = await oneTrip(
+    db,
+    readOf(
+      [
+        shownBranchQuery(db, id, viewer),
+        db
+          .select({ id: stories.id, title: stories.title, language: stories.language, status: stories.status })
+          .from(stories)
+          .where(sql`${stories.id} = ${storyOf}`)
+          .limit(1),
+        readingPathPageQuery(db, id, Math.max(first - 1, 0), PATH_PAGE_SEGMENTS + (first > 0 ? 2 : 1), viewer),
+        mapRowsQuery(db, storyOf),
+      ],
+      (results) => results,
+    ),
+    readerMarksRead(db, viewer, id),
+  );
   const branch = shownBranch(found);
   if (!branch || !story) throw notFound("Branch");
   const length = branch.forkSequence + branch.segmentsCount;
@@ -61,6 +70,7 @@ export async function readerPath(db: Db, id: string, page: number, viewer: Viewe
     pages,
     length,
     segments: entriesOf(asPath(rows), { first, length, branchId: branch.id }, mapOf(branchRows), titles),
+    marks,
   };
 }
 

@@ -1,6 +1,6 @@
 import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { ContentWarning, Rating } from "../config";
-import { type Db, oneTrip, rawAll, readOf, runRead } from "../db/client";
+import { type Db, oneTrip, rawAll, readOf } from "../db/client";
 import { preparedByShape } from "../db/compile";
 import { bots, branchSummaries, branches, segments, stories, users, votes } from "../db/schema";
 import { notFound } from "../lib/errors";
@@ -12,6 +12,7 @@ import { commentView, commentsQuery } from "./comments";
 import { type Viewer, branchShown, shownText, storyShown } from "./hidden";
 import { activePinsQuery, pinView } from "./pins";
 import { preferencesQuery } from "./preferences";
+import { type ProgressView, placesRead, readerMarksRead } from "./reading-progress";
 import { asPath, readingPathPageQuery, readingPathQuery, scoredReadingPathQuery } from "./reading-path";
 import { storyView } from "./stories";
 import { mapOf, mapRowsQuery } from "./story-map";
@@ -120,8 +121,17 @@ function hidingOf(preference: ReaderPreference, account: { hide_mature: boolean;
   return { mature: prefs.hideMature, tags: prefs.hiddenTags.length };
 }
 
-/** The home page's list (`readerListRead`): one round trip. */
-export const readerStories = (db: Db, opts: ReaderListOptions) => runRead(db, readerListRead(db, opts));
+/** How many paths "Continue reading" offers on the home page. */
+export const CONTINUE_READING = 5;
+
+/**
+ * The home page's list and, for a signed-in reader, the paths they kept a place on most recently ("Continue
+ * reading", issue 59 §4): one round trip, the places' statement in the list's batch.
+ */
+export function readerHome(db: Db, opts: ReaderListOptions, reader: Viewer) {
+  const places = reader ? placesRead(db, reader, CONTINUE_READING) : readOf([], (): ProgressView[] => []);
+  return oneTrip(db, readerListRead(db, opts), places);
+}
 
 /** A tag's page: the tag (404 when no story ever carried it) and its stories as the home page lists them; one round trip. */
 export async function readerTag(db: Db, key: string, opts: Omit<ReaderListOptions, "tags">) {
@@ -175,27 +185,31 @@ export type ReaderComment = ReturnType<typeof commentView> & { replies: ReaderCo
 /**
  * The branch with its story, its reading path (each segment with its vote score and rewrites count), its
  * comments threaded, its turn queue as D1 holds it and, for a signed-in reader, their own votes in the story
- * (target id → 1 or -1): one round trip.
+ * (target id → 1 or -1) and their marks (their place on this path, their bookmarks): one round trip.
  */
 export async function readerBranch(db: Db, id: string, viewer: Viewer = null) {
   const viewerId = viewer?.id ?? null;
   const storyOf = sql`(SELECT b.story_id FROM branches b WHERE b.id = ${id})`;
-  const [found, [story], path, commentRows, members, titles, mine] = await db.batch([
-    shownBranchQuery(db, id, viewer),
-    storyOfBranchQuery(db, id),
-    scoredReadingPathQuery(db, id, viewer),
-    commentsQuery(db, id, viewer),
-    queueQuery(db, id),
-    // The story's branch titles, to name where each inherited segment of the path comes from (not a hidden one's).
-    db
-      .select({ id: branches.id, title: branches.title })
-      .from(branches)
-      .where(and(sql`${branches.storyId} = ${storyOf}`, branchShown('"branches"', viewer))),
-    db
-      .select({ targetId: votes.targetId, vote: votes.vote })
-      .from(votes)
-      .where(and(eq(votes.voterId, viewerId ?? ""), sql`${votes.storyId} = ${storyOf}`)),
-  ]);
+  const page = readOf(
+    [
+      shownBranchQuery(db, id, viewer),
+      storyOfBranchQuery(db, id),
+      scoredReadingPathQuery(db, id, viewer),
+      commentsQuery(db, id, viewer),
+      queueQuery(db, id),
+      // The story's branch titles, to name where each inherited segment of the path comes from (not a hidden one's).
+      db
+        .select({ id: branches.id, title: branches.title })
+        .from(branches)
+        .where(and(sql`${branches.storyId} = ${storyOf}`, branchShown('"branches"', viewer))),
+      db
+        .select({ targetId: votes.targetId, vote: votes.vote })
+        .from(votes)
+        .where(and(eq(votes.voterId, viewerId ?? ""), sql`${votes.storyId} = ${storyOf}`)),
+    ],
+    (results) => results,
+  );
+  const [[found, [story], path, commentRows, members, titles, mine], marks] = await oneTrip(db, page, readerMarksRead(db, viewer, id));
   const branch = shownBranch(found);
   if (!branch || !story) throw notFound("Branch");
   const threads: ReaderComment[] = [];
@@ -213,6 +227,7 @@ export async function readerBranch(db: Db, id: string, viewer: Viewer = null) {
     comments_count: commentRows.length,
     queue: queueView(turnStateOf(branch, members), Date.now()),
     my_votes: Object.fromEntries(mine.map((v) => [v.targetId, v.vote])) as Record<string, number>,
+    marks,
   };
 }
 
@@ -290,7 +305,7 @@ export async function readerBot(db: Db, id: string) {
       .select({
         id: segments.id,
         branch_id: segments.branchId,
-        // Qualified by hand (see `readerStories`): stories has a hidden_at too.
+        // Qualified by hand: stories has a hidden_at too.
         content: sql<string>`${shownText(sql.raw('"segments"."hidden_at"'), sql.raw('"segments"."content"'), sql.raw('"segments"."author_id"'), null)}`.as(
           "content",
         ),

@@ -79,6 +79,14 @@ export function scoredReadingPathQuery(db: Db, branchId: string | SQL, viewer: V
   );
 }
 
+/**
+ * SQL selecting the segment `segmentId` (`id`, `sequence_order`) when it lies on the branch's reading path (an
+ * ancestor's up to the fork below it, or the branch's own); no row otherwise. For a FROM clause or an EXISTS.
+ */
+export const onReadingPath = (branchId: string, segmentId: string) =>
+  sql`${chain(branchId)}
+    SELECT s.id, s.sequence_order FROM segments s JOIN chain c ON s.branch_id = c.id AND s.sequence_order <= c.cap WHERE s.id = ${segmentId}`;
+
 /** Rows of a `readingPathQuery` in reading order. */
 export const inReadingOrder = (rows: PathRow[]) => asPath(rows).sort((a, b) => a.sequence_order - b.sequence_order);
 

@@ -1,5 +1,5 @@
 import { count, eq, sql } from "drizzle-orm";
-import { type Viewer, branchShown, seesHidden } from "./hidden";
+import { type Viewer, segmentShown } from "./hidden";
 import { type Db, nowIso, rawAll } from "../db/client";
 import { rewrites, segments, stories, type RewriteRow } from "../db/schema";
 import { type Actor, writerType } from "./actor";
@@ -87,7 +87,7 @@ export async function listRewrites(db: Db, segmentId: string, limit: number, off
     rawAll<{ id: string }>(
       db,
       sql`SELECT s.id FROM segments s JOIN branches b ON b.id = s.branch_id
-        WHERE s.id = ${segmentId} AND (s.hidden_at IS NULL OR ${seesHidden(viewer, sql.raw("s.author_id"))}) AND ${branchShown("b", viewer)}`,
+        WHERE s.id = ${segmentId} AND ${segmentShown("s", "b", viewer)}`,
     ),
     rawAll<RewriteWithVotes>(
       db,

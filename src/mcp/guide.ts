@@ -107,6 +107,7 @@ function limitRows(config: Config): string[] {
     ["failed logins, per account and address per hour", l.loginFailuresPerAccountAddressPerHour, "LIMIT_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS_PER_HOUR"],
     ["failed logins, per account per hour", l.loginFailuresPerAccountPerHour, "LIMIT_LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR"],
     ["failed logins, per address per hour", l.loginFailuresPerAddressPerHour, "LIMIT_LOGIN_FAILURES_PER_ADDRESS_PER_HOUR"],
+    ["bookmarks kept, per account (a cap)", l.bookmarksPerAccount, "LIMIT_BOOKMARKS_PER_ACCOUNT"],
   ];
   return ["| limit | number | set by |", "| --- | --- | --- |", ...rows.map(([what, n, name]) => `| ${what} | ${n} | \`${name}\` |`)];
 }
@@ -217,6 +218,10 @@ function render(doc: Document, config: Config): string {
     "- `authorship` (computed from the segments, never declared): `human` when no bot wrote one of its segments, `bot` when bots wrote every one, `mixed` otherwise; `bot_share` is the share written by bots (0–1). A story counts all its segments, a branch its own.",
     "",
     `Set them with \`POST ${API}/stories\` (or \`create_story\`); the owner or an admin changes them with \`PATCH ${API}/stories/{story_id}\`. Find stories with \`GET ${API}/stories?tag=…&tag=…&exclude_tag=…&rating=…&authorship=…&sort=new|active|top\` (each filter may repeat; \`list_stories\` takes the same as lists) and existing tags with \`GET ${API}/tags?prefix=…\`. A reader's preferences for the web reader's lists (hide mature stories, hide up to ${HIDDEN_TAGS_PER_READER} tags) are \`GET\`/\`PUT ${API}/me/preferences\`.`,
+    "",
+    "## Bookmarks and your place",
+    "",
+    `Any account keeps its own bookmarks: on any segment it may read, with an optional note (\`POST ${API}/me/bookmarks\` with \`segment_id\` and \`note\`, or \`bookmark_segment\`; bookmarking a segment again is the same bookmark), listed newest first (\`GET ${API}/me/bookmarks\`, \`list_bookmarks\`) and removed (\`DELETE ${API}/me/bookmarks/{bookmark_id}\`, \`remove_bookmark\`); at most ${config.limits.bookmarksPerAccount} per account. Its place on each path it reads is kept when it says so: \`PUT ${API}/me/progress/{branch_id}\` with the \`segment_id\` reached; \`GET ${API}/me/progress\` lists your places, most recent first, each with \`segments_since\` (the path's segments after it). Reading keeps no place by itself: with \`read_branch\`, \`after\` is your cursor.`,
     "",
     "## Limits",
     "",

@@ -11,7 +11,7 @@ export const REPORT_REASONS = ["spam", "abuse", "copyright", "other"] as const;
 export const RESOLVE_ACTIONS = ["dismiss", "hide", "suspend"] as const;
 export type ResolveAction = (typeof RESOLVE_ACTIONS)[number];
 
-/** A note a person writes (a report's, a moderator's): at most 1,000 characters, no control or format characters. */
+/** A note a person writes (a report's, a moderator's, a bookmark's): at most 1,000 characters, no control or format characters. */
 export const noteField = plainNote(z.string().max(1000));
 
 /** A moderator's reason for an action on content or an account (hide, restore, suspend, the role): a note that says something. */

@@ -101,6 +101,9 @@ function Account({ viewer }: { viewer: Viewer | null }) {
           <a href="/stories/new">New story</a>
         </li>
         <li>
+          <a href="/me/bookmarks">Bookmarks</a>
+        </li>
+        <li>
           <a href="/me/bots">My bots</a>
         </li>
         <li>

@@ -1,13 +1,16 @@
-import type { readerBot, readerBranch, readerStories, readerStory, ReaderComment } from "../domain/reader";
+import type { readerBot, readerBranch, readerHome, readerStory, ReaderComment } from "../domain/reader";
 import { STORY_SORTS, type StorySort } from "../schemas/fields";
+import type { ProgressView } from "../domain/reading-progress";
+import { ContinueReading } from "./continue-reading";
 import { StoryLabels } from "./story-labels";
 import { FormError, type FormState, Fold, Input, PostForm, stateOf, TextArea, VoteButtons } from "./forms";
 import { Author, Breadcrumbs, Layout, Pager, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
 import { readHref } from "./path-links";
+import { BookmarkControl, KeepPlace, PlaceBadge, placeAttributes, segmentAttributes } from "./reader-marks";
 import { ReportControl } from "./report";
 import { StoryMap } from "./story-map";
 
-type Stories = Awaited<ReturnType<typeof readerStories>>;
+type Stories = Awaited<ReturnType<typeof readerHome>>[0];
 type Story = Awaited<ReturnType<typeof readerStory>>;
 type Branch = Awaited<ReturnType<typeof readerBranch>>;
 type Bot = Awaited<ReturnType<typeof readerBot>>;
@@ -86,7 +89,7 @@ function StoryList({ data, sort, page, sortHref, pageHref }: ListProps) {
   );
 }
 
-export function HomePage({ canonical, viewer, ...list }: ListProps & { viewer: Viewer | null; canonical: string }) {
+export function HomePage({ canonical, viewer, places, ...list }: ListProps & { viewer: Viewer | null; canonical: string; places: ProgressView[] }) {
   const heading = SORT_WORDS[list.sort].heading;
   return (
     <Layout
@@ -95,6 +98,7 @@ export function HomePage({ canonical, viewer, ...list }: ListProps & { viewer: V
       description="Stories written together by humans and bots."
       viewer={viewer}
     >
+      <ContinueReading places={places} />
       <h1>{heading}</h1>
       <StoryList {...list} />
     </Layout>
@@ -407,10 +411,11 @@ export function BranchPage({
           data-live={`/api/v1/branches/${branch.id}/live`}
           data-branch={branch.id}
           data-after={String(last)}
+          {...(viewer ? placeAttributes(branch.id, data.marks) : {})}
         >
           {path.map((s) => (
             <li>
-              <article class={s.branch_id === branch.id ? "segment" : "segment inherited"} id={`s-${s.id}`}>
+              <article class={s.branch_id === branch.id ? "segment" : "segment inherited"} id={`s-${s.id}`} {...(viewer ? segmentAttributes(s) : {})}>
                 <Shown class="text" item={s} />
                 <footer lang="en">
                   #{s.sequence_order} · <Author id={s.bot_id} name={s.author_name} type={s.author_type} /> · score{" "}
@@ -422,6 +427,13 @@ export function BranchPage({
                     </>
                   )}{" "}
                   · <When iso={s.created_at} />
+                  {viewer ? (
+                    <>
+                      {" "}
+                      · <BookmarkControl segment={s} back={`${reload}#s-${s.id}`} marks={data.marks} />
+                      <PlaceBadge segment={s} marks={data.marks} />
+                    </>
+                  ) : null}
                 </footer>
                 {writing ? <SegmentActions s={s} writing={writing} rules={rules} /> : null}
                 <ReportControl type="segment" id={s.id} what={`segment #${s.sequence_order}`} back={`${reload}#s-${s.id}`} signedIn={reporting.signedIn} />
@@ -429,6 +441,9 @@ export function BranchPage({
             </li>
           ))}
         </ol>
+        {viewer && path.length ? (
+          <KeepPlace branchId={branch.id} last={path[path.length - 1]} back={`${reload}#s-${path[path.length - 1].id}`} marks={data.marks} />
+        ) : null}
       </section>
       <section aria-labelledby="write-heading">
         <h2 id="write-heading">Write the next segment</h2>

@@ -1,7 +1,8 @@
 import type { PathChoice, PathEntry, readerPath } from "../domain/path-page";
-import { Author, Breadcrumbs, Layout, Pager, plural, type Viewer } from "./layout";
+import { Author, Breadcrumbs, Layout, Pager, plural, READER_SCRIPT, type Viewer } from "./layout";
 import { Shown, storyTrail } from "./pages";
-import { readHref } from "./path-links";
+import { pathPageOf, readHref } from "./path-links";
+import { BookmarkControl, KeepPlace, PlaceBadge, placeAttributes, segmentAttributes } from "./reader-marks";
 
 type Path = Awaited<ReturnType<typeof readerPath>>;
 
@@ -46,17 +47,22 @@ function Choices({ s }: { s: PathEntry }) {
 /**
  * A branch's reading path as one page (issue 58 §4): its ancestors up to each fork, then its own segments, 50 a page,
  * each with an anchor (`#s-<sequence_order>`) so a link reopens at it; a mark where the path crosses a fork, and
- * under each segment the branches forking from it, as a choose-your-path book has them.
+ * under each segment the branches forking from it, as a choose-your-path book has them. A signed-in reader also gets
+ * a Bookmark button under each segment and their place kept (issue 59 §4): as they read, with the script, or with
+ * "Keep my place" at the page's end.
  */
 export function PathPage({ data, canonical, viewer }: { data: Path; canonical: string; viewer: Viewer | null }) {
-  const { branch, story, page, pages, segments } = data;
+  const { branch, story, page, pages, segments, marks } = data;
   const onPage = pages > 1 ? `, page ${page} of ${pages}` : "";
+  const place = viewer ? marks.place : null;
+  const last = segments.at(-1);
   return (
     <Layout
       title={`${branch.title}${onPage} · ${story.title}`}
       canonical={canonical}
       description={branch.description ?? `${branch.title}, read as one page`}
       viewer={viewer}
+      scripts={viewer ? [READER_SCRIPT] : []}
     >
       <Breadcrumbs trail={storyTrail(story)} here={branch.title} />
       <header>
@@ -64,11 +70,17 @@ export function PathPage({ data, canonical, viewer }: { data: Path; canonical: s
         <p class="meta">
           The whole path as one page: {plural(data.length, "segment")}
           {onPage} · <a href={`/branches/${branch.id}`}>votes, comments and writing</a> · <a href={`/stories/${story.id}#map`}>the story's map</a>
+          {place && pathPageOf(place.sequence_order) !== page ? (
+            <>
+              {" "}
+              · <a href={readHref(branch.id, place.sequence_order)}>your place, #{place.sequence_order}</a>
+            </>
+          ) : null}
         </p>
       </header>
-      <ol class="path" lang={story.language}>
+      <ol class="path" lang={story.language} {...(viewer ? placeAttributes(branch.id, marks) : {})}>
         {segments.map((s) => (
-          <li id={`s-${s.sequence_order}`} class={s.crossing ? "path-segment crossed" : "path-segment"}>
+          <li id={`s-${s.sequence_order}`} class={s.crossing ? "path-segment crossed" : "path-segment"} {...(viewer ? segmentAttributes(s) : {})}>
             {s.crossing ? <Crossing s={s} /> : null}
             <Shown class="text" item={s} />
             <p class="meta" lang="en">
@@ -77,10 +89,17 @@ export function PathPage({ data, canonical, viewer }: { data: Path; canonical: s
               </a>{" "}
               · <Author id={s.bot_id} name={s.author_name} type={s.author_type} />
             </p>
+            {viewer ? (
+              <div class="meta marks" lang="en">
+                <BookmarkControl segment={s} back={readHref(branch.id, s.sequence_order)} marks={marks} />
+                <PlaceBadge segment={s} marks={marks} />
+              </div>
+            ) : null}
             {s.choices.length ? <Choices s={s} /> : null}
           </li>
         ))}
       </ol>
+      {viewer && last ? <KeepPlace branchId={branch.id} last={last} back={readHref(branch.id, last.sequence_order)} marks={marks} /> : null}
       {page === pages ? (
         <p class="path-end">
           {branch.segments_count === 0 && !branch.is_main ? (

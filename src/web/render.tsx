@@ -25,6 +25,12 @@ export const page = (c: Context<AppEnv>, html: Parameters<Context<AppEnv>["html"
 
 export const branchHref = (id: string) => `/branches/${id}`;
 
+/** A page number from a query (`?page=`): a positive integer, at most `max`; anything else is the first page. */
+export function positiveInt(value: string | undefined, max: number): number {
+  const n = Number(value);
+  return Number.isInteger(n) && n >= 1 ? Math.min(n, max) : 1;
+}
+
 /** The pages a form can come back to with its error (src/web/form-errors.ts), and their first showing. */
 export async function branchPage(c: Context<AppEnv>, id: string, state: FormState | null = null) {
   const data = await readerBranch(c.get("db"), id, viewerOf(c));

@@ -3,7 +3,7 @@ import { etag } from "hono/etag";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "../context";
 import { readerPath } from "../domain/path-page";
-import { readerBot, readerStories, readerStory, readerTag } from "../domain/reader";
+import { readerBot, readerHome, readerStory, readerTag } from "../domain/reader";
 import { tagKey } from "../lib/tags";
 import { ownsOrAdmin } from "../domain/actor";
 import { STORY_SORTS, type StorySort } from "../schemas/fields";
@@ -15,7 +15,7 @@ import { anonymousReadLimit } from "../middleware/read-limit";
 import { BotPage, ErrorPage, HomePage, StoryPage, TagPage } from "./pages";
 import { PathPage } from "./path-page";
 import { hasPreferenceCookie, readerPreference } from "./reader-preference";
-import { absolute, branchPage, page } from "./render";
+import { absolute, branchPage, page, positiveInt } from "./render";
 import { pageAgainSignedOut, session, viewerOf } from "./session";
 import { STYLESHEET, STYLESHEET_PATH } from "./style";
 import { writeRoutes } from "./write-routes";
@@ -24,6 +24,7 @@ import { reportRoutes } from "./report-routes";
 import { botPageRoutes } from "./bot-routes";
 import { oauthPageRoutes } from "./oauth-routes";
 import { preferenceRoutes } from "./preference-routes";
+import { bookmarkRoutes } from "./bookmark-routes";
 
 /** Stories per page of the home page. */
 export const STORIES_PER_PAGE = 20;
@@ -51,11 +52,6 @@ function renderPageError(c: Context<AppEnv>, err: unknown) {
   const message = e.status === 404 ? `${e.message}: there is nothing at this address.` : e.message;
   const canonical = absolute(c, new URL(c.req.url).pathname);
   return page(c, <ErrorPage status={e.status} title={title} message={message} canonical={canonical} viewer={viewerOf(c)} />, e.status);
-}
-
-function positiveInt(value: string | undefined, max: number): number {
-  const n = Number(value);
-  return Number.isInteger(n) && n >= 1 ? Math.min(n, max) : 1;
 }
 
 /**
@@ -117,6 +113,8 @@ webRoutes.route("/", botPageRoutes);
 webRoutes.route("/", oauthPageRoutes);
 // A reader's preferences for the lists (issue 58).
 webRoutes.route("/", preferenceRoutes);
+// A reader's bookmarks and places on paths (issue 59 §4).
+webRoutes.route("/", bookmarkRoutes);
 
 /**
  * Pages shown to a signed-in human are theirs (forms, their name, their preferences), as are the lists an anonymous
@@ -142,8 +140,11 @@ function listQuery(c: Context<AppEnv>) {
 
 webRoutes.get("/", readCache, async (c) => {
   const q = listQuery(c);
-  const data = await readerStories(c.get("db"), { sort: q.sort, limit: STORIES_PER_PAGE, offset: q.offset, preference: readerPreference(c) });
-  return page(c, <HomePage data={data} sort={q.sort} page={q.page} canonical={q.canonical("/")} {...q.links("/")} viewer={viewerOf(c)} />);
+  const viewer = viewerOf(c);
+  // "Continue reading" (issue 59 §4) heads the first page for a signed-in reader, read in the list's own batch.
+  const opts = { sort: q.sort, limit: STORIES_PER_PAGE, offset: q.offset, preference: readerPreference(c) };
+  const [data, places] = await readerHome(c.get("db"), opts, q.page === 1 ? viewer : null);
+  return page(c, <HomePage data={data} places={places} sort={q.sort} page={q.page} canonical={q.canonical("/")} {...q.links("/")} viewer={viewer} />);
 });
 
 webRoutes.get("/tags/:tag", readCache, async (c) => {

@@ -119,6 +119,15 @@ table.audit th, table.audit td { text-align: left; vertical-align: top; padding:
 .choices p { margin: .25rem 0; font-weight: 600; }
 .choices ul { margin: .25rem 0; padding-left: 1.25rem; }
 .path-end { font-style: italic; margin-top: 1.5rem; }
+.path-segment > .marks { margin-top: .1rem; }
+.badge.place { border-color: var(--accent); color: var(--accent); }
+.keep-place { margin: 1rem 0; }
+.places, .bookmarks { list-style: none; padding-left: 0; }
+.places li { margin: .35rem 0; }
+.bookmarks > li { border-bottom: 1px solid var(--line); padding: .5rem 0; }
+.bookmarks h2 { border: 0; margin: .25rem 0; padding: 0; font-size: 1.05rem; }
+.bookmarks .excerpt { font-family: ${serif}; white-space: pre-wrap; margin: .25rem 0; }
+.bookmarks .note { background: var(--soft); border-left: 3px solid var(--accent); padding: .25rem .75rem; white-space: pre-wrap; }
 .chips { list-style: none; display: flex; flex-wrap: wrap; gap: .3rem; padding: 0; margin: .35rem 0; font-size: .8rem; }
 .chip { border: 1px solid var(--line); border-radius: 1rem; padding: .05rem .55rem; color: var(--muted); background: var(--soft); }
 .chip.tag a { color: var(--accent); text-decoration: none; }

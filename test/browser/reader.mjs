@@ -68,6 +68,8 @@ const SIDE = { title: `The keeper's daughter ${run}`, first: "Her daughter had n
 /** What the story is (issue 58): an existing tag the form suggests, the story's own tags, rating and warning. */
 const SUGGESTED = `lighthouse keepers ${run}`;
 const TAG = `Lamps ${run}`;
+/** A reader's note on a bookmark (issue 59 §4). */
+const BOOKMARK_NOTE = `Where the oil tins first appear (${run}).`;
 
 /** Fails the check at once when an earlier step it needs did not happen (instead of waiting out timeouts). */
 function need(value, what) {
@@ -771,6 +773,55 @@ try {
   });
   await audit("path page", pathPage);
   await capture("path", pathPage);
+
+  // ---- bookmarks and the reader's place (issue 59 §4) -------------------------------------------------------
+  let bookmarked = false;
+  await t.check('bookmark: "Bookmark segment #2" on the path page comes back to that segment, which now says "Bookmarked"', async () => {
+    need(pathPage, "the path page");
+    await goto(pathPage);
+    const sent = await submit(page.getByRole("button", { name: "Bookmark segment #2", exact: true }), "Bookmark");
+    assert(new URL(page.url()).hash === "#s-2", `after "Bookmark" (POST → ${sent.status}) the page is ${page.url()}`);
+    await page.locator("#s-2").getByRole("link", { name: "Bookmarked", exact: true }).waitFor();
+    bookmarked = true;
+    return `POST → ${sent.status}, ${page.url()}`;
+  });
+  let bookmarksPage = false;
+  await t.check('bookmarks: the header\'s "Bookmarks" lists it with its text; "Add a note" → "Save the note" keeps the note', async () => {
+    need(bookmarked, "the bookmark");
+    await banner.getByRole("link", { name: "Bookmarks", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: "Bookmarks" }).waitFor();
+    const item = page.locator('li[id^="b-"]').first();
+    const text = await shown(item);
+    assert(text.includes(story.segments[0]) && text.includes("#2"), `the bookmark says ${JSON.stringify(text)}`);
+    await item.locator("summary", { hasText: "Add a note" }).click();
+    await item.getByLabel("Note (empty: none)", { exact: true }).fill(BOOKMARK_NOTE);
+    const sent = await submit(item.getByRole("button", { name: "Save the note" }), "Save the note");
+    await page.locator('li[id^="b-"] .note', { hasText: BOOKMARK_NOTE }).waitFor();
+    bookmarksPage = true;
+    return `POST → ${sent.status}, ${new URL(page.url()).pathname}${new URL(page.url()).hash}`;
+  });
+  await audit("bookmarks", bookmarksPage);
+  await capture("bookmarks", bookmarksPage);
+  let continued = false;
+  await t.check("continue reading: the path page read to its end keeps the place when left (its script's beacon); the home page offers it there", async () => {
+    need(pathPage, "the path page");
+    await goto(pathPage);
+    const last = await page.locator('li[id^="s-"]').last().getAttribute("id");
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    // Leaving the page sends the beacon; the home page may be read before its write lands, so it is asked again.
+    const section = page.getByRole("region", { name: "Continue reading" });
+    for (let i = 0; i < 10 && !(await section.count()); i++) await goto("/");
+    const link = section.getByRole("link", { name: `${story.title}: ${FORK.title}`, exact: true });
+    const href = need(await link.getAttribute("href"), "a Continue reading link to the fork");
+    assert(href === `${pathPage}#${last}`, `Continue reading links to ${href}, not ${pathPage}#${last}`);
+    const said = await shown(section);
+    assert(said.includes("up to date"), `Continue reading says ${JSON.stringify(said)}`);
+    continued = true;
+    return said.split("\n").find((l) => l.includes(FORK.title));
+  });
+  await audit("home (continue reading)", continued);
+  await capture("home-continue", continued);
 
   // ---- report: a segment, through its "Report" control --------------------------------------------------------
   let reported = null;

@@ -1,16 +1,18 @@
 import type { Tool } from "../tool";
+import { bookmarkSegmentTool, listBookmarksTool, removeBookmarkTool } from "./bookmarks";
 import { getStoryTool, listStoriesTool, readBranchTool } from "./reads";
 import { joinBranchTool, leaveBranchTool, waitForTurnTool } from "./turns";
 import { commentTool, createBranchTool, createStoryTool, voteTool, writeSegmentTool } from "./writes";
 
 /**
- * Every tool, in the order hosts list them: reads, the turn loop, writes. Plain definitions (no SDK): the MCP
+ * Every tool, in the order hosts list them: reads, the turn loop, writes (a reader's bookmarks last). Plain definitions (no SDK): the MCP
  * server registers them (src/mcp/server.ts) and the agents' guide lists them (src/mcp/guide.ts).
  */
 export const TOOLS: Tool[] = [
   listStoriesTool,
   getStoryTool,
   readBranchTool,
+  listBookmarksTool,
   joinBranchTool,
   waitForTurnTool,
   writeSegmentTool,
@@ -19,6 +21,8 @@ export const TOOLS: Tool[] = [
   createBranchTool,
   voteTool,
   commentTool,
+  bookmarkSegmentTool,
+  removeBookmarkTool,
 ];
 
 export const TOOL_NAMES = new Set(TOOLS.map((t) => t.name));
