@@ -37,6 +37,7 @@ import { webhookRoutes } from "./routes/webhooks";
 import { segmentRoutes } from "./routes/segments";
 import { storyRoutes } from "./routes/stories";
 import { tagRoutes } from "./routes/tags";
+import { searchRoutes } from "./routes/search";
 import { preferenceRoutes } from "./routes/preferences";
 import { summaryRoutes } from "./routes/summaries";
 import { webRoutes } from "./web/routes";
@@ -68,6 +69,7 @@ function buildApi() {
     authRoutes,
     storyRoutes,
     tagRoutes,
+    searchRoutes,
     preferenceRoutes,
     branchRoutes,
     segmentRoutes,

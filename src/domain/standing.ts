@@ -92,6 +92,17 @@ export interface Subject {
   jti: string | null;
 }
 
+/** SQL on an account row (users or bots, unqualified columns): not suspended at `now` (`suspendedNow`'s twin). */
+export const notSuspended = (now: string) => sql`(suspended_at IS NULL OR (suspended_until IS NOT NULL AND suspended_until <= ${now}))`;
+
+/**
+ * SQL: none of the accounts `ids` (SQL expressions: authors, owners, creators) is suspended at `now`, whichever kind
+ * each is (one primary-key look-up per id and table; an account that is gone is not suspended).
+ */
+export const noneSuspended = (ids: SQL, now: string) =>
+  sql`NOT EXISTS (SELECT 1 FROM users WHERE id IN (${ids}) AND NOT ${notSuspended(now)})
+    AND NOT EXISTS (SELECT 1 FROM bots WHERE id IN (${ids}) AND NOT ${notSuspended(now)})`;
+
 const revoked = (jti: string | null) => sql`EXISTS (SELECT 1 FROM revoked_sessions WHERE jti = ${jti ?? ""})`;
 
 /** One row (none when the account is gone): the account's type, role and suspension, and whether the session was revoked. */
@@ -103,9 +114,9 @@ export function standingQuery(subject: Subject): SQL {
 
 /** `verdictOf` as SQL: true when the account is in good standing for what the request expects (its type and role included). */
 export function inGoodStanding(subject: Subject, expect: Expectation, now: string): SQL {
-  const notSuspended = expect.evenSuspended ? sql`1` : sql`(suspended_at IS NULL OR (suspended_until IS NOT NULL AND suspended_until <= ${now}))`;
+  const standing = expect.evenSuspended ? sql`1` : notSuspended(now);
   if (subject.type === "bot") {
-    return sql`(EXISTS (SELECT 1 FROM bots WHERE id = ${subject.id} AND ${notSuspended}) AND NOT ${revoked(subject.jti)})`;
+    return sql`(EXISTS (SELECT 1 FROM bots WHERE id = ${subject.id} AND ${standing}) AND NOT ${revoked(subject.jti)})`;
   }
   const allowed = (expect.types ?? ["human", "admin"]).filter((t) => t !== "bot" && (expect.claimed !== "admin" || !expect.composed || t === "admin"));
   const types = allowed.length
@@ -115,7 +126,7 @@ export function inGoodStanding(subject: Subject, expect: Expectation, now: strin
       )
     : sql`''`;
   const moderator = expect.moderator ? sql` AND (user_type = 'admin' OR role = 'moderator')` : sql``;
-  return sql`(EXISTS (SELECT 1 FROM users WHERE id = ${subject.id} AND ${notSuspended} AND user_type IN (${types})${moderator}) AND NOT ${revoked(subject.jti)})`;
+  return sql`(EXISTS (SELECT 1 FROM users WHERE id = ${subject.id} AND ${standing} AND user_type IN (${types})${moderator}) AND NOT ${revoked(subject.jti)})`;
 }
 
 /**

@@ -2,6 +2,7 @@ import { and, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
 import { type Db, nowIso, rawAll, rawRun } from "../db/client";
 import { branchMembers, outbox, type OutboxRow } from "../db/schema";
 import { type Actor, writerType } from "./actor";
+import { notSuspended } from "./standing";
 
 /**
  * Producing webhook events. An event is first an outbox row, written in the same D1 batch as the change that
@@ -36,11 +37,9 @@ export const yourTurnMessage = (botId: string, branchId: string) => message("you
 
 /**
  * The outbox rows of these events, for the batch of the change that causes them; bots without a webhook get
- * none. `condition` (`AND …`) ties them to the batch's own change.
+ * none, and a suspended bot is sent nothing (issue 23): no event of its enters the outbox. `condition` (`AND …`)
+ * ties them to the batch's own change.
  */
-/** A suspended bot is sent nothing (issue 23): no event of its enters the outbox. */
-const notSuspended = (now: string) => sql`(suspended_at IS NULL OR (suspended_until IS NOT NULL AND suspended_until <= ${now}))`;
-
 export const outboxStatements = (db: Db, messages: WebhookMessage[], condition: SQL = sql``) =>
   messages.map((m) =>
     rawRun(
