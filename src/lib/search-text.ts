@@ -87,7 +87,7 @@ function phraseOf(word: string, bigrams: Set<string>): string | null {
     const token = [...p];
     if (token.length === 4 && token[0] === SEPARATOR) bigrams.add(token[1] + token[2]);
   }
-  const text = parts.join("").replaceAll(SEPARATOR, " ").trim();
+  const text = parts.join("").split(SEPARATOR).filter(Boolean).join(" ").trim();
   return `"${text.replaceAll('"', '""')}"${starred ? "*" : ""}`;
 }
 
