@@ -187,6 +187,8 @@ export const DATA_TABLES = [
   "outbox",
   "reports",
   "audit_log",
+  "search_stories",
+  "search_segments",
 ];
 
 /** The real read-limit binding, with the key of every call it gets recorded in `calls` (to count leases bought). */

@@ -84,7 +84,8 @@ const snippetSql = (table: string, column: number) =>
 
 /**
  * The page: the hits ranked (stories first with type=all, each type by bm25, then rowid), then each hit of the page
- * read with its snippet: `snippet()` runs for the page's rows only (the index is asked again for just those rowids).
+ * read with its snippet: `snippet()` runs for the page's rows only, the index asked again for just their rowids
+ * (`CROSS JOIN` keeps the page the outer loop: SQLite would otherwise run the whole match again and probe the page).
  */
 const pageStatement = preparedByShape(shapeOf, (v: SearchValues & { limit: number; offset: number }, { type, filter }: Shape) => {
   const ranked = [
@@ -98,7 +99,7 @@ const pageStatement = preparedByShape(shapeOf, (v: SearchValues & { limit: numbe
             NULL AS branch_id, NULL AS branch_title, NULL AS is_main, NULL AS segment_id, NULL AS sequence_order,
             NULL AS author_id, NULL AS author_type, NULL AS author_name, NULL AS created_at,
             ${snippetSql("search_stories", -1)} AS snippet, page.score, page.rid
-          FROM page JOIN search_stories ON search_stories.rowid = page.rid JOIN stories s ON s.rowid = page.rid
+          FROM page CROSS JOIN search_stories ON search_stories.rowid = page.rid JOIN stories s ON s.rowid = page.rid
           WHERE page.kind = 0 AND search_stories MATCH ${v.match}`,
         ]
       : []),
@@ -108,7 +109,7 @@ const pageStatement = preparedByShape(shapeOf, (v: SearchValues & { limit: numbe
             b.id AS branch_id, b.title AS branch_title, b.is_main, g.id AS segment_id, g.sequence_order,
             g.author_id, g.author_type, g.author_name, g.created_at,
             ${snippetSql("search_segments", 0)} AS snippet, page.score, page.rid
-          FROM page JOIN search_segments ON search_segments.rowid = page.rid JOIN segments g ON g.rowid = page.rid
+          FROM page CROSS JOIN search_segments ON search_segments.rowid = page.rid JOIN segments g ON g.rowid = page.rid
             JOIN branches b ON b.id = g.branch_id JOIN stories s ON s.id = b.story_id
           WHERE page.kind = 1 AND search_segments MATCH ${v.match}`,
         ]

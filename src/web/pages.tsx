@@ -1,8 +1,8 @@
-import type { readerBot, readerBranch, readerStories, readerStory, ReaderBranchNode, ReaderComment } from "../domain/reader";
+import type { Hiding, readerBot, readerBranch, readerStories, readerStory, ReaderBranchNode, ReaderComment } from "../domain/reader";
 import { STORY_SORTS, type StorySort } from "../schemas/fields";
 import { StoryLabels } from "./story-labels";
 import { FormError, type FormState, Fold, Input, PostForm, stateOf, TextArea, VoteButtons } from "./forms";
-import { Author, Breadcrumbs, Layout, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
+import { Author, Breadcrumbs, Layout, Pager, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
 import { ReportControl } from "./report";
 
 type Stories = Awaited<ReturnType<typeof readerStories>>;
@@ -32,12 +32,20 @@ interface ListProps {
   pageHref: (page: number) => string;
 }
 
+/** What the reader's preferences leave out of a list, said (none: nothing). */
+export function HidingNote({ hiding }: { hiding: Hiding | null }) {
+  const hidden = [hiding?.mature ? "mature stories" : "", hiding?.tags ? `stories with ${plural(hiding.tags, "hidden tag")}` : ""].filter(Boolean);
+  return hidden.length ? (
+    <p class="meta">
+      Your preferences leave out {hidden.join(" and ")} · <a href="/preferences">change them</a>
+    </p>
+  ) : null;
+}
+
 /** A list of stories (the home page's, a tag's): the order and its alternatives, each story with its labels, the pager. */
 function StoryList({ data, sort, page, sortHref, pageHref }: ListProps) {
   const { stories, pagination, hiding } = data;
-  const pages = Math.max(1, Math.ceil(pagination.total / pagination.limit));
   const others = STORY_SORTS.filter((s) => s !== sort);
-  const hidden = [hiding?.mature ? "mature stories" : "", hiding?.tags ? `stories with ${plural(hiding.tags, "hidden tag")}` : ""].filter(Boolean);
   return (
     <>
       <p class="meta">
@@ -49,11 +57,7 @@ function StoryList({ data, sort, page, sortHref, pageHref }: ListProps) {
           </>
         ))}
       </p>
-      {hidden.length ? (
-        <p class="meta">
-          Your preferences leave out {hidden.join(" and ")} · <a href="/preferences">change them</a>
-        </p>
-      ) : null}
+      <HidingNote hiding={hiding} />
       {stories.length === 0 ? (
         <p>No stories here{page > 1 ? " on this page" : " yet"}.</p>
       ) : (
@@ -79,27 +83,7 @@ function StoryList({ data, sort, page, sortHref, pageHref }: ListProps) {
           ))}
         </ol>
       )}
-      <nav class="pager" aria-label="Pages">
-        <span>
-          Page {page} of {pages}
-        </span>
-        <ul>
-          {page > 1 ? (
-            <li>
-              <a rel="prev" href={pageHref(page - 1)}>
-                ← Previous
-              </a>
-            </li>
-          ) : null}
-          {pagination.has_more ? (
-            <li>
-              <a rel="next" href={pageHref(page + 1)}>
-                Next →
-              </a>
-            </li>
-          ) : null}
-        </ul>
-      </nav>
+      <Pager page={page} pagination={pagination} pageHref={pageHref} />
     </>
   );
 }
