@@ -38,25 +38,20 @@ export const CJK_RANGES: readonly (readonly [number, number])[] = [
   [0x20000, 0x3ffff],
 ];
 
-export const isCjk = (char: string | undefined): boolean => {
-  if (char === undefined) return false;
-  const cp = char.codePointAt(0)!;
-  return CJK_RANGES.some(([from, to]) => cp >= from && cp <= to);
-};
+/** The ranges as a regular expression's character class (`u` flag). */
+const CJK_CLASS = CJK_RANGES.map(([from, to]) => `\\u{${from.toString(16)}}-\\u{${to.toString(16)}}`).join("");
+const CJK_CHAR = new RegExp(`^[${CJK_CLASS}]`, "u");
+/** A CJK character, and the next one when it is CJK too (`$2`, empty at a run's end); a sentinel. */
+const CJK_TOKEN = new RegExp(`([${CJK_CLASS}])(?=([${CJK_CLASS}])?)`, "gu");
+const SENTINEL = new RegExp(`[${[...SENTINELS].join("")}]`, "gu");
 
-/** Each character's piece of the indexed text: a CJK character as its token between separators, a sentinel as a space. */
-function pieces(chars: string[]): string[] {
-  return chars.map((c, i) => {
-    if (isCjk(c)) return `${SEPARATOR}${c}${isCjk(chars[i + 1]) ? chars[i + 1] : ""}${SEPARATOR}`;
-    return SENTINELS.has(c) ? " " : c;
-  });
-}
+export const isCjk = (char: string | undefined): boolean => char !== undefined && CJK_CHAR.test(char);
 
-/** A character `indexText` changes: a CJK one or a sentinel (most English text has none, and is indexed as it is). */
-const CHANGED = new RegExp(`[${[...SENTINELS].join("")}${CJK_RANGES.map(([from, to]) => `\\u{${from.toString(16)}}-\\u{${to.toString(16)}}`).join("")}]`, "u");
-
-/** The text as the index is fed it: CJK runs as bigram tokens, everything else as written. */
-export const indexText = (text: string): string => (CHANGED.test(text) ? pieces([...text]).join("") : text);
+/**
+ * The text as the index is fed it: each CJK character as its token (itself and the next character of its run) between
+ * separators, a sentinel as a space, everything else as written.
+ */
+export const indexText = (text: string): string => text.replace(SENTINEL, " ").replace(CJK_TOKEN, `${SEPARATOR}$1$2${SEPARATOR}`);
 
 /** A MATCH expression and the CJK bigrams it asks for (a snippet's highlight spans the second character of each). */
 export interface MatchQuery {
@@ -74,21 +69,19 @@ const TOKEN_CHAR = /[\p{L}\p{N}\p{Co}]/u;
  * last bigram, as the indexed run may go on; a word ending in a single CJK character asks for the tokens it begins.
  */
 function phraseOf(word: string, bigrams: Set<string>): string | null {
-  const prefix = word.endsWith("*");
-  const chars = [...word.replace(/\*+$/u, "")];
-  if (!chars.some((c) => TOKEN_CHAR.test(c))) return null;
-  const parts = pieces(chars);
-  let starred = prefix;
+  const bare = word.replace(/\*+$/u, "");
+  if (!TOKEN_CHAR.test(bare)) return null;
+  let starred = bare !== word;
+  let text = indexText(bare);
+  const chars = [...bare];
   if (isCjk(chars.at(-1))) {
-    if (isCjk(chars.at(-2))) parts.pop();
+    // The last token is the run's last character alone: a longer run drops it, a single character is a prefix.
+    if (isCjk(chars.at(-2))) text = text.slice(0, text.lastIndexOf(SEPARATOR, text.length - 2));
     else starred = true;
   }
-  for (const p of parts) {
-    const token = [...p];
-    if (token.length === 4 && token[0] === SEPARATOR) bigrams.add(token[1] + token[2]);
-  }
-  const text = parts.join("").split(SEPARATOR).filter(Boolean).join(" ").trim();
-  return `"${text.replaceAll('"', '""')}"${starred ? "*" : ""}`;
+  const tokens = text.split(SEPARATOR).filter(Boolean);
+  for (const t of tokens) if (isCjk(t) && [...t].length === 2) bigrams.add(t);
+  return `"${tokens.join(" ").trim().replaceAll('"', '""')}"${starred ? "*" : ""}`;
 }
 
 /**
@@ -117,6 +110,19 @@ export interface Snippet {
 /** The longest snippet shown, in characters (a token of thousands of letters would otherwise be shown whole). */
 export const SNIPPET_MAX_CHARS = 300;
 
+/** A piece of a snippet as FTS5 cut it: a mark, a cut, a separator, a CJK token, or other text. */
+const SNIPPET_PIECE = new RegExp(
+  `[${MARK_OPEN}${MARK_CLOSE}${ELLIPSIS}${SEPARATOR}]|[${CJK_CLASS}]+|[^${MARK_OPEN}${MARK_CLOSE}${ELLIPSIS}${SEPARATOR}${CJK_CLASS}]+`,
+  "gu",
+);
+
+/** Code points in a string (a surrogate pair is one). */
+const charCount = (text: string) => {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 0xdc00 && text.charCodeAt(i) <= 0xdfff) n--;
+  return n;
+};
+
 /**
  * A snippet as FTS5's `snippet()` cut it from the indexed text (marks `MARK_OPEN`/`MARK_CLOSE`, cuts `ELLIPSIS`), as
  * the original text: each CJK token read as its first character, a matched bigram marking its second character too;
@@ -124,51 +130,58 @@ export const SNIPPET_MAX_CHARS = 300;
  */
 export function snippetOf(raw: string, bigrams: readonly string[]): Snippet {
   const asked = new Set(bigrams);
-  const out: { c: string; hit: boolean }[] = [];
+  let text = "";
+  let at = 0;
+  const highlights: [number, number][] = [];
+  const emit = (piece: string, hit: boolean) => {
+    let t = piece.replace(/\s+/gu, " ");
+    if (t[0] === " " && (at === 0 || text.endsWith(" "))) t = t.slice(1);
+    if (!t) return;
+    const n = charCount(t);
+    const last = highlights.at(-1);
+    if (hit && last && last[1] === at) last[1] = at + n;
+    else if (hit) highlights.push([at, at + n]);
+    text += t;
+    at += n;
+  };
   let marked = false;
   /** The second character of the last CJK token, owed to the text if the next token does not follow (a cut). */
   let owed: { c: string; hit: boolean } | null = null;
-  const push = (c: string, hit: boolean) => {
-    const space = /\s/u.test(c);
-    if (space && (!out.length || /\s/u.test(out.at(-1)!.c))) return;
-    out.push({ c: space ? " " : c, hit });
-  };
   const settle = () => {
-    if (owed) push(owed.c, owed.hit);
+    if (owed) emit(owed.c, owed.hit);
     owed = null;
   };
-  const chars = [...raw];
-  for (let i = 0; i < chars.length; i++) {
-    const c = chars[i];
-    if (c === MARK_OPEN || c === MARK_CLOSE) marked = c === MARK_OPEN;
-    else if (c === SEPARATOR) continue;
-    else if (c === ELLIPSIS) {
+  for (const [piece] of raw.matchAll(SNIPPET_PIECE)) {
+    if (piece === MARK_OPEN || piece === MARK_CLOSE) marked = piece === MARK_OPEN;
+    else if (piece === SEPARATOR) continue;
+    else if (piece === ELLIPSIS) {
       settle();
-      push("…", false);
-    } else if (isCjk(c)) {
-      const second = isCjk(chars[i + 1]) ? chars[++i] : undefined;
-      push(c, marked || (owed?.hit ?? false));
-      owed = second === undefined ? null : { c: second, hit: marked && asked.has(c + second) };
+      emit("…", false);
+    } else if (isCjk(piece)) {
+      const [first, second, ...more] = [...piece];
+      emit(first, marked || (owed?.hit ?? false));
+      owed = second === undefined ? null : { c: second, hit: marked && asked.has(first + second) };
+      if (more.length) emit(more.join(""), marked); // never cut so; kept as text
     } else {
       settle();
-      push(c, marked);
+      emit(piece, marked);
     }
   }
   settle();
-  while (out.length && out.at(-1)!.c === " ") out.pop();
-  return spans(out.length > SNIPPET_MAX_CHARS ? [...out.slice(0, SNIPPET_MAX_CHARS - 1), { c: "…", hit: false }] : out);
+  if (text.endsWith(" ")) {
+    text = text.slice(0, -1);
+    at--;
+  }
+  return at > SNIPPET_MAX_CHARS ? cut({ snippet: text, highlights }) : { snippet: text, highlights };
 }
 
-/** Characters with their marks as the text and its [start, end) spans. */
-function spans(chars: { c: string; hit: boolean }[]): Snippet {
-  const highlights: [number, number][] = [];
-  chars.forEach(({ hit }, i) => {
-    if (!hit) return;
-    const last = highlights.at(-1);
-    if (last && last[1] === i) last[1] = i + 1;
-    else highlights.push([i, i + 1]);
-  });
-  return { snippet: chars.map((x) => x.c).join(""), highlights };
+/** A snippet over `SNIPPET_MAX_CHARS` characters, cut there (its last one an ellipsis), its spans with it. */
+function cut({ snippet, highlights }: Snippet): Snippet {
+  const end = SNIPPET_MAX_CHARS - 1;
+  return {
+    snippet: `${[...snippet].slice(0, end).join("")}…`,
+    highlights: highlights.filter(([start]) => start < end).map(([start, stop]) => [start, Math.min(stop, end)]),
+  };
 }
 
 /** A snippet as parts to render, each plain or matched (the web page escapes each, MCP's text marks them). */
