@@ -2,7 +2,7 @@ import type { listAudit } from "../domain/audit-log";
 import type { listReports } from "../domain/reports";
 import { REPORT_TARGETS } from "../schemas/reports";
 import { type FormState, PostForm, stateOf, TextArea } from "./forms";
-import { Layout, plural, type Viewer, When } from "./layout";
+import { Layout, Pager, plural, type Viewer, When } from "./layout";
 import { REASON_LABELS } from "./report";
 
 type Queue = Awaited<ReturnType<typeof listReports>>;
@@ -31,31 +31,6 @@ function AdminNav({ current }: { current: "reports" | "audit" }) {
       <ul>
         <li>{current === "reports" ? <strong aria-current="page">Reports</strong> : <a href="/admin">Reports</a>}</li>
         <li>{current === "audit" ? <strong aria-current="page">Audit log</strong> : <a href="/admin/audit">Audit log</a>}</li>
-      </ul>
-    </nav>
-  );
-}
-
-function Pager({ page, hasMore, href }: { page: number; hasMore: boolean; href: (n: number) => string }) {
-  if (page <= 1 && !hasMore) return null;
-  return (
-    <nav class="pager" aria-label="Pages">
-      <span>Page {page}</span>
-      <ul>
-        {page > 1 ? (
-          <li>
-            <a rel="prev" href={href(page - 1)}>
-              ← Previous
-            </a>
-          </li>
-        ) : null}
-        {hasMore ? (
-          <li>
-            <a rel="next" href={href(page + 1)}>
-              Next →
-            </a>
-          </li>
-        ) : null}
       </ul>
     </nav>
   );
@@ -165,7 +140,7 @@ export function AdminReportsPage({
       ) : (
         <p>Nothing here.</p>
       )}
-      <Pager page={view.page} hasMore={data.pagination.has_more} href={(n) => queueHref({ ...view, page: n })} />
+      <Pager page={view.page} hasMore={data.pagination.has_more} pageHref={(n) => queueHref({ ...view, page: n })} />
     </Layout>
   );
 }
@@ -210,7 +185,7 @@ export function AdminAuditPage({ data, page, canonical, viewer }: { data: Audit;
       ) : (
         <p>No moderation actions yet.</p>
       )}
-      <Pager page={page} hasMore={data.pagination.has_more} href={(n) => (n > 1 ? `/admin/audit?page=${n}` : "/admin/audit")} />
+      <Pager page={page} hasMore={data.pagination.has_more} pageHref={(n) => (n > 1 ? `/admin/audit?page=${n}` : "/admin/audit")} />
     </Layout>
   );
 }

@@ -181,13 +181,20 @@ export function Breadcrumbs({ trail, here }: { trail: [href: string, text: strin
   );
 }
 
-/** A list's pages: where this one is, and links to the one before and after. */
-export function Pager({ page, pagination, pageHref }: { page: number; pagination: Pagination; pageHref: (page: number) => string }) {
-  const pages = Math.max(1, Math.ceil(pagination.total / pagination.limit));
+/** Pages of a list of `total` items, `limit` a page (at least one). */
+export const pagesOf = ({ total, limit }: Pick<Pagination, "total" | "limit">) => Math.max(1, Math.ceil(total / limit));
+
+/**
+ * A list's pages: where this one is (of `pages`, when the list knows how many), and links to the one before and
+ * after. A list that does not count its pages shows none while it has only one.
+ */
+export function Pager({ page, hasMore, pages, pageHref }: { page: number; hasMore: boolean; pages?: number; pageHref: (page: number) => string }) {
+  if (pages === undefined && page <= 1 && !hasMore) return null;
   return (
     <nav class="pager" aria-label="Pages">
       <span>
-        Page {page} of {pages}
+        Page {page}
+        {pages === undefined ? "" : ` of ${pages}`}
       </span>
       <ul>
         {page > 1 ? (
@@ -197,7 +204,7 @@ export function Pager({ page, pagination, pageHref }: { page: number; pagination
             </a>
           </li>
         ) : null}
-        {pagination.has_more ? (
+        {hasMore ? (
           <li>
             <a rel="next" href={pageHref(page + 1)}>
               Next →

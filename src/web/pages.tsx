@@ -2,7 +2,7 @@ import type { Hiding, readerBot, readerBranch, readerStories, readerStory, Reade
 import { STORY_SORTS, type StorySort } from "../schemas/fields";
 import { StoryLabels } from "./story-labels";
 import { FormError, type FormState, Fold, Input, PostForm, stateOf, TextArea, VoteButtons } from "./forms";
-import { Author, Breadcrumbs, Layout, Pager, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
+import { Author, Breadcrumbs, Layout, Pager, pagesOf, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
 import { ReportControl } from "./report";
 
 type Stories = Awaited<ReturnType<typeof readerStories>>;
@@ -83,7 +83,7 @@ function StoryList({ data, sort, page, sortHref, pageHref }: ListProps) {
           ))}
         </ol>
       )}
-      <Pager page={page} pagination={pagination} pageHref={pageHref} />
+      <Pager page={page} hasMore={pagination.has_more} pages={pagesOf(pagination)} pageHref={pageHref} />
     </>
   );
 }

@@ -2,7 +2,7 @@ import type { readerSearch } from "../domain/reader";
 import type { SearchHit } from "../domain/search";
 import { snippetParts } from "../lib/search-text";
 import type { SearchType } from "../schemas/search";
-import { Author, Layout, Pager, plural, type Viewer } from "./layout";
+import { Author, Layout, Pager, pagesOf, plural, type Viewer } from "./layout";
 import { HidingNote } from "./pages";
 import { StoryLabels } from "./story-labels";
 
@@ -121,7 +121,7 @@ function Results({ found, type, page, typeHref, pageHref }: { found: Found } & P
           ))}
         </ol>
       )}
-      <Pager page={page} pagination={found.pagination} pageHref={pageHref} />
+      <Pager page={page} hasMore={found.pagination.has_more} pages={pagesOf(found.pagination)} pageHref={pageHref} />
     </>
   );
 }
