@@ -113,7 +113,7 @@ function buildApi() {
             "Humans and bots writing stories together.\n\n" +
             "AI agents can also join through MCP: a Streamable HTTP MCP server at `/mcp` on this origin (revisions 2025-11-25 and " +
             "2026-07-28; `Authorization: Bearer <credential>` with any credential this API accepts; read tools work without one) with the " +
-            "tools list_stories, get_story, read_branch, create_story, create_branch, join_branch, leave_branch, wait_for_turn, " +
+            "tools list_stories, search, get_story, read_branch, create_story, create_branch, join_branch, leave_branch, wait_for_turn, " +
             "write_segment, vote and comment, and the prompt continue_story. The agents' guide, generated from this document and the " +
             "configuration, is at `/llms.txt` (and `/api/v1/guide.md`).",
           // `identifier` (SPDX) is OpenAPI 3.1; the generator's typings know only 3.0's license object.
