@@ -3,6 +3,7 @@
 // database. Each is taken from the domain read the route calls, run with a D1 that records what it is given and answers
 // nothing: the text follows the code, and no copy of it is kept here. Loaded by bench/lib.mjs with tsx.
 import { getDb } from "../src/db/client";
+import { search } from "../src/domain/search";
 import { listSegments } from "../src/domain/segments";
 import { listStories } from "../src/domain/stories";
 
@@ -52,24 +53,22 @@ async function statementsOf(read: (db: ReturnType<typeof getDb>) => Promise<unkn
   return statements;
 }
 
+/** No filter of `GET /stories`: what the uncached cases ask for. */
+const UNFILTERED = { tags: [], excludeTags: [], ratings: [], authorships: [] };
+
 /**
  * The uncached cases' statements, by the name the ceiling serves them under: an anonymous reader's page of a branch's
- * segments (`GET /branches/{id}/segments`) and a page of stories (`GET /stories`).
+ * segments (`GET /branches/{id}/segments`), a page of stories (`GET /stories`) and a search's counts and page
+ * (`GET /search?q=…`, a batch of two: the same FTS5 queries).
  */
-export async function d1Reads(v: { branchId: string; segments: Page; stories: Page & { status: "active" | "archived" } }) {
+export async function d1Reads(v: { branchId: string; segments: Page; stories: Page & { status: "active" | "archived" }; search: Page & { q: string } }) {
   return {
     segments: await statementsOf((db) => listSegments(db, v.branchId, v.segments.limit, v.segments.offset, null)),
     stories: await statementsOf((db) =>
-      listStories(db, {
-        status: v.stories.status,
-        sort: "new",
-        tags: [],
-        excludeTags: [],
-        ratings: [],
-        authorships: [],
-        limit: v.stories.limit,
-        offset: v.stories.offset,
-      }),
+      listStories(db, { ...UNFILTERED, status: v.stories.status, sort: "new", limit: v.stories.limit, offset: v.stories.offset }),
+    ),
+    search: await statementsOf((db) =>
+      search(db, { ...UNFILTERED, q: v.search.q, type: "all", status: "active", limit: v.search.limit, offset: v.search.offset }),
     ),
   };
 }

@@ -82,10 +82,18 @@ export async function d1Reads(base, branchId) {
   const page = async (path) => (await api(base)(path)).data;
   const segments = (await page(`/branches/${branchId}/segments`)).pagination;
   const stories = await page("/stories");
+  const search = (await page(SEARCH_PATH)).pagination;
   const { tsImport } = await import("tsx/esm/api");
   const { d1Reads: capture } = await tsImport("./d1-reads.ts", import.meta.url);
-  return capture({ branchId, segments, stories: { ...stories.pagination, status: stories.stories[0].status } });
+  return capture({ branchId, segments, stories: { ...stories.pagination, status: stories.stories[0].status }, search: { ...search, q: SEARCH_WORDS } });
 }
+
+/**
+ * The bench's search (issue 58 §2): a word every seeded segment has (bench/seed.mjs writes `words(n)`: w0 w1 …), so the page is
+ * ranked out of every segment and story it finds, as a common word's search is.
+ */
+export const SEARCH_WORDS = "w1";
+export const SEARCH_PATH = `/search?q=${SEARCH_WORDS}`;
 
 /** The median of a list of numbers (the mean of the middle two for an even count). */
 export const median = (xs) => {

@@ -14,6 +14,7 @@ import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import {
   NO_LIMITS,
+  SEARCH_PATH,
   copyD1,
   countNon2xx,
   d1Reads,
@@ -157,6 +158,7 @@ function casesOf(data, etag) {
   const reads = [
     ["GET /stories", "/api/v1/stories"],
     ["GET /stories, filtered", "/api/v1/stories?tag=harbour&rating=general&sort=active"],
+    ["GET /search", `/api/v1${SEARCH_PATH}`],
     ["GET /stories/{id}", `/api/v1/stories/${hot.id}`],
     ["GET /stories/{id}/branches", `/api/v1/stories/${hot.id}/branches`],
     ["GET /stories/{id}/branches/tree", `/api/v1/stories/${hot.id}/branches/tree`],
@@ -196,6 +198,12 @@ function casesOf(data, etag) {
       kind: "uncached",
       ceiling: { url: `${CEILING}/d1/segments` },
       opts: read(`/api/v1/branches/${branch}/segments`, { "x-d1-bookmark": bookmark }),
+    },
+    {
+      name: "GET /search with x-d1-bookmark (uncached, D1 FTS5)",
+      kind: "uncached",
+      ceiling: { url: `${CEILING}/d1/search` },
+      opts: read(`/api/v1${SEARCH_PATH}`, { "x-d1-bookmark": bookmark }),
     },
     {
       name: "POST segments, 40 branches, 10 writers",

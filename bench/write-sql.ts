@@ -173,7 +173,7 @@ function cpuUs(): number {
   return u.user + u.system;
 }
 
-const LABELS = ["guarded segment INSERT", "log INSERT", "branch counter UPDATE", "usage read", "COMMIT"];
+const LABELS = ["guarded segment INSERT", "log INSERT", "branch counter UPDATE", "story counter UPDATE", "search index INSERT", "usage read", "COMMIT"];
 
 async function main() {
   const seeded = await seededDatabase();

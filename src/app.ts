@@ -38,6 +38,7 @@ import { webhookRoutes } from "./routes/webhooks";
 import { segmentRoutes } from "./routes/segments";
 import { storyRoutes } from "./routes/stories";
 import { tagRoutes } from "./routes/tags";
+import { searchRoutes } from "./routes/search";
 import { preferenceRoutes } from "./routes/preferences";
 import { bookmarkRoutes } from "./routes/bookmarks";
 import { summaryRoutes } from "./routes/summaries";
@@ -71,6 +72,7 @@ function buildApi() {
     authRoutes,
     storyRoutes,
     tagRoutes,
+    searchRoutes,
     preferenceRoutes,
     bookmarkRoutes,
     branchRoutes,
@@ -117,7 +119,7 @@ function buildApi() {
             "2026-07-28; `Authorization: Bearer <credential>` with any credential this API accepts, or an OAuth 2.1 access token from this " +
             "origin's authorization server (`/.well-known/oauth-authorization-server`); without a credential it answers 401 with the " +
             "OAuth challenge, and anonymous reading is this API's, the web reader's and `/llms.txt`'s) with the " +
-            "tools list_stories, get_story, read_branch, create_story, create_branch, join_branch, leave_branch, wait_for_turn, " +
+            "tools list_stories, search, get_story, read_branch, create_story, create_branch, join_branch, leave_branch, wait_for_turn, " +
             "write_segment, vote, comment, list_bookmarks, bookmark_segment and remove_bookmark, and the prompt continue_story. The agents' guide, generated from this document and the " +
             "configuration, is at `/llms.txt` (and `/api/v1/guide.md`).",
           // `identifier` (SPDX) is OpenAPI 3.1; the generator's typings know only 3.0's license object.

@@ -191,6 +191,8 @@ export const DATA_TABLES = [
   "oauth_kv",
   "bookmarks",
   "reading_progress",
+  "search_stories",
+  "search_segments",
 ];
 
 /** The real read-limit binding, with the key of every call it gets recorded in `calls` (to count leases bought). */

@@ -14,6 +14,7 @@ type Era = (typeof ERAS)[number];
 
 const TOOL_NAMES = [
   "list_stories",
+  "search",
   "get_story",
   "read_branch",
   "list_bookmarks",
@@ -164,6 +165,7 @@ describe("the MCP door: round trips", () => {
     const bot = await registerBot();
     const calls: [string, Record<string, unknown>][] = [
       ["list_stories", { limit: 5 }],
+      ["search", { q: "once upon" }],
       ["get_story", { story_id: story.id }],
       ["read_branch", { branch_id: story.main_branch_id }],
       ["list_bookmarks", {}],

@@ -29,6 +29,7 @@ describe("GET /openapi.json and /docs", () => {
         "GET /stories/{story_id}",
         "PATCH /stories/{story_id}",
         "GET /tags",
+        "GET /search",
         "GET /me/preferences",
         "PUT /me/preferences",
         "POST /me/bookmarks",

@@ -38,15 +38,16 @@ const reads = (q: string) => /^\s*(select|with|update|delete|insert into \S+ .*s
 const shown = (detail: string, q: string) => `${detail}  ←  ${q.replace(/\s+/g, " ").slice(0, 160)}`;
 
 /**
- * The plan steps that scan one of `tables` with no index (`SCAN t`, not `SCAN t USING … INDEX`), each with the
- * statement that made it: EXPLAIN QUERY PLAN of every recorded statement that reads.
+ * The plan steps that scan one of `tables` with no index (`SCAN t`, not `SCAN t USING … INDEX`; for a full-text
+ * index, a scan with neither a MATCH nor a rowid: `SCAN t VIRTUAL TABLE INDEX 0:`), each with the statement that made
+ * it: EXPLAIN QUERY PLAN of every recorded statement that reads.
  */
 export async function unindexedScans(db: D1Database, statements: Iterable<string>, tables: readonly string[]): Promise<string[]> {
   const scans: string[] = [];
   for (const q of statements) {
     if (!reads(q)) continue;
     for (const detail of await planOf(db, q)) {
-      const m = /^SCAN (\w+)(?: AS \w+)?$/.exec(detail);
+      const m = /^SCAN (\w+)(?: AS \w+)?$/.exec(detail) ?? /^SCAN (\w+) VIRTUAL TABLE INDEX \d+:[^M=]*$/.exec(detail);
       if (m && tables.includes(m[1])) scans.push(shown(detail, q));
     }
   }

@@ -10,7 +10,8 @@ import { recordingD1, unindexedScans } from "./recording-d1";
 /**
  * Issue 58 §1 on the web reader: the chips on lists and story pages, tag pages, the new-story and edit forms, and a
  * reader's preference (hide mature stories and chosen tags), kept with the account or, for an anonymous reader, in a
- * cookie. Everything through the Worker's own fetch, as a browser sends it.
+ * cookie; §2: the search box on every page and the search page. Everything through the Worker's own fetch, as a
+ * browser sends it.
  */
 
 const SESSION = "__Host-storyloom_session";
@@ -247,9 +248,105 @@ describe("a reader's preference: hide mature stories and chosen tags", () => {
       ["/", { prefs }],
       ["/preferences", { session: reader.token }],
       [`/stories/${w.human.id}/edit`, { session: w.owner.token }],
+      [`/search?q=${w.tag}`, { session: reader.token }],
+      [`/search?q=${w.tag}&type=segment`, { prefs }],
     ] as const) {
       expect((await get(path, c, { DB })).status, path).toBe(200);
     }
     expect(await unindexedScans(env.DB, seen, DATA_TABLES)).toEqual([]);
+  });
+});
+
+describe("search (§2): the box on every page, the results page", () => {
+  it("every page's header has the search box: a GET form to /search, labelled, no script", async () => {
+    const w = await world();
+    for (const path of ["/", `/tags/${w.tag}`, `/stories/${w.human.id}`, `/branches/${w.human.main_branch_id}`, "/login", "/search", "/nowhere"]) {
+      const res = await get(path);
+      const box = /<search class="site-search">([\s\S]*?)<\/search>/.exec(res.text)?.[1] ?? "";
+      expect(box, path).toContain('<form action="/search" method="get">');
+      expect(box, path).toContain('<label for="site-search" class="visually-hidden">Search stories and segments</label>');
+      expect(box, path).toMatch(/<input id="site-search" type="search" name="q" required="" maxlength="200"/);
+    }
+  });
+
+  it("the results: each story linked with its chips, each segment linked to its place on its branch's page, the matches marked and the text escaped", async () => {
+    const word = unique("lantern");
+    const owner = await registerHuman();
+    const story = await createStory(owner.token, { title: `The ${word} keeper`, tags: ["Night"], rating: "teen", max_length: 200 });
+    const segment = (await submit(owner.token, story.main_branch_id, `The ${word} <script>alert(1)</script> & "glowed" at night.`)).body.data.segment;
+    const res = await get(`/search?q=${word}`);
+    expect(res.status).toBe(200);
+    expect(trips(res)).toBe(1);
+    expect(res.text).toContain(`<title>Search: ${word} · Storyloom</title>`);
+    expect(res.text).toContain(`<link rel="canonical" href="${ORIGIN}/search?q=${word}"`);
+    expect(res.text).toContain(`value="${word}"`); // the box keeps the words
+    expect(res.text).toContain(`<a href="/stories/${story.id}">The ${word} keeper</a>`);
+    expect(chipsOf(res.text, `The ${word} keeper`)).toBe("Human Rated Teen Night");
+    expect(res.text).toContain(`<p class="snippet">The <mark>${word}</mark> keeper</p>`);
+    expect(res.text).toContain(`href="/branches/${story.main_branch_id}#s-${segment.id}"`);
+    expect(res.text).toContain(`The <mark>${word}</mark> &lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;glowed&quot; at night.`);
+    expect(res.text).not.toContain("<script>alert(1)");
+    expect(visible(res.text)).toContain("2 results: stories first, then segments, best first");
+    expect(visible(res.text)).toContain("Everything (2) Stories (1) Segments (1)");
+    // The segment's place is on its branch's page.
+    expect((await get(`/branches/${story.main_branch_id}`)).text).toContain(`id="s-${segment.id}"`);
+    const segments = await get(`/search?q=${word}&type=segment`);
+    expect(segments.text).toContain(`<strong aria-current="page">Segments (1)</strong>`);
+    expect(segments.text).not.toContain(`<a href="/stories/${story.id}">The ${word} keeper</a>`);
+    expect(segments.text).toContain(`<a href="/search?q=${word}">Everything</a>`);
+  });
+
+  it("Chinese words are found and marked whole; the pager pages through", async () => {
+    const owner = await registerHuman();
+    const word = `${unique("p")}`;
+    const story = await createStory(owner.token, {
+      language: "zh",
+      title: "灯塔看守人的故事",
+      background: `海边的灯塔里住着一位看守人。${word}`,
+      min_length: 2,
+    });
+    const page = await get(`/search?q=${encodeURIComponent("灯塔")}&type=story`);
+    expect(page.text).toContain(`<article lang="zh">`);
+    expect(page.text).toContain("<mark>灯塔</mark>看守人的故事");
+    for (let i = 0; i < 21; i++) expect((await submit(owner.token, story.main_branch_id, `第${i}段：${word}在灯塔里。`)).status).toBe(201);
+    const first = await get(`/search?q=${word}&type=segment`);
+    expect(visible(first.text)).toContain("Page 1 of 2");
+    expect(first.text).toContain(`<a rel="next" href="/search?q=${word}&amp;type=segment&amp;page=2">`);
+    const second = await get(`/search?q=${word}&type=segment&page=2`);
+    expect(second.text.match(/<li><article/g)).toHaveLength(1);
+    expect(second.text).toContain(`<a rel="prev" href="/search?q=${word}&amp;type=segment">`);
+  });
+
+  it("no words: how to search (200); bad words: a 400 page saying why, the box keeping them", async () => {
+    const blank = await get("/search");
+    expect(blank.status).toBe(200);
+    expect(visible(blank.text)).toContain("Type words into the search box");
+    for (const [q, why] of [
+      ["", "Type a word to search for."],
+      ["%20%20", "Type a word to search for."],
+      ["a".repeat(201), "Search for at most 200 characters."],
+      ["%22%20*%20()", "Type a word to search for: punctuation alone finds nothing."],
+    ]) {
+      const res = await get(`/search?q=${q}`);
+      expect(res.status, q).toBe(400);
+      expect(res.text).toContain("<title>Error: Search · Storyloom</title>");
+      expect(/<div class="form-error" role="alert">([\s\S]*?)<\/div>/.exec(res.text)?.[1], q).toContain(why);
+    }
+  });
+
+  it("the reader's preference applies and is said: an anonymous cookie's, a signed-in account's (one round trip)", async () => {
+    const w = await world();
+    const prefs = encodeURIComponent(JSON.stringify({ m: true, t: [] }));
+    const anonymous = await get(`/search?q=${w.tag}&type=story`, { prefs });
+    expect(visible(anonymous.text)).not.toContain(w.mixed.title);
+    expect(visible(anonymous.text)).toContain(w.human.title);
+    expect(visible(anonymous.text)).toContain("Your preferences leave out mature stories");
+    expect(visible((await get(`/search?q=${w.tag}&type=story`)).text)).toContain(w.mixed.title);
+    const reader = await registerHuman();
+    await call("/me/preferences", { method: "PUT", token: reader.token, body: { hide_mature: false, hidden_tags: [w.other] } });
+    const signedIn = await get(`/search?q=${w.tag}&type=story`, { session: reader.token });
+    expect(trips(signedIn)).toBe(1);
+    expect(visible(signedIn.text)).not.toContain(w.mixed.title);
+    expect(visible(signedIn.text)).toContain("Your preferences leave out stories with 1 hidden tag");
   });
 });

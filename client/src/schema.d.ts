@@ -255,6 +255,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search stories (title, background, tags) and segments (their text): ranked, with highlighted snippets
+         * @description Finds what anyone may read: hidden stories, branches and segments, and what suspended accounts wrote, are never found, from the moment they are hidden or suspended. `GET /stories`' filters apply to each hit's story; the web reader's preferences do not (send `rating` and `exclude_tag`).
+         */
+        get: operations["getSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/me/preferences": {
         parameters: {
             query?: never;
@@ -1295,6 +1315,46 @@ export interface components {
             key: string;
             /** @description listed stories carrying it */
             stories_count: number;
+        };
+        SearchHit: {
+            /** @enum {string} */
+            type: "story" | "segment";
+            /** @description the story found, or the story of the segment found */
+            story: {
+                id: string;
+                title: string;
+                language: string;
+                tags: string[];
+                /** @enum {string} */
+                rating: "general" | "teen" | "mature";
+                warnings: ("violence" | "death" | "abuse" | "self_harm" | "sexual_content")[];
+                /** @enum {string} */
+                authorship: "human" | "bot" | "mixed";
+                bot_share: number;
+            };
+            /** @description the segment's branch (null for a story) */
+            branch: {
+                id: string;
+                title: string;
+                is_main: boolean;
+            } | null;
+            /** @description the segment found (null for a story) */
+            segment: {
+                id: string;
+                sequence_order: number;
+                author_id: string;
+                /** @enum {string} */
+                author_type: "human" | "bot";
+                author_name: string;
+                created_at: string;
+            } | null;
+            /** @description the text around the match, plain text (… where it was cut): a segment's, or the story's title, background or tags, whichever matched best */
+            snippet: string;
+            /** @description the matched spans of `snippet`, each [start, end) in characters (Unicode code points) */
+            highlights: [
+                number,
+                number
+            ][];
         };
         Preferences: {
             hide_mature: boolean;
@@ -3323,6 +3383,107 @@ export interface operations {
                         status: "success";
                         data: {
                             tags: components["schemas"]["Tag"][];
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag */
+            304: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (without a credential: 600 reads per minute per address) */
+            429: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSearch: {
+        parameters: {
+            query: {
+                limit?: number;
+                offset?: number | null;
+                status?: "active" | "archived";
+                /** @description stories carrying every one of these tags (repeat it: ?tag=a&tag=b) */
+                tag?: string[];
+                /** @description stories carrying none of these tags */
+                exclude_tag?: string[];
+                /** @description stories of any of these ratings */
+                rating?: ("general" | "teen" | "mature")[];
+                /** @description stories of any of these authorships */
+                authorship?: ("human" | "bot" | "mixed")[];
+                /** @description the words to find, all of them (1–200 characters): English and other spaced languages match whole words (case and accents ignored; `bell*` asks for words starting with bell), Chinese, Japanese and Korean match anywhere in the text (one character too). Every character is searched for as text: quotes, `-`, `:`, `AND`, `NEAR(…)` are words, never query syntax */
+                q: string;
+                /** @description story (stories by title, background and tags), segment (segments by their text) or all (default: stories first, then segments) */
+                type?: "all" | "story" | "segment";
+            };
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description An ETag from an earlier response: 304 when unchanged */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of hits, best first, and their counts */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            /** @description the hits, best first (with type=all, the stories' before the segments') */
+                            results: components["schemas"]["SearchHit"][];
+                            /** @description how many hits in all */
+                            count: number;
+                            /** @description hits of each type (null for a type not searched) */
+                            counts: {
+                                stories: number | null;
+                                segments: number | null;
+                            };
+                            pagination: {
+                                limit: number;
+                                offset: number;
+                                total: number;
+                                has_more: boolean;
+                            };
                         };
                     };
                 };

@@ -1,6 +1,6 @@
 import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { ContentWarning, Rating } from "../config";
-import { type Db, oneTrip, rawAll, readOf } from "../db/client";
+import { type Db, type Read, oneTrip, rawAll, readOf } from "../db/client";
 import { preparedByShape } from "../db/compile";
 import { bots, branchSummaries, branches, segments, stories, users, votes } from "../db/schema";
 import { notFound } from "../lib/errors";
@@ -14,6 +14,7 @@ import { activePinsQuery, pinView } from "./pins";
 import { preferencesQuery } from "./preferences";
 import { type ProgressView, placesRead, readerMarksRead } from "./reading-progress";
 import { asPath, readingPathPageQuery, readingPathQuery, scoredReadingPathQuery } from "./reading-path";
+import { type SearchQuery, searchRead } from "./search";
 import { storyView } from "./stories";
 import { mapOf, mapRowsQuery } from "./story-map";
 import {
@@ -93,19 +94,29 @@ function readerListRead(db: Db, opts: ReaderListOptions) {
   const filter = { status: "active" as const, tags: opts.tags ?? [], excludeTags: [], ratings: [], authorships: [] };
   const preference = opts.preference ?? null;
   const { values, shape } = filterOf(filter, preference, opts.sort, opts.now);
-  const account = preference && "accountId" in preference ? preference.accountId : null;
+  const hiding = hidingRead(db, preference);
   return readOf(
     [
       rawAll<ReaderListRow>(db, readerPage({ ...values, limit: opts.limit, offset: opts.offset }, shape)),
       rawAll<{ total: number }>(db, readerTotal(values, shape)),
-      // What an account's preference leaves out, to say so on the page (the list's query applied it itself).
-      ...(account ? [preferencesQuery(db, account)] : []),
+      ...hiding.statements,
     ],
-    ([rows, [{ total }], prefs]) => ({
+    ([rows, [{ total }], ...prefs]) => ({
       stories: rows.map((r) => ({ ...r, tags: JSON.parse(r.tags) as string[], warnings: JSON.parse(r.warnings) as ContentWarning[] })),
       pagination: pagination(opts.limit, opts.offset, total),
-      hiding: hidingOf(preference, (prefs as Awaited<ReturnType<typeof preferencesQuery>> | undefined)?.[0]),
+      hiding: hiding.shape(prefs),
     }),
+  );
+}
+
+/**
+ * What an account's preference leaves out, to say so on the page (the list's query applied it itself): a read to
+ * share the list's round trip (a cookie's preference is known without one).
+ */
+function hidingRead(db: Db, preference: ReaderPreference): Read<Hiding | null> {
+  const account = preference && "accountId" in preference ? preference.accountId : null;
+  return readOf(account ? [preferencesQuery(db, account)] : [], ([prefs]) =>
+    hidingOf(preference, (prefs as Awaited<ReturnType<typeof preferencesQuery>> | undefined)?.[0]),
   );
 }
 
@@ -131,6 +142,12 @@ export const CONTINUE_READING = 5;
 export function readerHome(db: Db, opts: ReaderListOptions, reader: Viewer) {
   const places = reader ? placesRead(db, reader, CONTINUE_READING) : readOf([], (): ProgressView[] => []);
   return oneTrip(db, readerListRead(db, opts), places);
+}
+
+/** The search page (issue 58 §2): the hits as `GET /search` finds them, the reader's preference applied and said: one round trip. */
+export async function readerSearch(db: Db, query: SearchQuery, preference: ReaderPreference) {
+  const [found, hiding] = await oneTrip(db, searchRead(db, query, preference), hidingRead(db, preference));
+  return { ...found, hiding };
 }
 
 /** A tag's page: the tag (404 when no story ever carried it) and its stories as the home page lists them; one round trip. */

@@ -3,6 +3,7 @@ import { type Db, nowIso, rawAll, rawRun } from "../db/client";
 import { prepared, preparedByShape } from "../db/compile";
 import type { ActorType } from "./actor";
 import { type LimitValues, type SegmentLimits, type SegmentUsage, limitValues, underLimits, usageSql } from "./segment-quota";
+import { indexSegmentSql } from "./search-index";
 import { type NewSegment, type SegmentValues, insertLog, insertSegment, segmentValues } from "./segments";
 import { type Subject, inGoodStanding } from "./standing";
 import { takesWrites } from "./writable";
@@ -50,6 +51,7 @@ const guardedSegment = preparedByShape((s: Shape) => `${s.type} ${s.limits}`, gu
 const loggedSegment = prepared(insertLog);
 const countedOnBranch = prepared(countedOnBranchSql);
 const countedOnStory = prepared(countedOnStorySql);
+const indexedSegment = prepared(indexSegmentSql);
 const usage = prepared(usageSql);
 
 /** Limit values for a write that counts none (an admin's): its statements never read them. */
@@ -70,13 +72,19 @@ export function writeValues(seg: NewSegment, subject: Subject, quota: Quota | nu
 
 /**
  * A segment written by its branch's room, as prepared statements (compiled once per shape, src/db/compile.ts: a
- * write's SQL was most of its Drizzle time and garbage): the guarded segment, its log entry and the branch's and the
- * story's counters, each later one only if the segment was written; and, with limits, the read of the writer's usage
- * that ends the batch (`usage`).
+ * write's SQL was most of its Drizzle time and garbage): the guarded segment, its log entry, the branch's and the
+ * story's counters and its search index row, each later one only if the segment was written; and, with limits, the
+ * read of the writer's usage that ends the batch (`usage`).
  */
 export function segmentWrite(db: Db, { values: v, shape }: ReturnType<typeof writeValues>) {
   return {
-    statements: [rawRun(db, guardedSegment(v, shape)), rawRun(db, loggedSegment(v)), rawRun(db, countedOnBranch(v)), rawRun(db, countedOnStory(v))] as const,
+    statements: [
+      rawRun(db, guardedSegment(v, shape)),
+      rawRun(db, loggedSegment(v)),
+      rawRun(db, countedOnBranch(v)),
+      rawRun(db, countedOnStory(v)),
+      rawRun(db, indexedSegment(v)),
+    ] as const,
     usage: shape.limits === "none" ? null : rawAll<SegmentUsage>(db, usage(v)),
   };
 }

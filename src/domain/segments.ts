@@ -6,6 +6,8 @@ import { notFound } from "../lib/errors";
 import { type Writer, writerType } from "./actor";
 import { type Viewer, branchShown, preparedForViewer, shownContent, withHidden } from "./hidden";
 import { pagination } from "../lib/pagination";
+import { indexText } from "../lib/search-text";
+import { indexSegmentSql } from "./search-index";
 
 export type LogKind = "new" | "fork" | "continuation";
 
@@ -71,7 +73,7 @@ export function rowOf(s: NewSegment): SegmentRow {
   };
 }
 
-/** What a segment's statements bind: its columns, and its log entry's own (`segmentValues`). */
+/** What a segment's statements bind: its columns, its log entry's own and its text as the search index holds it (`segmentValues`). */
 export interface SegmentValues extends Record<string, unknown> {
   id: string;
   branchId: string;
@@ -87,13 +89,29 @@ export interface SegmentValues extends Record<string, unknown> {
   logId: string;
   kind: LogKind;
   parentSegmentId: string | null;
+  indexedContent: string;
 }
 
 export function segmentValues(s: NewSegment): SegmentValues {
   const r = rowOf(s);
   const { id, branchId, storyId, authorId, authorType, authorName, content, contentLength, sequenceOrder, createdAt } = r;
   const log = { logId: crypto.randomUUID(), kind: s.kind, parentSegmentId: s.parentSegmentId };
-  return { id, branchId, storyId, authorId, authorType, authorName, content, contentLength, sequenceOrder, isStarter: r.isStarter ? 1 : 0, createdAt, ...log };
+  const indexedContent = indexText(content);
+  return {
+    id,
+    branchId,
+    storyId,
+    authorId,
+    authorType,
+    authorName,
+    content,
+    contentLength,
+    sequenceOrder,
+    isStarter: r.isStarter ? 1 : 0,
+    createdAt,
+    ...log,
+    indexedContent,
+  };
 }
 
 /** A segment's INSERT; `guard` follows its SELECT (a WHERE clause, or nothing). */
@@ -110,10 +128,10 @@ export const insertLog = (v: SegmentValues) =>
       SELECT ${v.logId}, story_id, branch_id, id, author_id, author_type, author_name, content_length,
         ${v.kind}, ${v.parentSegmentId}, created_at FROM segments WHERE id = ${v.id}`;
 
-/** The statements that write a segment and its log entry (a new story's or branch's own); `guard` as `insertSegment`'s. */
+/** The statements that write a segment, its log entry and its search index row (a new story's or branch's own); `guard` as `insertSegment`'s. */
 export function segmentStatements(db: Db, s: NewSegment, guard: SQL = sql``) {
   const v = segmentValues(s);
-  return [rawRun(db, insertSegment(v, guard)), rawRun(db, insertLog(v))] as const;
+  return [rawRun(db, insertSegment(v, guard)), rawRun(db, insertLog(v)), rawRun(db, indexSegmentSql(v))] as const;
 }
 
 /** `segmentColumns` as SQLite's JSON: the keys in the order `asSegments` gives them. */

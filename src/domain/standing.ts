@@ -126,6 +126,16 @@ const revoked = (jti: string | null) =>
       OR (g.actor_type = 'bot' AND NOT EXISTS (SELECT 1 FROM bots gb WHERE gb.id = g.actor_id AND gb.owner_id = g.person_id))))
     ELSE EXISTS (SELECT 1 FROM revoked_sessions WHERE jti = ${jti ?? ""}) END)`;
 
+/**
+ * SQL: none of the accounts `ids` (SQL expressions: authors, owners, creators) is suspended at `now`, whichever kind
+ * each is, a bot also not when its owner is (issue 57); a retired bot's writing stays (one primary-key look-up per
+ * id and table; an account that is gone is not suspended).
+ */
+export const noneSuspended = (ids: SQL, now: string) =>
+  sql`NOT EXISTS (SELECT 1 FROM users ns WHERE ns.id IN (${ids}) AND NOT ${notSuspendedSql("ns", now)})
+    AND NOT EXISTS (SELECT 1 FROM bots ns WHERE ns.id IN (${ids}) AND NOT (${notSuspendedSql("ns", now)}
+      AND NOT EXISTS (SELECT 1 FROM users owner WHERE owner.id = ns.owner_id AND NOT ${notSuspendedSql("owner", now)})))`;
+
 /** One row (none when the account is gone): the account's type, role and suspension, and whether the session was revoked. */
 export function standingQuery(subject: Subject): SQL {
   // A retired bot (issue 57) is gone to its credentials; its owner's suspension is read in the same statement.

@@ -18,6 +18,7 @@ import { ApiError, notFound } from "../lib/errors";
 import { pagination } from "../lib/pagination";
 import { type IdempotentRequest, commit, recordStatements } from "./idempotency";
 import { checkLength, contentLength } from "./length";
+import { indexNewStory, reindexStory } from "./search-index";
 import { type NewSegment, segmentStatements } from "./segments";
 import {
   type FilterShape,
@@ -142,6 +143,7 @@ export async function createStory(db: Db, actor: Actor, input: NewStory, idem?: 
   await commit(() =>
     db.batch([
       db.insert(stories).values(story),
+      indexNewStory(db, story.id, input),
       ...storyTagStatements(db, story.id, input.tags, now),
       db.insert(branches).values(main),
       ...segs.flatMap((s) => segmentStatements(db, s)),
@@ -245,8 +247,8 @@ export async function storyBranchIds(db: Db, storyId: string): Promise<string[]>
 }
 
 /**
- * Owner or admin only: one batch of the conditional UPDATE, the tags' replacement under the same condition, and the
- * story's tags as they then are; a read only to tell 404 from 403 when it matched nothing.
+ * Owner or admin only: one batch of the conditional UPDATE, the tags' replacement and the search index's row under the
+ * same condition, and the story's tags as they then are; a read only to tell 404 from 403 when it matched nothing.
  */
 export async function updateStory(db: Db, actor: Actor, id: string, patch: StoryPatch) {
   const now = nowIso();
@@ -263,6 +265,7 @@ export async function updateStory(db: Db, actor: Actor, id: string, patch: Story
   const [[row], ...rest] = await db.batch([
     db.update(stories).set(set).where(mine).returning(),
     ...retag,
+    ...reindexStory(db, id, patch, changeable),
     db.select({ tags: storyTagsColumn }).from(stories).where(eq(stories.id, id)),
   ]);
   const [current] = rest.at(-1) as { tags: string[] }[];

@@ -27,6 +27,8 @@ export const paginationSchema = z.object({
   has_more: z.boolean(),
 });
 
+export type Pagination = ReturnType<typeof pagination>;
+
 export const pagination = (limit: number, offset: number, total: number) => ({
   limit,
   offset,

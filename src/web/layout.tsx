@@ -1,5 +1,7 @@
 import type { Child } from "hono/jsx";
 import { raw } from "hono/html";
+import { QUERY_MAX_LENGTH } from "../lib/search-text";
+import type { Pagination } from "../lib/pagination";
 import { STYLESHEET_PATH } from "./style";
 
 /** The signed-in human a page is shown to. */
@@ -17,13 +19,15 @@ export interface LayoutProps {
   description?: string;
   /** The signed-in human, if any: the header offers writing and logging out, else logging in. */
   viewer?: Viewer | null;
+  /** The words the header's search box shows (the search page's own). */
+  search?: string;
   /** Module scripts of the page (static assets under /reader/): the live parts only; the page works without them. */
   scripts?: string[];
   children?: Child;
 }
 
 /** Every page: doctype, head (title, canonical, stylesheet), the site header and footer around `main`. */
-export function Layout({ title, canonical, description, viewer, scripts = [], error, children }: LayoutProps) {
+export function Layout({ title, canonical, description, viewer, search, scripts = [], error, children }: LayoutProps) {
   return (
     <>
       {raw("<!DOCTYPE html>")}
@@ -50,6 +54,7 @@ export function Layout({ title, canonical, description, viewer, scripts = [], er
               </ul>
             </nav>
             <Account viewer={viewer ?? null} />
+            <SearchBox words={search} />
           </header>
           <main>{children}</main>
           <footer class="site-footer">
@@ -82,6 +87,21 @@ const Links = ({ links }: { links: Link[] }) => (
     ))}
   </>
 );
+
+/** The search box of every page's header (issue 58 §2): a GET form to the search page, no script. */
+function SearchBox({ words }: { words?: string }) {
+  return (
+    <search class="site-search">
+      <form action="/search" method="get">
+        <label for="site-search" class="visually-hidden">
+          Search stories and segments
+        </label>
+        <input id="site-search" type="search" name="q" value={words} required maxlength={QUERY_MAX_LENGTH} autocomplete="off" />
+        <button type="submit">Search</button>
+      </form>
+    </search>
+  );
+}
 
 /** Who is signed in, with "New story" and "Log out"; or the ways in. */
 function Account({ viewer }: { viewer: Viewer | null }) {
@@ -198,3 +218,6 @@ export function Breadcrumbs({ trail, here }: { trail: [href: string, text: strin
     </nav>
   );
 }
+
+/** Pages of a list of `total` items, `limit` a page (at least one). */
+export const pagesOf = ({ total, limit }: Pick<Pagination, "total" | "limit">) => Math.max(1, Math.ceil(total / limit));

@@ -1,10 +1,10 @@
-import type { readerBot, readerBranch, readerHome, readerStory, ReaderComment } from "../domain/reader";
+import type { Hiding, readerBot, readerBranch, readerHome, readerStory, ReaderComment } from "../domain/reader";
 import { STORY_SORTS, type StorySort } from "../schemas/fields";
 import type { ProgressView } from "../domain/reading-progress";
 import { ContinueReading } from "./continue-reading";
 import { StoryLabels } from "./story-labels";
 import { FormError, type FormState, Fold, Input, PostForm, stateOf, TextArea, VoteButtons } from "./forms";
-import { Author, Breadcrumbs, Layout, Pager, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
+import { Author, Breadcrumbs, Layout, Pager, pagesOf, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
 import { readHref } from "./path-links";
 import { BookmarkControl, KeepPlace, PlaceBadge, placeAttributes, segmentAttributes } from "./reader-marks";
 import { ReportControl } from "./report";
@@ -37,12 +37,20 @@ interface ListProps {
   pageHref: (page: number) => string;
 }
 
+/** What the reader's preferences leave out of a list, said (none: nothing). */
+export function HidingNote({ hiding }: { hiding: Hiding | null }) {
+  const hidden = [hiding?.mature ? "mature stories" : "", hiding?.tags ? `stories with ${plural(hiding.tags, "hidden tag")}` : ""].filter(Boolean);
+  return hidden.length ? (
+    <p class="meta">
+      Your preferences leave out {hidden.join(" and ")} · <a href="/preferences">change them</a>
+    </p>
+  ) : null;
+}
+
 /** A list of stories (the home page's, a tag's): the order and its alternatives, each story with its labels, the pager. */
 function StoryList({ data, sort, page, sortHref, pageHref }: ListProps) {
   const { stories, pagination, hiding } = data;
-  const pages = Math.max(1, Math.ceil(pagination.total / pagination.limit));
   const others = STORY_SORTS.filter((s) => s !== sort);
-  const hidden = [hiding?.mature ? "mature stories" : "", hiding?.tags ? `stories with ${plural(hiding.tags, "hidden tag")}` : ""].filter(Boolean);
   return (
     <>
       <p class="meta">
@@ -54,11 +62,7 @@ function StoryList({ data, sort, page, sortHref, pageHref }: ListProps) {
           </>
         ))}
       </p>
-      {hidden.length ? (
-        <p class="meta">
-          Your preferences leave out {hidden.join(" and ")} · <a href="/preferences">change them</a>
-        </p>
-      ) : null}
+      <HidingNote hiding={hiding} />
       {stories.length === 0 ? (
         <p>No stories here{page > 1 ? " on this page" : " yet"}.</p>
       ) : (
@@ -84,7 +88,7 @@ function StoryList({ data, sort, page, sortHref, pageHref }: ListProps) {
           ))}
         </ol>
       )}
-      <Pager page={page} of={pages} hasMore={pagination.has_more} href={pageHref} before="← Newer" after="Older →" />
+      <Pager page={page} of={pagesOf(pagination)} hasMore={pagination.has_more} href={pageHref} before="← Newer" after="Older →" />
     </>
   );
 }

@@ -3,7 +3,10 @@ import { etag } from "hono/etag";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "../context";
 import { readerPath } from "../domain/path-page";
-import { readerBot, readerHome, readerStory, readerTag } from "../domain/reader";
+import { readerBot, readerHome, readerSearch, readerStory, readerTag } from "../domain/reader";
+import { QUERY_MAX_LENGTH } from "../lib/search-text";
+import { SEARCH_TYPES, type SearchType, searchOf, searchWords } from "../schemas/search";
+import { SearchPage } from "./search-page";
 import { tagKey } from "../lib/tags";
 import { ownsOrAdmin } from "../domain/actor";
 import { STORY_SORTS, type StorySort } from "../schemas/fields";
@@ -154,6 +157,47 @@ webRoutes.get("/tags/:tag", readCache, async (c) => {
   const path = `/tags/${encodeURIComponent(key)}`;
   const data = await readerTag(c.get("db"), key, { sort: q.sort, limit: STORIES_PER_PAGE, offset: q.offset, preference: readerPreference(c) });
   return page(c, <TagPage tag={data.tag} data={data} sort={q.sort} page={q.page} canonical={q.canonical(path)} {...q.links(path)} viewer={viewerOf(c)} />);
+});
+
+/** Hits per page of the search page. */
+const HITS_PER_PAGE = 20;
+
+/** Why words cannot be searched for, as the search page says it (by the field's refusal). */
+const SEARCH_REFUSALS: Record<string, string> = {
+  too_small: "Type a word to search for.",
+  too_big: `Search for at most ${QUERY_MAX_LENGTH} characters.`,
+  custom: "Type a word to search for: punctuation alone finds nothing.",
+};
+
+webRoutes.get("/search", readCache, async (c) => {
+  const raw = c.req.query("q");
+  const type = SEARCH_TYPES.find((t) => t === c.req.query("type")) ?? "all";
+  const pageNo = positiveInt(c.req.query("page"), MAX_PAGE);
+  const hrefOf = (t: SearchType, n: number) => {
+    const q = new URLSearchParams({ q: raw ?? "" });
+    if (t !== "all") q.set("type", t);
+    if (n > 1) q.set("page", String(n));
+    return `/search?${q}`;
+  };
+  const props = {
+    viewer: viewerOf(c),
+    type,
+    page: pageNo,
+    typeHref: (t: SearchType) => hrefOf(t, 1),
+    pageHref: (n: number) => hrefOf(type, n),
+  };
+  if (raw === undefined) return page(c, <SearchPage canonical={absolute(c, "/search")} words={undefined} found={null} {...props} />);
+  const canonical = absolute(c, hrefOf(type, pageNo));
+  const words = searchWords.safeParse(raw);
+  if (!words.success) {
+    const error = SEARCH_REFUSALS[words.error.issues[0].code] ?? words.error.issues[0].message;
+    return page(c, <SearchPage canonical={canonical} words={raw} found={null} error={error} {...props} />, 400);
+  }
+  // The web reader's lists show active stories by the reader's preference; so does its search.
+  const filter = { status: "active" as const, tag: [], exclude_tag: [], rating: [], authorship: [] };
+  const query = searchOf({ ...filter, q: words.data, type, limit: HITS_PER_PAGE, offset: (pageNo - 1) * HITS_PER_PAGE });
+  const found = await readerSearch(c.get("db"), query, readerPreference(c));
+  return page(c, <SearchPage canonical={canonical} words={raw} found={found} {...props} />);
 });
 
 webRoutes.get("/stories/:id", readCache, async (c) => {

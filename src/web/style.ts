@@ -56,6 +56,15 @@ h3 { font-size: 1.05rem; margin: 1rem 0 .25rem; }
 .figures dt { color: var(--muted); }
 .figures dd { margin: 0; font-variant-numeric: tabular-nums; }
 .site-header nav.account { margin-left: auto; }
+.site-search { display: block; flex: 1 1 100%; margin: .25rem 0 0; }
+.site-search form { display: flex; gap: .5rem; }
+.site-search input { flex: 1 1 auto; min-width: 0; padding: .3rem .5rem; background: var(--bg); border: 1px solid var(--muted); border-radius: .3rem; }
+.search-results { padding-left: 0; list-style: none; }
+.search-results > li { padding: .75rem 0; border-bottom: 1px solid var(--line); }
+.search-results h2 { border: 0; margin: 0; padding: 0; font-size: 1.1rem; }
+.search-results .snippet { font-family: ${serif}; margin: .25rem 0; }
+mark { background: #fff3a3; color: #1d1d1f; border-radius: .15rem; padding: 0 .1rem; }
+@media (prefers-color-scheme: dark) { mark { background: #6b5d00; color: #fffbe6; } }
 .account ul { flex-wrap: wrap; align-items: baseline; }
 form.inline { display: inline; margin: 0; }
 button, input, select, textarea { font: inherit; color: inherit; }
@@ -145,5 +154,5 @@ fieldset.checkboxes label, .field.checkbox label { display: inline-flex; gap: .3
 @keyframes arrive { from { background: var(--soft); } to { background: transparent; } }
 @media (prefers-reduced-motion: reduce) { .segment.new { animation: none; } }
 @media (min-width: 60rem) { body { font-size: 1.0625rem; } }
-@media print { .site-header nav, .pager, .reload { display: none; } }
+@media print { .site-header nav, .site-search, .pager, .reload { display: none; } }
 `;

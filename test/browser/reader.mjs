@@ -5,7 +5,8 @@
 //
 // The walk: the home page; register (the session cookie is HttpOnly, SameSite=Lax, not Secure on 127.0.0.1; the
 // header then says "Signed in as …"); a new story through "New story", with tags (an existing tag suggested as one
-// types), a rating and a warning (issue 58), its chips on the story page, its tag's page, the owner's edit form,
+// types), a rating and a warning (issue 58), its chips on the story page, its tag's page, a search from the header's
+// box (the story and its opening segment found, the word marked; the segment's hit opens its place), the owner's edit form,
 // the preference "hide mature stories" kept with the account (the home page then leaves it out); its main line's branch page, where the
 // human sends a too-short segment (an alert in words inside the form, no JSON envelope), writes a segment (the
 // live word counter follows the typing; 303 → GET shows it), votes the branch up, comments and replies (nested);
@@ -357,6 +358,34 @@ try {
   });
   await audit("tag page", tagPath);
   await capture("tag", tagPath);
+
+  let searched = false;
+  await t.check("search: the header's box finds the story by a word of its background and its opening segment, the word marked (issue 58 §2)", async () => {
+    need(storyPath, "the story");
+    await banner.getByRole("searchbox", { name: "Search stories and segments" }).fill("lamp");
+    await banner.getByRole("button", { name: "Search" }).click();
+    await page.waitForURL(/\/search\?q=lamp$/);
+    await page.getByRole("heading", { level: 1, name: "Results for “lamp”" }).waitFor();
+    const results = page.locator("ol.search-results");
+    await results.getByRole("link", { name: story.title }).first().waitFor();
+    const marks = await results.locator("mark").allInnerTexts();
+    assert(marks.length >= 2 && marks.every((m) => m.toLowerCase() === "lamp"), `the marks say ${JSON.stringify(marks)}`);
+    const box = await banner.getByRole("searchbox", { name: "Search stories and segments" }).inputValue();
+    assert(box === "lamp", `the box keeps ${JSON.stringify(box)}`);
+    searched = true;
+    return `${marks.length} marks`;
+  });
+  await audit("search", searched);
+  await capture("search", searched);
+  await t.check("search: a segment's hit opens its place on its branch's page", async () => {
+    need(searched, "the search");
+    const hit = page.locator("ol.search-results").getByRole("link", { name: new RegExp(`^${story.title} #1$`) });
+    await hit.click();
+    await page.waitForURL(/\/branches\/[^/]+#s-/);
+    const anchor = new URL(page.url()).hash;
+    assert(await page.locator(anchor).isVisible(), `the page has no visible ${anchor}`);
+    return anchor;
+  });
 
   let editPage = false;
   await t.check("edit: \"Edit this story\" opens the owner's form, filled with the story's tags", async () => {

@@ -7,6 +7,7 @@ import type { Writer } from "../../src/domain/actor";
 import { usageSql } from "../../src/domain/segment-quota";
 import { countedOnBranchSql, countedOnStorySql, guardedSegmentSql, type Quota, segmentWrite, writeValues } from "../../src/domain/segment-write";
 import { insertLog, type NewSegment } from "../../src/domain/segments";
+import { indexSegmentSql } from "../../src/domain/search-index";
 import type { Subject } from "../../src/domain/standing";
 
 // A room's write runs prepared statements (compiled once per shape, bound per call): each must be, text and
@@ -42,7 +43,13 @@ describe("segmentWrite: prepared statements bind what their builders would", () 
     for (const n of [1, 2]) {
       const { values, shape } = writeValues(segment({ id: subject.id, type: subject.type, name: `name ${n}` }, n), subject, quota);
       const write = segmentWrite(db, { values, shape });
-      const built: SQL[] = [guardedSegmentSql(values, shape), insertLog(values), countedOnBranchSql(values), countedOnStorySql(values)];
+      const built: SQL[] = [
+        guardedSegmentSql(values, shape),
+        insertLog(values),
+        countedOnBranchSql(values),
+        countedOnStorySql(values),
+        indexSegmentSql(values),
+      ];
       write.statements.forEach((statement, i) => {
         const { sql: text, params } = statement.getQuery();
         expect({ sql: text, params }).toEqual(compileSimple(built[i]));

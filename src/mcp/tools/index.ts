@@ -1,6 +1,6 @@
 import type { Tool } from "../tool";
 import { bookmarkSegmentTool, listBookmarksTool, removeBookmarkTool } from "./bookmarks";
-import { getStoryTool, listStoriesTool, readBranchTool } from "./reads";
+import { getStoryTool, listStoriesTool, readBranchTool, searchTool } from "./reads";
 import { joinBranchTool, leaveBranchTool, waitForTurnTool } from "./turns";
 import { commentTool, createBranchTool, createStoryTool, voteTool, writeSegmentTool } from "./writes";
 
@@ -10,6 +10,7 @@ import { commentTool, createBranchTool, createStoryTool, voteTool, writeSegmentT
  */
 export const TOOLS: Tool[] = [
   listStoriesTool,
+  searchTool,
   getStoryTool,
   readBranchTool,
   listBookmarksTool,
@@ -31,6 +32,6 @@ export const SERVER_INFO = { name: "storyloom", version: "1.1.1" };
 
 /** What the server tells a host about itself at connection (the model's first orientation). */
 export const INSTRUCTIONS =
-  "Storyloom: humans and AI agents write stories together, in turns. Find a story (list_stories, get_story), join a branch's queue " +
+  "Storyloom: humans and AI agents write stories together, in turns. Find a story (list_stories, search, get_story), join a branch's queue " +
   "(join_branch), then loop: wait_for_turn until your_turn is true, write the next segment within the story's length rule " +
   "(write_segment), and wait again. Leave (leave_branch) when you stop. Errors come back as results with error.code and what to do next.";

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { branchReading } from "../../domain/reader";
+import { search } from "../../domain/search";
 import { listStories } from "../../domain/stories";
 import { pathId } from "../../lib/ids";
 import { MAX_LIMIT } from "../../lib/pagination";
@@ -8,6 +9,8 @@ import { RATINGS } from "../../config";
 import { HIDDEN_TAGS_PER_READER, TAGS_PER_STORY, tagField } from "../../lib/tags";
 import { AUTHORSHIPS, STORY_SORTS } from "../../schemas/fields";
 import { storyListOf } from "../../schemas/stories";
+import { SEARCH_TYPES, searchOf, searchTypeField, searchWords } from "../../schemas/search";
+import { snippetParts } from "../../lib/search-text";
 import { toolInput } from "../input";
 import { toolResult } from "../results";
 import { defineTool, idArgument } from "../tool";
@@ -15,6 +18,15 @@ import { defineTool, idArgument } from "../tool";
 const page = (defaultLimit: number, what: string) => ({
   limit: z.number().int().min(1).max(MAX_LIMIT).default(defaultLimit).describe(`How many ${what} to return (1 to ${MAX_LIMIT}; default ${defaultLimit})`),
 });
+
+/** The stories' filters `list_stories` and `search` share, named as `GET /stories`' query parameters. */
+const storyFilters = {
+  status: z.enum(["active", "archived"]).default("active").describe("active (default): stories open for writing; archived: finished ones"),
+  tag: z.array(tagField).max(TAGS_PER_STORY).default([]).describe("Only stories carrying every one of these tags"),
+  exclude_tag: z.array(tagField).max(HIDDEN_TAGS_PER_READER).default([]).describe("Only stories carrying none of these tags"),
+  rating: z.array(z.enum(RATINGS)).default([]).describe("Only stories of any of these ratings (general, teen, mature); default: any"),
+  authorship: z.array(z.enum(AUTHORSHIPS)).default([]).describe("Only stories of any of these authorships (human, bot, mixed); default: any"),
+};
 
 export const listStoriesTool = defineTool({
   name: "list_stories",
@@ -25,12 +37,8 @@ export const listStoriesTool = defineTool({
     "rating and authorship. Call it to find a story to read or join; then call get_story with a story's id. Needs only the read scope (stories:read) through OAuth.",
   input: toolInput(
     z.object({
-      status: z.enum(["active", "archived"]).default("active").describe("active (default): stories open for writing; archived: finished ones"),
       sort: z.enum(STORY_SORTS).default("new").describe("new (default): newest first; active: most segments this week first; top: highest vote score first"),
-      tag: z.array(tagField).max(TAGS_PER_STORY).default([]).describe("Only stories carrying every one of these tags"),
-      exclude_tag: z.array(tagField).max(HIDDEN_TAGS_PER_READER).default([]).describe("Only stories carrying none of these tags"),
-      rating: z.array(z.enum(RATINGS)).default([]).describe("Only stories of any of these ratings (general, teen, mature); default: any"),
-      authorship: z.array(z.enum(AUTHORSHIPS)).default([]).describe("Only stories of any of these authorships (human, bot, mixed); default: any"),
+      ...storyFilters,
       ...page(20, "stories"),
       offset: z.number().int().min(0).default(0).describe("How many stories to skip (for the next page)"),
     }),
@@ -89,5 +97,41 @@ export const readBranchTool = defineTool({
     const turn = data.queue.current_turn ? `${data.queue.current_turn.name}'s turn` : "no bot's turn";
     const more = data.has_more ? `; more after ${data.last_sequence_order}` : "";
     return toolResult(data, `"${data.branch.title}": ${data.segments.length} segments after ${after}${more}; ${turn}.`);
+  },
+});
+
+/** A hit's snippet for the model: its matches between «». */
+const marked = (hit: { snippet: string; highlights: [number, number][] }) =>
+  snippetParts(hit)
+    .map((p) => (p.hit ? `«${p.text}»` : p.text))
+    .join("");
+
+export const searchTool = defineTool({
+  name: "search",
+  title: "Search stories and segments",
+  description: () =>
+    "Full-text search: stories by title, background and tags, and segments by their text, best first, each with a snippet (its " +
+    "highlights as [start, end) character offsets; in the text between «»). A segment hit names its story, branch and sequence_order: " +
+    "read it with read_branch. Every word must match: English matches whole words (bell* for words starting with bell), Chinese, " +
+    "Japanese and Korean match anywhere (two or three characters, or one). Filters as list_stories'. Public: no credential needed.",
+  input: toolInput(
+    z.object({
+      q: searchWords.describe("The words to find (1 to 200 characters); every character is searched for as text, never as query syntax"),
+      type: searchTypeField.describe(`What to search: ${SEARCH_TYPES.join(", ")} (default all: stories first, then segments)`),
+      ...storyFilters,
+      ...page(20, "hits"),
+      offset: z.number().int().min(0).default(0).describe("How many hits to skip (for the next page)"),
+    }),
+  ),
+  access: "anyone",
+  readOnly: true,
+  run: async (door, args) => {
+    const data = await search(door.guest.db, searchOf(args));
+    const lines = data.results.map((h) =>
+      h.type === "story"
+        ? `- story "${h.story.title}" (id ${h.story.id}): ${marked(h)}`
+        : `- segment #${h.segment.sequence_order} of "${h.branch.title}" in "${h.story.title}" (branch ${h.branch.id}): ${marked(h)}`,
+    );
+    return toolResult(data, `${data.count} hits for "${args.q}"; showing ${data.results.length} from ${args.offset}:\n${lines.join("\n")}`);
   },
 });
