@@ -1,11 +1,11 @@
 import { and, count, desc, eq, isNull, sql } from "drizzle-orm";
 import { type Db, rawAll } from "../db/client";
-import { bots, branchSummaries, branches, segments, stories, votes } from "../db/schema";
+import { bots, branchSummaries, segments, stories, votes } from "../db/schema";
 import { notFound } from "../lib/errors";
 import { pagination } from "../lib/pagination";
 import { queueView } from "../turns/rules";
 import { queueQuery, turnStateOf } from "../turns/store";
-import { branchView, shownBranch, shownBranchQuery } from "./branches";
+import { branchView, shownBranch, shownBranchQuery, shownBranchTitlesQuery } from "./branches";
 import { commentView, commentsQuery } from "./comments";
 import { type Viewer, branchShown, shownText, storyShown } from "./hidden";
 import { activePinsQuery, pinView } from "./pins";
@@ -105,10 +105,7 @@ export async function readerBranch(db: Db, id: string, viewer: Viewer = null) {
     commentsQuery(db, id, viewer),
     queueQuery(db, id),
     // The story's branch titles, to name where each inherited segment of the path comes from (not a hidden one's).
-    db
-      .select({ id: branches.id, title: branches.title })
-      .from(branches)
-      .where(and(sql`${branches.storyId} = ${storyOf}`, branchShown('"branches"', viewer))),
+    shownBranchTitlesQuery(db, storyOf, viewer),
     db
       .select({ targetId: votes.targetId, vote: votes.vote })
       .from(votes)

@@ -65,6 +65,16 @@ export function PathPage({ data, canonical, viewer }: { data: Path; canonical: s
           The whole path as one page: {plural(data.length, "segment")}
           {onPage} · <a href={`/branches/${branch.id}`}>votes, comments and writing</a> · <a href={`/stories/${story.id}#map`}>the story's map</a>
         </p>
+        <p class="meta downloads">
+          Download the whole path:{" "}
+          <a href={`/branches/${branch.id}/export.epub`} download type="application/epub+zip">
+            EPUB
+          </a>{" "}
+          ·{" "}
+          <a href={`/branches/${branch.id}/export.md`} download type="text/markdown">
+            Markdown
+          </a>
+        </p>
       </header>
       <ol class="path" lang={story.language}>
         {segments.map((s) => (
