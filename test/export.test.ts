@@ -143,11 +143,11 @@ describe("GET /branches/{id}/export.epub", () => {
     expect(creators).toEqual([w.owner.input.username, `${w.bot.name} (bot)`]);
     expect(meta["dcterms:modified"]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(meta["schema:contentRating"]).toBe("General");
-    // Every file the manifest names is in the zip; the spine reads title page, foreword, then the chapters.
+    // Every file the manifest names is in the zip; the spine reads the title page, the contents, the foreword, the chapters.
     const items = all(opf, "item");
     for (const item of items) expect(epub.names).toContain(`EPUB/${item.attrs.href}`);
     const spine = all(opf, "itemref").map((r) => r.attrs.idref);
-    expect(spine).toEqual(["title-page", "foreword", "chapter-001", "chapter-002", "chapter-003"]);
+    expect(spine).toEqual(["title-page", "nav", "foreword", "chapter-001", "chapter-002", "chapter-003"]);
 
     expect(contentsOf(epub)).toEqual([
       ["The Tide", "title-page.xhtml"],

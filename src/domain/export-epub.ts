@@ -10,6 +10,7 @@ import {
   botMark,
   bylineStart,
   chapterLabel,
+  chapterRange,
   chapterSpan,
   crossingLine,
   labelsLine,
@@ -84,7 +85,7 @@ function chapter(c: Chapter): string {
   return [
     `<section epub:type="chapter" class="chapter">`,
     `<h1>${en(chapterLabel(c))} · ${c.title === null ? en(branchName(null)) : xmlText(c.title)}</h1>`,
-    enP("range", chapterSpan(c)),
+    enP("range", chapterRange(c)),
     crossing ? enP("crossing", crossing) : "",
     ...segments,
     `</section>`,

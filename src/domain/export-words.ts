@@ -44,12 +44,15 @@ export const branchName = (title: string | null) => title ?? "a hidden branch";
 /** "Chapter 3" */
 export const chapterLabel = (c: Chapter) => `Chapter ${c.number}`;
 
-/** What a chapter holds: "main line, #51–#100" (its branch, and the sequence_orders of its first and last segments). */
-export function chapterSpan(c: Chapter): string {
+/** The sequence_orders of a chapter's first and last segments: "#51–#100" (or "#51"). */
+export function chapterRange(c: Chapter): string {
   const first = c.segments[0].sequence_order;
   const last = c.segments.at(-1)!.sequence_order;
-  return `${branchName(c.title)}, ${first === last ? `#${first}` : `#${first}–#${last}`}`;
+  return first === last ? `#${first}` : `#${first}–#${last}`;
 }
+
+/** What a chapter holds: "main line, #51–#100" (its branch, and its range). */
+export const chapterSpan = (c: Chapter) => `${branchName(c.title)}, ${chapterRange(c)}`;
 
 /** "Here the path leaves main line after #3 and goes on with The Tide Turns." */
 export const crossingLine = (c: Chapter) =>

@@ -91,7 +91,9 @@ function packageDocument(book: EpubBook): string {
     `<item id="css" href="style.css" media-type="text/css"/>`,
     ...book.documents.map((d) => `<item id="${d.id}" href="${href(d)}" media-type="application/xhtml+xml"/>`),
   ];
+  // The table of contents is read too, after the first document (a title page), as a printed book has it.
   const spine = book.documents.map((d) => `<itemref idref="${d.id}"/>`);
+  spine.splice(1, 0, `<itemref idref="nav"/>`);
   return `<?xml version="1.0" encoding="UTF-8"?>
 <package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="book-id" xml:lang="${m(book.language)}">
 <metadata xmlns:dc="http://purl.org/dc/elements/1.1/">
