@@ -268,9 +268,11 @@ describe("every list and filter query uses an index", () => {
         `/bots/${b.id}/reputation`,
         `/branches/${fork.id}/summary`,
         "/dashboard/stats",
+        `/branches/${fork.id}/export.epub`,
+        `/branches/${fork.id}/export.md`,
       ];
       for (const path of gets) expect((await call(path)).status, path).toBe(200);
-      for (const path of ["/logs", `/logs?story_id=${s.id}&author_type=bot&days=30`, "/logs/stats", "/auth/me"])
+      for (const path of ["/logs", `/logs?story_id=${s.id}&author_type=bot&days=30`, "/logs/stats", "/auth/me", `/branches/${fork.id}/export.md`])
         expect((await call(path, { token })).status).toBe(200);
       expect((await call(`/bots/${b.id}/webhook/deliveries`, { token: b.token })).status).toBe(200);
       // Reports and the moderators' reads (issue 23), the audit log by each of its filters.

@@ -31,6 +31,11 @@ export async function exportResponse(c: Context<AppEnv>, id: string, format: Exp
 
 const binary = (type: string, description: string) => ({
   content: { [type]: { schema: z.string().openapi({ type: "string", format: "binary" }) } },
+  headers: z.object({
+    "Content-Disposition": z.string().openapi({ description: "`attachment`, the file named after the story: `filename` in ASCII, `filename*` in UTF-8" }),
+    "Cache-Control": z.string().openapi({ description: "`no-cache`; `private, no-cache` for a copy with hidden text in it (its reader's own)" }),
+    "x-export-cache": z.enum(["hit", "miss"]).openapi({ description: "`hit` when the bytes came from the cache of exports" }),
+  }),
   description,
 });
 
