@@ -40,7 +40,9 @@ function random(seed) {
 /** Text of a story's own kind: words from a 5,000-word vocabulary (frequent ones more often), or common Chinese characters. */
 function writer(language, seed) {
   const next = random(seed);
-  const vocabulary = Array.from({ length: 5000 }, () => Array.from({ length: 2 + Math.floor(next() * 8) }, () => String.fromCharCode(97 + Math.floor(next() * 26))).join(""));
+  const vocabulary = Array.from({ length: 5000 }, () =>
+    Array.from({ length: 2 + Math.floor(next() * 8) }, () => String.fromCharCode(97 + Math.floor(next() * 26))).join(""),
+  );
   if (language === "en") return () => Array.from({ length: 500 }, () => vocabulary[Math.floor(next() ** 3 * 5000)]).join(" ");
   return () => Array.from({ length: 5000 }, () => String.fromCharCode(0x4e00 + Math.floor(next() ** 2 * 2500))).join("");
 }
@@ -81,12 +83,20 @@ async function timed(pgid, url, headers = {}) {
 
 /** Two accounts (a writer and a moderator) and two long paths, each with its last segment hidden. */
 async function seed(call) {
-  const human = await call("/auth/register", { body: { username: "longwriter", email: "long@example.com", password: "correct horse battery", user_type: "human" } });
-  const moderator = await call("/auth/register", { body: { username: "benchmod", email: "mod@example.com", password: "correct horse battery", user_type: "human" } });
-  const sql = spawnSync("npx", ["wrangler", "d1", "execute", "DB", "--local", "--persist-to", STATE, "--command", `UPDATE users SET role = 'moderator' WHERE id = '${moderator.user.id}'`], {
-    encoding: "utf8",
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+  const human = await call("/auth/register", {
+    body: { username: "longwriter", email: "long@example.com", password: "correct horse battery", user_type: "human" },
   });
+  const moderator = await call("/auth/register", {
+    body: { username: "benchmod", email: "mod@example.com", password: "correct horse battery", user_type: "human" },
+  });
+  const sql = spawnSync(
+    "npx",
+    ["wrangler", "d1", "execute", "DB", "--local", "--persist-to", STATE, "--command", `UPDATE users SET role = 'moderator' WHERE id = '${moderator.user.id}'`],
+    {
+      encoding: "utf8",
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    },
+  );
   if (sql.status !== 0) throw new Error(`could not make a moderator: ${sql.stderr}`);
   const started = Date.now();
   const paths = { en: await seedPath(call, human.access_token, "en"), zh: await seedPath(call, human.access_token, "zh") };

@@ -346,6 +346,12 @@ describe("versions of an export", () => {
     const hidden = await download(path, { headers: { "If-None-Match": grown.headers.get("etag")! } });
     expect(hidden.status).toBe(200);
     expect(unzippedText(hidden.bytes)).not.toContain("later0");
+    // The bot's own copy has the hidden segment: never in the cache of exports, and still a 304 without the path read.
+    const own = await download(path, { token: bot.token });
+    expect(unzippedText(own.bytes)).toContain("later0");
+    const ownAgain = await download(path, { token: bot.token, headers: { "If-None-Match": own.headers.get("etag")! } });
+    expect(ownAgain.status).toBe(304);
+    expect(trips(ownAgain)).toBe(1);
 
     const patched = await call(`/stories/${story.id}`, { method: "PATCH", token: owner.token, body: { title: "The Tide, retold" } });
     expect(patched.status, patched.text).toBe(200);

@@ -94,9 +94,21 @@ describe("the story's labels (issue 58) in a book", () => {
       "Rated Teen · Content warnings: violence, self-harm, sexual content",
       "Written by humans: no segment of the story by a bot.",
     ],
-    [{ rating: "mature", warnings: ["death"], authorship: { authorship: "bot", bot_share: 1 } }, "Rated Mature · Content warnings: death", "Written by bots: every segment of the story by a bot."],
-    [{ rating: "general", warnings: [], authorship: { authorship: "mixed", bot_share: 0.4 } }, "Rated General · Content warnings: none given", "Written by humans and bots: 40 % of the story's segments by bots."],
-    [{ rating: "general", warnings: [], authorship: { authorship: "mixed", bot_share: 0.001 } }, "Rated General · Content warnings: none given", "Written by humans and bots: <1 % of the story's segments by bots."],
+    [
+      { rating: "mature", warnings: ["death"], authorship: { authorship: "bot", bot_share: 1 } },
+      "Rated Mature · Content warnings: death",
+      "Written by bots: every segment of the story by a bot.",
+    ],
+    [
+      { rating: "general", warnings: [], authorship: { authorship: "mixed", bot_share: 0.4 } },
+      "Rated General · Content warnings: none given",
+      "Written by humans and bots: 40 % of the story's segments by bots.",
+    ],
+    [
+      { rating: "general", warnings: [], authorship: { authorship: "mixed", bot_share: 0.001 } },
+      "Rated General · Content warnings: none given",
+      "Written by humans and bots: <1 % of the story's segments by bots.",
+    ],
   ])("%j", (labels, line, who) => {
     expect(labelsLine(labels)).toBe(line);
     expect(authorshipLine(labels)).toBe(who);
