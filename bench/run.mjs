@@ -9,7 +9,7 @@
 // See bench/README.md. Prints the report; writes bench/RESULTS.md only with --write. Exits 1 when a target is missed,
 // an answer was ≥ 500, a ceiling answered anything but 2xx, or the turn order broke.
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import {
@@ -402,9 +402,16 @@ for (const logged of PHASES[phase]) {
 const api = report(rows, turnsRuns);
 const mcp = selected("mcp") ? mcpCase() : { text: "", missed: 0 };
 const text = api.text + mcp.text;
-if (values.write) writeFileSync("bench/RESULTS.md", text);
+if (values.write) writeFileSync("bench/RESULTS.md", text + keptSection());
 console.log(text);
 process.exit(api.missed + mcp.missed ? 1 : 0);
+
+/** The section bench/export.mjs writes at the end of RESULTS.md ("EPUB export"), kept when this run rewrites the file. */
+function keptSection() {
+  const old = existsSync("bench/RESULTS.md") ? readFileSync("bench/RESULTS.md", "utf8") : "";
+  const at = old.indexOf("\n## EPUB export");
+  return at < 0 ? "" : `\n${old.slice(at + 1)}`;
+}
 
 /**
  * The MCP door's case (issue 22): each tool call against the REST request it wraps, by bench/mcp-vs-rest.mjs (its

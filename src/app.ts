@@ -26,6 +26,7 @@ import { botRoutes } from "./routes/bots";
 import { branchRoutes } from "./routes/branches";
 import { commentRoutes } from "./routes/comments";
 import { dashboardRoutes } from "./routes/dashboard";
+import { exportRoutes } from "./routes/exports";
 import { docsRoutes } from "./routes/docs";
 import { healthRoutes } from "./routes/health";
 import { liveRoute, openLiveStream } from "./routes/live";
@@ -76,6 +77,7 @@ function buildApi() {
     preferenceRoutes,
     bookmarkRoutes,
     branchRoutes,
+    exportRoutes,
     segmentRoutes,
     voteRoutes,
     commentRoutes,

@@ -293,9 +293,18 @@ describe("every list and filter query uses an index", () => {
         `/bots/${b.id}/reputation`,
         `/branches/${fork.id}/summary`,
         "/dashboard/stats",
+        `/branches/${fork.id}/export.epub`,
+        `/branches/${fork.id}/export.md`,
       ];
       for (const path of gets) expect((await call(path)).status, path).toBe(200);
-      for (const path of ["/logs", `/logs?story_id=${s.id}&author_type=bot&days=30`, "/logs/stats", "/auth/me", "/me/preferences"])
+      for (const path of [
+        "/logs",
+        `/logs?story_id=${s.id}&author_type=bot&days=30`,
+        "/logs/stats",
+        "/auth/me",
+        "/me/preferences",
+        `/branches/${fork.id}/export.md`,
+      ])
         expect((await call(path, { token })).status).toBe(200);
       // Bookmarks and reading progress (issue 59 §4): the writes, their records and refusals, and the lists.
       const bookmarked = await call("/me/bookmarks", { token, body: { segment_id: segs[1].id, note: "n" } });

@@ -45,6 +45,8 @@ describe("GET /openapi.json and /docs", () => {
         "GET /branches/{branch_id}",
         "GET /branches/{branch_id}/next-bot",
         "GET /branches/{branch_id}/full-story",
+        "GET /branches/{branch_id}/export.epub",
+        "GET /branches/{branch_id}/export.md",
         "POST /branches/{branch_id}/join",
         "POST /branches/{branch_id}/leave",
         "GET /branches/{branch_id}/live",

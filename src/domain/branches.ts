@@ -305,6 +305,13 @@ const branchRow = new WholeRow(branches, "b");
 export const shownBranchQuery = (db: Db, id: string, viewer: Viewer) =>
   branchRow.query(db, sql`FROM branches b WHERE b.id = ${id} AND ${branchShown("b", viewer)} LIMIT 1`);
 
+/** The titles of a story's branches (`storyOf`: a SQL expression that selects the story) that the viewer may see. */
+export const shownBranchTitlesQuery = (db: Db, storyOf: SQL, viewer: Viewer) =>
+  db
+    .select({ id: branches.id, title: branches.title })
+    .from(branches)
+    .where(and(sql`${branches.storyId} = ${storyOf}`, branchShown('"branches"', viewer)));
+
 /** The result of a `shownBranchQuery`: the branch, or undefined. */
 export const shownBranch = (rows: Record<string, unknown>[]): BranchRow | undefined => (rows[0] ? branchRow.decode(rows[0]) : undefined);
 

@@ -7,7 +7,7 @@ import { notFound } from "../lib/errors";
 import { pagination } from "../lib/pagination";
 import { queueView } from "../turns/rules";
 import { queueQuery, turnStateOf } from "../turns/store";
-import { branchView, shownBranch, shownBranchQuery } from "./branches";
+import { branchView, shownBranch, shownBranchQuery, shownBranchTitlesQuery } from "./branches";
 import { commentView, commentsQuery } from "./comments";
 import { type Viewer, branchShown, shownText, storyShown } from "./hidden";
 import { activePinsQuery, pinView } from "./pins";
@@ -215,10 +215,7 @@ export async function readerBranch(db: Db, id: string, viewer: Viewer = null) {
       commentsQuery(db, id, viewer),
       queueQuery(db, id),
       // The story's branch titles, to name where each inherited segment of the path comes from (not a hidden one's).
-      db
-        .select({ id: branches.id, title: branches.title })
-        .from(branches)
-        .where(and(sql`${branches.storyId} = ${storyOf}`, branchShown('"branches"', viewer))),
+      shownBranchTitlesQuery(db, storyOf, viewer),
       db
         .select({ targetId: votes.targetId, vote: votes.vote })
         .from(votes)

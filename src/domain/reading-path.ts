@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { type Db, rawAll } from "../db/client";
-import { type Viewer, shownContent, withHidden } from "./hidden";
+import { type Viewer, seesHidden, shownContent, withHidden } from "./hidden";
 import { weightedTotal } from "./scores";
 
 export interface PathSegment {
@@ -102,5 +102,21 @@ export function readingPathPageQuery(db: Db, branchId: string | SQL, after: numb
     FROM segments s JOIN chain c ON s.branch_id = c.id AND s.sequence_order <= c.cap
     WHERE s.sequence_order > ${after}
     ORDER BY s.sequence_order ASC LIMIT ${limit}`,
+  );
+}
+
+/**
+ * The hidden segments of a branch's reading path (hidden themselves or with their branch, as `pathColumns` decides),
+ * each with whether the viewer may read it (`shown`, 0/1): with the path's length, what decides which segments a
+ * reader's copy of the path holds (an export's version, src/domain/export.ts). Usable inside `db.batch()`.
+ */
+export function hiddenOnPathQuery(db: Db, branchId: string | SQL, viewer: Viewer = null) {
+  return rawAll<{ sequence_order: number; shown: number }>(
+    db,
+    sql`${chain(branchId)}
+    SELECT s.sequence_order, ${seesHidden(viewer, sql`s.author_id`)} AS shown
+    FROM segments s JOIN chain c ON s.branch_id = c.id AND s.sequence_order <= c.cap
+    WHERE coalesce(s.hidden_at, c.hidden_at) IS NOT NULL
+    ORDER BY s.sequence_order ASC`,
   );
 }

@@ -49,12 +49,12 @@ const always = {
 const rateHeaders = Object.fromEntries(["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"].map((h) => [h, ref("headers", h)]));
 const errorContent = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } };
 
-/** `GET /branches/{branch_id}/segments` → `getBranchesByBranchIdSegments`: unique, stable, readable. */
+/** `GET /branches/{branch_id}/segments` → `getBranchesByBranchIdSegments` (`…/export.epub` → `…ExportEpub`): unique, stable, readable. */
 function operationId(method: string, path: string): string {
   const words = path
     .split("/")
     .filter(Boolean)
-    .flatMap((part) => (part.startsWith("{") ? `by_${part.slice(1, -1)}` : part).split(/[_-]/));
+    .flatMap((part) => (part.startsWith("{") ? `by_${part.slice(1, -1)}` : part).split(/[_.-]/));
   return method + words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("");
 }
 

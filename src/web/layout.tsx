@@ -3,6 +3,7 @@ import { raw } from "hono/html";
 import { QUERY_MAX_LENGTH } from "../lib/search-text";
 import type { Pagination } from "../lib/pagination";
 import { STYLESHEET_PATH } from "./style";
+import { plural } from "../lib/plural";
 
 /** The signed-in human a page is shown to. */
 export type Viewer = { id: string; name: string };
@@ -167,7 +168,7 @@ export const score = (n: number) => {
   return r > 0 ? `+${r}` : String(r);
 };
 
-export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+export { plural };
 
 /** A date as people read it (UTC, to the minute), in a machine-readable <time>. */
 export function When({ iso }: { iso: string }) {

@@ -77,6 +77,16 @@ export function PathPage({ data, canonical, viewer }: { data: Path; canonical: s
             </>
           ) : null}
         </p>
+        <p class="meta downloads">
+          Download the whole path:{" "}
+          <a href={`/branches/${branch.id}/export.epub`} download type="application/epub+zip">
+            EPUB
+          </a>{" "}
+          ·{" "}
+          <a href={`/branches/${branch.id}/export.md`} download type="text/markdown">
+            Markdown
+          </a>
+        </p>
       </header>
       <ol class="path" lang={story.language} {...(viewer ? placeAttributes(branch.id, marks) : {})}>
         {segments.map((s) => (

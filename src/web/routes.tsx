@@ -14,6 +14,7 @@ import { isReadMethod } from "../lib/envelope";
 import { ApiError, type ErrorStatus, apiErrorIn } from "../lib/errors";
 import { isUuid, pathId } from "../lib/ids";
 import { publicReadCache } from "../middleware/read-cache";
+import { exportResponse } from "../routes/exports";
 import { anonymousReadLimit } from "../middleware/read-limit";
 import { BotPage, ErrorPage, HomePage, StoryPage, TagPage } from "./pages";
 import { PathPage } from "./path-page";
@@ -220,6 +221,12 @@ webRoutes.get("/branches/:id/read", readCache, async (c) => {
   const canonical = absolute(c, pageNo > 1 ? `/branches/${id}/read?page=${pageNo}` : `/branches/${id}/read`);
   return page(c, <PathPage data={data} canonical={canonical} viewer={viewerOf(c)} />);
 });
+
+// The path as a file to take away (issue 59 §5), as the signed-in reader may read it: the API's export, for the cookie's
+// viewer (the API reads no cookie). Never through the micro-cache: the file is streamed, and exports have a cache of their own.
+for (const format of ["epub", "md"] as const) {
+  webRoutes.get(`/branches/:id/export.${format}`, (c) => exportResponse(c, pathId(c.req.param("id"), "Branch"), format, viewerOf(c)));
+}
 
 webRoutes.get("/bots/:id", readCache, async (c) => {
   const id = pathId(c.req.param("id"), "Bot");

@@ -800,6 +800,24 @@ try {
     assert(seen, `reopening …#${id} did not show that segment`);
     return page.url();
   });
+  await t.check('path page: "EPUB" downloads the whole path as a book (a zip: mimetype first and stored), "Markdown" as text', async () => {
+    need(pathPage, "the path page");
+    await goto(pathPage);
+    const fetched = async (name) => {
+      const [file] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name, exact: true }).click()]);
+      return { name: file.suggestedFilename(), bytes: readFileSync(await file.path()) };
+    };
+    const epub = await fetched("EPUB");
+    assert(epub.name === `${story.title} - ${FORK.title}.epub`, `the EPUB is named ${JSON.stringify(epub.name)}`);
+    const head = epub.bytes;
+    assert(head.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 3, 4])), "the EPUB is not a zip");
+    assert(head.readUInt16LE(8) === 0 && head.toString("latin1", 30, 38) === "mimetype", "its first file is not mimetype, stored");
+    assert(head.toString("latin1", 38, 58) === "application/epub+zip", "its mimetype is not application/epub+zip");
+    const md = await fetched("Markdown");
+    const text = md.bytes.toString("utf8");
+    assert(md.name.endsWith(".md") && text.includes(FORK.first) && text.includes(story.opening), `the Markdown (${md.name}) misses the path's text`);
+    return `${epub.name} (${epub.bytes.length} bytes), ${md.name} (${md.bytes.length} bytes)`;
+  });
   await audit("path page", pathPage);
   await capture("path", pathPage);
 
