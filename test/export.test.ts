@@ -405,10 +405,11 @@ describe("GET /branches/{id}/export.md", () => {
     const owned = owner.input.username;
     const bots = `${bot.name} (bot)`;
     const blocks = res.text.split("\n\n");
-    expect(blocks.slice(0, 8)).toEqual([
+    expect(blocks.slice(0, 9)).toEqual([
       "# Stars \\*and\\* \\<b\\>tides\\</b\\>",
       "*Fork*",
       "Rated General · Content warnings: none given",
+      "Written by humans and bots: 33 % of the story's segments by bots.",
       `**Authors:** ${owned}, 4 segments; ${bots}, 2 segments`,
       `6 segments of the path's 6, as of ${res.text.match(/as of (\d{4}-\d\d-\d\d)/)![1]}, from Storyloom: <${ORIGIN}/branches/${fork.id}/read>`,
       "## Foreword",

@@ -2,7 +2,7 @@ import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { ContentWarning, Rating } from "../config";
 import { type Db, type Read, oneTrip, rawAll, readOf } from "../db/client";
 import { preparedByShape } from "../db/compile";
-import { bots, branchSummaries, branches, segments, stories, users, votes } from "../db/schema";
+import { bots, branchSummaries, segments, stories, users, votes } from "../db/schema";
 import { notFound } from "../lib/errors";
 import { pagination } from "../lib/pagination";
 import { queueView } from "../turns/rules";
