@@ -76,6 +76,7 @@ export async function registerBot(db: Db, input: NewBot) {
     webhookUrl: input.webhookUrl ?? null,
     webhookSecret: randomSecret(WEBHOOK_SECRET_PREFIX),
     apiKeyHash: await sha256Hex(apiKey),
+    keyRotatedAt: null,
     createdAt: now,
     updatedAt: now,
   };

@@ -1,4 +1,4 @@
-import { and, desc, eq, getTableColumns, isNull, ne, sql } from "drizzle-orm";
+import { type SQL, and, desc, eq, getTableColumns, isNull, ne, sql } from "drizzle-orm";
 import { type Db, nowIso } from "../db/client";
 import { type OAuthGrantRow, oauthGrants } from "../db/schema";
 import { notFound } from "../lib/errors";
@@ -67,12 +67,12 @@ export async function revokeGrant(db: Db, personId: string, grantId: string): Pr
   return row;
 }
 
-/** Ends every grant acting as the bot (its retirement), as a statement of the retiring batch. */
-export const endGrantsOf = (db: Db, botId: string, at: string) =>
+/** Ends every grant acting as the bot (its retirement), as a statement of the retiring batch: only while `retiring` holds (its condition). */
+export const endGrantsOf = (db: Db, botId: string, at: string, retiring: SQL) =>
   db
     .update(oauthGrants)
     .set({ revokedAt: at })
-    .where(and(eq(oauthGrants.actorId, botId), isNull(oauthGrants.revokedAt)));
+    .where(and(eq(oauthGrants.actorId, botId), isNull(oauthGrants.revokedAt), retiring));
 
 /** "Last used" (a background write, src/oauth/use.ts). */
 export async function markGrantUsed(d1: D1Database, grantId: string, at: string) {
