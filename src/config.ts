@@ -60,6 +60,8 @@ const schema = z.object({
   LIMIT_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS_PER_HOUR: count,
   LIMIT_LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR: count,
   LIMIT_LOGIN_FAILURES_PER_ADDRESS_PER_HOUR: count,
+  LIMIT_OAUTH_REGISTRATIONS_PER_ADDRESS_PER_HOUR: count,
+  LIMIT_OAUTH_FAILURES_PER_ADDRESS_PER_HOUR: count,
 });
 
 function toConfig(v: z.infer<typeof schema>) {
@@ -97,6 +99,8 @@ function toConfig(v: z.infer<typeof schema>) {
       loginFailuresPerAccountAddressPerHour: v.LIMIT_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS_PER_HOUR,
       loginFailuresPerAccountPerHour: v.LIMIT_LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR,
       loginFailuresPerAddressPerHour: v.LIMIT_LOGIN_FAILURES_PER_ADDRESS_PER_HOUR,
+      oauthRegistrationsPerAddressPerHour: v.LIMIT_OAUTH_REGISTRATIONS_PER_ADDRESS_PER_HOUR,
+      oauthFailuresPerAddressPerHour: v.LIMIT_OAUTH_FAILURES_PER_ADDRESS_PER_HOUR,
     },
   };
 }
