@@ -248,6 +248,23 @@ describe("a late failure of the consent leaves nothing half-written", () => {
     }
   });
 
+  it("a new bot's name taken: 409 on the page again (a new handle), no grant recorded; another name then connects", async () => {
+    const person = await registerHuman();
+    const taken = (await registerBot()).name;
+    const client = await registerClient();
+    const { challenge } = await pkce();
+    const a = { clientId: client.client_id, session: person.token, challenge };
+    const res = await submitConsent(a, await consentPage(a), { identity: "new", new_bot_name: taken.toUpperCase() });
+    expect(res.status).toBe(409);
+    const again = await res.text();
+    expect(again).toMatch(/name="handle" value="[^"]+"/);
+    expect((await env.DB.prepare("SELECT count(*) AS n FROM oauth_grants WHERE person_id = ?").bind(person.id).first())?.n).toBe(0);
+    expect((await call("/me/bots", { token: person.token })).body.data.count).toBe(0);
+    const name = unique("fresh");
+    expect((await submitConsent(a, await consentPage(a), { identity: "new", new_bot_name: name })).status).toBe(302);
+    expect((await call("/me/bots", { token: person.token })).body.data.bots.map((b: any) => b.name)).toEqual([name]);
+  });
+
   it("approving the same app as the same identity again replaces the grant: the old one ended in D1 and refused", async () => {
     const person = await registerHuman();
     const client = await registerClient();
