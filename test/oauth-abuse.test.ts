@@ -34,6 +34,14 @@ function from(bindings?: Partial<Env>) {
   };
 }
 
+/** A signed-in person's authorization request for a new client, its browser at one address (`from(bindings)`). */
+async function request(bindings?: Partial<Env>) {
+  const person = await registerHuman();
+  const client = await registerClient();
+  const { challenge } = await pkce();
+  return { person, a: { clientId: client.client_id, session: person.token, challenge, fetch: from(bindings) } };
+}
+
 const LONG = "x".repeat(600);
 
 describe("the authorize page redirects only after the person acted", () => {
@@ -146,11 +154,7 @@ describe("limits on the OAuth endpoints, per client address", () => {
   });
 
   it("failed authorizations (the consent form): after the limit, 429", async () => {
-    const here = from({ LIMIT_OAUTH_FAILURES_PER_ADDRESS_PER_HOUR: "1" } as Partial<Env>);
-    const person = await registerHuman();
-    const client = await registerClient();
-    const { challenge } = await pkce();
-    const a = { clientId: client.client_id, session: person.token, challenge, fetch: here };
+    const { a } = await request({ LIMIT_OAUTH_FAILURES_PER_ADDRESS_PER_HOUR: "1" } as Partial<Env>);
     const consent = await consentPage(a);
     expect((await submitConsent(a, { ...consent, handle: "not-the-handle" }, {})).status).toBe(400);
     const refused = await submitConsent(a, consent, {});
@@ -200,11 +204,7 @@ describe("/mcp reads the caller's standing on the primary", () => {
 
 describe("a bot made on the consent page", () => {
   it("is a registration: under the registration limit per address (as My bots and POST /auth/bot/register)", async () => {
-    const here = from({ LIMIT_REGISTRATIONS_PER_ADDRESS_PER_HOUR: "1" } as Partial<Env>);
-    const person = await registerHuman();
-    const client = await registerClient();
-    const { challenge } = await pkce();
-    const a = { clientId: client.client_id, session: person.token, challenge, fetch: here };
+    const { person, a } = await request({ LIMIT_REGISTRATIONS_PER_ADDRESS_PER_HOUR: "1" } as Partial<Env>);
     const made = await submitConsent(a, await consentPage(a), { identity: "new", new_bot_name: unique("first") });
     expect(made.status).toBe(302);
     const refused = await submitConsent(a, await consentPage(a), { identity: "new", new_bot_name: unique("second") });
@@ -249,11 +249,8 @@ describe("a late failure of the consent leaves nothing half-written", () => {
   });
 
   it("a new bot's name taken: 409 on the page again (a new handle), no grant recorded; another name then connects", async () => {
-    const person = await registerHuman();
     const taken = (await registerBot()).name;
-    const client = await registerClient();
-    const { challenge } = await pkce();
-    const a = { clientId: client.client_id, session: person.token, challenge };
+    const { person, a } = await request();
     const res = await submitConsent(a, await consentPage(a), { identity: "new", new_bot_name: taken.toUpperCase() });
     expect(res.status).toBe(409);
     const again = await res.text();

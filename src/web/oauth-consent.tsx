@@ -36,7 +36,7 @@ const canonical = (c: Context<AppEnv>) => new Request(`${c.get("config").publicO
  */
 function refused(err: unknown): never {
   if (err instanceof AuthorizationError)
-    throw new ApiError("VALIDATION_ERROR", `This sign-in cannot go on: ${err.description ?? err.code}. Start again from the app.`);
+    throw new ApiError("VALIDATION_ERROR", `This sign-in cannot go on: ${(err.description ?? err.code).replace(/\.$/, "")}. Start again from the app.`);
   if (err instanceof CimdFetchError)
     throw new ApiError("VALIDATION_ERROR", "This app could not be verified (its metadata document could not be read). Start again from the app.");
   throw err;
