@@ -47,7 +47,7 @@ export function limitBySubject(limits: SubjectLimit[], counts: (status: number) 
   };
 }
 
-/** Refusals a gate answered to this isolate (`limitAfterFailures`), by subject, until they end. */
+/** Refusals a gate answered to this isolate (`limitAfterFailures`), by subject and counters, until they end. */
 const refusedHere = new Map<string, Refusal & { until: number }>();
 
 /**
@@ -59,15 +59,18 @@ const refusedHere = new Map<string, Refusal & { until: number }>();
 export function limitAfterFailures(limit: SubjectLimit, failedNow: (status: number) => boolean): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const subject = await limit.subject(c);
-    const known = subject ? refusedHere.get(subject) : undefined;
+    if (!subject) return next();
+    const counters = limit.counters(c.get("config").limits, c);
+    const remembered = `${subject} ${counters.map((k) => k.key).join(" ")}`;
+    const known = refusedHere.get(remembered);
     if (known && known.until > Date.now()) throw limitError({ ...known, retryAfter: Math.max(1, Math.ceil((known.until - Date.now()) / 1000)) });
     await next();
-    if (subject && failedNow(c.res.status)) await inBackground(c, countFailure(c, subject, limit.counters(c.get("config").limits, c)));
+    if (failedNow(c.res.status)) await inBackground(c, countFailure(c, subject, counters, remembered));
   };
 }
 
 /** Counts one failure in the subject's gate; remembers the refusal once the gate says the limit is reached. */
-async function countFailure(c: Context<AppEnv>, subject: string, counters: Counter[]) {
+async function countFailure(c: Context<AppEnv>, subject: string, counters: Counter[], remembered: string) {
   const gate = c.env.ACCOUNT_GATE.get(c.env.ACCOUNT_GATE.idFromName(subject)) as DurableObjectStub<AccountGate>;
   const admission = await gate.admit(null, counters);
   if (admission.kind === "proceed") await gate.settle(null, admission.reservation, { counted: true, response: null, keys: counters.map((k) => k.key) });
@@ -75,7 +78,7 @@ async function countFailure(c: Context<AppEnv>, subject: string, counters: Count
   if (!rate || rate.remaining > 0) return;
   const counter = counters.find((k) => k.limit === rate.limit) ?? counters[0];
   if (refusedHere.size >= 10_000) refusedHere.clear();
-  refusedHere.set(subject, { code: counter.code, label: counter.label, retryAfter: 0, rate, until: rate.reset * 1000 });
+  refusedHere.set(remembered, { code: counter.code, label: counter.label, retryAfter: 0, rate, until: rate.reset * 1000 });
 }
 
 /** The client address the per-address counters key on: IPv6 by its /64 (src/lib/address.ts), as the read limit counts. */
