@@ -45,6 +45,8 @@ export default defineConfig(async () => {
                 "LOGIN_FAILURES_PER_ACCOUNT_ADDRESS_PER_HOUR",
                 "LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR",
                 "LOGIN_FAILURES_PER_ADDRESS_PER_HOUR",
+                "OAUTH_REGISTRATIONS_PER_ADDRESS_PER_HOUR",
+                "OAUTH_FAILURES_PER_ADDRESS_PER_HOUR",
               ].map((n) => [`LIMIT_${n}`, "100000"]),
             ),
           },

@@ -1,4 +1,4 @@
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { etag, RETAINED_304_HEADERS } from "hono/etag";
 import { requestId } from "hono/request-id";
 import { getPath } from "hono/utils/url";
@@ -44,7 +44,9 @@ import { preferenceRoutes } from "./routes/preferences";
 import { bookmarkRoutes } from "./routes/bookmarks";
 import { summaryRoutes } from "./routes/summaries";
 import { webRoutes } from "./web/routes";
-import { OAUTH_SERVER_PATHS } from "./oauth/paths";
+import { OAUTH_SERVER_PATHS, REGISTER_PATH, TOKEN_PATH } from "./oauth/paths";
+import { oauthErrorShape } from "./middleware/oauth-errors";
+import { mcpTokenFailureLimit, oauthFailureLimit, oauthRegistrationLimit } from "./middleware/subject-limits";
 
 export const API_PREFIX = "/api/v1";
 const WRITE_METHODS = ["POST", "PUT", "PATCH", "DELETE"];
@@ -154,9 +156,9 @@ function platform() {
   return app;
 }
 
-function withServices(app: ReturnType<typeof createRouter>) {
+function withServices(app: ReturnType<typeof createRouter>, options: { bookmarks: boolean } = { bookmarks: true }) {
   app.use("*", accessLog);
-  app.use("*", servicesAndServerTiming);
+  app.use("*", servicesAndServerTiming(options));
   return app;
 }
 
@@ -167,6 +169,8 @@ function createApiApp() {
   app.get(`${API_PREFIX}/branches/:branch_id/live`, liveAccessLog, openLiveStream);
   return withServices(app).route(API_PREFIX, buildApi());
 }
+
+const passOn: MiddlewareHandler<AppEnv> = (_c, next) => next();
 
 /** `/llms.txt`, the agents' guide: generated once per config from the OpenAPI document; ETag, no credential. */
 async function serveGuide(c: Context<AppEnv>) {
@@ -181,15 +185,19 @@ async function serveGuide(c: Context<AppEnv>) {
  * `/mcp` request, so isolates that never serve one never evaluate it.
  */
 function createAgentsApp() {
-  const app = withServices(platform());
-  app.all(MCP_PATH, limitBody, async (c) => {
+  // No client bookmark here (issue 57's red-team): `/mcp` and the OAuth endpoints are POSTs on the primary, so a
+  // call's standing (a revoked grant, a logout) is read where it was written, never on a replica a bookmark names.
+  const app = withServices(platform(), { bookmarks: false });
+  // A refused OAuth token is counted against its address after the answer; past the limit, 429 before any look-up.
+  app.all(MCP_PATH, limitBody, mcpTokenFailureLimit, async (c) => {
     const { serveMcp } = await import("./mcp/route");
     return serveMcp(c);
   });
   app.get(GUIDE_PATH, etag(), anonymousReadLimit, serveGuide);
   // OAuth 2.1 for /mcp (issue 57): the library's metadata, token and registration endpoints, loaded on first use.
+  const limits: Record<string, MiddlewareHandler<AppEnv>> = { [REGISTER_PATH]: oauthRegistrationLimit, [TOKEN_PATH]: oauthFailureLimit };
   for (const path of OAUTH_SERVER_PATHS) {
-    app.all(path, limitBody, async (c) => {
+    app.all(path, oauthErrorShape, limitBody, limits[path] ?? passOn, async (c) => {
       const { serveOAuth } = await import("./oauth/door");
       return serveOAuth(c);
     });

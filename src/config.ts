@@ -61,6 +61,8 @@ const schema = z.object({
   LIMIT_LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR: count,
   LIMIT_LOGIN_FAILURES_PER_ADDRESS_PER_HOUR: count,
   LIMIT_BOOKMARKS_PER_ACCOUNT: count,
+  LIMIT_OAUTH_REGISTRATIONS_PER_ADDRESS_PER_HOUR: count,
+  LIMIT_OAUTH_FAILURES_PER_ADDRESS_PER_HOUR: count,
 });
 
 function toConfig(v: z.infer<typeof schema>) {
@@ -99,6 +101,8 @@ function toConfig(v: z.infer<typeof schema>) {
       loginFailuresPerAccountPerHour: v.LIMIT_LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR,
       loginFailuresPerAddressPerHour: v.LIMIT_LOGIN_FAILURES_PER_ADDRESS_PER_HOUR,
       bookmarksPerAccount: v.LIMIT_BOOKMARKS_PER_ACCOUNT,
+      oauthRegistrationsPerAddressPerHour: v.LIMIT_OAUTH_REGISTRATIONS_PER_ADDRESS_PER_HOUR,
+      oauthFailuresPerAddressPerHour: v.LIMIT_OAUTH_FAILURES_PER_ADDRESS_PER_HOUR,
     },
   };
 }

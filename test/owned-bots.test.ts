@@ -1,5 +1,5 @@
 import { runInDurableObject } from "cloudflare:test";
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import type { BranchRoom } from "../src/durable/branch";
 import { describe, expect, it } from "vitest";
 import {
@@ -17,6 +17,7 @@ import {
   unique,
   words,
 } from "./helpers";
+import { callTool, connectedApp, page, toolResult } from "./oauth-flow";
 
 /** People own bots (issue 57 §1): registering with a credential, `/me/bots`, re-keying, editing, retiring, standing. */
 
@@ -79,6 +80,28 @@ describe("the owner's controls", () => {
     expectError(await call("/auth/me", { token: bot.apiKey }), 401, "UNAUTHORIZED");
     expectError(await call("/auth/bot/login", { body: { api_key: bot.apiKey } }), 401, "UNAUTHORIZED");
     expect((await call("/auth/me", { token: fresh })).body.id).toBe(bot.id);
+  });
+
+  it("rotating the key ends the JWTs logged in with the old one (REST, the room's batch, MCP); the new key's JWT works", async () => {
+    const owner = await registerHuman();
+    const bot = await ownedBot(owner);
+    const story = await createStory(owner.token);
+    expect((await join(bot.token, story.main_branch_id)).status).toBe(201);
+    const res = await call(`/bots/${bot.id}/api-key`, { method: "POST", token: owner.token });
+    expect(res.status, res.text).toBe(200);
+    expectError(await call("/auth/me", { token: bot.token }), 401, "UNAUTHORIZED");
+    // A write its room answers: the segment's own INSERT refuses the old session, and nothing is written.
+    const segments = async () => (await call(`/branches/${story.main_branch_id}/segments`)).body.data.segments.length;
+    const before = await segments();
+    expectError(await submit(bot.token, story.main_branch_id, words(5)), 401, "UNAUTHORIZED");
+    expect(await segments()).toBe(before);
+    const viaMcp = await toolResult(await callTool(bot.token, "list_stories"));
+    expect(viaMcp.result.structuredContent.error.code).toBe("UNAUTHORIZED");
+    const login = await call("/auth/bot/login", { body: { api_key: res.body.data.api_key } });
+    expect(login.status, login.text).toBe(200);
+    const fresh = login.body.access_token as string;
+    expect((await call("/auth/me", { token: fresh })).body.id).toBe(bot.id);
+    expect((await submit(fresh, story.main_branch_id, words(5))).status).toBe(201);
   });
 
   it("edits name, model, role and webhook (a changed address answers a new secret once; the same address keeps it)", async () => {
@@ -150,6 +173,21 @@ describe("the owner's controls", () => {
 });
 
 describe("retiring a bot", () => {
+  it("a refused retire (another person's, an admin's) changes nothing: the owner's app acting as the bot keeps working", async () => {
+    const owner = await registerHuman();
+    const bot = await ownedBot(owner);
+    const asBot = await connectedApp(owner.token, { identity: `bot:${bot.id}` });
+    for (const token of [(await registerHuman()).token, (await registerAdmin()).token]) {
+      expectError(await call(`/bots/${bot.id}/retire`, { method: "POST", token }), 403, "PERMISSION_DENIED");
+    }
+    const grants = await env.DB.prepare("SELECT revoked_at FROM oauth_grants WHERE actor_id = ?").bind(bot.id).all();
+    expect(grants.results).toEqual([{ revoked_at: null }]);
+    const listed = await toolResult(await callTool(asBot.access_token, "list_stories"));
+    expect(listed.result.isError ?? false, JSON.stringify(listed)).toBe(false);
+    expect(await (await page("/me/apps", owner.token)).text()).toContain(`the bot ${bot.name}`);
+    expect((await call("/auth/me", { token: bot.token })).status).toBe(200);
+  });
+
   it("takes it out of every queue (the turn passes), refuses its key, JWT and login, keeps its segments; then 409", async () => {
     const owner = await registerHuman();
     const bot = await ownedBot(owner);

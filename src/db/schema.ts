@@ -66,6 +66,8 @@ export const bots = sqliteTable(
     webhookUrl: text("webhook_url"),
     webhookSecret: text("webhook_secret").notNull(),
     apiKeyHash: text("api_key_hash").notNull(),
+    /** When its key was last replaced (rotated, or retired): a bot JWT issued before then is refused (src/domain/standing.ts). */
+    keyRotatedAt: text("key_rotated_at"),
     ...suspension(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),

@@ -1,7 +1,7 @@
 import type { SQL } from "drizzle-orm";
 import { type Db, nowIso, rawAll } from "../db/client";
 import type { Actor, ActorType } from "./actor";
-import { type Expectation, type StandingRow, type Verdict, refuseUnless, standingGuard, standingQuery, unmet, verdictOf } from "./standing";
+import { type Expectation, type StandingRow, type Verdict, refuseUnless, sessionOf, standingGuard, standingQuery, unmet, verdictOf } from "./standing";
 
 /** What a route needs of the caller's current standing, besides being in good standing. */
 export interface Requirement {
@@ -53,7 +53,7 @@ export class AccountStanding {
 
   /** The prelude the request's first D1 trip carries: the standing query (and, on a write, the guard in front). */
   preludeFor(db: Db) {
-    const subject = { id: this.actor.id, type: this.expect.claimed, jti: this.actor.session?.jti ?? null };
+    const subject = { id: this.actor.id, type: this.expect.claimed, ...sessionOf(this.actor) };
     // Prepared statements (not drizzle queries): the metered D1 puts them in the trip's batch as they are.
     const statement = (query: SQL) => {
       const built = rawAll(db, query).getQuery();

@@ -13,8 +13,11 @@ export interface Actor {
   credential: CredentialKind;
   /** A human's moderator role (issue 23), once the account's standing has been read; admins moderate by their type. */
   role?: "user" | "moderator";
-  /** A JWT's id and expiry (seconds): what a logout revokes; an OAuth grant's, `oauth:<grant id>`. */
-  session?: { jti: string; exp: number };
+  /**
+   * A JWT's id, expiry and issue time (seconds): what a logout revokes, and what a bot's key rotation ends (issued
+   * before it); an OAuth grant's, `oauth:<grant id>` (no issue time).
+   */
+  session?: { jti: string; exp: number; iat?: number };
   /** The OAuth client a call came through (its client id), for the access log. */
   oauthClient?: string;
 }

@@ -61,6 +61,16 @@ export interface NewBot {
 }
 
 export async function registerBot(db: Db, input: NewBot) {
+  const made = await newBot(input);
+  await db.insert(bots).values(made.bot).catch(botNameTaken);
+  return made;
+}
+
+/** A bot's name already taken (its unique key): 409 naming the field, as registration answers; any other error as it is. */
+export const botNameTaken = (err: unknown): never => conflict(err, ["name"]);
+
+/** A new bot's row, not yet written, and its API key (stored only as its hash). */
+export async function newBot(input: NewBot): Promise<{ bot: BotRow; apiKey: string }> {
   const apiKey = randomSecret(BOT_KEY_PREFIX);
   const now = nowIso();
   const row: BotRow = {
@@ -76,13 +86,10 @@ export async function registerBot(db: Db, input: NewBot) {
     webhookUrl: input.webhookUrl ?? null,
     webhookSecret: randomSecret(WEBHOOK_SECRET_PREFIX),
     apiKeyHash: await sha256Hex(apiKey),
+    keyRotatedAt: null,
     createdAt: now,
     updatedAt: now,
   };
-  await db
-    .insert(bots)
-    .values(row)
-    .catch((err) => conflict(err, ["name"]));
   return { bot: row, apiKey };
 }
 

@@ -1,11 +1,11 @@
-import { and, desc, eq, getTableColumns, isNull, ne, sql } from "drizzle-orm";
+import { type SQL, and, desc, eq, getTableColumns, isNull, ne, sql } from "drizzle-orm";
 import { type Db, nowIso } from "../db/client";
-import { type OAuthGrantRow, oauthGrants } from "../db/schema";
+import { type BotRow, type OAuthGrantRow, bots, oauthGrants } from "../db/schema";
 import { notFound } from "../lib/errors";
 
 /**
  * The apps people connected through OAuth (issue 57), as D1 knows them: written when the person approves (before
- * the code is sent), listed on "Connected apps", revoked there (the standing statement then refuses the grant's
+ * the code is sent, with the bot made for it if any), listed on "Connected apps", revoked there (the standing statement then refuses the grant's
  * next call), and ended with the bot they act as when it is retired. The tokens themselves are the OAuth library's.
  */
 
@@ -31,10 +31,12 @@ export type NewGrant = Omit<OAuthGrantRow, "lastUsedAt" | "revokedAt">;
 const isCimd = (clientId: string) => clientId.startsWith("https://");
 
 /**
- * The new grant, and the grants it replaces ended in the same batch: the library revokes the same identity's
- * earlier grants for the same client (for a CIMD client, the same redirect URI too) once the new one is stored.
+ * Records an approved grant in one batch: the bot it acts as when that was made on the consent page (`made`: its
+ * row is written only with its grant), the grant, and the grants it replaces, ended: the same identity's earlier
+ * grants for the same client (for a CIMD client, with the same redirect URI too), as the library would replace
+ * them. Answers the ended grants' ids, for the library to delete their tokens once D1 has them ended.
  */
-export async function recordGrant(db: Db, grant: NewGrant) {
+export async function recordGrant(db: Db, grant: NewGrant, made?: BotRow): Promise<string[]> {
   const replaced = and(
     eq(oauthGrants.actorId, grant.actorId),
     eq(oauthGrants.clientId, grant.clientId),
@@ -42,7 +44,13 @@ export async function recordGrant(db: Db, grant: NewGrant) {
     ne(oauthGrants.id, grant.id),
     isCimd(grant.clientId) ? eq(oauthGrants.redirectUri, grant.redirectUri) : undefined,
   );
-  await db.batch([db.insert(oauthGrants).values(grant), db.update(oauthGrants).set({ revokedAt: grant.createdAt }).where(replaced)]);
+  const statements = [
+    ...(made ? [db.insert(bots).values(made)] : []),
+    db.insert(oauthGrants).values(grant),
+    db.update(oauthGrants).set({ revokedAt: grant.createdAt }).where(replaced).returning({ id: oauthGrants.id }),
+  ];
+  const results = await db.batch(statements as [(typeof statements)[number]]);
+  return (results.at(-1) as { id: string }[]).map((r) => r.id);
 }
 
 /** The person's connected apps (those they approved) with the name of whom each acts as, newest first; revoked ones are not shown. */
@@ -67,12 +75,12 @@ export async function revokeGrant(db: Db, personId: string, grantId: string): Pr
   return row;
 }
 
-/** Ends every grant acting as the bot (its retirement), as a statement of the retiring batch. */
-export const endGrantsOf = (db: Db, botId: string, at: string) =>
+/** Ends every grant acting as the bot (its retirement), as a statement of the retiring batch: only while `retiring` holds (its condition). */
+export const endGrantsOf = (db: Db, botId: string, at: string, retiring: SQL) =>
   db
     .update(oauthGrants)
     .set({ revokedAt: at })
-    .where(and(eq(oauthGrants.actorId, botId), isNull(oauthGrants.revokedAt)));
+    .where(and(eq(oauthGrants.actorId, botId), isNull(oauthGrants.revokedAt), retiring));
 
 /** "Last used" (a background write, src/oauth/use.ts). */
 export async function markGrantUsed(d1: D1Database, grantId: string, at: string) {

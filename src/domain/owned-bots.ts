@@ -1,4 +1,4 @@
-import { and, desc, eq, ne, sql } from "drizzle-orm";
+import { and, desc, eq, exists, ne, sql } from "drizzle-orm";
 import { type Db, nowIso, rawAll, uniqueViolation } from "../db/client";
 import { type BotRow, bots } from "../db/schema";
 import { randomSecret, sha256Hex } from "../lib/crypto";
@@ -58,13 +58,16 @@ export async function ownedBot(db: Db, owner: Pick<Actor, "id">, botId: string):
   return bot;
 }
 
-/** A new API key for the bot: the old one stops at once (its hash is replaced in the same statement). */
+/**
+ * A new API key for the bot: the old one stops at once (its hash is replaced in the same statement), and so do the
+ * JWTs it logged in to (`key_rotated_at`: the standing statement refuses a bot JWT issued before it).
+ */
 export async function rotateBotKey(db: Db, owner: Pick<Actor, "id">, botId: string) {
   const apiKey = randomSecret(BOT_KEY_PREFIX);
   const updatedAt = nowIso();
   const [row] = await db
     .update(bots)
-    .set({ apiKeyHash: await sha256Hex(apiKey), updatedAt })
+    .set({ apiKeyHash: await sha256Hex(apiKey), keyRotatedAt: updatedAt, updatedAt })
     .where(ownedLive(owner, botId))
     .returning({ id: bots.id });
   if (!row) throw await refusal(db, owner, botId);
@@ -105,24 +108,25 @@ export async function editBot(db: Db, owner: Pick<Actor, "id">, botId: string, e
 }
 
 /**
- * Retires the bot: it is `retired`, its key replaced by one nobody holds, its webhook cleared, in one statement
- * that answers the queues it is in (the rooms are told next, by the use case). From the next request on, its key,
+ * Retires the bot: it is `retired`, its key replaced by one nobody holds, its webhook cleared, in one batch that
+ * answers the queues it is in (the rooms are told next, by the use case). From the next request on, its key,
  * its JWTs and its grants are refused (the standing query finds no live bot), its grants ended; its segments stay.
+ * Every statement of the batch carries the same condition (the caller owns the bot, and it is live), read before the
+ * bot's own row changes, so a refused retire changes nothing at all.
  */
 export async function retireBot(db: Db, owner: Pick<Actor, "id">, botId: string) {
   const updatedAt = nowIso();
-  const [[row], , memberships] = await db.batch([
+  const owned = ownedLive(owner, botId);
+  const retiring = exists(db.select({ one: sql`1` }).from(bots).where(owned));
+  const [, memberships, [row]] = await db.batch([
+    // Its grants end with it: "Connected apps" no longer lists them (its standing already refuses them).
+    endGrantsOf(db, botId, updatedAt, retiring),
+    rawAll<{ branch_id: string; bot_id: string }>(db, sql`SELECT m.branch_id, m.bot_id FROM branch_members m WHERE m.bot_id = ${botId} AND ${retiring}`),
     db
       .update(bots)
-      .set({ status: "retired", apiKeyHash: await sha256Hex(randomSecret(BOT_KEY_PREFIX)), webhookUrl: null, updatedAt })
-      .where(ownedLive(owner, botId))
+      .set({ status: "retired", apiKeyHash: await sha256Hex(randomSecret(BOT_KEY_PREFIX)), webhookUrl: null, keyRotatedAt: updatedAt, updatedAt })
+      .where(owned)
       .returning(),
-    // Its grants end with it: "Connected apps" no longer lists them (its standing already refuses them).
-    endGrantsOf(db, botId, updatedAt),
-    rawAll<{ branch_id: string; bot_id: string }>(
-      db,
-      sql`SELECT m.branch_id, m.bot_id FROM branch_members m JOIN bots b ON b.id = m.bot_id WHERE m.bot_id = ${botId} AND b.owner_id = ${owner.id}`,
-    ),
   ]);
   if (!row) throw await refusal(db, owner, botId);
   return { bot: botView(row), memberships };

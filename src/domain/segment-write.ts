@@ -21,7 +21,7 @@ interface Shape {
   limits: "none" | "all" | "branch";
 }
 
-type WriteValues = SegmentValues & LimitValues & { subjectId: string; jti: string; now: string };
+type WriteValues = SegmentValues & LimitValues & { subjectId: string; jti: string; issuedAt: string; now: string };
 
 /** SQL (`AND …`): the segment `id` was written by this batch; the later statements of a write depend on it. */
 export const written = (id: string): SQL => sql`AND EXISTS (SELECT 1 FROM segments WHERE id = ${id})`;
@@ -32,7 +32,7 @@ export const written = (id: string): SQL => sql`AND EXISTS (SELECT 1 FROM segmen
  * write inserts nothing (no statement of its own for any check).
  */
 export function guardedSegmentSql(v: WriteValues, s: Shape): SQL {
-  const standing = inGoodStanding({ id: v.subjectId, type: s.type, jti: v.jti }, { claimed: s.type, composed: true }, v.now);
+  const standing = inGoodStanding({ id: v.subjectId, type: s.type, jti: v.jti, issuedAt: v.issuedAt }, { claimed: s.type, composed: true }, v.now);
   const limits = s.limits === "none" ? sql`` : sql` AND ${underLimits(v, s.limits === "branch")}`;
   return insertSegment(v, sql`WHERE ${takesWrites({ storyId: v.storyId, branchId: v.branchId })} AND ${standing}${limits}`);
 }
@@ -63,8 +63,9 @@ export function writeValues(seg: NewSegment, subject: Subject, quota: Quota | nu
     ...segmentValues(seg),
     ...limitValues(seg.author.id, seg.branchId, quota?.limits ?? NO_LIMITS, quota?.now ?? 0),
     subjectId: subject.id,
-    // `revoked` tests `jti ?? ""`: bound as the statement built with the value would bind it.
+    // `revoked` tests `jti ?? ""` (and the key's replacement `issuedAt ?? ""`): bound as the statement built with the value would bind it.
     jti: subject.jti ?? "",
+    issuedAt: subject.issuedAt ?? "",
     now: nowIso(),
   };
   return { values, shape: { type: subject.type, limits: quota ? (quota.perBranch ? "branch" : "all") : "none" } };

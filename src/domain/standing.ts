@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { abortUnless } from "../db/client";
 import { ApiError } from "../lib/errors";
 import { OAUTH_JTI_PREFIX } from "./oauth-grants";
-import type { ActorType } from "./actor";
+import type { Actor, ActorType } from "./actor";
 
 /**
  * An account's standing (issue 23): checked on every request that carries a credential, by one rule for every
@@ -63,7 +63,8 @@ export const suspendedNow = (row: Pick<StandingRow, "suspended_at" | "suspended_
 /** The one rule. Checked in this order: gone, logged out, suspended, then what the route needs of the current type and role. */
 export function verdictOf(row: StandingRow | null, expect: Expectation, now: string): Verdict {
   if (!row) return { ok: false, code: "UNAUTHORIZED", message: "This credential's account no longer exists" };
-  if (row.revoked) return { ok: false, code: "UNAUTHORIZED", message: "This session was logged out (or its app's access revoked): log in again" };
+  if (row.revoked)
+    return { ok: false, code: "UNAUTHORIZED", message: "This session was logged out (or its app's access revoked, or its bot's key replaced): log in again" };
   if (!expect.evenSuspended && suspendedNow(row, now)) {
     return {
       ok: false,
@@ -112,7 +113,24 @@ export interface Subject {
   type: ActorType;
   /** A JWT's id (null for an API key or API token: those are revoked by their own rows). */
   jti: string | null;
+  /**
+   * When a JWT was issued (ISO, to the millisecond; null for any other credential): a bot's JWT issued before its
+   * key was last replaced (`bots.key_rotated_at`) is over, as a logged-out one is.
+   */
+  issuedAt: string | null;
 }
+
+/** A caller's session as its standing reads it. */
+export type Session = Pick<Subject, "jti" | "issuedAt">;
+
+/** No session (an API key or API token: revoked by their own rows). */
+export const NO_SESSION: Session = { jti: null, issuedAt: null };
+
+/** The caller's session as its standing reads it: a JWT's id and issue time, an OAuth grant's id, none for a key or token. */
+export const sessionOf = (actor: Pick<Actor, "session">): Session => ({
+  jti: actor.session?.jti ?? null,
+  issuedAt: actor.session?.iat === undefined ? null : new Date(Math.round(actor.session.iat * 1000)).toISOString(),
+});
 
 /**
  * The session is over: a logged-out JWT's jti, or (issue 57) an OAuth grant (`oauth:<grant id>`) revoked, or acting
@@ -136,11 +154,18 @@ export const noneSuspended = (ids: SQL, now: string) =>
     AND NOT EXISTS (SELECT 1 FROM bots ns WHERE ns.id IN (${ids}) AND NOT (${notSuspendedSql("ns", now)}
       AND NOT EXISTS (SELECT 1 FROM users owner WHERE owner.id = ns.owner_id AND NOT ${notSuspendedSql("owner", now)})))`;
 
+/**
+ * A bot's JWT issued before its key was last replaced (the row `b` of bots): what the old key logged in to ends with
+ * it. Always 0 or 1 (never NULL, which `NOT` would keep NULL); one text whatever the value, as `revoked`.
+ */
+const keyReplacedSince = (b: string, issuedAt: string | null) => sql`(${issuedAt ?? ""} <> '' AND IFNULL(${sql.raw(b)}.key_rotated_at > ${issuedAt ?? ""}, 0))`;
+
 /** One row (none when the account is gone): the account's type, role and suspension, and whether the session was revoked. */
 export function standingQuery(subject: Subject): SQL {
   // A retired bot (issue 57) is gone to its credentials; its owner's suspension is read in the same statement.
   return subject.type === "bot"
-    ? sql`SELECT 'bot' AS type, 'user' AS role, b.suspended_at, b.suspended_until, b.suspension_reason, ${revoked(subject.jti)} AS revoked,
+    ? sql`SELECT 'bot' AS type, 'user' AS role, b.suspended_at, b.suspended_until, b.suspension_reason,
+        (${revoked(subject.jti)} OR ${keyReplacedSince("b", subject.issuedAt)}) AS revoked,
         o.suspended_at AS owner_suspended_at, o.suspended_until AS owner_suspended_until
         FROM bots b LEFT JOIN users o ON o.id = b.owner_id WHERE b.id = ${subject.id} AND b.status <> 'retired'`
     : sql`SELECT user_type AS type, role, suspended_at, suspended_until, suspension_reason, ${revoked(subject.jti)} AS revoked FROM users WHERE id = ${subject.id}`;
@@ -161,7 +186,7 @@ export const botInGoodStandingSql = (b: string, now: string) =>
 export function inGoodStanding(subject: Subject, expect: Expectation, now: string): SQL {
   if (subject.type === "bot") {
     const standing = expect.evenSuspended ? sql`b.status <> 'retired'` : botInGoodStandingSql("b", now);
-    return sql`(EXISTS (SELECT 1 FROM bots b WHERE b.id = ${subject.id} AND ${standing}) AND NOT ${revoked(subject.jti)})`;
+    return sql`(EXISTS (SELECT 1 FROM bots b WHERE b.id = ${subject.id} AND ${standing} AND NOT ${keyReplacedSince("b", subject.issuedAt)}) AND NOT ${revoked(subject.jti)})`;
   }
   const notSuspended = expect.evenSuspended ? sql`1` : notSuspendedSql("users", now);
   const allowed = (expect.types ?? ["human", "admin"]).filter((t) => t !== "bot" && (expect.claimed !== "admin" || !expect.composed || t === "admin"));

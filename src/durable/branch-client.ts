@@ -1,5 +1,6 @@
 import type { Writer } from "../domain/actor";
 import type { IdempotentRequest } from "../domain/idempotency";
+import type { Session } from "../domain/standing";
 import type { LiveEvent } from "../domain/live-events";
 import type { RateState } from "../lib/limit-error";
 import type { RequestMeter } from "../lib/meter";
@@ -21,7 +22,7 @@ export class BranchRooms {
     return this.call(branchId, (room) => room.submit(branchId, writer, content, options));
   }
 
-  join(branchId: string, bot: { id: string; name: string; jti?: string | null }, role: Role, idem?: IdempotentRequest): Promise<JoinResult> {
+  join(branchId: string, bot: { id: string; name: string } & Session, role: Role, idem?: IdempotentRequest): Promise<JoinResult> {
     return this.call(branchId, (room) => room.join(branchId, bot, role, idem));
   }
 
@@ -30,7 +31,7 @@ export class BranchRooms {
     return this.call(branchId, (room) => room.expel(branchId, botId, change));
   }
 
-  leave(branchId: string, bot: { id: string; jti: string | null }): Promise<LeaveResult> {
+  leave(branchId: string, bot: { id: string } & Session): Promise<LeaveResult> {
     return this.call(branchId, (room) => room.leave(branchId, bot));
   }
 

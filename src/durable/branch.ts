@@ -35,7 +35,7 @@ import {
 import { memberStatement, queueQuery, turnColumnsStatement, turnStateOf } from "../turns/store";
 import type { LiveEvent, TurnReason } from "../domain/live-events";
 import { SOCKET_HEADER, type SocketRequest } from "../domain/live-socket";
-import { type StandingRow, type Subject, inGoodStanding, refuseUnless, standingQuery, verdictOf } from "../domain/standing";
+import { NO_SESSION, type Session, type StandingRow, type Subject, inGoodStanding, refuseUnless, standingQuery, verdictOf } from "../domain/standing";
 import { closedError, closedRead, takesWrites } from "../domain/writable";
 import { LiveSockets, liveQueue, liveSegment, liveTurn } from "./live";
 import { type Outcome, capture } from "./result";
@@ -75,8 +75,8 @@ export interface SubmitOptions {
   idempotency?: IdempotentRequest;
   /** The writer's segment limits, counted in the write's own batch (none for admins). */
   limits?: SegmentLimits | null;
-  /** The writer's session (a JWT's jti; null for a key or token): its standing is checked in the write's batch. */
-  jti?: string | null;
+  /** The writer's session (a JWT's; none for a key or token): its standing is checked in the write's batch. */
+  session?: Session;
 }
 
 type SegmentView = ReturnType<typeof segmentView>;
@@ -234,7 +234,7 @@ export class BranchRoom extends DurableObject<Env> {
     return this.run(() => this.doSubmit(branchId, writer, content, options));
   }
 
-  join(branchId: string, bot: { id: string; name: string; jti?: string | null }, role: Role, idem?: IdempotentRequest): Promise<Outcome<JoinResult>> {
+  join(branchId: string, bot: { id: string; name: string } & Session, role: Role, idem?: IdempotentRequest): Promise<Outcome<JoinResult>> {
     return this.run(() => this.doJoin(branchId, bot, role, idem));
   }
 
@@ -256,9 +256,9 @@ export class BranchRoom extends DurableObject<Env> {
     });
   }
 
-  /** A bot leaves the queue (its session's jti: null for a key): only while in good standing, checked in the leave's batch. */
-  leave(branchId: string, bot: { id: string; jti: string | null }): Promise<Outcome<LeaveResult>> {
-    return this.run(() => this.doLeave(branchId, { id: bot.id, type: "bot", jti: bot.jti }));
+  /** A bot leaves the queue (its session: none for a key): only while in good standing, checked in the leave's batch. */
+  leave(branchId: string, bot: { id: string } & Session): Promise<Outcome<LeaveResult>> {
+    return this.run(() => this.doLeave(branchId, { id: bot.id, type: "bot", jti: bot.jti, issuedAt: bot.issuedAt }));
   }
 
   /**
@@ -530,7 +530,7 @@ export class BranchRoom extends DurableObject<Env> {
       isStarter: options.isStarter,
       kind: options.isStarter ? "fork" : "continuation",
     };
-    const { data, usage } = await this.writeSegment(room, seg, applied, options.idempotency, quota, options.jti ?? null);
+    const { data, usage } = await this.writeSegment(room, seg, applied, options.idempotency, quota, options.session ?? NO_SESSION);
     room.nextSeq = seg.sequenceOrder + 1;
     room.lastSegmentId = seg.id;
     await this.keep(room, applied, { reason: "submitted", events: [liveSegment(branchId, data.segment, data.next_bot)] });
@@ -597,9 +597,9 @@ export class BranchRoom extends DurableObject<Env> {
     applied: Applied,
     idem: IdempotentRequest | undefined,
     quota: Quota | null,
-    jti: string | null,
+    session: Session,
   ): Promise<{ data: SubmitResult; usage?: SegmentUsage }> {
-    const subject: Subject = { id: seg.author.id, type: seg.author.type, jti };
+    const subject: Subject = { id: seg.author.id, type: seg.author.type, ...session };
     for (let attempt = 0; ; attempt++) {
       try {
         const data = this.submitResult(seg, applied);
@@ -631,12 +631,12 @@ export class BranchRoom extends DurableObject<Env> {
     }
   }
 
-  private async doJoin(branchId: string, bot: { id: string; name: string; jti?: string | null }, role: Role, idem?: IdempotentRequest): Promise<JoinResult> {
+  private async doJoin(branchId: string, bot: { id: string; name: string } & Session, role: Role, idem?: IdempotentRequest): Promise<JoinResult> {
     const room = await this.load(branchId);
     await this.refuseIfHidden(room);
     const member: Member = { botId: bot.id, name: bot.name, role, joinSeq: room.joinSeq + 1, joinedAt: new Date().toISOString(), sitsOutUntil: null };
     const applied = this.decide(room, { type: "join", member });
-    const subject: Subject = { id: bot.id, type: "bot", jti: bot.jti ?? null };
+    const subject: Subject = { id: bot.id, type: "bot", jti: bot.jti, issuedAt: bot.issuedAt };
     if (!applied.writes.member) {
       // Already queued. With a key, record the answer, only while the bot is in good standing (as a new member's
       // INSERT is; without a key nothing is written, and the Worker checks a JWT's standing then). If this key was

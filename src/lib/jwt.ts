@@ -32,18 +32,22 @@ function signerFor(secret: string) {
   return signer;
 }
 
+/**
+ * Signs a token. `iat` keeps the milliseconds (a NumericDate may be fractional, RFC 7519 §2): a bot's key rotated
+ * within the second a token was issued must still tell which came first (src/domain/standing.ts).
+ */
 export async function signJwt(
   subject: { id: string; type: ActorType; name: string },
   secret: string,
   ttlSeconds: number,
-  now = Math.floor(Date.now() / 1000),
+  now = Date.now() / 1000,
 ): Promise<string> {
   const claims: JwtClaims = {
     sub: subject.id,
     typ: subject.type,
     name: subject.name,
     iat: now,
-    exp: now + ttlSeconds,
+    exp: Math.floor(now) + ttlSeconds,
     jti: crypto.randomUUID(),
   };
   const unsigned = `${encodeJson({ alg: "HS256", typ: "JWT" })}.${encodeJson(claims)}`;

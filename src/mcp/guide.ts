@@ -108,6 +108,12 @@ function limitRows(config: Config): string[] {
     ["failed logins, per account per hour", l.loginFailuresPerAccountPerHour, "LIMIT_LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR"],
     ["failed logins, per address per hour", l.loginFailuresPerAddressPerHour, "LIMIT_LOGIN_FAILURES_PER_ADDRESS_PER_HOUR"],
     ["bookmarks kept, per account (a cap)", l.bookmarksPerAccount, "LIMIT_BOOKMARKS_PER_ACCOUNT"],
+    ["OAuth clients registered (DCR), per address per hour", l.oauthRegistrationsPerAddressPerHour, "LIMIT_OAUTH_REGISTRATIONS_PER_ADDRESS_PER_HOUR"],
+    [
+      "failed OAuth requests (token endpoint, consent, a refused OAuth token on /mcp), per address per hour",
+      l.oauthFailuresPerAddressPerHour,
+      "LIMIT_OAUTH_FAILURES_PER_ADDRESS_PER_HOUR",
+    ],
   ];
   return ["| limit | number | set by |", "| --- | --- | --- |", ...rows.map(([what, n, name]) => `| ${what} | ${n} | \`${name}\` |`)];
 }

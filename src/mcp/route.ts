@@ -125,7 +125,7 @@ export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
   const { resource } = oauthServers(c.get("config").publicOrigin);
   return resource.fetch(
     canonical(c),
-    oauthEnv(c.env),
+    oauthEnv(c.env, c.get("meter")),
     mcpContext(executionContextOf(c), (call) => answer(c, grantCaller(call))),
   );
 }

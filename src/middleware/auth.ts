@@ -6,7 +6,7 @@ import type { Actor, ActorType, CredentialKind } from "../domain/actor";
 import { API_TOKEN_PREFIX, BOT_KEY_PREFIX, type KeyStanding, actorForApiToken, actorForBotKey } from "../domain/auth";
 import { type Viewer, viewerOf } from "../domain/hidden";
 import { ApiError } from "../lib/errors";
-import { verifyJwt } from "../lib/jwt";
+import { type JwtClaims, verifyJwt } from "../lib/jwt";
 import { requireStanding, watchStanding } from "./standing";
 
 /** The credential a request carries: `Authorization: Bearer …`, else `X-API-Key`; a malformed Authorization is 401. */
@@ -27,9 +27,17 @@ export function readCredential(c: Context<AppEnv>): string | null {
 export async function resolveActor(db: Db, config: Config, credential: string, expect: KeyStanding = {}): Promise<Actor> {
   if (credential.startsWith(BOT_KEY_PREFIX)) return actorForBotKey(db, credential, expect);
   if (credential.startsWith(API_TOKEN_PREFIX)) return actorForApiToken(db, credential, expect);
-  const claims = await verifyJwt(credential, config.jwt.secret);
-  return { id: claims.sub, type: claims.typ, name: claims.name, credential: "jwt", session: { jti: claims.jti, exp: claims.exp } };
+  return actorOfClaims(await verifyJwt(credential, config.jwt.secret));
 }
+
+/** A verified JWT's caller: its account as the token claims it, and its session (checked with the standing). */
+export const actorOfClaims = (claims: JwtClaims): Actor => ({
+  id: claims.sub,
+  type: claims.typ,
+  name: claims.name,
+  credential: "jwt",
+  session: { jti: claims.jti, exp: claims.exp, iat: claims.iat },
+});
 
 interface AuthOptions {
   /** Caller types allowed; others get 403 FORBIDDEN. */

@@ -23,21 +23,25 @@ function openSession(db: D1Database, bookmark: string | undefined, { write }: { 
 }
 
 /**
- * Opens the request's D1 session (read-your-writes from a client's `x-d1-bookmark`), meters it, and puts the
- * services on `c.var` (config, db, rooms, meter); afterwards writes `Server-Timing` and the newest bookmark.
+ * Opens the request's D1 session (read-your-writes from a client's `x-d1-bookmark`, unless `bookmarks` is off for
+ * the door), meters it, and puts the services on `c.var` (config, db, rooms, meter); afterwards writes
+ * `Server-Timing` and the newest bookmark.
  */
-export const servicesAndServerTiming: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const write = !["GET", "HEAD", "OPTIONS"].includes(c.req.method);
-  // Opened on the first query: a micro-cache hit never opens a session.
-  let session: D1DatabaseSession | null = null;
-  const open = () => (session ??= openSession(c.env.DB, c.req.header(BOOKMARK_HEADER), { write }));
-  const meter = new RequestMeter(() => session?.getBookmark() ?? null);
-  c.set("config", configOf(c.env));
-  c.set("meter", meter);
-  c.set("db", getDb(meteredD1(open, meter)));
-  c.set("rooms", new BranchRooms(c.env.BRANCH_ROOM, meter));
-  await next();
-  c.res.headers.set("Server-Timing", meter.serverTiming());
-  const bookmark = meter.bookmark();
-  if (bookmark) c.res.headers.set(BOOKMARK_HEADER, bookmark);
-};
+export const servicesAndServerTiming =
+  ({ bookmarks }: { bookmarks: boolean }): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    const write = !["GET", "HEAD", "OPTIONS"].includes(c.req.method);
+    // Opened on the first query: a micro-cache hit never opens a session.
+    let session: D1DatabaseSession | null = null;
+    const sent = bookmarks ? c.req.header(BOOKMARK_HEADER) : undefined;
+    const open = () => (session ??= openSession(c.env.DB, sent, { write }));
+    const meter = new RequestMeter(() => session?.getBookmark() ?? null);
+    c.set("config", configOf(c.env));
+    c.set("meter", meter);
+    c.set("db", getDb(meteredD1(open, meter)));
+    c.set("rooms", new BranchRooms(c.env.BRANCH_ROOM, meter));
+    await next();
+    c.res.headers.set("Server-Timing", meter.serverTiming());
+    const newest = meter.bookmark();
+    if (newest) c.res.headers.set(BOOKMARK_HEADER, newest);
+  };

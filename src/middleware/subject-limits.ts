@@ -5,7 +5,7 @@ import type { AppEnv } from "../context";
 import type { AccountGate, Admission, Counter } from "../durable/account";
 import { succeeded } from "../lib/envelope";
 import { isFormBody } from "../lib/form-body";
-import { limitError } from "../lib/limit-error";
+import { type Refusal, limitError } from "../lib/limit-error";
 import { nameKey } from "../lib/names";
 import { inBackground } from "./background";
 
@@ -47,6 +47,40 @@ export function limitBySubject(limits: SubjectLimit[], counts: (status: number) 
   };
 }
 
+/** Refusals a gate answered to this isolate (`limitAfterFailures`), by subject and counters, until they end. */
+const refusedHere = new Map<string, Refusal & { until: number }>();
+
+/**
+ * A limit on failures for a path too hot to ask a gate before each request: a request whose answer `failedNow`
+ * calls a failure is counted in its subject's gate after the answer (in the background). When that count reaches
+ * the limit, the isolate keeps the refusal and answers the subject's next requests 429 at once, with no look-up,
+ * until the oldest failure leaves the window. Another isolate learns it on the subject's next failure there.
+ */
+export function limitAfterFailures(limit: SubjectLimit, failedNow: (status: number) => boolean): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const subject = await limit.subject(c);
+    if (!subject) return next();
+    const counters = limit.counters(c.get("config").limits, c);
+    const remembered = `${subject} ${counters.map((k) => k.key).join(" ")}`;
+    const known = refusedHere.get(remembered);
+    if (known && known.until > Date.now()) throw limitError({ ...known, retryAfter: Math.max(1, Math.ceil((known.until - Date.now()) / 1000)) });
+    await next();
+    if (failedNow(c.res.status)) await inBackground(c, countFailure(c, subject, counters, remembered));
+  };
+}
+
+/** Counts one failure in the subject's gate; remembers the refusal once the gate says the limit is reached. */
+async function countFailure(c: Context<AppEnv>, subject: string, counters: Counter[], remembered: string) {
+  const gate = c.env.ACCOUNT_GATE.get(c.env.ACCOUNT_GATE.idFromName(subject)) as DurableObjectStub<AccountGate>;
+  const admission = await gate.admit(null, counters);
+  if (admission.kind === "proceed") await gate.settle(null, admission.reservation, { counted: true, response: null, keys: counters.map((k) => k.key) });
+  const rate = admission.kind === "limited" ? admission.rate : admission.kind === "proceed" ? admission.rate : null;
+  if (!rate || rate.remaining > 0) return;
+  const counter = counters.find((k) => k.limit === rate.limit) ?? counters[0];
+  if (refusedHere.size >= 10_000) refusedHere.clear();
+  refusedHere.set(remembered, { code: counter.code, label: counter.label, retryAfter: 0, rate, until: rate.reset * 1000 });
+}
+
 /** The client address the per-address counters key on: IPv6 by its /64 (src/lib/address.ts), as the read limit counts. */
 const address = (c: Context<AppEnv>) => `address:${addressKey(c.req.header("cf-connecting-ip"))}`;
 
@@ -81,8 +115,45 @@ export const summaryLimit = limitBySubject(
   (status) => status < 300,
 );
 
+/**
+ * Registrations (humans and bots) per client address, for a request that `registers` (a form that may or may not
+ * make a bot says which), counted when `counts` says one was made.
+ */
+export const registrationLimitWhen = (registers: (c: Context<AppEnv>) => Promise<boolean>, counts: (status: number) => boolean) =>
+  limitBySubject(
+    [{ subject: async (c) => ((await registers(c)) ? address(c) : null), counters: (l) => [hourly("register", l.registrationsPerAddressPerHour)] }],
+    counts,
+  );
+
 /** Registrations (humans and bots) per client address. */
-export const registrationLimit = limitBySubject([{ subject: address, counters: (l) => [hourly("register", l.registrationsPerAddressPerHour)] }], succeeded);
+export const registrationLimit = registrationLimitWhen(async () => true, succeeded);
+
+/** The client address of a POST (what the OAuth endpoints' limits count; their metadata and preflights are free). */
+const posting = (c: Context<AppEnv>) => (c.req.method === "POST" ? address(c) : null);
+const failed = (status: number) => status >= 400 && status < 500;
+const oauthFailures: SubjectLimit = { subject: posting, counters: (l) => [hourly("oauth-failure", l.oauthFailuresPerAddressPerHour)] };
+
+/** OAuth clients registered (DCR) per client address: each is stored (KV, and D1 for KV's window). */
+export const oauthRegistrationLimit = limitBySubject(
+  [{ subject: posting, counters: (l) => [hourly("oauth-register", l.oauthRegistrationsPerAddressPerHour)] }],
+  succeeded,
+);
+
+/**
+ * Failed OAuth requests per client address (a junk code or refresh token, an unknown client, a refused consent):
+ * each cost a KV read and, on its miss, one of D1's primary (src/oauth/consistent-kv.ts). Asked first, as failed
+ * logins are: the right request waits too once an address is over.
+ */
+export const oauthFailureLimit = limitBySubject([oauthFailures], failed);
+
+/**
+ * The same failures on `/mcp`: a bearer with a `:` (an OAuth token's shape) that is refused 401. Counted after the
+ * answer (`limitAfterFailures`), as a gate asked first would cost every OAuth call a trip.
+ */
+export const mcpTokenFailureLimit = limitAfterFailures(
+  { ...oauthFailures, subject: (c) => ((c.req.header("authorization") ?? c.req.header("x-api-key") ?? "").includes(":") ? address(c) : null) },
+  (status) => status === 401,
+);
 
 /**
  * Failures against the account a login names, in its gate: per client address (a stranger's guesses lock out

@@ -23,10 +23,20 @@ function decoded(value: string, type: GetType): unknown {
   return value;
 }
 
-export function consistentKv(kv: KVNamespace, d1: D1Database, now = () => Date.now()): KVNamespace {
-  const primary = () => d1.withSession("first-primary");
+/** KV's longest key, in UTF-8 bytes: it refuses a longer one (it throws) rather than missing it. */
+const MAX_KEY_BYTES = 512;
+const encoder = new TextEncoder();
+/** A key KV cannot hold, so nothing was ever stored under it (a UTF-16 unit is at most 3 UTF-8 bytes: short keys skip the count). */
+const tooLong = (key: string) => key.length > MAX_KEY_BYTES / 3 && encoder.encode(key).byteLength > MAX_KEY_BYTES;
+
+/**
+ * `kv` as the library reads and writes it, with D1's primary (`primary`, the request's metered session there: its
+ * reads count in Server-Timing) behind every miss. A key longer than KV's limit (part of a token or client id a
+ * client sent) is a miss, and deleting it nothing; only writing one, which our flows never do, still throws.
+ */
+export function consistentKv(kv: KVNamespace, primary: Pick<D1Database, "prepare">, now = () => Date.now()): KVNamespace {
   const mirrored = async (key: string): Promise<string | null> => {
-    const row = await primary()
+    const row = await primary
       .prepare("SELECT value FROM oauth_kv WHERE key = ? AND expires_at > ?")
       .bind(key, new Date(now()).toISOString())
       .first<{ value: string }>();
@@ -34,6 +44,7 @@ export function consistentKv(kv: KVNamespace, d1: D1Database, now = () => Date.n
   };
   const wrapper = {
     async get(key: string, options?: unknown) {
+      if (tooLong(key)) return null;
       const value = await kv.get(key, options as never);
       if (value !== null) return value;
       const stored = await mirrored(key);
@@ -44,7 +55,7 @@ export function consistentKv(kv: KVNamespace, d1: D1Database, now = () => Date.n
       await kv.put(key, text, options);
       const ttl = options?.expirationTtl ?? (options?.expiration ? options.expiration - now() / 1000 : MIRROR_SECONDS);
       const expires = new Date(now() + Math.min(MIRROR_SECONDS, ttl) * 1000).toISOString();
-      await primary()
+      await primary
         .prepare(
           "INSERT INTO oauth_kv (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at",
         )
@@ -52,11 +63,14 @@ export function consistentKv(kv: KVNamespace, d1: D1Database, now = () => Date.n
         .run();
     },
     async delete(key: string) {
+      if (tooLong(key)) return;
       await kv.delete(key);
-      await primary().prepare("DELETE FROM oauth_kv WHERE key = ?").bind(key).run();
+      await primary.prepare("DELETE FROM oauth_kv WHERE key = ?").bind(key).run();
     },
-    list: (options?: KVNamespaceListOptions) => kv.list(options),
-    getWithMetadata: (key: string, options?: unknown) => kv.getWithMetadata(key, options as never),
+    list: (options?: KVNamespaceListOptions) =>
+      tooLong(options?.prefix ?? "") ? Promise.resolve({ keys: [], list_complete: true, cacheStatus: null }) : kv.list(options),
+    getWithMetadata: (key: string, options?: unknown) =>
+      tooLong(key) ? Promise.resolve({ value: null, metadata: null, cacheStatus: null }) : kv.getWithMetadata(key, options as never),
   };
   return wrapper as unknown as KVNamespace;
 }

@@ -17,5 +17,5 @@ export function serveOAuth(c: Context<AppEnv>): Promise<Response> {
   const request = new Request(`${origin}${path}${url.search}`, c.req.raw);
   const { authorization, resource } = oauthServers(origin);
   const ctx = executionContextOf(c) ?? ({ waitUntil: () => {}, passThroughOnException: () => {}, props: {} } as unknown as ExecutionContext);
-  return (path === `${RESOURCE_METADATA_PATH}/mcp` ? resource : authorization).fetch(request, oauthEnv(c.env), ctx);
+  return (path === `${RESOURCE_METADATA_PATH}/mcp` ? resource : authorization).fetch(request, oauthEnv(c.env, c.get("meter")), ctx);
 }

@@ -1,6 +1,8 @@
 import { OAuthAuthorizationServer, type OAuthResourceAuth, OAuthResourceServer, type ValidatedAccessToken } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env";
 import type { GrantProps } from "../domain/oauth-grants";
+import { meteredD1 } from "../db/metered";
+import type { D1Counter } from "../lib/meter";
 import { consistentKv } from "./consistent-kv";
 import { ALL_SCOPES, AUTHORIZE_PATH, REGISTER_PATH, SCOPES, TOKEN_PATH } from "./paths";
 
@@ -91,8 +93,17 @@ export function oauthServers(origin: string): OAuthServers {
   return built;
 }
 
-/** The bindings the library is handed: `OAUTH_KV` read through D1 on a miss (src/oauth/consistent-kv.ts). */
-export const oauthEnv = (env: Env): Env => ({ ...env, OAUTH_KV: consistentKv(env.OAUTH_KV, env.DB) });
+/**
+ * The bindings the library is handed for one request: `OAUTH_KV` read through D1's primary on a miss
+ * (src/oauth/consistent-kv.ts), in a session opened on first use and metered as the request's (Server-Timing).
+ */
+export const oauthEnv = (env: Env, meter: D1Counter): Env => ({
+  ...env,
+  OAUTH_KV: consistentKv(
+    env.OAUTH_KV,
+    meteredD1(() => env.DB.withSession("first-primary"), meter),
+  ),
+});
 
 /** The context for `resource.fetch`: the request's own (for `waitUntil`), with the handler's continuation. */
 export function mcpContext(ctx: ExecutionContext | undefined, serve: McpContext["serve"]): ExecutionContext {
@@ -105,7 +116,7 @@ export function mcpContext(ctx: ExecutionContext | undefined, serve: McpContext[
 }
 
 /** The library's helpers (parse an authorization request, consent, complete, revoke) for this origin. */
-export const oauthApi = (origin: string, env: Env) => oauthServers(origin).authorization.getOAuthApi(oauthEnv(env));
+export const oauthApi = (origin: string, env: Env, meter: D1Counter) => oauthServers(origin).authorization.getOAuthApi(oauthEnv(env, meter));
 
 /** The grant a token of ours belongs to: its middle part. */
 export const grantIdOf = (token: string) => token.split(":")[1] ?? "";

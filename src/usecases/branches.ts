@@ -1,5 +1,6 @@
 import { settlePrelude } from "../db/metered";
 import * as domain from "../domain/branches";
+import { sessionOf } from "../domain/standing";
 import { publish } from "../domain/webhook-events";
 import type { BranchBody } from "../schemas/branches";
 import type { Role } from "../schemas/fields";
@@ -18,14 +19,13 @@ export async function forkBranch(caller: Caller, storyId: string, body: BranchBo
  * with no trip for the caller's standing to ride in, so it is checked then, alone (a JWT's; a key's was read with it).
  */
 export async function joinBranch(caller: Caller, branchId: string, role: Role) {
-  const { id, name, session } = caller.actor;
-  const joined = await caller.rooms.join(branchId, { id, name, jti: session?.jti ?? null }, role, caller.idempotency);
+  const { id, name } = caller.actor;
+  const joined = await caller.rooms.join(branchId, { id, name, ...sessionOf(caller.actor) }, role, caller.idempotency);
   if (!joined.created) await settlePrelude(caller.db.$client);
   return joined;
 }
 
 /** A bot leaves the branch's turn queue, through the branch's room (which checks its standing in the leave's batch). */
 export function leaveBranch(caller: Caller, branchId: string) {
-  const { id, session } = caller.actor;
-  return caller.rooms.leave(branchId, { id, jti: session?.jti ?? null });
+  return caller.rooms.leave(branchId, { id: caller.actor.id, ...sessionOf(caller.actor) });
 }

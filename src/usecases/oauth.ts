@@ -1,11 +1,11 @@
 import type { AuthRequest, OAuthHelpers } from "@cloudflare/workers-oauth-provider";
+import type { BotRow } from "../db/schema";
 import type { Actor } from "../domain/actor";
-import { recordGrant, revokeGrant } from "../domain/oauth-grants";
+import { botNameTaken, newBot } from "../domain/auth";
+import { type GrantProps, recordGrant, revokeGrant } from "../domain/oauth-grants";
 import { ownedBot } from "../domain/owned-bots";
 import { validationError } from "../lib/errors";
-import type { GrantProps } from "../domain/oauth-grants";
 import { botRegisterBody } from "../schemas/auth";
-import { registerBot } from "./auth";
 import type { Caller } from "./caller";
 
 /**
@@ -20,32 +20,39 @@ export interface IdentityChoice {
   newBotModel?: string;
 }
 
-type Identity = Pick<Actor, "id" | "type" | "name">;
+/** Whom the grant will be; `made`: a bot of the caller's made for it, written only with the grant (`connectApp`). */
+export type Identity = Pick<Actor, "id" | "type" | "name"> & { made?: BotRow };
 
-/** Whom the grant will be: checked before anything is consumed or made (a bot: the caller's own, live; 403/404/409). */
-export async function identityFor(caller: Caller, choice: IdentityChoice): Promise<Identity | "new"> {
+/**
+ * Whom the grant will be, checked before anything is consumed or written: the caller, one of their live bots
+ * (403/404/409), or a new bot by registration's rules (400 for a bad name; its row made here, its id chosen).
+ */
+export async function identityFor(caller: Caller, choice: IdentityChoice): Promise<Identity> {
   if (choice.identity === "me") return caller.actor;
-  if (choice.identity === "new") return "new";
+  if (choice.identity === "new") return newBotFor(caller, choice);
   const botId = /^bot:(.+)$/.exec(choice.identity)?.[1];
   if (!botId) throw validationError([{ field: "identity", issue: "choose yourself, one of your bots, or a new bot" }]);
   const bot = await ownedBot(caller.db, caller.actor, botId.toLowerCase());
   return { id: bot.id, type: "bot", name: bot.name };
 }
 
-/** A new bot of the caller's, for the grant to act as (registration's rules: 400 for a bad name, 409 for a taken one). */
-export async function newBotFor(caller: Caller, choice: IdentityChoice): Promise<Identity> {
+async function newBotFor(caller: Caller, choice: IdentityChoice): Promise<Identity> {
   const parsed = botRegisterBody.safeParse({ name: choice.newBotName ?? "", model: choice.newBotModel?.trim() || "assistant" });
   if (!parsed.success)
     throw validationError([{ field: "new_bot_name", issue: "a bot needs a name of 1 to 50 characters, without control or format characters" }]);
-  const bot = await registerBot(caller, parsed.data, caller.actor);
-  return { id: bot.bot_id, type: "bot", name: bot.name };
+  // Its key is never shown: the grant is how it acts.
+  const { bot } = await newBot({ ...parsed.data, ownerId: caller.actor.id });
+  return { id: bot.id, type: "bot", name: bot.name, made: bot };
 }
 
 /**
- * Completes the approved authorization as `identity`: the library's grant (its user is the identity, so a new grant
- * replaces that identity's earlier one for the same app) and our record of it, in D1 before the code is sent.
+ * Completes the approved authorization as `identity`: the library's grant (its user is the identity), then in one D1
+ * batch our record of it, the bot made for it if any (a taken name: 409, nothing written) and the grants it
+ * replaces ended; only then does the library delete those (had it done so first, a failed batch would leave D1
+ * listing them live). A grant the library stored whose record failed is never used: its code is not sent, and it
+ * expires in ten minutes.
  */
-export async function connectApp(caller: Caller, api: OAuthHelpers, approved: AuthRequest, identity: Identity, clientName: string): Promise<string> {
+export async function connectApp(caller: Caller, api: OAuthHelpers, approved: AuthRequest, identity: Identity, clientName: string) {
   const props: GrantProps = { actorId: identity.id, actorType: identity.type, actorName: identity.name, personId: caller.actor.id, clientName };
   const { redirectTo } = await api.completeAuthorization({
     request: approved,
@@ -53,9 +60,10 @@ export async function connectApp(caller: Caller, api: OAuthHelpers, approved: Au
     metadata: { client: clientName },
     scope: approved.scope,
     props,
+    revokeExistingGrants: false,
   });
   const grantId = new URL(redirectTo).searchParams.get("code")?.split(":")[1] ?? "";
-  await recordGrant(caller.db, {
+  const grant = {
     id: grantId,
     personId: caller.actor.id,
     actorId: identity.id,
@@ -65,8 +73,10 @@ export async function connectApp(caller: Caller, api: OAuthHelpers, approved: Au
     redirectUri: approved.redirectUri,
     scope: approved.scope.join(" "),
     createdAt: new Date().toISOString(),
-  });
-  return redirectTo;
+  };
+  const replaced = await recordGrant(caller.db, grant, identity.made).catch((err) => (identity.made ? botNameTaken(err) : Promise.reject(err)));
+  await Promise.allSettled(replaced.map((id) => api.revokeGrant(id, identity.id)));
+  return { redirectTo, replaced };
 }
 
 /** Revokes one of the person's connected apps: D1 first (the next call is refused), then the library's tokens. */

@@ -1,3 +1,4 @@
+import { sessionOf } from "../domain/standing";
 import type { SegmentBody } from "../schemas/segments";
 import type { Caller } from "./caller";
 
@@ -6,10 +7,10 @@ import type { Caller } from "./caller";
  * where the writer then stands is written back on `segmentQuota.rate`.
  */
 export async function submitSegment(caller: Caller, branchId: string, body: SegmentBody) {
-  const { id, type, name, session } = caller.actor;
+  const { id, type, name } = caller.actor;
   const quota = caller.segmentQuota;
   // The room checks the writer's standing in its write batch (the Worker may make no D1 trip of its own).
-  const options = { isStarter: body.is_starter, idempotency: caller.idempotency, limits: quota?.limits ?? null, jti: session?.jti ?? null };
+  const options = { isStarter: body.is_starter, idempotency: caller.idempotency, limits: quota?.limits ?? null, session: sessionOf(caller.actor) };
   const { data, rate } = await caller.rooms.submit(branchId, { id, type, name }, body.content, options);
   if (quota) quota.rate = rate;
   return data;

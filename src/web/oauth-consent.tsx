@@ -7,7 +7,7 @@ import { requireStanding } from "../middleware/standing";
 import { ALL_SCOPES, AUTHORIZE_PATH, SCOPES } from "../oauth/paths";
 import { forgetGrant, oauthApi } from "../oauth/servers";
 import { myBots } from "../usecases/bots";
-import { connectApp, disconnectApp, identityFor, newBotFor } from "../usecases/oauth";
+import { connectApp, disconnectApp, identityFor } from "../usecases/oauth";
 import { fieldsOf, optional } from "./form-errors";
 import type { FormState } from "./forms";
 import { ConsentPage } from "./oauth-pages";
@@ -20,38 +20,35 @@ import { viewerOf } from "./session";
  * A visitor signs in (or registers) first and comes back to it; the page names the app, what it may do and whom it
  * will act as; its form (Origin-checked, bound to this browser by the library's consent cookie, under the pages'
  * `frame-ancestors 'none'`) approves or denies. Redirects go only to the redirect URI the library validated
- * exactly against the app's registration; any other failure is a page here, never a redirect.
+ * exactly against the app's registration, and only once the person pressed Approve or Deny; every failure is a
+ * page here, never a redirect.
  * `/me/apps` lists the person's connected apps, each with Revoke.
  */
 export const here = (c: Context<AppEnv>) => `${AUTHORIZE_PATH}${new URL(c.req.url).search}`;
-const api = (c: Context<AppEnv>) => oauthApi(c.get("config").publicOrigin, c.env);
+const api = (c: Context<AppEnv>) => oauthApi(c.get("config").publicOrigin, c.env, c.get("meter"));
 /** The request on the site's own origin: the library checks it arrived at its authorize endpoint. */
 const canonical = (c: Context<AppEnv>) => new Request(`${c.get("config").publicOrigin}${here(c)}`, { headers: c.req.raw.headers });
 
-/** The library's refusals of a request it cannot trust as a page in words (400); with a validated redirect URI, back to the app. */
-function refused(c: Context<AppEnv>, err: unknown): Response {
-  if (err instanceof AuthorizationError && err.redirectTo) return c.redirect(err.redirectTo, 302);
+/**
+ * The library's refusals as a page in words (400), never a redirect, even with a redirect URI it validated: before
+ * the person acted on this page, sending the error there would make the page a redirect to any address anyone
+ * registers (DCR) without a click (RFC 9700 §4.11.2). The app hears of a Deny (`denyConsent`), nothing else.
+ */
+function refused(err: unknown): never {
   if (err instanceof AuthorizationError)
-    throw new ApiError("VALIDATION_ERROR", `This sign-in cannot go on: ${err.description ?? err.code}. Start again from the app.`);
+    throw new ApiError("VALIDATION_ERROR", `This sign-in cannot go on: ${(err.description ?? err.code).replace(/\.$/, "")}. Start again from the app.`);
   if (err instanceof CimdFetchError)
     throw new ApiError("VALIDATION_ERROR", "This app could not be verified (its metadata document could not be read). Start again from the app.");
   throw err;
 }
 
-async function parsed(c: Context<AppEnv>): Promise<AuthRequest | Response> {
-  try {
-    return await api(c).parseAuthRequest(canonical(c));
-  } catch (err) {
-    return refused(c, err);
-  }
-}
+const parsed = (c: Context<AppEnv>): Promise<AuthRequest> => api(c).parseAuthRequest(canonical(c)).catch(refused);
 
 /** The consent page (its first showing, or again with a form error): a new handle each time, bound to this browser. */
 export async function consentPage(c: Context<AppEnv>, state: FormState | null = null): Promise<Response> {
   const viewer = viewerOf(c)!;
   requireStanding(c, viewer, { types: ["human", "admin"] });
   const request = await parsed(c);
-  if (request instanceof Response) return request;
   const oauth = api(c);
   const details = await oauth.describeConsent(request);
   const consent = await oauth.beginConsent(request);
@@ -74,7 +71,11 @@ export async function consentPage(c: Context<AppEnv>, state: FormState | null = 
   return res;
 }
 
-/** The consent form: Deny, or Approve as the chosen identity with the ticked scopes; then back to the app. */
+/**
+ * The consent form: Deny, or Approve as the chosen identity with the ticked scopes; then back to the app. Whom it
+ * acts as is checked (a new bot's name too) before the handle is spent; nothing is written to D1 before the
+ * library has made the grant, and then all in one batch (`connectApp`).
+ */
 export async function decide(c: Context<AppEnv>): Promise<Response> {
   const fields = await fieldsOf(c);
   const oauth = api(c);
@@ -86,17 +87,16 @@ export async function decide(c: Context<AppEnv>): Promise<Response> {
       return new Response(null, { status: 302, headers: denied.headers });
     }
     const choice = { identity: fields.identity ?? "", newBotName: optional(fields.new_bot_name), newBotModel: optional(fields.new_bot_model) };
-    const chosen = await identityFor(caller, choice);
+    const identity = await identityFor(caller, choice);
     const scope = fields.write === "1" ? ALL_SCOPES : [SCOPES.read];
     const approved = await oauth.approveConsent(canonical(c), fields.handle ?? "", { scope });
-    const identity = chosen === "new" ? await newBotFor(caller, choice) : chosen;
     const client = await oauth.describeConsent(approved.request);
-    const redirectTo = await connectApp(caller, oauth, approved.request, identity, client.clientName);
+    const { redirectTo, replaced } = await connectApp(caller, oauth, approved.request, identity, client.clientName);
+    for (const grantId of replaced) forgetGrant(grantId);
     approved.headers.set("Location", redirectTo);
     return new Response(null, { status: 302, headers: approved.headers });
   } catch (err) {
-    if (err instanceof AuthorizationError || err instanceof CimdFetchError) return refused(c, err);
-    throw err;
+    return refused(err);
   }
 }
 

@@ -50,7 +50,9 @@ function IdentityChoice({ viewer, bots, state }: { viewer: Viewer; bots: BotView
 }
 
 export function ConsentPage({ canonical, action, viewer, details, handle, bots, state }: ConsentProps) {
-  const asksWrite = details.scope.includes(SCOPES.write) || !details.scope.length || details.scope.every((s) => s === SCOPES.read);
+  // Writing is ticked only when the app asks for it (or names no scope): an app that asks to read is granted no more
+  // unless its person ticks it; it may ask again when it needs to write (the 403's step-up challenge names both).
+  const asksWrite = !details.scope.length || details.scope.includes(SCOPES.write);
   return (
     <Layout title="Connect an app" canonical={canonical} viewer={viewer} error={!!state}>
       <h1>Connect {details.clientName} to Storyloom?</h1>

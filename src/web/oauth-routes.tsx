@@ -3,7 +3,8 @@ import type { AppEnv } from "../context";
 import { listGrants } from "../domain/oauth-grants";
 import { requireStanding } from "../middleware/standing";
 import { AUTHORIZE_PATH } from "../oauth/paths";
-import { labelsFrom, showErrorsIn } from "./form-errors";
+import { oauthFailureLimit, registrationLimitWhen } from "../middleware/subject-limits";
+import { fieldsOf, labelsFrom, showErrorsIn } from "./form-errors";
 import type { FormState } from "./forms";
 import { ConnectedAppsPage } from "./oauth-pages";
 import { absolute, page } from "./render";
@@ -14,7 +15,9 @@ import { formPost, requireSession, viewerOf } from "./session";
  * A visitor signs in (or registers) first and comes back to it; the page names the app, what it may do and whom it
  * will act as; its form (Origin-checked, bound to this browser by the library's consent cookie, under the pages'
  * `frame-ancestors 'none'`) approves or denies. Redirects go only to the redirect URI the library validated
- * exactly against the app's registration; any other failure is a page here, never a redirect. The OAuth library
+ * exactly against the app's registration, once the person pressed Approve or Deny; every failure is a page here,
+ * never a redirect. Failed consents count against the address's OAuth failures, and a bot made here is a
+ * registration (the registration limit, as on My bots and `POST /auth/bot/register`). The OAuth library
  * is loaded on these pages' first use (src/web/oauth-consent.tsx), so other pages never evaluate it.
  * `/me/apps` lists the person's connected apps, each with Revoke.
  */
@@ -26,11 +29,19 @@ const consentAgain = async (c: Context<AppEnv>, state: FormState) => (await cons
 
 oauthPageRoutes.get(AUTHORIZE_PATH, requireSession(hereOf), async (c) => (await consent()).consentPage(c));
 
+/** The form approves a new bot: a registration (counted when the app is sent its code). */
+const makesBot = async (c: Context<AppEnv>) => {
+  const fields = await fieldsOf(c);
+  return fields.decision === "approve" && fields.identity === "new";
+};
+
 oauthPageRoutes.post(
   AUTHORIZE_PATH,
   formPost,
   requireSession(hereOf),
   showErrorsIn(() => "consent", labelsFrom({ identity: "It will act as", new_bot_name: "New bot's name", new_bot_model: "New bot's model" }), consentAgain),
+  oauthFailureLimit,
+  registrationLimitWhen(makesBot, (status) => status === 302),
   async (c) => (await consent()).decide(c),
 );
 

@@ -6,6 +6,7 @@ import type { Actor } from "../domain/actor";
 import { ApiError } from "../lib/errors";
 import { limitBody } from "../middleware/body-limit";
 import { isLoopback } from "../middleware/origin";
+import { actorOfClaims } from "../middleware/auth";
 import { watchStanding } from "../middleware/standing";
 import { isReadMethod } from "../lib/envelope";
 import { isFormBody } from "../lib/form-body";
@@ -49,7 +50,7 @@ export const session: MiddlewareHandler<AppEnv> = async (c, next) => {
     try {
       const claims = await verifyJwt(token, c.get("config").jwt.secret);
       if (claims.typ !== "bot") {
-        const viewer: Actor = { id: claims.sub, type: claims.typ, name: claims.name, credential: "jwt", session: { jti: claims.jti, exp: claims.exp } };
+        const viewer = actorOfClaims(claims);
         c.set("viewer", viewer);
         c.set("actor", viewer);
         watchStanding(c, viewer); // suspended, gone or logged out: refused with the page's first D1 trip

@@ -25,8 +25,14 @@ describe("compileSimple: the same text and parameters as Drizzle's builder", () 
     ["an empty fragment", sql`SELECT 1 ${sql``}`],
     ["a segment write's limits, per branch", underLimits(limitValues("u1", "b1", limits, NOW), true)],
     ["a segment write's limits, turn mode", underLimits(limitValues("u1", "b1", limits, NOW), false)],
-    ["a bot's standing with a JWT", inGoodStanding({ id: "b1", type: "bot", jti: "j1" }, { claimed: "bot", composed: true }, "2026-06-01")],
-    ["a human's standing, moderators only", inGoodStanding({ id: "u1", type: "human", jti: null }, { claimed: "human", moderator: true }, "2026-06-01")],
+    [
+      "a bot's standing with a JWT",
+      inGoodStanding({ id: "b1", type: "bot", jti: "j1", issuedAt: "2026-05-31T10:00:00.123Z" }, { claimed: "bot", composed: true }, "2026-06-01"),
+    ],
+    [
+      "a human's standing, moderators only",
+      inGoodStanding({ id: "u1", type: "human", jti: null, issuedAt: null }, { claimed: "human", moderator: true }, "2026-06-01"),
+    ],
     ["the viewer's segment text", sql`SELECT ${segmentColumns({ id: "u1", type: "human" })} FROM segments s`],
     ["a hidden branch's rule", branchShown("b", { id: "u1", type: "admin" })],
     ["the anonymous segment text", shownContent("s", null)],

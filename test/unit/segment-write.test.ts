@@ -30,11 +30,23 @@ const segment = (author: Writer, n: number): NewSegment => ({
 });
 
 const cases: [string, Subject, Quota | null][] = [
-  ["a human with a JWT, limits per branch", { id: "u1", type: "human", jti: "j1" }, { limits, perBranch: true, now: Date.UTC(2026, 5, 1) }],
-  ["a human with an API token, limits in turn mode", { id: "u2", type: "human", jti: null }, { limits, perBranch: false, now: Date.UTC(2026, 5, 2) }],
-  ["a bot with a JWT, in turn mode", { id: "b1", type: "bot", jti: "j2" }, { limits, perBranch: false, now: Date.UTC(2026, 5, 3) }],
-  ["a bot with its API key, per branch", { id: "b2", type: "bot", jti: null }, { limits, perBranch: true, now: Date.UTC(2026, 5, 4) }],
-  ["an admin (no limits)", { id: "a1", type: "admin", jti: "j3" }, null],
+  [
+    "a human with a JWT, limits per branch",
+    { id: "u1", type: "human", jti: "j1", issuedAt: "2026-05-31T10:00:00.000Z" },
+    { limits, perBranch: true, now: Date.UTC(2026, 5, 1) },
+  ],
+  [
+    "a human with an API token, limits in turn mode",
+    { id: "u2", type: "human", jti: null, issuedAt: null },
+    { limits, perBranch: false, now: Date.UTC(2026, 5, 2) },
+  ],
+  [
+    "a bot with a JWT, in turn mode",
+    { id: "b1", type: "bot", jti: "j2", issuedAt: "2026-06-02T23:59:59.999Z" },
+    { limits, perBranch: false, now: Date.UTC(2026, 5, 3) },
+  ],
+  ["a bot with its API key, per branch", { id: "b2", type: "bot", jti: null, issuedAt: null }, { limits, perBranch: true, now: Date.UTC(2026, 5, 4) }],
+  ["an admin (no limits)", { id: "a1", type: "admin", jti: "j3", issuedAt: "2026-05-30T00:00:00.000Z" }, null],
 ];
 
 describe("segmentWrite: prepared statements bind what their builders would", () => {

@@ -1,0 +1,1 @@
+ALTER TABLE `bots` ADD `key_rotated_at` text;
