@@ -25,6 +25,8 @@ import { botRoutes } from "./routes/bots";
 import { branchRoutes } from "./routes/branches";
 import { commentRoutes } from "./routes/comments";
 import { dashboardRoutes } from "./routes/dashboard";
+import { followRoutes } from "./routes/follows";
+import { inboxRoutes } from "./routes/inbox";
 import { docsRoutes } from "./routes/docs";
 import { healthRoutes } from "./routes/health";
 import { liveRoute, openLiveStream } from "./routes/live";
@@ -81,6 +83,8 @@ function buildApi() {
     adminReportRoutes,
     adminAuditRoutes,
     adminAccountRoutes,
+    followRoutes,
+    inboxRoutes,
   ];
   for (const routes of resources) api.route("/", routes);
 
@@ -108,7 +112,8 @@ function buildApi() {
             "AI agents can also join through MCP: a Streamable HTTP MCP server at `/mcp` on this origin (revisions 2025-11-25 and " +
             "2026-07-28; `Authorization: Bearer <credential>` with any credential this API accepts; read tools work without one) with the " +
             "tools list_stories, get_story, read_branch, create_story, create_branch, join_branch, leave_branch, wait_for_turn, " +
-            "write_segment, vote and comment, and the prompt continue_story. The agents' guide, generated from this document and the " +
+            "write_segment, vote, comment, follow, unfollow, list_follows, read_inbox and mark_inbox_read, and the prompt continue_story. " +
+            "The agents' guide, generated from this document and the " +
             "configuration, is at `/llms.txt` (and `/api/v1/guide.md`).",
           // `identifier` (SPDX) is OpenAPI 3.1; the generator's typings know only 3.0's license object.
           license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" } as { name: string },

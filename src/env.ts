@@ -6,6 +6,8 @@ export interface Env {
   /** AccountGate objects; typed stubs come from `src/middleware/limits.ts`. */
   ACCOUNT_GATE: DurableObjectNamespace;
   WEBHOOKS: Queue;
+  /** The inbox's fan-out (issue 59): an event's next page of followers (src/queue/fanout.ts). */
+  FANOUT: Queue;
   READ_LIMITER?: RateLimit;
   JWT_SECRET: string;
   JWT_TTL_SECONDS: string;
@@ -39,4 +41,8 @@ export interface Env {
   LIMIT_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS_PER_HOUR: string;
   LIMIT_LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR: string;
   LIMIT_LOGIN_FAILURES_PER_ADDRESS_PER_HOUR: string;
+  LIMIT_FOLLOWS_PER_ACCOUNT: string;
+  INBOX_COLLAPSE_SECONDS: string;
+  INBOX_ITEMS_PER_ACCOUNT: string;
+  FANOUT_PAGE_SIZE: string;
 }

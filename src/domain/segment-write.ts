@@ -4,6 +4,7 @@ import { prepared, preparedByShape } from "../db/compile";
 import type { ActorType } from "./actor";
 import { type LimitValues, type SegmentLimits, type SegmentUsage, limitValues, underLimits, usageSql } from "./segment-quota";
 import { type NewSegment, type SegmentValues, insertLog, insertSegment, segmentValues } from "./segments";
+import { segmentEventSql } from "./inbox-events";
 import { type Subject, inGoodStanding } from "./standing";
 import { takesWrites } from "./writable";
 
@@ -44,6 +45,7 @@ const guardedSegment = preparedByShape((s: Shape) => `${s.type} ${s.limits}`, gu
 const loggedSegment = prepared(insertLog);
 const countedOnBranch = prepared(countedOnBranchSql);
 const usage = prepared(usageSql);
+const segmentEvent = prepared(segmentEventSql);
 
 /** Limit values for a write that counts none (an admin's): its statements never read them. */
 const NO_LIMITS: SegmentLimits = { perHour: 0, perDay: 0, perBranchPerHour: 0 };
@@ -63,13 +65,15 @@ export function writeValues(seg: NewSegment, subject: Subject, quota: Quota | nu
 
 /**
  * A segment written by its branch's room, as prepared statements (compiled once per shape, src/db/compile.ts: a
- * write's SQL was most of its Drizzle time and garbage): the guarded segment, its log entry and the branch's
- * counter, each later one only if the segment was written; and, with limits, the read of the writer's usage that
- * ends the batch (`usage`).
+ * write's SQL was most of its Drizzle time and garbage): the guarded segment, its log entry, the branch's counter
+ * and its inbox event (`event`: only when someone follows the branch or the writer), each later one only if the
+ * segment was written; and, with limits, the read of the writer's usage that ends the batch (`usage`).
  */
 export function segmentWrite(db: Db, { values: v, shape }: ReturnType<typeof writeValues>) {
+  const event = rawRun(db, segmentEvent(v));
   return {
-    statements: [rawRun(db, guardedSegment(v, shape)), rawRun(db, loggedSegment(v)), rawRun(db, countedOnBranch(v))] as const,
+    statements: [rawRun(db, guardedSegment(v, shape)), rawRun(db, loggedSegment(v)), rawRun(db, countedOnBranch(v)), event] as const,
+    event,
     usage: shape.limits === "none" ? null : rawAll<SegmentUsage>(db, usage(v)),
   };
 }

@@ -101,9 +101,12 @@ export function standingQuery(subject: Subject): SQL {
     : sql`SELECT user_type AS type, role, suspended_at, suspended_until, suspension_reason, ${revoked(subject.jti)} AS revoked FROM users WHERE id = ${subject.id}`;
 }
 
+/** SQL: the account row in scope (`users` or `bots`) is not suspended at `now`: `suspendedNow`'s twin. */
+export const notSuspendedSql = (now: string): SQL => sql`(suspended_at IS NULL OR (suspended_until IS NOT NULL AND suspended_until <= ${now}))`;
+
 /** `verdictOf` as SQL: true when the account is in good standing for what the request expects (its type and role included). */
 export function inGoodStanding(subject: Subject, expect: Expectation, now: string): SQL {
-  const notSuspended = expect.evenSuspended ? sql`1` : sql`(suspended_at IS NULL OR (suspended_until IS NOT NULL AND suspended_until <= ${now}))`;
+  const notSuspended = expect.evenSuspended ? sql`1` : notSuspendedSql(now);
   if (subject.type === "bot") {
     return sql`(EXISTS (SELECT 1 FROM bots WHERE id = ${subject.id} AND ${notSuspended}) AND NOT ${revoked(subject.jti)})`;
   }

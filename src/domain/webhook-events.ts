@@ -2,6 +2,7 @@ import { and, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
 import { type Db, nowIso, rawAll, rawRun } from "../db/client";
 import { branchMembers, outbox, type OutboxRow } from "../db/schema";
 import { type Actor, writerType } from "./actor";
+import { notSuspendedSql } from "./standing";
 
 /**
  * Producing webhook events. An event is first an outbox row, written in the same D1 batch as the change that
@@ -36,18 +37,15 @@ export const yourTurnMessage = (botId: string, branchId: string) => message("you
 
 /**
  * The outbox rows of these events, for the batch of the change that causes them; bots without a webhook get
- * none. `condition` (`AND …`) ties them to the batch's own change.
+ * none, and a suspended bot is sent nothing (issue 23). `condition` (`AND …`) ties them to the batch's own change.
  */
-/** A suspended bot is sent nothing (issue 23): no event of its enters the outbox. */
-const notSuspended = (now: string) => sql`(suspended_at IS NULL OR (suspended_until IS NOT NULL AND suspended_until <= ${now}))`;
-
 export const outboxStatements = (db: Db, messages: WebhookMessage[], condition: SQL = sql``) =>
   messages.map((m) =>
     rawRun(
       db,
       sql`INSERT INTO outbox (id, event, bot_id, branch_id, data, created_at, due_at)
       SELECT ${m.deliveryId}, ${m.event}, ${m.botId}, ${m.branchId}, ${m.data ? JSON.stringify(m.data) : null}, ${m.createdAt}, ${m.createdAt}
-      WHERE EXISTS (SELECT 1 FROM bots WHERE id = ${m.botId} AND webhook_url IS NOT NULL AND ${notSuspended(m.createdAt)}) ${condition}`,
+      WHERE EXISTS (SELECT 1 FROM bots WHERE id = ${m.botId} AND webhook_url IS NOT NULL AND ${notSuspendedSql(m.createdAt)}) ${condition}`,
     ),
   );
 
@@ -60,7 +58,7 @@ export const outboxStatements = (db: Db, messages: WebhookMessage[], condition: 
 export const handOverQuery = (db: Db, m: WebhookMessage) =>
   rawAll<{ hand_over: number }>(
     db,
-    sql`SELECT 1 AS hand_over FROM bots WHERE id = ${m.botId} AND (webhook_url IS NOT NULL OR NOT ${notSuspended(m.createdAt)})`,
+    sql`SELECT 1 AS hand_over FROM bots WHERE id = ${m.botId} AND (webhook_url IS NOT NULL OR NOT ${notSuspendedSql(m.createdAt)})`,
   );
 
 /** An outbox row as the queue message it stands for. */
@@ -78,21 +76,21 @@ export const messageOf = (row: OutboxRow): WebhookMessage => ({
  * recorded on the outbox rows (never swallowed); the sweeper hands them over again.
  */
 export async function publish(queue: Queue, db: Db, messages: WebhookMessage[]): Promise<void> {
+  const ids = messages.map((m) => m.deliveryId);
+  await handOver(queue, messages, "webhook event", (error) => db.update(outbox).set({ lastError: error }).where(inArray(outbox.id, ids)));
+}
+
+/**
+ * Sends messages of rows already committed to a queue. A failed send is logged and recorded on the rows (`record`,
+ * given the error), never swallowed: the sweeper hands overdue rows over again.
+ */
+export async function handOver<M>(queue: Queue, messages: M[], what: string, record: (error: string) => PromiseLike<unknown>): Promise<void> {
   if (!messages.length) return;
   try {
     await queue.sendBatch(messages.map((body) => ({ body, contentType: "json" as const })));
   } catch (err) {
-    const error = `queue send failed: ${(err as Error).message}`.slice(0, 500);
-    console.error(`could not queue ${messages.length} webhook event(s); the sweeper will retry`, err);
-    await db
-      .update(outbox)
-      .set({ lastError: error })
-      .where(
-        inArray(
-          outbox.id,
-          messages.map((m) => m.deliveryId),
-        ),
-      );
+    console.error(`could not queue ${messages.length} ${what}(s); the sweeper will retry`, err);
+    await record(`queue send failed: ${(err as Error).message}`.slice(0, 500));
   }
 }
 

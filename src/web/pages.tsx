@@ -1,6 +1,7 @@
 import type { readerBot, readerBranch, readerStories, readerStory, ReaderBranchNode, ReaderComment } from "../domain/reader";
 import { FormError, type FormState, Fold, Input, PostForm, stateOf, TextArea, VoteButtons } from "./forms";
 import { Author, Layout, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
+import { FollowControl } from "./follow";
 import { ReportControl } from "./report";
 
 type Stories = Awaited<ReturnType<typeof readerStories>>;
@@ -126,6 +127,7 @@ export function StoryPage({ data, canonical, viewer }: { data: Story; canonical:
               </>
             ) : null}
           </p>
+          <FollowControl type="story" id={story.id} what="this story" follow={data.follow} back={storyHref(story.id)} viewer={viewer} />
           <ReportControl type="story" id={story.id} what="this story" back={storyHref(story.id)} signedIn={!!viewer} />
         </header>
         <section aria-labelledby="background">
@@ -381,6 +383,7 @@ export function BranchPage({
           </span>
         </p>
         {branch.description ? <p>{branch.description}</p> : null}
+        <FollowControl type="branch" id={branch.id} what="this branch" follow={data.follow} back={reload} viewer={viewer} />
         <ReportControl type="branch" id={branch.id} what="this branch" back={reload} signedIn={reporting.signedIn} />
         {writing ? (
           <VoteButtons
@@ -527,6 +530,7 @@ export function BotPage({ data, canonical, viewer }: { data: Bot; canonical: str
         <p class="meta">
           model {bot.model} · {bot.status} · joined <When iso={bot.created_at} />
         </p>
+        <FollowControl type="author" id={bot.id} what={`the bot ${bot.name}`} follow={data.follow} back={`/bots/${bot.id}`} viewer={viewer} />
         <ReportControl type="account" id={bot.id} what={`the bot ${bot.name}`} back={`/bots/${bot.id}`} signedIn={!!viewer} />
       </header>
       <section aria-labelledby="reputation">
@@ -543,27 +547,34 @@ export function BotPage({ data, canonical, viewer }: { data: Bot; canonical: str
           The weighted votes on its segments and rewrites. As JSON: <a href={`/api/v1/bots/${bot.id}/reputation`}>its reputation</a>.
         </p>
       </section>
-      <section aria-labelledby="latest">
-        <h2 id="latest">Latest segments</h2>
-        {latest.length ? (
-          <ol class="segments">
-            {latest.map((s) => (
-              <li>
-                <article class="segment" lang={s.language}>
-                  <Shown class="text" item={s} />
-                  <footer lang="en">
-                    in <a href={storyHref(s.story_id)}>{s.story_title}</a>, on <a href={`${branchHref(s.branch_id)}#s-${s.id}`}>its branch</a> ·{" "}
-                    <When iso={s.created_at} />
-                  </footer>
-                </article>
-              </li>
-            ))}
-          </ol>
-        ) : (
-          <p>No segments yet.</p>
-        )}
-      </section>
+      <LatestSegments latest={latest} />
     </Layout>
+  );
+}
+
+/** An author's latest segments, each with its story and a link to it on its branch (a bot's page, a writer's page). */
+export function LatestSegments({ latest }: { latest: Bot["latest"] }) {
+  return (
+    <section aria-labelledby="latest">
+      <h2 id="latest">Latest segments</h2>
+      {latest.length ? (
+        <ol class="segments">
+          {latest.map((s) => (
+            <li>
+              <article class="segment" lang={s.language}>
+                <Shown class="text" item={s} />
+                <footer lang="en">
+                  in <a href={storyHref(s.story_id)}>{s.story_title}</a>, on <a href={`${branchHref(s.branch_id)}#s-${s.id}`}>its branch</a> ·{" "}
+                  <When iso={s.created_at} />
+                </footer>
+              </article>
+            </li>
+          ))}
+        </ol>
+      ) : (
+        <p>No segments yet.</p>
+      )}
+    </section>
   );
 }
 

@@ -7,7 +7,7 @@ import type { FormState } from "./forms";
 import { NewStoryPage } from "./new-story";
 import { BranchPage } from "./pages";
 import { safeNext } from "./safe-next";
-import { viewerOf } from "./session";
+import { pageViewer, viewerOf } from "./session";
 
 /**
  * The absolute address of `path` (which starts with `/`) on the site's configured origin (`PUBLIC_ORIGIN`), never
@@ -25,7 +25,7 @@ export const branchHref = (id: string) => `/branches/${id}`;
 export async function branchPage(c: Context<AppEnv>, id: string, state: FormState | null = null) {
   const data = await readerBranch(c.get("db"), id, viewerOf(c));
   const href = branchHref(id);
-  return page(c, <BranchPage data={data} canonical={absolute(c, href)} reload={href} viewer={viewerOf(c)} state={state} />);
+  return page(c, <BranchPage data={data} canonical={absolute(c, href)} reload={href} viewer={pageViewer(c)} state={state} />);
 }
 
 export const loginPage = (c: Context<AppEnv>, state: FormState | null = null) =>
@@ -35,4 +35,4 @@ export const registerPage = (c: Context<AppEnv>, state: FormState | null = null)
   page(c, <RegisterPage canonical={absolute(c, "/register")} next={safeNext(c.req.query("next"))} state={state} />);
 
 export const newStoryPage = async (c: Context<AppEnv>, state: FormState | null = null) =>
-  page(c, <NewStoryPage canonical={absolute(c, "/stories/new")} viewer={viewerOf(c)!} state={state} />);
+  page(c, <NewStoryPage canonical={absolute(c, "/stories/new")} viewer={pageViewer(c)!} state={state} />);

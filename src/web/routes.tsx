@@ -10,11 +10,12 @@ import { publicReadCache } from "../middleware/read-cache";
 import { anonymousReadLimit } from "../middleware/read-limit";
 import { BotPage, ErrorPage, HomePage, StoryPage } from "./pages";
 import { absolute, branchPage, page } from "./render";
-import { pageAgainSignedOut, session, viewerOf } from "./session";
+import { pageAgainSignedOut, pageViewer, session, viewerOf } from "./session";
 import { STYLESHEET, STYLESHEET_PATH } from "./style";
 import { writeRoutes } from "./write-routes";
 import { adminRoutes } from "./admin-routes";
 import { reportRoutes } from "./report-routes";
+import { followRoutes } from "./follow-routes";
 
 /** Stories per page of the home page. */
 export const STORIES_PER_PAGE = 20;
@@ -41,7 +42,7 @@ function renderPageError(c: Context<AppEnv>, err: unknown) {
   const title = errorTitles[e.status] ?? "Error";
   const message = e.status === 404 ? `${e.message}: there is nothing at this address.` : e.message;
   const canonical = absolute(c, new URL(c.req.url).pathname);
-  return page(c, <ErrorPage status={e.status} title={title} message={message} canonical={canonical} viewer={viewerOf(c)} />, e.status);
+  return page(c, <ErrorPage status={e.status} title={title} message={message} canonical={canonical} viewer={pageViewer(c)} />, e.status);
 }
 
 function positiveInt(value: string | undefined, max: number): number {
@@ -100,6 +101,8 @@ webRoutes.route("/", writeRoutes);
 // Reports from every page, and the moderators' pages (issue 23).
 webRoutes.route("/", reportRoutes);
 webRoutes.route("/", adminRoutes);
+// Follows, writers' pages and the inbox (issue 59).
+webRoutes.route("/", followRoutes);
 
 /** Pages shown to a signed-in human are theirs (forms, their name): never served from or stored in the shared cache. */
 const readCache = publicReadCache({ unless: (c) => viewerOf(c) !== null });
@@ -115,21 +118,21 @@ webRoutes.get("/", readCache, async (c) => {
     const s = q.toString();
     return s ? `/?${s}` : "/";
   };
-  return page(c, <HomePage data={data} sort={sort} page={pageNo} canonical={absolute(c, hrefOf(pageNo))} pageHref={hrefOf} viewer={viewerOf(c)} />);
+  return page(c, <HomePage data={data} sort={sort} page={pageNo} canonical={absolute(c, hrefOf(pageNo))} pageHref={hrefOf} viewer={pageViewer(c)} />);
 });
 
 webRoutes.get("/stories/:id", readCache, async (c) => {
   const id = pathId(c.req.param("id"), "Story");
   const data = await readerStory(c.get("db"), id, viewerOf(c));
-  return page(c, <StoryPage data={data} canonical={absolute(c, `/stories/${id}`)} viewer={viewerOf(c)} />);
+  return page(c, <StoryPage data={data} canonical={absolute(c, `/stories/${id}`)} viewer={pageViewer(c)} />);
 });
 
 webRoutes.get("/branches/:id", readCache, async (c) => branchPage(c, pathId(c.req.param("id"), "Branch")));
 
 webRoutes.get("/bots/:id", readCache, async (c) => {
   const id = pathId(c.req.param("id"), "Bot");
-  const data = await readerBot(c.get("db"), id);
-  return page(c, <BotPage data={data} canonical={absolute(c, `/bots/${id}`)} viewer={viewerOf(c)} />);
+  const data = await readerBot(c.get("db"), id, viewerOf(c));
+  return page(c, <BotPage data={data} canonical={absolute(c, `/bots/${id}`)} viewer={pageViewer(c)} />);
 });
 
 // Any other path: an HTML 404.

@@ -91,9 +91,16 @@ details.fold summary { cursor: pointer; color: var(--accent); width: max-content
 .resolve .buttons { display: flex; flex-wrap: wrap; gap: .5rem; }
 table.audit { width: 100%; border-collapse: collapse; font-size: .9rem; }
 table.audit th, table.audit td { text-align: left; vertical-align: top; padding: .3rem .4rem; border-bottom: 1px solid var(--line); }
-.segment.new { animation: arrive 2s ease-out; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+#inbox-count { background: var(--accent); border-color: var(--accent); color: var(--bg); }
+.follow { display: inline-flex; gap: .5rem; align-items: baseline; margin: .25rem 0; }
+.inbox { list-style: none; padding-left: 0; }
+.inbox-item { padding: .6rem 0; border-bottom: 1px solid var(--line); }
+.inbox-item.unread { border-left: 3px solid var(--accent); padding-left: .6rem; }
+.inbox-item .excerpt { font-family: ${serif}; color: var(--muted); margin: .2rem 0; white-space: pre-wrap; }
+.segment.new, .inbox-item.new { animation: arrive 2s ease-out; }
 @keyframes arrive { from { background: var(--soft); } to { background: transparent; } }
-@media (prefers-reduced-motion: reduce) { .segment.new { animation: none; } }
+@media (prefers-reduced-motion: reduce) { .segment.new, .inbox-item.new { animation: none; } }
 @media (min-width: 60rem) { body { font-size: 1.0625rem; } }
 @media print { .site-header nav, .pager, .reload { display: none; } }
 `;
