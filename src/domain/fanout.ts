@@ -189,14 +189,15 @@ function pageStatements(db: Db, e: StepEvent, options: FanoutOptions, now: strin
 }
 
 /**
- * One step of an event's fan-out: its next page of followers into their inboxes. "more" when a page was written
- * and more may follow (the caller queues the next step); "done" when the event is settled, carried by another
- * event, unknown, or another step moved it on first.
+ * One step of an event's fan-out: its next page of followers into their inboxes. "more" when this step wrote a
+ * page and more may follow (the caller queues the next step); "done" when the event is settled, carried by another
+ * event, unknown, or another step moved its cursor first (that step goes on: no second message).
  */
 export async function fanOutStep(db: Db, eventId: string, options: FanoutOptions, now: string): Promise<"more" | "done"> {
   const [, [e]] = await db.batch(readStep(db, eventId, now));
   if (!e || e.settledAt !== null || e.leaderId !== e.id) return "done";
   const results = await db.batch(pageStatements(db, e, options, now));
-  const [after] = results[results.length - 1] as { cursor: string; settled: number }[];
-  return !after || after.settled || after.cursor === e.cursor ? "done" : "more";
+  const moved = (results[3] as unknown as D1Result).meta.changes === 1;
+  const [after] = results[4] as { cursor: string; settled: number }[];
+  return moved && !after.settled ? "more" : "done";
 }
