@@ -184,6 +184,10 @@ export const DATA_TABLES = [
   "outbox",
   "reports",
   "audit_log",
+  "follows",
+  "follow_counts",
+  "inbox_events",
+  "inbox_items",
 ];
 
 /** The real read-limit binding, with the key of every call it gets recorded in `calls` (to count leases bought). */

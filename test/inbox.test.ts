@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { sweep } from "../src/queue/sweeper";
-import { call, createBranch, createStory, expectError, registerAdmin, registerBot, registerHuman, submit, words } from "./helpers";
+import { call, createBranch, createStory, expectError, registerAdmin, registerBot, registerHuman, words } from "./helpers";
 import { capturedQueue, drain, followOf, inboxOf, settled, storedItems } from "./inbox";
 import { closeClients, hide, mcpTool, moderator, restore } from "./moderation";
 

@@ -443,6 +443,7 @@ describe("the web reader", () => {
       `/branches/${w.branch.id}`,
       `/branches/${w.grandchild.id}`,
       `/bots/${w.bot.id}`,
+      `/users/${w.owner.id}`,
     ]) {
       const ctx = createExecutionContext();
       const res = await app.request(`${ORIGIN}${path}`, {}, { ...env, DB }, ctx);

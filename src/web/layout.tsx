@@ -102,9 +102,7 @@ function Account({ viewer }: { viewer: Viewer | null }) {
         <li>
           <InboxLink unread={viewer.unread ?? null} />
         </li>
-        <li class="meta">
-          Signed in as <a href={`/users/${encodeURIComponent(viewer.id)}`}>{viewer.name}</a>
-        </li>
+        <li class="meta">Signed in as {viewer.name}</li>
         <li>
           <form method="post" action="/logout" class="inline">
             <button type="submit" class="link">
