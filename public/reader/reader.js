@@ -73,7 +73,9 @@ function watchInbox(statusUrl, shownLatest) {
   let unread = null;
   const offline = (yes) => {
     const badge = document.getElementById("live-status");
-    if (badge) badge.hidden = !yes;
+    if (!badge) return;
+    badge.hidden = false;
+    badge.textContent = yes ? "Offline" : "Live";
   };
   const tick = async () => {
     if (!document.hidden) {

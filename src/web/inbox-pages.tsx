@@ -120,7 +120,7 @@ export function InboxPage({
               <li class={item.unread ? "inbox-item unread" : "inbox-item"} id={`i-${item.id}`}>
                 <a href={itemHref(item)}>{item.message}</a>
                 {item.segment?.excerpt || item.comment?.excerpt ? <p class="excerpt">{item.comment?.excerpt || item.segment?.excerpt}</p> : null}
-                <p class="meta">
+                <div class="meta">
                   {item.hidden ? "part of it was hidden by a moderator · " : ""}
                   <When iso={item.updated_at} />
                   {item.unread ? (
@@ -130,7 +130,7 @@ export function InboxPage({
                       <ReadForm field="ids" value={item.id} label="Mark read" next={here} />
                     </>
                   ) : null}
-                </p>
+                </div>
               </li>
             ))}
           </ol>

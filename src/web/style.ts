@@ -17,6 +17,7 @@ export const STYLESHEET = `
   :root { --fg: #e8e6e1; --muted: #a8a49c; --bg: #16161a; --line: #34343a; --accent: #8cb4ff; --soft: #202026; }
 }
 html { -webkit-text-size-adjust: 100%; text-size-adjust: 100%; }
+[hidden] { display: none !important; }
 body { margin: 0; background: var(--bg); color: var(--fg); font: 1rem/1.6 ${sans}; overflow-wrap: anywhere; }
 a { color: var(--accent); }
 a:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
