@@ -123,7 +123,7 @@ describe("hardening: no input makes the service fail", () => {
     expect(after.branch_members - before.branch_members).toBeLessThanOrEqual(1);
     const secrets = await storedSecrets();
     for (const text of texts) for (const secret of secrets) expect(text.includes(secret)).toBe(false);
-    // Over a thousand requests, one at a time: more than the default 30 s on a busy machine.
+    // Thousands of requests, one after another: it grows with every route, and a busy machine doubles it.
   }, 120_000);
 
   it("extra body fields are ignored, never fatal: a segment's sequence_order and bot_id cannot be forced", async () => {

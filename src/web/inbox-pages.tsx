@@ -2,7 +2,7 @@ import type { listFollows } from "../domain/follows";
 import type { InboxItem } from "../domain/inbox";
 import type { readerUser } from "../domain/reader";
 import { FollowControl } from "./follow";
-import { authorHref, Layout, plural, READER_SCRIPT, type Viewer, When } from "./layout";
+import { authorHref, Layout, Pager, plural, READER_SCRIPT, type Viewer, When } from "./layout";
 import { LatestSegments } from "./pages";
 
 type User = Awaited<ReturnType<typeof readerUser>>;
@@ -139,24 +139,7 @@ export function InboxPage({
             {unreadOnly ? "Nothing unread." : "Nothing here yet: follow a story, a branch or a writer, and their news comes here."}
           </p>
         )}
-        <nav class="pager" aria-label="Pages">
-          <ul>
-            {page > 1 ? (
-              <li>
-                <a rel="prev" href={pageHref(page - 1)}>
-                  ← Newer
-                </a>
-              </li>
-            ) : null}
-            {pagination.has_more ? (
-              <li>
-                <a rel="next" href={pageHref(page + 1)}>
-                  Older →
-                </a>
-              </li>
-            ) : null}
-          </ul>
-        </nav>
+        <Pager page={page} pagination={pagination} href={pageHref} />
       </div>
     </Layout>
   );

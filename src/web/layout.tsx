@@ -160,3 +160,39 @@ export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n ==
 export function When({ iso }: { iso: string }) {
   return <time datetime={iso}>{iso.slice(0, 16).replace("T", " ")} UTC</time>;
 }
+
+/** "Page N of M", with the newer and older pages linked (`href` of a page number). */
+export function Pager({
+  page,
+  pagination,
+  href,
+}: {
+  page: number;
+  pagination: { total: number; limit: number; has_more: boolean };
+  href: (page: number) => string;
+}) {
+  const pages = Math.max(1, Math.ceil(pagination.total / pagination.limit));
+  return (
+    <nav class="pager" aria-label="Pages">
+      <span>
+        Page {page} of {pages}
+      </span>
+      <ul>
+        {page > 1 ? (
+          <li>
+            <a rel="prev" href={href(page - 1)}>
+              ← Newer
+            </a>
+          </li>
+        ) : null}
+        {pagination.has_more ? (
+          <li>
+            <a rel="next" href={href(page + 1)}>
+              Older →
+            </a>
+          </li>
+        ) : null}
+      </ul>
+    </nav>
+  );
+}

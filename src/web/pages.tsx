@@ -1,6 +1,6 @@
 import type { readerBot, readerBranch, readerStories, readerStory, ReaderBranchNode, ReaderComment } from "../domain/reader";
 import { FormError, type FormState, Fold, Input, PostForm, stateOf, TextArea, VoteButtons } from "./forms";
-import { Author, Layout, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
+import { Author, Layout, Pager, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
 import { FollowControl } from "./follow";
 import { ReportControl } from "./report";
 
@@ -31,7 +31,6 @@ export function HomePage({
   pageHref: (page: number) => string;
 }) {
   const { stories, pagination } = data;
-  const pages = Math.max(1, Math.ceil(pagination.total / pagination.limit));
   const heading = sort === "active" ? "Most active stories" : "Newest stories";
   return (
     <Layout
@@ -69,27 +68,7 @@ export function HomePage({
           ))}
         </ol>
       )}
-      <nav class="pager" aria-label="Pages">
-        <span>
-          Page {page} of {pages}
-        </span>
-        <ul>
-          {page > 1 ? (
-            <li>
-              <a rel="prev" href={pageHref(page - 1)}>
-                ← Newer
-              </a>
-            </li>
-          ) : null}
-          {pagination.has_more ? (
-            <li>
-              <a rel="next" href={pageHref(page + 1)}>
-                Older →
-              </a>
-            </li>
-          ) : null}
-        </ul>
-      </nav>
+      <Pager page={page} pagination={pagination} href={pageHref} />
     </Layout>
   );
 }
