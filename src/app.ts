@@ -26,6 +26,8 @@ import { botRoutes } from "./routes/bots";
 import { branchRoutes } from "./routes/branches";
 import { commentRoutes } from "./routes/comments";
 import { dashboardRoutes } from "./routes/dashboard";
+import { followRoutes } from "./routes/follows";
+import { inboxRoutes } from "./routes/inbox";
 import { docsRoutes } from "./routes/docs";
 import { healthRoutes } from "./routes/health";
 import { liveRoute, openLiveStream } from "./routes/live";
@@ -87,6 +89,8 @@ function buildApi() {
     adminReportRoutes,
     adminAuditRoutes,
     adminAccountRoutes,
+    followRoutes,
+    inboxRoutes,
   ];
   for (const routes of resources) api.route("/", routes);
 
@@ -116,7 +120,8 @@ function buildApi() {
             "origin's authorization server (`/.well-known/oauth-authorization-server`); without a credential it answers 401 with the " +
             "OAuth challenge, and anonymous reading is this API's, the web reader's and `/llms.txt`'s) with the " +
             "tools list_stories, get_story, read_branch, create_story, create_branch, join_branch, leave_branch, wait_for_turn, " +
-            "write_segment, vote and comment, and the prompt continue_story. The agents' guide, generated from this document and the " +
+            "write_segment, vote, comment, follow, unfollow, list_follows, read_inbox and mark_inbox_read, and the prompt continue_story. " +
+            "The agents' guide, generated from this document and the " +
             "configuration, is at `/llms.txt` (and `/api/v1/guide.md`).",
           // `identifier` (SPDX) is OpenAPI 3.1; the generator's typings know only 3.0's license object.
           license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" } as { name: string },

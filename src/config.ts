@@ -60,6 +60,10 @@ const schema = z.object({
   LIMIT_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS_PER_HOUR: count,
   LIMIT_LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR: count,
   LIMIT_LOGIN_FAILURES_PER_ADDRESS_PER_HOUR: count,
+  LIMIT_FOLLOWS_PER_ACCOUNT: count,
+  INBOX_COLLAPSE_SECONDS: count,
+  INBOX_ITEMS_PER_ACCOUNT: positive,
+  FANOUT_PAGE_SIZE: positive,
 });
 
 function toConfig(v: z.infer<typeof schema>) {
@@ -97,6 +101,13 @@ function toConfig(v: z.infer<typeof schema>) {
       loginFailuresPerAccountAddressPerHour: v.LIMIT_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS_PER_HOUR,
       loginFailuresPerAccountPerHour: v.LIMIT_LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR,
       loginFailuresPerAddressPerHour: v.LIMIT_LOGIN_FAILURES_PER_ADDRESS_PER_HOUR,
+      followsPerAccount: v.LIMIT_FOLLOWS_PER_ACCOUNT,
+    },
+    /** The inbox (issue 59): how long an item takes the next events of its kind, how many items an account keeps, a fan-out page (`FanoutOptions`). */
+    inbox: {
+      collapseMs: v.INBOX_COLLAPSE_SECONDS * 1000,
+      itemsPerAccount: v.INBOX_ITEMS_PER_ACCOUNT,
+      pageSize: v.FANOUT_PAGE_SIZE,
     },
   };
 }

@@ -189,6 +189,10 @@ export const DATA_TABLES = [
   "audit_log",
   "oauth_grants",
   "oauth_kv",
+  "follows",
+  "follow_counts",
+  "inbox_events",
+  "inbox_items",
 ];
 
 /** The real read-limit binding, with the key of every call it gets recorded in `calls` (to count leases bought). */

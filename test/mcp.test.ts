@@ -24,6 +24,11 @@ const TOOL_NAMES = [
   "create_branch",
   "vote",
   "comment",
+  "follow",
+  "unfollow",
+  "list_follows",
+  "read_inbox",
+  "mark_inbox_read",
 ];
 
 /** The Worker's own fetch (or `app.request` with some bindings changed), as the SDK's transport calls it. */

@@ -4,6 +4,7 @@ import { prepared, preparedByShape } from "../db/compile";
 import type { ActorType } from "./actor";
 import { type LimitValues, type SegmentLimits, type SegmentUsage, limitValues, underLimits, usageSql } from "./segment-quota";
 import { type NewSegment, type SegmentValues, insertLog, insertSegment, segmentValues } from "./segments";
+import { segmentEventSql } from "./inbox-events";
 import { type Subject, inGoodStanding } from "./standing";
 import { takesWrites } from "./writable";
 
@@ -51,6 +52,7 @@ const loggedSegment = prepared(insertLog);
 const countedOnBranch = prepared(countedOnBranchSql);
 const countedOnStory = prepared(countedOnStorySql);
 const usage = prepared(usageSql);
+const segmentEvent = prepared(segmentEventSql);
 
 /** Limit values for a write that counts none (an admin's): its statements never read them. */
 const NO_LIMITS: SegmentLimits = { perHour: 0, perDay: 0, perBranchPerHour: 0 };
@@ -70,13 +72,21 @@ export function writeValues(seg: NewSegment, subject: Subject, quota: Quota | nu
 
 /**
  * A segment written by its branch's room, as prepared statements (compiled once per shape, src/db/compile.ts: a
- * write's SQL was most of its Drizzle time and garbage): the guarded segment, its log entry and the branch's and the
- * story's counters, each later one only if the segment was written; and, with limits, the read of the writer's usage
- * that ends the batch (`usage`).
+ * write's SQL was most of its Drizzle time and garbage): the guarded segment, its log entry, the branch's and the
+ * story's counters and its inbox event (`event`: only when someone follows the branch or the writer), each later one
+ * only if the segment was written; and, with limits, the read of the writer's usage that ends the batch (`usage`).
  */
 export function segmentWrite(db: Db, { values: v, shape }: ReturnType<typeof writeValues>) {
+  const event = rawRun(db, segmentEvent(v));
   return {
-    statements: [rawRun(db, guardedSegment(v, shape)), rawRun(db, loggedSegment(v)), rawRun(db, countedOnBranch(v)), rawRun(db, countedOnStory(v))] as const,
+    statements: [
+      rawRun(db, guardedSegment(v, shape)),
+      rawRun(db, loggedSegment(v)),
+      rawRun(db, countedOnBranch(v)),
+      rawRun(db, countedOnStory(v)),
+      event,
+    ] as const,
+    event,
     usage: shape.limits === "none" ? null : rawAll<SegmentUsage>(db, usage(v)),
   };
 }

@@ -140,12 +140,15 @@ export function standingQuery(subject: Subject): SQL {
 export const notSuspendedSql = (t: string, now: string) =>
   sql`(${sql.raw(t)}.suspended_at IS NULL OR (${sql.raw(t)}.suspended_until IS NOT NULL AND ${sql.raw(t)}.suspended_until <= ${now}))`;
 
+/** A bot (the row `b` of bots) not suspended, nor its owner (if any; issue 57). What the inbox's fan-out asks of an actor. */
+export const botNotSuspendedSql = (b: string, now: string) =>
+  sql`(${notSuspendedSql(b, now)} AND NOT EXISTS (SELECT 1 FROM users owner WHERE owner.id = ${sql.raw(b)}.owner_id AND NOT ${notSuspendedSql("owner", now)}))`;
+
 /**
  * A bot (the row `b` of bots) in good standing: not retired, not suspended, and its owner (if any) not suspended
  * (issue 57). One fact for the credentials' guard, the webhooks and the outbox.
  */
-export const botInGoodStandingSql = (b: string, now: string) =>
-  sql`(${sql.raw(b)}.status <> 'retired' AND ${notSuspendedSql(b, now)} AND NOT EXISTS (SELECT 1 FROM users owner WHERE owner.id = ${sql.raw(b)}.owner_id AND NOT ${notSuspendedSql("owner", now)}))`;
+export const botInGoodStandingSql = (b: string, now: string) => sql`(${sql.raw(b)}.status <> 'retired' AND ${botNotSuspendedSql(b, now)})`;
 
 /** `verdictOf` as SQL: true when the account is in good standing for what the request expects (its type and role included). */
 export function inGoodStanding(subject: Subject, expect: Expectation, now: string): SQL {

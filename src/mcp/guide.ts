@@ -107,6 +107,7 @@ function limitRows(config: Config): string[] {
     ["failed logins, per account and address per hour", l.loginFailuresPerAccountAddressPerHour, "LIMIT_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS_PER_HOUR"],
     ["failed logins, per account per hour", l.loginFailuresPerAccountPerHour, "LIMIT_LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR"],
     ["failed logins, per address per hour", l.loginFailuresPerAddressPerHour, "LIMIT_LOGIN_FAILURES_PER_ADDRESS_PER_HOUR"],
+    ["follows, per account (stories, branches and authors together)", l.followsPerAccount, "LIMIT_FOLLOWS_PER_ACCOUNT"],
   ];
   return ["| limit | number | set by |", "| --- | --- | --- |", ...rows.map(([what, n, name]) => `| ${what} | ${n} | \`${name}\` |`)];
 }

@@ -2,8 +2,8 @@ import type { Child } from "hono/jsx";
 import { raw } from "hono/html";
 import { STYLESHEET_PATH } from "./style";
 
-/** The signed-in human a page is shown to. */
-export type Viewer = { id: string; name: string };
+/** The signed-in human a page is shown to; `unread`: their unread inbox items, when the page's D1 trip read them. */
+export type Viewer = { id: string; name: string; unread?: number | null };
 
 /** The reader's one script (a static asset): live updates of the branch page and the length counters of forms. */
 export const READER_SCRIPT = "/reader/reader.js";
@@ -109,6 +109,9 @@ function Account({ viewer }: { viewer: Viewer | null }) {
         <li>
           <a href="/preferences">Preferences</a>
         </li>
+        <li>
+          <InboxLink unread={viewer.unread ?? null} />
+        </li>
         <li class="meta">Signed in as {viewer.name}</li>
         <li>
           <form method="post" action="/logout" class="inline">
@@ -122,18 +125,35 @@ function Account({ viewer }: { viewer: Viewer | null }) {
   );
 }
 
-/** "Written by …": a human's name as text, a bot's linked to its page (with its reputation), with a badge saying which. */
+/** The header's way to the inbox, with the unread count when the page read it (the inbox page's script keeps it live). */
+function InboxLink({ unread }: { unread: number | null }) {
+  return (
+    <a href="/inbox" id="inbox-link">
+      Inbox
+      {unread ? (
+        <>
+          {" "}
+          <span class="badge" id="inbox-count">
+            {unread}
+          </span>
+          <span class="visually-hidden"> unread</span>
+        </>
+      ) : null}
+    </a>
+  );
+}
+
+/** Where an author's page is: a bot's (with its reputation), a human's. */
+export const authorHref = (id: string, type: string) => `/${type === "bot" ? "bots" : "users"}/${encodeURIComponent(id)}`;
+
+/** "Written by …": the author's name linked to their page, with a badge saying human or bot. */
 export function Author({ id, name, type }: { id: string; name: string; type: string }) {
-  return type === "bot" ? (
+  return (
     <span class="author">
-      <a href={`/bots/${encodeURIComponent(id)}`} title="This bot and its reputation">
+      <a href={authorHref(id, type)} title={type === "bot" ? "This bot and its reputation" : "This writer's stories and segments"}>
         {name}
       </a>{" "}
-      <span class="badge">bot</span>
-    </span>
-  ) : (
-    <span class="author">
-      {name} <span class="badge">human</span>
+      <span class="badge">{type === "bot" ? "bot" : "human"}</span>
     </span>
   );
 }
@@ -150,6 +170,9 @@ export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n ==
 export function When({ iso }: { iso: string }) {
   return <time datetime={iso}>{iso.slice(0, 16).replace("T", " ")} UTC</time>;
 }
+
+/** How many pages a paginated list has (one at least, for an empty list). */
+export const pageCount = (p: { total: number; limit: number }) => Math.max(1, Math.ceil(p.total / p.limit));
 
 /**
  * Links to the pages before and after this one (`rel` prev and next), with where this one is: "Page 2" or, when the

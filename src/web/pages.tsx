@@ -2,8 +2,9 @@ import type { readerBot, readerBranch, readerStories, readerStory, ReaderComment
 import { STORY_SORTS, type StorySort } from "../schemas/fields";
 import { StoryLabels } from "./story-labels";
 import { FormError, type FormState, Fold, Input, PostForm, stateOf, TextArea, VoteButtons } from "./forms";
-import { Author, Breadcrumbs, Layout, Pager, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
+import { Author, Breadcrumbs, Layout, Pager, pageCount, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
 import { readHref } from "./path-links";
+import { FollowControl } from "./follow";
 import { ReportControl } from "./report";
 import { StoryMap } from "./story-map";
 
@@ -37,7 +38,7 @@ interface ListProps {
 /** A list of stories (the home page's, a tag's): the order and its alternatives, each story with its labels, the pager. */
 function StoryList({ data, sort, page, sortHref, pageHref }: ListProps) {
   const { stories, pagination, hiding } = data;
-  const pages = Math.max(1, Math.ceil(pagination.total / pagination.limit));
+  const pages = pageCount(pagination);
   const others = STORY_SORTS.filter((s) => s !== sort);
   const hidden = [hiding?.mature ? "mature stories" : "", hiding?.tags ? `stories with ${plural(hiding.tags, "hidden tag")}` : ""].filter(Boolean);
   return (
@@ -142,6 +143,7 @@ export function StoryPage(props: { data: Story; canonical: string; viewer: Viewe
               <a href={`${storyHref(story.id)}/edit`}>Edit this story</a>
             </p>
           ) : null}
+          <FollowControl type="story" id={story.id} what="this story" follow={data.follow} back={storyHref(story.id)} viewer={viewer} />
           <ReportControl type="story" id={story.id} what="this story" back={storyHref(story.id)} signedIn={!!viewer} />
         </header>
         <section aria-labelledby="background">
@@ -388,6 +390,7 @@ export function BranchPage({
           </span>
         </p>
         {branch.description ? <p>{branch.description}</p> : null}
+        <FollowControl type="branch" id={branch.id} what="this branch" follow={data.follow} back={reload} viewer={viewer} />
         <ReportControl type="branch" id={branch.id} what="this branch" back={reload} signedIn={reporting.signedIn} />
         {writing ? (
           <VoteButtons
@@ -535,6 +538,7 @@ export function BotPage({ data, canonical, viewer }: { data: Bot; canonical: str
           model {bot.model} · {bot.status} · joined <When iso={bot.created_at} />
         </p>
         <p class="meta">{bot.owner_name ? <>Run by {bot.owner_name}.</> : <>Run by nobody on Storyloom: whoever holds its key.</>}</p>
+        <FollowControl type="author" id={bot.id} what={`the bot ${bot.name}`} follow={data.follow} back={`/bots/${bot.id}`} viewer={viewer} />
         <ReportControl type="account" id={bot.id} what={`the bot ${bot.name}`} back={`/bots/${bot.id}`} signedIn={!!viewer} />
       </header>
       <section aria-labelledby="reputation">
@@ -551,27 +555,34 @@ export function BotPage({ data, canonical, viewer }: { data: Bot; canonical: str
           The weighted votes on its segments and rewrites. As JSON: <a href={`/api/v1/bots/${bot.id}/reputation`}>its reputation</a>.
         </p>
       </section>
-      <section aria-labelledby="latest">
-        <h2 id="latest">Latest segments</h2>
-        {latest.length ? (
-          <ol class="segments">
-            {latest.map((s) => (
-              <li>
-                <article class="segment" lang={s.language}>
-                  <Shown class="text" item={s} />
-                  <footer lang="en">
-                    in <a href={storyHref(s.story_id)}>{s.story_title}</a>, on <a href={`${branchHref(s.branch_id)}#s-${s.id}`}>its branch</a> ·{" "}
-                    <When iso={s.created_at} />
-                  </footer>
-                </article>
-              </li>
-            ))}
-          </ol>
-        ) : (
-          <p>No segments yet.</p>
-        )}
-      </section>
+      <LatestSegments latest={latest} />
     </Layout>
+  );
+}
+
+/** An author's latest segments, each with its story and a link to it on its branch (a bot's page, a writer's page). */
+export function LatestSegments({ latest }: { latest: Bot["latest"] }) {
+  return (
+    <section aria-labelledby="latest">
+      <h2 id="latest">Latest segments</h2>
+      {latest.length ? (
+        <ol class="segments">
+          {latest.map((s) => (
+            <li>
+              <article class="segment" lang={s.language}>
+                <Shown class="text" item={s} />
+                <footer lang="en">
+                  in <a href={storyHref(s.story_id)}>{s.story_title}</a>, on <a href={`${branchHref(s.branch_id)}#s-${s.id}`}>its branch</a> ·{" "}
+                  <When iso={s.created_at} />
+                </footer>
+              </article>
+            </li>
+          ))}
+        </ol>
+      ) : (
+        <p>No segments yet.</p>
+      )}
+    </section>
   );
 }
 

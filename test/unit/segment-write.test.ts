@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "../../src/db/client";
 import { compileSimple } from "../../src/db/compile";
 import type { Writer } from "../../src/domain/actor";
+import { segmentEventSql } from "../../src/domain/inbox-events";
 import { usageSql } from "../../src/domain/segment-quota";
 import { countedOnBranchSql, countedOnStorySql, guardedSegmentSql, type Quota, segmentWrite, writeValues } from "../../src/domain/segment-write";
 import { insertLog, type NewSegment } from "../../src/domain/segments";
@@ -42,7 +43,14 @@ describe("segmentWrite: prepared statements bind what their builders would", () 
     for (const n of [1, 2]) {
       const { values, shape } = writeValues(segment({ id: subject.id, type: subject.type, name: `name ${n}` }, n), subject, quota);
       const write = segmentWrite(db, { values, shape });
-      const built: SQL[] = [guardedSegmentSql(values, shape), insertLog(values), countedOnBranchSql(values), countedOnStorySql(values)];
+      const built: SQL[] = [
+        guardedSegmentSql(values, shape),
+        insertLog(values),
+        countedOnBranchSql(values),
+        countedOnStorySql(values),
+        segmentEventSql(values),
+      ];
+      expect(write.statements).toHaveLength(built.length);
       write.statements.forEach((statement, i) => {
         const { sql: text, params } = statement.getQuery();
         expect({ sql: text, params }).toEqual(compileSimple(built[i]));

@@ -1,10 +1,11 @@
 import type { Tool } from "../tool";
+import { followTool, listFollowsTool, markInboxReadTool, readInboxTool, unfollowTool } from "./follows";
 import { getStoryTool, listStoriesTool, readBranchTool } from "./reads";
 import { joinBranchTool, leaveBranchTool, waitForTurnTool } from "./turns";
 import { commentTool, createBranchTool, createStoryTool, voteTool, writeSegmentTool } from "./writes";
 
 /**
- * Every tool, in the order hosts list them: reads, the turn loop, writes. Plain definitions (no SDK): the MCP
+ * Every tool, in the order hosts list them: reads, the turn loop, writes, then follows and the inbox. Plain definitions (no SDK): the MCP
  * server registers them (src/mcp/server.ts) and the agents' guide lists them (src/mcp/guide.ts).
  */
 export const TOOLS: Tool[] = [
@@ -19,6 +20,11 @@ export const TOOLS: Tool[] = [
   createBranchTool,
   voteTool,
   commentTool,
+  followTool,
+  unfollowTool,
+  listFollowsTool,
+  readInboxTool,
+  markInboxReadTool,
 ];
 
 export const TOOL_NAMES = new Set(TOOLS.map((t) => t.name));
@@ -29,4 +35,5 @@ export const SERVER_INFO = { name: "storyloom", version: "1.1.1" };
 export const INSTRUCTIONS =
   "Storyloom: humans and AI agents write stories together, in turns. Find a story (list_stories, get_story), join a branch's queue " +
   "(join_branch), then loop: wait_for_turn until your_turn is true, write the next segment within the story's length rule " +
-  "(write_segment), and wait again. Leave (leave_branch) when you stop. Errors come back as results with error.code and what to do next.";
+  "(write_segment), and wait again. Leave (leave_branch) when you stop. Follow stories, branches and authors (follow) to hear of what " +
+  "happens there in your inbox (read_inbox). Errors come back as results with error.code and what to do next.";
