@@ -42,6 +42,7 @@ import { storyRoutes } from "./routes/stories";
 import { tagRoutes } from "./routes/tags";
 import { preferenceRoutes } from "./routes/preferences";
 import { summaryRoutes } from "./routes/summaries";
+import { feedRoutes } from "./web/feed-routes";
 import { webRoutes } from "./web/routes";
 import { OAUTH_SERVER_PATHS } from "./oauth/paths";
 
@@ -196,8 +197,9 @@ function createAgentsApp() {
   return app;
 }
 
+/** The feeds before the pages: they are the same for every reader, so they take none of the pages' session and headers. */
 function createWebApp() {
-  return withServices(platform()).route("/", webRoutes);
+  return withServices(platform()).route("/", feedRoutes).route("/", webRoutes);
 }
 
 /**

@@ -193,6 +193,7 @@ export const DATA_TABLES = [
   "follow_counts",
   "inbox_events",
   "inbox_items",
+  "feed_tokens",
 ];
 
 /** The real read-limit binding, with the key of every call it gets recorded in `calls` (to count leases bought). */

@@ -355,7 +355,7 @@ describe("the live stream is a read like any other (issue 24)", () => {
   it("refuses a browser Origin other than the site's own with 403 FORBIDDEN; no Origin (bots) and the site's own are fine", async () => {
     const { story } = await storyWithSegments();
     const branch = story.main_branch_id;
-    for (const origin of ["https://evil.example", "null", "https://storyloom.test.evil.example", "https://storyloom.test", "https://storyloom.test:8080"]) {
+    for (const origin of ["https://evil.example", "null", "https://storyloom.test.evil.example", "http://storyloom.test", "https://storyloom.test:8080"]) {
       const res = await upgrade(branch, { headers: { Origin: origin } });
       expect(res.status, origin).toBe(403);
       expect((await errorOf(res)).code).toBe("FORBIDDEN");

@@ -677,3 +677,17 @@ export const inboxItems = sqliteTable(
     index("inbox_items_open_idx").on(t.accountId, t.collapseKey, t.startedAt).where(sql`read_at IS NULL`),
   ],
 );
+
+/**
+ * An account's private inbox feed (issue 59 §3): the token in its address, hashed as the API's tokens are. One per
+ * account (minting another replaces it); deleting the row revokes it.
+ */
+export const feedTokens = sqliteTable(
+  "feed_tokens",
+  {
+    accountId: text("account_id").primaryKey(),
+    tokenHash: text("token_hash").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("feed_tokens_token_hash_unique").on(t.tokenHash)],
+);

@@ -4,7 +4,7 @@ import type { InboxEventRow } from "../db/schema";
 import type { FollowTarget } from "../schemas/follows";
 import type { InboxKind } from "../schemas/inbox";
 import { branchShown, storyShown } from "./hidden";
-import { botNotSuspendedSql, notSuspendedSql } from "./standing";
+import { accountNotSuspendedSql } from "./standing";
 
 /**
  * The inbox's fan-out (issue 59): one step writes one page of an event's audience into their inboxes, in one D1
@@ -96,9 +96,7 @@ function visibleSql(e: StepEvent): SQL {
 }
 
 /** SQL: the event may still reach inboxes: what it names is visible and its actor is not suspended now (nor a bot's owner). */
-const eligibleSql = (e: StepEvent, now: string): SQL =>
-  sql`(${visibleSql(e)} AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = ${e.actorId} AND NOT ${notSuspendedSql("u", now)})
-    AND NOT EXISTS (SELECT 1 FROM bots b WHERE b.id = ${e.actorId} AND NOT ${botNotSuspendedSql("b", now)}))`;
+const eligibleSql = (e: StepEvent, now: string): SQL => sql`(${visibleSql(e)} AND ${accountNotSuspendedSql(sql`${e.actorId}`, now)})`;
 
 /** SQL: this step's page of the audience, actor included: the next `n` account ids after the cursor, in order. */
 function pageSql(a: Audience, e: StepEvent, n: number): SQL {

@@ -147,6 +147,13 @@ export function inboxRead(db: Db, actor: Pick<Actor, "id" | "type">, opts: { unr
   );
 }
 
+/**
+ * The newest `limit` items of an account (`account`: its id, or SQL selecting it) as `viewer` may read them: a query
+ * for a batch, its rows shaped by `itemView` (the private inbox feed, src/domain/feed-tokens.ts).
+ */
+export const latestItemsQuery = (db: Db, account: string | SQL, viewer: Viewer, limit: number) =>
+  itemRecords(db, viewer, sql`WHERE i.account_id = ${account} ORDER BY i.seq DESC LIMIT ${limit}`);
+
 /** What the inbox page's script polls (issue 59): the unread count and when the newest activity was (null: none). */
 export async function inboxStatus(db: Db, accountId: string) {
   const [[{ unread }], [latest]] = await db.batch([

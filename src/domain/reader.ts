@@ -14,6 +14,7 @@ import { type Viewer, branchShown, shownText, storyShown } from "./hidden";
 import { activePinsQuery, pinView } from "./pins";
 import { preferencesQuery } from "./preferences";
 import { asPath, readingPathPageQuery, readingPathQuery, scoredReadingPathQuery } from "./reading-path";
+import { accountNameSql } from "./actor";
 import { storyView } from "./stories";
 import { mapOf, mapRowsQuery } from "./story-map";
 import {
@@ -36,9 +37,8 @@ import { reputationOf, reputationView } from "./votes";
  * API's domain functions, batched per page.
  */
 
-/** A story's (alias `t`) owner by name: a human's username or a bot's name (both looked up by primary key). */
-const ownerNameOf = (t: string) =>
-  sql.raw(`coalesce((SELECT u.username FROM users u WHERE u.id = ${t}.owner_id), (SELECT b.name FROM bots b WHERE b.id = ${t}.owner_id), '')`);
+/** A story's (alias `t`) owner by name. */
+const ownerNameOf = (t: string) => accountNameSql(`${t}.owner_id`);
 const ownerName = sql<string>`${ownerNameOf('"stories"')}`;
 
 interface ReaderListRow {

@@ -4,7 +4,8 @@ import { callerOf } from "../middleware/caller";
 import { ok, successSchema } from "../lib/envelope";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "./openapi";
 import { pageQuery, paginationSchema } from "../lib/pagination";
-import { inboxItemSchema, inboxQuery, markReadBody } from "../schemas/inbox";
+import { feedTokenSchema, inboxItemSchema, inboxQuery, markReadBody } from "../schemas/inbox";
+import { mintFeedToken, revokeFeedToken } from "../usecases/feeds";
 import { markInboxRead, readInbox } from "../usecases/follows";
 import { authErrors } from "./schemas";
 
@@ -45,9 +46,36 @@ const readRoute = createRoute({
   },
 });
 
+const mintFeedRoute = createRoute({
+  method: "post",
+  path: "/me/feed-token",
+  tags: ["Inbox"],
+  summary: "A private Atom feed of your inbox: its address, with a new token in it (any earlier address stops at once)",
+  description:
+    "For a feed reader, which sends no credential: the address itself is the secret, answered only here and only once (kept hashed). " +
+    "The feed has your newest 50 items, their text as anonymous readers may read it; it answers 401 once the token is revoked or " +
+    "replaced, 403 ACCOUNT_SUSPENDED while your account is suspended.",
+  security: bearerSecurity,
+  middleware: [auth()] as const,
+  responses: { 201: jsonContent(successSchema(feedTokenSchema), "The feed's address, shown this once"), ...errorResponses(...authErrors) },
+});
+
+const revokeFeedRoute = createRoute({
+  method: "delete",
+  path: "/me/feed-token",
+  tags: ["Inbox"],
+  summary: "Revoke your inbox feed's token: its address answers 401 from now on",
+  description: "`revoked` is false when there was none (revoking twice is no error).",
+  security: bearerSecurity,
+  middleware: [auth()] as const,
+  responses: { 200: jsonContent(successSchema(z.object({ revoked: z.boolean() })), "Revoked"), ...errorResponses(...authErrors) },
+});
+
 export const inboxRoutes = createRouter()
   .openapi(inboxRoute, async (c) => {
     const { unread, ...page } = c.req.valid("query");
     return ok(c, await readInbox(callerOf(c), { unread: unread ?? false, ...page }));
   })
-  .openapi(readRoute, async (c) => ok(c, await markInboxRead(callerOf(c), c.req.valid("json"))));
+  .openapi(readRoute, async (c) => ok(c, await markInboxRead(callerOf(c), c.req.valid("json"))))
+  .openapi(mintFeedRoute, async (c) => ok(c, await mintFeedToken(callerOf(c)), 201))
+  .openapi(revokeFeedRoute, async (c) => ok(c, await revokeFeedToken(callerOf(c))));

@@ -47,3 +47,11 @@ export const inboxItemSchema = z
     read_at: z.string().nullable(),
   })
   .openapi("InboxItem");
+
+/** The private inbox feed's address (issue 59 §3), answered once when minted. */
+export const feedTokenSchema = z
+  .object({
+    url: z.string().openapi({ description: "the feed's address, the token in it: keep it secret; minting again replaces it" }),
+    created_at: z.string(),
+  })
+  .openapi("FeedToken");

@@ -7,7 +7,8 @@ import { callerOf } from "../middleware/caller";
 import { emptyReadCacheAfterWrites, publicReadCache } from "../middleware/read-cache";
 import { followBody } from "../schemas/follows";
 import { markReadBody } from "../schemas/inbox";
-import { follow, listFollows, markInboxRead, readInbox, unfollow } from "../usecases/follows";
+import { mintFeedToken, readInboxPage, revokeFeedToken } from "../usecases/feeds";
+import { follow, listFollows, markInboxRead, unfollow } from "../usecases/follows";
 import { fieldsOf, optional, parseWith } from "./form-errors";
 import { FollowsPage, InboxPage, UserPage } from "./inbox-pages";
 import { absolute, page } from "./render";
@@ -57,17 +58,38 @@ followRoutes.post("/inbox/read", ...form, async (c) => {
   return see(c, safeNext(fields.next ?? "/inbox"));
 });
 
+/**
+ * The inbox page, with its feed's state; `shown`: the feed's new address, on the answer to the form that made it (the
+ * only time it is shown: `no-store`, as a bot's new key is).
+ */
+async function inboxPage(c: Context<AppEnv>, shown: string | null = null) {
+  const unreadOnly = c.req.query("unread") === "true";
+  const n = pageNumber(c);
+  const { inbox, feedSince } = await readInboxPage(callerOf(c), { unread: unreadOnly, limit: INBOX_PAGE, offset: (n - 1) * INBOX_PAGE });
+  // The forms on the answer to the feed's form come back to the inbox itself.
+  const here = shown ? "/inbox" : `/inbox${new URL(c.req.url).search}`;
+  const feed = { since: feedSince, url: shown };
+  const res = await page(
+    c,
+    <InboxPage data={inbox} feed={feed} page={n} unreadOnly={unreadOnly} canonical={absolute(c, "/inbox")} here={here} viewer={pageViewer(c)!} />,
+  );
+  if (shown) res.headers.set("Cache-Control", "no-store");
+  return res;
+}
+
 followRoutes.get(
   "/inbox",
   requireSession(() => "/inbox"),
-  async (c) => {
-    const unreadOnly = c.req.query("unread") === "true";
-    const n = pageNumber(c);
-    const data = await readInbox(callerOf(c), { unread: unreadOnly, limit: INBOX_PAGE, offset: (n - 1) * INBOX_PAGE });
-    const here = `/inbox${new URL(c.req.url).search}`;
-    return page(c, <InboxPage data={data} page={n} unreadOnly={unreadOnly} canonical={absolute(c, "/inbox")} here={here} viewer={pageViewer(c)!} />);
-  },
+  (c) => inboxPage(c),
 );
+
+// The inbox's private feed (issue 59 §3): a new address (the old one stops), shown on this answer only; or revoked.
+followRoutes.post("/inbox/feed", ...form, async (c) => inboxPage(c, (await mintFeedToken(callerOf(c))).url));
+
+followRoutes.post("/inbox/feed/revoke", ...form, async (c) => {
+  await revokeFeedToken(callerOf(c));
+  return see(c, "/inbox");
+});
 
 /** What the inbox page's script polls: the unread count and the newest activity's time, as JSON (401 signed out). */
 followRoutes.get("/inbox/status", async (c) => {

@@ -2,7 +2,8 @@ import type { listFollows } from "../domain/follows";
 import type { InboxItem } from "../domain/inbox";
 import type { readerUser } from "../domain/reader";
 import { FollowControl } from "./follow";
-import { authorHref, Layout, Pager, pageCount, plural, READER_SCRIPT, type Viewer, When } from "./layout";
+import { authorFeed } from "./feed-links";
+import { authorHref, FeedLink, Layout, Pager, pageCount, plural, READER_SCRIPT, type Viewer, When } from "./layout";
 import { LatestSegments } from "./pages";
 
 type User = Awaited<ReturnType<typeof readerUser>>;
@@ -12,7 +13,7 @@ export function UserPage({ data, canonical, viewer }: { data: User; canonical: s
   const { user, stories, latest } = data;
   const href = `/users/${user.id}`;
   return (
-    <Layout title={user.name} canonical={canonical} description={`${user.name}, writing on Storyloom`} viewer={viewer}>
+    <Layout title={user.name} canonical={canonical} description={`${user.name}, writing on Storyloom`} viewer={viewer} alternate={authorFeed(user)}>
       <header>
         <h1>
           {user.name} <span class="badge">human</span>
@@ -21,6 +22,9 @@ export function UserPage({ data, canonical, viewer }: { data: User; canonical: s
           joined <When iso={user.created_at} />
         </p>
         <FollowControl type="author" id={user.id} what={user.name} follow={data.follow} back={href} viewer={viewer} />
+        <p class="meta">
+          <FeedLink feed={authorFeed(user)} />
+        </p>
       </header>
       <section aria-labelledby="started">
         <h2 id="started">Stories started</h2>
@@ -80,8 +84,15 @@ export interface InboxPageData {
  * quote when it has one; unread ones marked, and read one by one or all at once. Live: the reader's script asks
  * `/inbox/status` every few seconds and redraws the list when something new came (`data-status`, `data-latest`).
  */
+/** The inbox's private feed on its page: since when it has an address, and the address itself when just made. */
+export interface InboxFeedState {
+  since: string | null;
+  url: string | null;
+}
+
 export function InboxPage({
   data,
+  feed,
   page,
   unreadOnly,
   canonical,
@@ -89,6 +100,7 @@ export function InboxPage({
   viewer,
 }: {
   data: InboxPageData;
+  feed: InboxFeedState;
   page: number;
   unreadOnly: boolean;
   canonical: string;
@@ -141,7 +153,43 @@ export function InboxPage({
         )}
         <Pager page={page} of={pageCount(pagination)} hasMore={pagination.has_more} href={pageHref} before="← Newer" after="Older →" />
       </div>
+      <InboxFeed feed={feed} />
     </Layout>
+  );
+}
+
+/**
+ * The inbox as a private Atom feed, for a feed reader (which sends no credential): its address holds a token, shown
+ * once when made (kept hashed); making another stops the old one, as revoking does.
+ */
+function InboxFeed({ feed }: { feed: InboxFeedState }) {
+  return (
+    <section aria-labelledby="inbox-feed" class="inbox-feed">
+      <h2 id="inbox-feed">Your inbox as a feed</h2>
+      <p>A private Atom feed of your inbox, for a feed reader. Its address is its key: keep it to yourself. It quotes only what anyone may read.</p>
+      {feed.url ? (
+        <div class="notice" role="status">
+          <p>Your feed's address, shown only this once: copy it into your feed reader.</p>
+          <p>
+            <a href={feed.url} id="feed-url" type="application/atom+xml">
+              {feed.url}
+            </a>
+          </p>
+        </div>
+      ) : feed.since ? (
+        <p class="meta">
+          Your feed's address was made <When iso={feed.since} />; it is not shown again.
+        </p>
+      ) : null}
+      <form method="post" action="/inbox/feed" class="inline">
+        <button type="submit">{feed.since ? "Make a new address (the old one stops)" : "Make a feed address"}</button>
+      </form>{" "}
+      {feed.since ? (
+        <form method="post" action="/inbox/feed/revoke" class="inline">
+          <button type="submit">Revoke the address</button>
+        </form>
+      ) : null}
+    </section>
   );
 }
 

@@ -19,11 +19,19 @@ export interface LayoutProps {
   viewer?: Viewer | null;
   /** Module scripts of the page (static assets under /reader/): the live parts only; the page works without them. */
   scripts?: string[];
+  /** The Atom feed of what the page shows (issue 59), for feed readers to find: `<link rel="alternate">`. */
+  alternate?: Feed;
   children?: Child;
 }
 
-/** Every page: doctype, head (title, canonical, stylesheet), the site header and footer around `main`. */
-export function Layout({ title, canonical, description, viewer, scripts = [], error, children }: LayoutProps) {
+/** An Atom feed a page offers: its address (a path of this site) and its title. */
+export interface Feed {
+  href: string;
+  title: string;
+}
+
+/** Every page: doctype, head (title, canonical, stylesheet, its feed), the site header and footer around `main`. */
+export function Layout({ title, canonical, description, viewer, scripts = [], alternate, error, children }: LayoutProps) {
   return (
     <>
       {raw("<!DOCTYPE html>")}
@@ -35,6 +43,7 @@ export function Layout({ title, canonical, description, viewer, scripts = [], er
           <link rel="canonical" href={canonical} />
           {description ? <meta name="description" content={description} /> : null}
           <link rel="stylesheet" href={STYLESHEET_PATH} />
+          {alternate ? <link rel="alternate" type="application/atom+xml" title={alternate.title} href={alternate.href} /> : null}
           {scripts.map((src) => (
             <script type="module" src={src} />
           ))}
@@ -216,5 +225,14 @@ export function Breadcrumbs({ trail, here }: { trail: [href: string, text: strin
         <li aria-current="page">{here}</li>
       </ol>
     </nav>
+  );
+}
+
+/** A page's feed, shown as a link too (browsers no longer show the head's). */
+export function FeedLink({ feed }: { feed: Feed }) {
+  return (
+    <a href={feed.href} type="application/atom+xml" class="feed-link">
+      Atom feed
+    </a>
   );
 }

@@ -2,9 +2,10 @@ import type { readerBot, readerBranch, readerStories, readerStory, ReaderComment
 import { STORY_SORTS, type StorySort } from "../schemas/fields";
 import { StoryLabels } from "./story-labels";
 import { FormError, type FormState, Fold, Input, PostForm, stateOf, TextArea, VoteButtons } from "./forms";
-import { Author, Breadcrumbs, Layout, Pager, pageCount, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
+import { Author, Breadcrumbs, FeedLink, Layout, Pager, pageCount, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
 import { readHref } from "./path-links";
 import { FollowControl } from "./follow";
+import { authorFeed, branchFeed, storyFeed, tagFeed } from "./feed-links";
 import { ReportControl } from "./report";
 import { StoryMap } from "./story-map";
 
@@ -103,17 +104,22 @@ export function HomePage({ canonical, viewer, ...list }: ListProps & { viewer: V
 }
 
 /** A tag's page: its stories, as the home page lists them. */
-export function TagPage({ tag, canonical, viewer, ...list }: ListProps & { tag: { name: string }; viewer: Viewer | null; canonical: string }) {
+export function TagPage({ tag, canonical, viewer, ...list }: ListProps & { tag: { key: string; name: string }; viewer: Viewer | null; canonical: string }) {
   const heading = `Stories tagged “${tag.name}”`;
+  const feed = tagFeed(tag);
   return (
     <Layout
       title={list.page > 1 ? `${heading}, page ${list.page}` : heading}
       canonical={canonical}
       description={`Stories tagged ${tag.name} on Storyloom.`}
       viewer={viewer}
+      alternate={feed}
     >
       <Breadcrumbs trail={[["/", "Stories"]]} here={tag.name} />
       <h1>{heading}</h1>
+      <p class="meta">
+        <FeedLink feed={feed} />
+      </p>
       <StoryList {...list} />
     </Layout>
   );
@@ -123,7 +129,7 @@ export function StoryPage(props: { data: Story; canonical: string; viewer: Viewe
   const { data, canonical, viewer, expand, canEdit } = props;
   const { story, pins, main_branch, main_line } = data;
   return (
-    <Layout title={story.title} canonical={canonical} description={story.background.slice(0, 200)} viewer={viewer}>
+    <Layout title={story.title} canonical={canonical} description={story.background.slice(0, 200)} viewer={viewer} alternate={storyFeed(story)}>
       <article lang={story.language}>
         <header>
           <h1>{story.title}</h1>
@@ -144,6 +150,9 @@ export function StoryPage(props: { data: Story; canonical: string; viewer: Viewe
             </p>
           ) : null}
           <FollowControl type="story" id={story.id} what="this story" follow={data.follow} back={storyHref(story.id)} viewer={viewer} />
+          <p class="meta" lang="en">
+            <FeedLink feed={storyFeed(story)} />
+          </p>
           <ReportControl type="story" id={story.id} what="this story" back={storyHref(story.id)} signedIn={!!viewer} />
         </header>
         <section aria-labelledby="background">
@@ -368,6 +377,7 @@ export function BranchPage({
       description={branch.description ?? story.background.slice(0, 200)}
       viewer={viewer}
       scripts={[READER_SCRIPT]}
+      alternate={branchFeed(branch, story)}
       error={!!state}
     >
       <FormError state={unclaimed} />
@@ -391,6 +401,9 @@ export function BranchPage({
         </p>
         {branch.description ? <p>{branch.description}</p> : null}
         <FollowControl type="branch" id={branch.id} what="this branch" follow={data.follow} back={reload} viewer={viewer} />
+        <p class="meta">
+          <FeedLink feed={branchFeed(branch, story)} />
+        </p>
         <ReportControl type="branch" id={branch.id} what="this branch" back={reload} signedIn={reporting.signedIn} />
         {writing ? (
           <VoteButtons
@@ -529,7 +542,13 @@ function TurnQueue({ queue }: { queue: Branch["queue"] }) {
 export function BotPage({ data, canonical, viewer }: { data: Bot; canonical: string; viewer: Viewer | null }) {
   const { bot, reputation, latest } = data;
   return (
-    <Layout title={`${bot.name} (bot)`} canonical={canonical} description={`${bot.name}, a bot writing on Storyloom`} viewer={viewer}>
+    <Layout
+      title={`${bot.name} (bot)`}
+      canonical={canonical}
+      description={`${bot.name}, a bot writing on Storyloom`}
+      viewer={viewer}
+      alternate={authorFeed(bot)}
+    >
       <header>
         <h1>
           {bot.name} <span class="badge">bot</span>
@@ -539,6 +558,9 @@ export function BotPage({ data, canonical, viewer }: { data: Bot; canonical: str
         </p>
         <p class="meta">{bot.owner_name ? <>Run by {bot.owner_name}.</> : <>Run by nobody on Storyloom: whoever holds its key.</>}</p>
         <FollowControl type="author" id={bot.id} what={`the bot ${bot.name}`} follow={data.follow} back={`/bots/${bot.id}`} viewer={viewer} />
+        <p class="meta">
+          <FeedLink feed={authorFeed(bot)} />
+        </p>
         <ReportControl type="account" id={bot.id} what={`the bot ${bot.name}`} back={`/bots/${bot.id}`} signedIn={!!viewer} />
       </header>
       <section aria-labelledby="reputation">

@@ -1,4 +1,5 @@
 import type { PathChoice, PathEntry, readerPath } from "../domain/path-page";
+import { branchFeed } from "./feed-links";
 import { Author, Breadcrumbs, Layout, Pager, plural, type Viewer } from "./layout";
 import { Shown, storyTrail } from "./pages";
 import { readHref } from "./path-links";
@@ -57,6 +58,7 @@ export function PathPage({ data, canonical, viewer }: { data: Path; canonical: s
       canonical={canonical}
       description={branch.description ?? `${branch.title}, read as one page`}
       viewer={viewer}
+      alternate={branchFeed(branch, story)}
     >
       <Breadcrumbs trail={storyTrail(story)} here={branch.title} />
       <header>
