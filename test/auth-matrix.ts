@@ -460,6 +460,21 @@ export const PROTECTED: ProtectedRoute[] = [
     access: "any credential",
     through: { status: 200, because: "its items marked", path: () => "/me/inbox/read", body: () => ({ up_to: new Date().toISOString() }) },
   },
+  // The private inbox feed's token (issue 59 §3): every account's own.
+  {
+    method: "POST",
+    route: "/me/feed-token",
+    path: () => "/me/feed-token",
+    access: "any credential",
+    through: { status: 201, because: "its feed's new address", path: () => "/me/feed-token" },
+  },
+  {
+    method: "DELETE",
+    route: "/me/feed-token",
+    path: () => "/me/feed-token",
+    access: "any credential",
+    through: { status: 200, because: "its feed's address revoked", path: () => "/me/feed-token" },
+  },
 ];
 
 /** Things sent as a credential that are none: each is 401, with the code the service gives it. */

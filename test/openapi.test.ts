@@ -78,6 +78,8 @@ describe("GET /openapi.json and /docs", () => {
         "GET /me/follows",
         "GET /me/inbox",
         "POST /me/inbox/read",
+        "POST /me/feed-token",
+        "DELETE /me/feed-token",
       ].sort(),
     );
     expect(res.body.paths["/auth/me"].get.security).toBeDefined();

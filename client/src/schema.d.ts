@@ -1175,6 +1175,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/me/feed-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A private Atom feed of your inbox: its address, with a new token in it (any earlier address stops at once)
+         * @description For a feed reader, which sends no credential: the address itself is the secret, answered only here and only once (kept hashed). The feed has your newest 50 items, their text as anonymous readers may read it; it answers 401 once the token is revoked or replaced, 403 ACCOUNT_SUSPENDED while your account is suspended.
+         */
+        post: operations["postMeFeedToken"];
+        /**
+         * Revoke your inbox feed's token: its address answers 401 from now on
+         * @description `revoked` is false when there was none (revoking twice is no error).
+         */
+        delete: operations["deleteMeFeedToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/branches/{branch_id}/live": {
         parameters: {
             query?: never;
@@ -1682,6 +1706,11 @@ export interface components {
             created_at: string;
             updated_at: string;
             read_at: string | null;
+        };
+        FeedToken: {
+            /** @description the feed's address, the token in it: keep it secret; minting again replaces it */
+            url: string;
+            created_at: string;
         };
         LiveEvent: components["schemas"]["LiveHello"] | components["schemas"]["LiveSegment"] | components["schemas"]["LiveTurn"] | components["schemas"]["LiveQueue"] | components["schemas"]["LiveArchived"] | components["schemas"]["LiveHidden"] | components["schemas"]["LiveRestored"] | components["schemas"]["LiveError"];
         LiveHello: {
@@ -9479,6 +9508,140 @@ export interface operations {
             };
             /** @description PAYLOAD_TOO_LARGE (a body over 1 MiB) */
             413: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postMeFeedToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed's address, shown this once */
+            201: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["FeedToken"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteMeFeedToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier response: the read sees at least everything written up to it */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            200: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            revoked: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED, AUTH_INVALID_TOKEN, AUTH_EXPIRED_TOKEN */
+            401: {
+                headers: {
+                    "Server-Timing": components["headers"]["Server-Timing"];
+                    "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ACCOUNT_SUSPENDED */
+            403: {
                 headers: {
                     "Server-Timing": components["headers"]["Server-Timing"];
                     "x-d1-bookmark": components["headers"]["x-d1-bookmark"];
