@@ -164,6 +164,7 @@ function casesOf(data, etag) {
     ["GET /stories/{id}/branches/tree", `/api/v1/stories/${hot.id}/branches/tree`],
     ["GET /stories/{id}/map", `/api/v1/stories/${hot.id}/map`],
     ["page /stories/{id} (its map drawn)", `/stories/${hot.id}`],
+    ["feed /feeds/stories/{id}.atom", `/feeds/stories/${hot.id}.atom`],
     ["GET /branches/{id}", `/api/v1/branches/${branch}`],
     ["GET /branches/{id}/segments", `/api/v1/branches/${branch}/segments`],
     ["GET /branches/{id}/comments", `/api/v1/branches/${branch}/comments`],

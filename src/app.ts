@@ -27,6 +27,8 @@ import { branchRoutes } from "./routes/branches";
 import { commentRoutes } from "./routes/comments";
 import { dashboardRoutes } from "./routes/dashboard";
 import { exportRoutes } from "./routes/exports";
+import { followRoutes } from "./routes/follows";
+import { inboxRoutes } from "./routes/inbox";
 import { docsRoutes } from "./routes/docs";
 import { healthRoutes } from "./routes/health";
 import { liveRoute, openLiveStream } from "./routes/live";
@@ -43,6 +45,7 @@ import { searchRoutes } from "./routes/search";
 import { preferenceRoutes } from "./routes/preferences";
 import { bookmarkRoutes } from "./routes/bookmarks";
 import { summaryRoutes } from "./routes/summaries";
+import { feedRoutes } from "./web/feed-routes";
 import { webRoutes } from "./web/routes";
 import { OAUTH_SERVER_PATHS, REGISTER_PATH, TOKEN_PATH } from "./oauth/paths";
 import { oauthErrorShape } from "./middleware/oauth-errors";
@@ -95,6 +98,8 @@ function buildApi() {
     adminReportRoutes,
     adminAuditRoutes,
     adminAccountRoutes,
+    followRoutes,
+    inboxRoutes,
   ];
   for (const routes of resources) api.route("/", routes);
 
@@ -124,7 +129,8 @@ function buildApi() {
             "origin's authorization server (`/.well-known/oauth-authorization-server`); without a credential it answers 401 with the " +
             "OAuth challenge, and anonymous reading is this API's, the web reader's and `/llms.txt`'s) with the " +
             "tools list_stories, search, get_story, read_branch, create_story, create_branch, join_branch, leave_branch, wait_for_turn, " +
-            "write_segment, vote, comment, list_bookmarks, bookmark_segment and remove_bookmark, and the prompt continue_story. The agents' guide, generated from this document and the " +
+            "write_segment, vote, comment, list_bookmarks, bookmark_segment, remove_bookmark, follow, unfollow, list_follows, read_inbox and " +
+            "mark_inbox_read, and the prompt continue_story. The agents' guide, generated from this document and the " +
             "configuration, is at `/llms.txt` (and `/api/v1/guide.md`).",
           // `identifier` (SPDX) is OpenAPI 3.1; the generator's typings know only 3.0's license object.
           license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" } as { name: string },
@@ -205,8 +211,9 @@ function createAgentsApp() {
   return app;
 }
 
+/** The feeds before the pages: they are the same for every reader, so they take none of the pages' session and headers. */
 function createWebApp() {
-  return withServices(platform()).route("/", webRoutes);
+  return withServices(platform()).route("/", feedRoutes).route("/", webRoutes);
 }
 
 /**

@@ -30,6 +30,8 @@ export interface AppEnv {
     standing?: AccountStanding;
     /** The web reader's signed-in human, from the session cookie only (src/web/session.ts). */
     viewer?: Actor;
+    /** The signed-in human's unread inbox items, read in a page's first D1 trip (src/web/session.ts); unknown until then. */
+    unread?: number;
     /** The write's Idempotency-Key, set by `limitsAndIdempotency()`: domain writes record it in their batch. */
     idempotency?: IdempotentRequest;
     /** The writer's segment limits for the room to count, set by `limitsAndIdempotency("segment")` (src/usecases/caller.ts). */

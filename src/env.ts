@@ -8,6 +8,8 @@ export interface Env {
   WEBHOOKS: Queue;
   /** The OAuth library's store (issue 57): clients, grants, tokens (src/oauth/). */
   OAUTH_KV: KVNamespace;
+  /** The inbox's fan-out (issue 59): an event's next page of followers (src/queue/fanout.ts). */
+  FANOUT: Queue;
   READ_LIMITER?: RateLimit;
   JWT_SECRET: string;
   JWT_TTL_SECONDS: string;
@@ -44,4 +46,8 @@ export interface Env {
   LIMIT_BOOKMARKS_PER_ACCOUNT: string;
   LIMIT_OAUTH_REGISTRATIONS_PER_ADDRESS_PER_HOUR: string;
   LIMIT_OAUTH_FAILURES_PER_ADDRESS_PER_HOUR: string;
+  LIMIT_FOLLOWS_PER_ACCOUNT: string;
+  INBOX_COLLAPSE_SECONDS: string;
+  INBOX_ITEMS_PER_ACCOUNT: string;
+  FANOUT_PAGE_SIZE: string;
 }

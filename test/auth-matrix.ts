@@ -26,7 +26,7 @@ export const ACCESS = {
 export type Access = keyof typeof ACCESS;
 
 export interface World {
-  /** Owns `story`, its `pin` and `comment`; its JWT is the matrix's "human JWT". */
+  /** Owns `story`, its `pin` and `comment`, and `follow`; its JWT is the matrix's "human JWT". */
   owner: Awaited<ReturnType<typeof registerHuman>>;
   /** Owns the webhook; its JWT and API key are the matrix's bot credentials. */
   bot: Awaited<ReturnType<typeof registerBot>>;
@@ -36,6 +36,8 @@ export interface World {
   segment: { id: string };
   comment: { id: string };
   pin: { id: string };
+  /** The owner's follow of the bot (issue 59). */
+  follow: { id: string };
   /** One credential of each kind. The API token is another human's, so that generating the owner's one revokes nothing here. */
   credentials: Record<Kind, string>;
   /** Credentials of accounts that own nothing in this world (admins may act on anything a human owns, so none here). */
@@ -56,6 +58,7 @@ export async function buildWorld(): Promise<World> {
   const segment = (await call(`/branches/${story.main_branch_id}/segments`)).body.data.segments[1];
   const comment = (await call(`/branches/${story.main_branch_id}/comments`, { token: owner.token, body: { content: "mine" } })).body.data;
   const pin = (await call(`/stories/${story.id}/pins`, { token: owner.token, body: { title: "T", content: "C" } })).body.data;
+  const follow = (await call("/follows", { token: owner.token, body: { target_type: "author", target_id: bot.id } })).body.data;
   return {
     owner,
     bot,
@@ -64,6 +67,7 @@ export async function buildWorld(): Promise<World> {
     segment,
     comment,
     pin,
+    follow,
     credentials: {
       "human JWT": owner.token,
       "human API token": await apiTokenOf(reader),
@@ -461,6 +465,60 @@ export const PROTECTED: ProtectedRoute[] = [
     body: () => ({ role: "moderator" }),
     access: "admins only",
     through: { status: 404, because: "an unknown account", path: () => `/admin/accounts/${unknown()}/role`, body: () => ({ role: "user" }) },
+  },
+  // Follows and the inbox (issue 59): every account's own.
+  {
+    method: "POST",
+    route: "/follows",
+    path: () => "/follows",
+    body: (w) => ({ target_type: "story", target_id: w.story.id }),
+    access: "any credential",
+    through: { status: 404, because: "an unknown story", path: () => "/follows", body: () => ({ target_type: "story", target_id: unknown() }) },
+  },
+  {
+    method: "DELETE",
+    route: "/follows/{follow_id}",
+    path: (w) => `/follows/${w.follow.id}`,
+    access: "any credential",
+    owner: "its follower",
+    through: { status: 404, because: "an unknown follow", path: () => `/follows/${unknown()}` },
+  },
+  {
+    method: "GET",
+    route: "/me/follows",
+    path: () => "/me/follows",
+    access: "any credential",
+    through: { status: 200, because: "its follows", path: () => "/me/follows" },
+  },
+  {
+    method: "GET",
+    route: "/me/inbox",
+    path: () => "/me/inbox",
+    access: "any credential",
+    through: { status: 200, because: "its inbox", path: () => "/me/inbox" },
+  },
+  {
+    method: "POST",
+    route: "/me/inbox/read",
+    path: () => "/me/inbox/read",
+    body: () => ({ up_to: new Date().toISOString() }),
+    access: "any credential",
+    through: { status: 200, because: "its items marked", path: () => "/me/inbox/read", body: () => ({ up_to: new Date().toISOString() }) },
+  },
+  // The private inbox feed's token (issue 59 §3): every account's own.
+  {
+    method: "POST",
+    route: "/me/feed-token",
+    path: () => "/me/feed-token",
+    access: "any credential",
+    through: { status: 201, because: "its feed's new address", path: () => "/me/feed-token" },
+  },
+  {
+    method: "DELETE",
+    route: "/me/feed-token",
+    path: () => "/me/feed-token",
+    access: "any credential",
+    through: { status: 200, because: "its feed's address revoked", path: () => "/me/feed-token" },
   },
 ];
 

@@ -184,7 +184,7 @@ describe("GET /auth/me and the four credential kinds", () => {
     const human = await registerHuman();
     const res = await call("/auth/me", { token: human.token });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ...human.user, created_at: expect.stringMatching(/Z$/) });
+    expect(res.body).toEqual({ ...human.user, created_at: expect.stringMatching(/Z$/), unread_count: 0 });
   });
 
   it("answers a bot JWT, and the bot API key itself as a bearer, with the bot", async () => {
@@ -198,6 +198,7 @@ describe("GET /auth/me and the four credential kinds", () => {
       language: "zh",
       user_type: "bot",
       created_at: bot.created_at,
+      unread_count: 0,
     };
     for (const token of [bot.token, bot.apiKey]) {
       const res = await call("/auth/me", { token });

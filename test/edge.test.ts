@@ -3,6 +3,7 @@ import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { BranchRoom } from "../src/durable/branch";
 import type { Env } from "../src/env";
+import { sweep } from "../src/queue/sweeper";
 import {
   type CallResult,
   DATA_TABLES,
@@ -20,6 +21,7 @@ import {
   withBindings,
   words,
 } from "./helpers";
+import { capturedQueue, drain } from "./inbox";
 import { recordingD1, sortsInMemory, unindexedScans } from "./recording-d1";
 
 const trips = (res: CallResult) => {
@@ -327,10 +329,24 @@ describe("every list and filter query uses an index", () => {
       ];
       for (const path of admins) expect((await call(path, { token: admin.token })).status, path).toBe(200);
       expect((await call(`/admin/reports/${filed.id}/resolve`, { token: admin.token, body: { action: "dismiss" } })).status).toBe(200);
+      // Follows and the inbox (issue 59), the fan-out's steps driven here on the recording D1, and the sweeper.
+      const reader = await registerHuman();
+      const followed = (await call("/follows", { token: reader.token, body: { target_type: "branch", target_id: fork.id } })).body.data;
+      await call("/follows", { token: reader.token, body: { target_type: "author", target_id: h.id } });
+      const captured = capturedQueue();
+      expect((await call(`/branches/${fork.id}/segments`, { token: h.token, body: { content: words(4) }, env: { FANOUT: captured.queue } })).status).toBe(201);
+      await drain(captured, { DB, FANOUT_PAGE_SIZE: "1" });
+      for (const path of ["/me/follows", "/me/inbox", "/me/inbox?unread=true", "/auth/me"])
+        expect((await call(path, { token: reader.token })).status, path).toBe(200);
+      expect((await call("/me/inbox/read", { token: reader.token, body: { up_to: new Date().toISOString() } })).status).toBe(200);
+      expect((await call(`/follows/${followed.id}`, { method: "DELETE", token: reader.token })).status).toBe(200);
+      await sweep({ ...env, DB });
     });
     // The room's own statements (its queue mirror) are among them.
     expect([...seen].some((q) => q.startsWith("INSERT INTO branch_members"))).toBe(true);
     expect([...seen].some((q) => q.startsWith("UPDATE branch_members SET sits_out_until"))).toBe(true);
+    // And the fan-out's (issue 59).
+    expect([...seen].filter((q) => /^(INSERT INTO|UPDATE|DELETE FROM) inbox_items/.test(q) && q.includes("FROM follows"))).toHaveLength(3);
 
     expect(seen.size).toBeGreaterThan(30);
     const scans = await unindexedScans(env.DB, seen, DATA_TABLES);

@@ -193,6 +193,11 @@ export const DATA_TABLES = [
   "reading_progress",
   "search_stories",
   "search_segments",
+  "follows",
+  "follow_counts",
+  "inbox_events",
+  "inbox_items",
+  "feed_tokens",
 ];
 
 /** The real read-limit binding, with the key of every call it gets recorded in `calls` (to count leases bought). */

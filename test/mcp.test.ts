@@ -28,6 +28,11 @@ const TOOL_NAMES = [
   "comment",
   "bookmark_segment",
   "remove_bookmark",
+  "follow",
+  "unfollow",
+  "list_follows",
+  "read_inbox",
+  "mark_inbox_read",
 ];
 
 /** The Worker's own fetch (or `app.request` with some bindings changed), as the SDK's transport calls it. */

@@ -82,6 +82,13 @@ describe("GET /openapi.json and /docs", () => {
         "GET /admin/reports",
         "POST /admin/reports/{report_id}/resolve",
         "GET /admin/audit",
+        "POST /follows",
+        "DELETE /follows/{follow_id}",
+        "GET /me/follows",
+        "GET /me/inbox",
+        "POST /me/inbox/read",
+        "POST /me/feed-token",
+        "DELETE /me/feed-token",
       ].sort(),
     );
     expect(res.body.paths["/auth/me"].get.security).toBeDefined();

@@ -1,49 +1,12 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { app } from "../src/app";
-import type { Env } from "../src/env";
 import { call, registerAdmin, registerBot, registerHuman, storyWithSegments } from "./helpers";
+import { get, post } from "./web-client";
 
 /**
  * Reports and moderation on the web reader (issue 23): the Report control on the pages, its form (Origin check,
  * session, limits, errors in words), and the /admin pages (404 to anyone but moderators, one-click actions).
  */
-
-const ORIGIN = "https://storyloom.test";
-const COOKIE = "__Host-storyloom_session";
-
-interface Sent {
-  status: number;
-  headers: Headers;
-  text: string;
-  location: string | null;
-}
-
-const address = () => `198.51.100.${Math.floor(Math.random() * 250)}`;
-
-async function post(path: string, fields: Record<string, string>, options: { session?: string; origin?: string; env?: Partial<Env> } = {}): Promise<Sent> {
-  const headers: Record<string, string> = {
-    "content-type": "application/x-www-form-urlencoded",
-    "CF-Connecting-IP": address(),
-    Origin: options.origin ?? ORIGIN,
-    ...(options.session ? { Cookie: `${COOKIE}=${options.session}` } : {}),
-  };
-  const init: RequestInit = { method: "POST", headers, body: new URLSearchParams(fields), redirect: "manual" };
-  let res: Response;
-  if (options.env) {
-    const ctx = createExecutionContext();
-    res = await app.request(`${ORIGIN}${path}`, init, { ...env, ...options.env }, ctx);
-    await waitOnExecutionContext(ctx);
-  } else res = await exports.default.fetch(`${ORIGIN}${path}`, init);
-  return { status: res.status, headers: res.headers, text: await res.text(), location: res.headers.get("location") };
-}
-
-async function get(path: string, session?: string): Promise<Sent> {
-  const headers: Record<string, string> = { "CF-Connecting-IP": address(), ...(session ? { Cookie: `${COOKIE}=${session}` } : {}) };
-  const res = await exports.default.fetch(`${ORIGIN}${path}`, { headers, redirect: "manual" });
-  return { status: res.status, headers: res.headers, text: await res.text(), location: res.headers.get("location") };
-}
 
 const alertOf = (html: string) =>
   /<div class="form-error" role="alert"[^>]*>([\s\S]*?)<\/div>/

@@ -429,6 +429,7 @@ describe("the web reader", () => {
       `/branches/${w.branch.id}/read`,
       `/branches/${w.grandchild.id}/read`,
       `/bots/${w.bot.id}`,
+      `/users/${w.owner.id}`,
     ]) {
       const ctx = createExecutionContext();
       const res = await app.request(`${ORIGIN}${path}`, {}, { ...env, DB }, ctx);

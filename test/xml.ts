@@ -2,7 +2,8 @@
  * A strict XML well-formedness check for the markup the tests read (the story map's SVG): workerd has no XML parser.
  * It throws on anything an XML parser would refuse in such markup: an unclosed or misnested element, an unquoted or
  * repeated attribute, a raw `<` or a bare `&` in text or a value, an unknown entity, text or a second element
- * outside the root. Comments are skipped; processing instructions, CDATA and doctypes are refused (none is expected).
+ * outside the root. Comments are skipped; an XML declaration is taken at the very start only (an Atom feed's);
+ * other processing instructions, CDATA and doctypes are refused (none is expected).
  */
 export interface XmlElement {
   name: string;
@@ -28,7 +29,8 @@ function decode(raw: string, where: string): string {
 export function parseXml(text: string): XmlElement {
   const stack: XmlElement[] = [];
   let root: XmlElement | undefined;
-  let at = 0;
+  const declaration = /^<\?xml version="1\.0"( encoding="utf-8")?\?>/i.exec(text);
+  let at = declaration ? declaration[0].length : 0;
   const fail = (why: string): never => {
     throw new Error(`${why} at offset ${at}: ${JSON.stringify(text.slice(at, at + 60))}`);
   };

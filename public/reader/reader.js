@@ -1,5 +1,6 @@
 // The web reader's one script (a static asset, no build step). The pages work without it; it adds:
 // - tag suggestions in the story and preferences forms, from `GET /api/v1/tags?prefix=`;
+// - the inbox page, live: it polls its status and draws itself again when something new came (`watchInbox`);
 // - length counters: each <textarea data-count="ID"> shows, in <output id="ID">, its length under the story's rule
 //   (counted by length-rule.js, compiled from the server's own src/lib/length-rule.ts) against the allowed range;
 // - live updates of a branch page: <ol data-live="/api/v1/branches/{id}/live" data-after="N"> follows the branch's
@@ -92,6 +93,61 @@ function suggestTags(input) {
       }
     }, 150);
   });
+}
+
+// ---- the inbox page, live: it asks its status every few seconds and, when something came, draws itself again ----
+
+const inbox = document.getElementById("inbox-items");
+if (inbox?.dataset.status) watchInbox(inbox.dataset.status, inbox.dataset.latest ?? "");
+
+/**
+ * A poll, not a stream: `/inbox/status` is one small read (its ETag answers an unchanged one 304), and an inbox
+ * moves when the fan-out writes it, which no branch's stream sees. On a change the page is fetched again and its
+ * list swapped in whole (the server renders every item), the items not seen before marked new, the header's count
+ * too. A hidden tab does not ask.
+ */
+function watchInbox(statusUrl, shownLatest) {
+  const POLL_MS = 5000;
+  let latest = shownLatest;
+  let unread = null;
+  const offline = (yes) => {
+    const badge = document.getElementById("live-status");
+    if (!badge) return;
+    badge.hidden = false;
+    badge.textContent = yes ? "Offline" : "Live";
+  };
+  const tick = async () => {
+    if (!document.hidden) {
+      try {
+        const res = await fetch(statusUrl, { headers: { accept: "application/json" } });
+        if (!res.ok) throw new Error(`status ${res.status}`);
+        const now = await res.json();
+        if ((now.latest ?? "") !== latest || (unread !== null && now.unread_count !== unread)) await redraw();
+        latest = now.latest ?? "";
+        unread = now.unread_count;
+        offline(false);
+      } catch {
+        offline(true);
+      }
+    }
+    setTimeout(tick, POLL_MS);
+  };
+  setTimeout(tick, POLL_MS);
+}
+
+async function redraw() {
+  const res = await fetch(location.href, { headers: { accept: "text/html" }, cache: "no-store" });
+  if (!res.ok) return;
+  const fetched = new DOMParser().parseFromString(await res.text(), "text/html");
+  const fresh = fetched.getElementById("inbox");
+  const shown = document.getElementById("inbox");
+  if (!fresh || !shown) return;
+  const key = (item) => `${item.id} ${item.querySelector("a")?.textContent}`;
+  const seen = new Set([...shown.querySelectorAll(".inbox-item")].map(key));
+  for (const item of fresh.querySelectorAll(".inbox-item")) if (!seen.has(key(item))) item.classList.add("new");
+  shown.replaceWith(document.adoptNode(fresh));
+  const link = fetched.getElementById("inbox-link");
+  if (link) document.getElementById("inbox-link")?.replaceWith(document.adoptNode(link));
 }
 
 // ---- live updates of a branch page ----
@@ -211,8 +267,8 @@ function el(tag, text, attrs = {}) {
 
 function author(id, name, type) {
   const span = el("span", undefined, { class: "author" });
-  if (type === "bot") span.append(el("a", name, { href: `/bots/${encodeURIComponent(id)}` }), " ", el("span", "bot", { class: "badge" }));
-  else span.append(`${name} `, el("span", "human", { class: "badge" }));
+  const page = `/${type === "bot" ? "bots" : "users"}/${encodeURIComponent(id)}`;
+  span.append(el("a", name, { href: page }), " ", el("span", type === "bot" ? "bot" : "human", { class: "badge" }));
   return span;
 }
 

@@ -46,6 +46,12 @@ function batchable<T extends { getQuery(): { sql: string } }>(db: Db, raw: T): T
 export const rawRun = (db: Db, query: SQL) => batchable(db, db.run(query));
 export const rawAll = <T>(db: Db, query: SQL) => batchable(db, db.all<T>(query));
 
+/** A raw query as a prepared statement of the database's own binding (a prelude puts it in a trip as it is). */
+export function statementOf(db: Db, query: SQL): D1PreparedStatement {
+  const built = rawAll(db, query).getQuery();
+  return db.$client.prepare(built.sql).bind(...built.params);
+}
+
 /**
  * A read as the statements of a batch and what to make of their results, so reads that each take one round trip
  * can share one (`oneTrip`) instead of taking one each.

@@ -28,6 +28,32 @@ export interface Prelude {
   failed(err: unknown, direct: (statements: unknown[]) => Promise<D1Result[]>): Promise<void>;
 }
 
+/**
+ * A read that rides behind a prelude in the same trip (the unread count a signed-in page's header shows, issue 59):
+ * one statement, and what to do with its result once the prelude's verdict let the trip through.
+ */
+export interface Rider {
+  statement: unknown;
+  read(result: D1Result): void;
+}
+
+/** The prelude with a rider after its own statements; the rider's result is read after the prelude's check passed. */
+export function withRider(prelude: Prelude, rider: Rider): Prelude {
+  let own = 0;
+  return {
+    statements: (write) => {
+      const front = prelude.statements(write);
+      own = front.length;
+      return [...front, rider.statement];
+    },
+    check: (results) => {
+      prelude.check(results.slice(0, own));
+      rider.read(results[own]);
+    },
+    failed: (err, direct) => prelude.failed(err, direct),
+  };
+}
+
 /** A statement that may write: anything but a plain SELECT (or a WITH … SELECT). When unsure, a write. */
 export function writes(query: string): boolean {
   const q = query.trimStart().slice(0, 6).toLowerCase();

@@ -608,3 +608,128 @@ export const oauthKv = sqliteTable(
   },
   (t) => [index("oauth_kv_expires_idx").on(t.expiresAt)],
 );
+
+/**
+ * Follows (issue 59): an account (a human or a bot) follows a story, a branch or an author (a human or a bot, by
+ * id). One row per follower and target; at most LIMIT_FOLLOWS_PER_ACCOUNT per follower, a condition of the INSERT.
+ */
+export const follows = sqliteTable(
+  "follows",
+  {
+    id: text("id").primaryKey(),
+    followerId: text("follower_id").notNull(),
+    followerType: text("follower_type", { enum: ["human", "bot"] }).notNull(),
+    targetType: text("target_type", { enum: ["story", "branch", "author"] }).notNull(),
+    targetId: text("target_id").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("follows_follower_target_unique").on(t.followerId, t.targetType, t.targetId),
+    // The fan-out's keyset pages (a target's followers in id order) and "does anyone follow it" at a write.
+    index("follows_target_follower_idx").on(t.targetType, t.targetId, t.followerId),
+    // GET /me/follows, newest first, and the per-account cap's count.
+    index("follows_follower_created_idx").on(t.followerId, t.createdAt),
+  ],
+);
+
+export type FollowRow = typeof follows.$inferSelect;
+
+/** How many follow a target, kept by the follow and unfollow batches (a count of 100,000 rows on every read was not cheap). */
+export const followCounts = sqliteTable(
+  "follow_counts",
+  {
+    targetType: text("target_type", { enum: ["story", "branch", "author"] }).notNull(),
+    targetId: text("target_id").notNull(),
+    followers: integer("followers").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.targetType, t.targetId] })],
+);
+
+/**
+ * The inbox's outbox (issue 59): one row per change that followers hear of, written in the same batch as the change
+ * (only when someone may hear of it), then fanned out to inboxes by the `inbox-fanout` queue's consumer a page of
+ * followers at a time (src/queue/fanout.ts). Its id is the change's own (the segment's, story's, branch's, comment's,
+ * audit row's). `cursor` is the last follower id done (keyset; "" before the first page), moved in the same batch as
+ * the page's inbox rows, so no page is written twice; `leader_id` is the event whose fan-out carries this one (events
+ * with the same `merge_key` waiting together are fanned out once, weighted: a burst of segments costs one pass).
+ */
+export const inboxEvents = sqliteTable(
+  "inbox_events",
+  {
+    id: text("id").primaryKey(),
+    kind: text("kind", { enum: ["segment", "branch", "story", "reply", "moderation"] }).notNull(),
+    actorId: text("actor_id").notNull(),
+    storyId: text("story_id").notNull(),
+    branchId: text("branch_id"),
+    segmentId: text("segment_id"),
+    commentId: text("comment_id"),
+    /** Who hears of it directly, following nothing (a reply's parent's author, a fork point's author, moderated content's author). */
+    recipientId: text("recipient_id"),
+    /** What the inbox item carries besides (a reply's parent comment; a moderator's action, target and reason). */
+    data: text("data", { mode: "json" }),
+    mergeKey: text("merge_key").notNull(),
+    leaderId: text("leader_id"),
+    cursor: text("cursor").notNull().default(""),
+    createdAt: text("created_at").notNull(),
+    dueAt: text("due_at").notNull(),
+    settledAt: text("settled_at"),
+    sends: integer("sends").notNull().default(0),
+    lastError: text("last_error"),
+  },
+  (t) => [
+    index("inbox_events_unsettled_idx").on(t.settledAt, t.dueAt),
+    index("inbox_events_unled_idx").on(t.mergeKey).where(sql`leader_id IS NULL`),
+    index("inbox_events_leader_idx").on(t.leaderId),
+  ],
+);
+
+export type InboxEventRow = typeof inboxEvents.$inferSelect;
+
+/**
+ * An account's inbox (issue 59): one item per (account, collapse key) and window, counting the events it collapses
+ * ("7 new segments on The Tide"). `seq` orders an account's items, newest activity highest (an update moves its item
+ * up); the oldest beyond INBOX_ITEMS_PER_ACCOUNT are pruned as new ones come. An unread item whose window (from
+ * `started_at`) is still open takes the next event of its key; a read one never does.
+ */
+export const inboxItems = sqliteTable(
+  "inbox_items",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull(),
+    kind: text("kind", { enum: ["new_segments", "new_branches", "new_story", "reply", "fork", "moderation"] }).notNull(),
+    collapseKey: text("collapse_key").notNull(),
+    storyId: text("story_id").notNull(),
+    branchId: text("branch_id"),
+    /** The latest segment (new segments), the fork point (a fork), the moderated segment. */
+    segmentId: text("segment_id"),
+    commentId: text("comment_id"),
+    /** Who acted last. */
+    actorId: text("actor_id").notNull(),
+    data: text("data", { mode: "json" }),
+    eventId: text("event_id").notNull(),
+    count: integer("count").notNull(),
+    seq: integer("seq").notNull(),
+    startedAt: text("started_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+    readAt: text("read_at"),
+  },
+  (t) => [
+    index("inbox_items_account_seq_idx").on(t.accountId, t.seq),
+    // Unread items: the count on every signed-in page, and the open item an event collapses into.
+    index("inbox_items_open_idx").on(t.accountId, t.collapseKey, t.startedAt).where(sql`read_at IS NULL`),
+  ],
+);
+
+/**
+ * An account's private inbox feed (issue 59 §3): the token in its address, hashed as the API's tokens are. One per
+ * account (minting another replaces it); deleting the row revokes it.
+ */
+export const feedTokens = sqliteTable(
+  "feed_tokens",
+  {
+    accountId: text("account_id").primaryKey(),
+    tokenHash: text("token_hash").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("feed_tokens_token_hash_unique").on(t.tokenHash)],
+);

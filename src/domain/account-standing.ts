@@ -1,5 +1,5 @@
 import type { SQL } from "drizzle-orm";
-import { type Db, nowIso, rawAll } from "../db/client";
+import { type Db, nowIso, statementOf } from "../db/client";
 import type { Actor, ActorType } from "./actor";
 import { type Expectation, type StandingRow, type Verdict, refuseUnless, sessionOf, standingGuard, standingQuery, unmet, verdictOf } from "./standing";
 
@@ -55,10 +55,7 @@ export class AccountStanding {
   preludeFor(db: Db) {
     const subject = { id: this.actor.id, type: this.expect.claimed, ...sessionOf(this.actor) };
     // Prepared statements (not drizzle queries): the metered D1 puts them in the trip's batch as they are.
-    const statement = (query: SQL) => {
-      const built = rawAll(db, query).getQuery();
-      return db.$client.prepare(built.sql).bind(...built.params);
-    };
+    const statement = (query: SQL) => statementOf(db, query);
     const query = () => statement(standingQuery(subject));
     let composed = false;
     return {

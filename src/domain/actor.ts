@@ -1,9 +1,16 @@
-import { type Column, eq } from "drizzle-orm";
+import { type Column, type SQL, eq, sql } from "drizzle-orm";
 import { ApiError } from "../lib/errors";
 
 export type ActorType = "human" | "bot" | "admin";
 /** `oauth`: an access token Storyloom's OAuth server issued for `/mcp` (issue 57), acting as its grant's account. */
 export type CredentialKind = "jwt" | "api_token" | "api_key" | "oauth";
+
+/**
+ * SQL: an account's name by its id (`column`, a qualified column): a human's username or a bot's name, both looked up
+ * by primary key; "" when the account is gone. The look-ups' aliases are their own, so `column` may name any alias.
+ */
+export const accountNameSql = (column: string): SQL =>
+  sql.raw(`coalesce((SELECT an_u.username FROM users an_u WHERE an_u.id = ${column}), (SELECT an_b.name FROM bots an_b WHERE an_b.id = ${column}), '')`);
 
 /** The authenticated caller, put on the request context by the auth middleware. */
 export interface Actor {

@@ -1,9 +1,10 @@
 import { type SQL, and, eq, ne, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
-import { first, nowIso, uniqueViolation } from "../db/client";
+import { nowIso, uniqueViolation } from "../db/client";
 import { apiTokens, bots, revokedSessions, users, type BotRow, type UserRow, inGoodStanding } from "../db/schema";
 import type { Actor } from "./actor";
+import { unreadCountQuery } from "./inbox";
 import { type Expectation, refuseUnless, verdictOf } from "./standing";
 import { ApiError } from "../lib/errors";
 import { randomSecret, sha256Hex } from "../lib/crypto";
@@ -188,12 +189,16 @@ export async function generateApiToken(db: Db, userId: string) {
   return { token, expiresAt, remainingDays: Math.ceil((Date.parse(expiresAt) - now) / DAY_MS) };
 }
 
-export async function getUser(db: Db, id: string) {
-  return first(db.select().from(users).where(eq(users.id, id)));
+/** A human's (or admin's) account with its unread inbox count (issue 59): one round trip. */
+export async function userWithUnread(db: Db, id: string) {
+  const [[user], [{ unread }]] = await db.batch([db.select().from(users).where(eq(users.id, id)).limit(1), unreadCountQuery(db, id)]);
+  return user && { user, unread };
 }
 
-export async function getBot(db: Db, id: string) {
-  return first(db.select().from(bots).where(eq(bots.id, id)));
+/** A bot's account with its unread inbox count (issue 59): one round trip. */
+export async function botWithUnread(db: Db, id: string) {
+  const [[bot], [{ unread }]] = await db.batch([db.select().from(bots).where(eq(bots.id, id)).limit(1), unreadCountQuery(db, id)]);
+  return bot && { bot, unread };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { and, asc, count, desc, eq, isNull, sql, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
 import { nowIso, rawRun, readOf, runRead } from "../db/client";
 import { WholeRow, rowWhere } from "../db/whole-row";
@@ -12,10 +13,12 @@ import { queueQuery, turnStateOf } from "../turns/store";
 import { type Actor, writerType } from "./actor";
 import { type IdempotentRequest, commit, recordStatements } from "./idempotency";
 import { checkLength } from "./length";
+import { followStateQuery } from "./follows";
 import { type Viewer, branchShown, storyShown } from "./hidden";
 import { type NewSegment, asSegments, branchHeadQuery, rowOf, segmentRecords, segmentStatements, segmentValues, segmentView } from "./segments";
 import { countedOnStorySql } from "./segment-write";
 import { authorshipOf } from "./authorship";
+import { branchEvent, writtenEvents } from "./inbox-events";
 import { newBranchMessages, newBranchRecipients, outboxStatements } from "./webhook-events";
 import { type WriteTarget, closedError, takesWrites } from "./writable";
 
@@ -193,16 +196,17 @@ export async function createBranch(db: Db, actor: Actor, storyId: string, input:
   const announcements = newBranchMessages(view, story.title, actor, ctx.recipients);
   // Written only while nothing it forks from is hidden (issue 56); the rest of the batch only with it.
   const written = sql`EXISTS (SELECT 1 FROM branches WHERE id = ${branch.id})`;
-  const [inserted] = await commit(() =>
-    db.batch([
-      db.insert(branches).select(rowWhere(branches, branch, takesWrites(fork.from))),
-      ...(seg ? [...segmentStatements(db, seg, sql`WHERE ${written}`), rawRun(db, countedOnStorySql(segmentValues(seg)))] : []),
-      ...outboxStatements(db, announcements, sql`AND ${written}`),
-      ...recordStatements(db, idem, { status: 201, data: created }, sql`AND ${written}`),
-    ]),
-  );
-  if (inserted.meta.changes !== 1) throw (await closedError(db, fork.from)) ?? storyArchived();
-  return { branch: created, announcements };
+  const event = branchEvent(db, { id: branch.id, storyId, creatorId: actor.id, forkAt: fork.forkAt, createdAt: now }, written);
+  const statements: BatchItem<"sqlite">[] = [
+    db.insert(branches).select(rowWhere(branches, branch, takesWrites(fork.from))),
+    ...(seg ? [...segmentStatements(db, seg, sql`WHERE ${written}`), rawRun(db, countedOnStorySql(segmentValues(seg)))] : []),
+    ...outboxStatements(db, announcements, sql`AND ${written}`),
+    event.statement,
+    ...recordStatements(db, idem, { status: 201, data: created }, sql`AND ${written}`),
+  ];
+  const results = await commit(() => db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]));
+  if ((results[0] as D1Result).meta.changes !== 1) throw (await closedError(db, fork.from)) ?? storyArchived();
+  return { branch: created, announcements, events: writtenEvents(statements, results, [event]) };
 }
 
 const SORTS: Record<BranchSort, SQL[]> = {
@@ -317,14 +321,16 @@ export const shownBranch = (rows: Record<string, unknown>[]): BranchRow | undefi
 
 export const BRANCH_DETAIL_SEGMENTS = 50;
 
-/** The branch (404 when hidden from the viewer), its first segments and its turn queue (as D1 holds it): one round trip. */
+/** The branch (404 when hidden from the viewer), its followers, first segments and turn queue (as D1 holds it): one round trip. */
 export async function getBranchDetail(db: Db, id: string, viewer: Viewer = null) {
-  const [found, segs, members] = await db.batch([
+  const [found, segs, members, [followed]] = await db.batch([
     shownBranchQuery(db, id, viewer),
     segmentRecords(db, viewer, sql`WHERE s.branch_id = ${id} ORDER BY s.sequence_order LIMIT ${BRANCH_DETAIL_SEGMENTS}`),
     queueQuery(db, id),
+    followStateQuery(db, "branch", id, null),
   ]);
   const branch = shownBranch(found);
   if (!branch) throw notFound("Branch");
-  return { ...branchView(branch), segments: asSegments(segs), queue: queueView(turnStateOf(branch, members), Date.now()) };
+  const queue = queueView(turnStateOf(branch, members), Date.now());
+  return { ...branchView(branch), followers_count: followed.followers, segments: asSegments(segs), queue };
 }

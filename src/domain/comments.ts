@@ -1,4 +1,5 @@
 import { type SQL, and, asc, count, eq, getTableColumns, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { type Db, rawRun } from "../db/client";
 import { nowIso } from "../db/client";
 import { branches, comments, stories, type CommentRow, visible } from "../db/schema";
@@ -8,6 +9,7 @@ import { notFound, storyArchived, validationError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
 import { pagination } from "../lib/pagination";
 import { type IdempotentRequest, commit, recordStatements } from "./idempotency";
+import { replyEvent, writtenEvents } from "./inbox-events";
 import { closedError, takesWrites } from "./writable";
 
 export function commentView(c: CommentRow) {
@@ -49,6 +51,7 @@ export async function listComments(db: Db, branchId: string, limit: number, offs
   return { comments: rows.map(commentView), pagination: pagination(limit, offset, total) };
 }
 
+/** A comment or a reply; a reply's inbox event (its parent's author hears of it) is in `events` when written. */
 export async function addComment(db: Db, actor: Actor, branchId: string, input: { content: string; parent_comment_id?: string }, idem?: IdempotentRequest) {
   const parentId = input.parent_comment_id?.toLowerCase();
   const [[branch], [parent]] = await db.batch([
@@ -83,12 +86,22 @@ export async function addComment(db: Db, actor: Actor, branchId: string, input: 
   const view = commentView(row);
   // Nested again as `comment`, as older clients read it (the way a segment is nested as `segment`).
   const created = { ...view, comment: view };
-  const inserted = sql`AND EXISTS (SELECT 1 FROM comments WHERE id = ${row.id})`;
+  const exists = sql`EXISTS (SELECT 1 FROM comments WHERE id = ${row.id})`;
   const target = { storyId: branch.storyId, branchId };
-  const [written] = await commit(() =>
-    db.batch([insertComment(db, row, takesWrites(target)), ...recordStatements(db, idem, { status: 201, data: created }, inserted)]),
-  );
-  if (written.meta.changes === 1) return created;
+  const event = row.parentCommentId
+    ? replyEvent(
+        db,
+        { id: row.id, storyId: branch.storyId, branchId, authorId: row.authorId, parentCommentId: row.parentCommentId, createdAt: row.createdAt },
+        exists,
+      )
+    : null;
+  const statements: BatchItem<"sqlite">[] = [
+    insertComment(db, row, takesWrites(target)),
+    ...(event ? [event.statement] : []),
+    ...recordStatements(db, idem, { status: 201, data: created }, sql`AND ${exists}`),
+  ];
+  const results = await commit(() => db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]));
+  if ((results[0] as D1Result).meta.changes === 1) return { created, events: event ? writtenEvents(statements, results, [event]) : [] };
   // The branch was hidden (or the story archived) since our read, or the parent was deleted: a reply never outlives it.
   throw (await closedError(db, target)) ?? validationError([{ field: "parent_comment_id", issue: "is not a comment on this branch" }]);
 }

@@ -4,6 +4,7 @@ import { type Db, nowIso, rawAll, rawRun } from "../db/client";
 import { ApiError, notFound } from "../lib/errors";
 import type { Actor } from "./actor";
 import { auditStatement } from "./audit";
+import { type EventWrite, moderationEvent } from "./inbox-events";
 import { forgetGeneratedSummaries } from "./summaries";
 import { branchScoreStatement } from "./votes";
 
@@ -71,8 +72,9 @@ export const hidingView = (target: HideTarget, p: Pick<Place, "hidden_at" | "hid
 
 /**
  * The statements of a hide (or a restore, `hide` false) for one D1 batch: the item's hiding columns (set only when
- * they change, so a repeat writes nothing), its audit row, the branch's stored vote score when a segment's votes
- * stop (or start again) counting, and the generated summaries that may quote a hidden segment or branch. `extra` rides along.
+ * they change, so a repeat writes nothing), its audit row, the inbox event that tells its author (issue 59), the
+ * branch's stored vote score when a segment's votes stop (or start again) counting, and the generated summaries
+ * that may quote a hidden segment or branch. `extra` rides along.
  */
 export function hidingStatements(
   db: Db,
@@ -81,19 +83,29 @@ export function hidingStatements(
   place: Place,
   change: { hide: boolean; reason: string | null },
   at = nowIso(),
-): BatchItem<"sqlite">[] {
+): { statements: BatchItem<"sqlite">[]; event: EventWrite } {
   const table = sql.raw(TABLE[target.type]);
   const set = change.hide
     ? sql`hidden_at = ${at}, hidden_by = ${by.id}, hidden_reason = ${change.reason} WHERE id = ${target.id} AND hidden_at IS NULL`
     : sql`hidden_at = NULL, hidden_by = NULL, hidden_reason = NULL WHERE id = ${target.id} AND hidden_at IS NOT NULL`;
+  const made = change.hide ? sql`hidden_at = ${at} AND hidden_by = ${by.id}` : sql`hidden_at IS NULL`;
+  const moderated = { action: change.hide ? "hide" : "restore", targetType: target.type, targetId: target.id, reason: change.reason } as const;
+  const event = moderationEvent(
+    db,
+    by,
+    { ...moderated, authorId: place.author_id, storyId: place.story_id, branchId: place.branch_id },
+    at,
+    sql`EXISTS (SELECT 1 FROM ${table} WHERE id = ${target.id} AND ${made})`,
+  );
   const statements: BatchItem<"sqlite">[] = [
     rawRun(db, sql`UPDATE ${table} SET ${set}`),
-    auditStatement(db, by, { action: change.hide ? "hide" : "restore", targetType: target.type, targetId: target.id, reason: change.reason }, at),
+    auditStatement(db, by, { action: moderated.action, targetType: target.type, targetId: target.id, reason: change.reason }, at),
+    event.statement,
   ];
   if (target.type === "segment" && place.branch_id) statements.push(branchScoreStatement(db, place.branch_id));
   // A branch's forks made before its hide quote it in theirs too (issue 56).
   if (change.hide && (target.type === "segment" || target.type === "branch")) statements.push(forgetGeneratedSummaries(db, place.story_id));
-  return statements;
+  return { statements, event };
 }
 
 /** The ids of a story's branches (whose live streams a hidden story closes). */

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, sql } from "drizzle-orm";
+import { and, count, desc, eq, isNull, sql } from "drizzle-orm";
 import type { ContentWarning, Rating } from "../config";
 import { type Db, type Read, oneTrip, rawAll, readOf } from "../db/client";
 import { preparedByShape } from "../db/compile";
@@ -9,12 +9,14 @@ import { queueView } from "../turns/rules";
 import { queueQuery, turnStateOf } from "../turns/store";
 import { branchView, shownBranch, shownBranchQuery, shownBranchTitlesQuery } from "./branches";
 import { commentView, commentsQuery } from "./comments";
+import { followStateQuery } from "./follows";
 import { type Viewer, branchShown, shownText, storyShown } from "./hidden";
 import { activePinsQuery, pinView } from "./pins";
 import { preferencesQuery } from "./preferences";
 import { type ProgressView, placesRead, readerMarksRead } from "./reading-progress";
 import { asPath, readingPathPageQuery, readingPathQuery, scoredReadingPathQuery } from "./reading-path";
 import { type SearchQuery, searchRead } from "./search";
+import { accountNameSql } from "./actor";
 import { storyView } from "./stories";
 import { mapOf, mapRowsQuery } from "./story-map";
 import {
@@ -37,9 +39,8 @@ import { reputationOf, reputationView } from "./votes";
  * API's domain functions, batched per page.
  */
 
-/** A story's (alias `t`) owner by name: a human's username or a bot's name (both looked up by primary key). */
-const ownerNameOf = (t: string) =>
-  sql.raw(`coalesce((SELECT u.username FROM users u WHERE u.id = ${t}.owner_id), (SELECT b.name FROM bots b WHERE b.id = ${t}.owner_id), '')`);
+/** A story's (alias `t`) owner by name. */
+const ownerNameOf = (t: string) => accountNameSql(`${t}.owner_id`);
 const ownerName = sql<string>`${ownerNameOf('"stories"')}`;
 
 interface ReaderListRow {
@@ -162,13 +163,14 @@ export async function readerTag(db: Db, key: string, opts: Omit<ReaderListOption
 }
 
 /**
- * The story (404 when hidden from the viewer), its active pins, its main line in reading order and its map (the
- * branches in map order, hidden branches and what forks from them left out): one round trip.
+ * The story (404 when hidden from the viewer), its active pins, its main line in reading order, its map (the
+ * branches in map order, hidden branches and what forks from them left out) and its followers (with the viewer's own
+ * follow): one round trip.
  */
 export async function readerStory(db: Db, id: string, viewer: Viewer = null) {
   // The main line as its branch page shows it: none when a moderator hid it (from this viewer).
   const mainOf = sql`(SELECT b.id FROM branches b WHERE b.story_id = ${id} AND b.is_main = 1 AND ${branchShown("b", viewer)})`;
-  const [[story], activePins, rows, mainLine] = await db.batch([
+  const [[story], activePins, rows, mainLine, [follow]] = await db.batch([
     db
       .select({ row: stories, ownerName, tags: storyTagsColumn })
       .from(stories)
@@ -177,6 +179,7 @@ export async function readerStory(db: Db, id: string, viewer: Viewer = null) {
     activePinsQuery(db, id),
     mapRowsQuery(db, id),
     readingPathQuery(db, mainOf, undefined, viewer),
+    followStateQuery(db, "story", id, viewer),
   ]);
   if (!story) throw notFound("Story");
   const map = mapOf(rows);
@@ -186,6 +189,7 @@ export async function readerStory(db: Db, id: string, viewer: Viewer = null) {
     main_branch: map.find((b) => b.is_main) ?? null,
     main_line: asPath(mainLine),
     map,
+    follow,
   };
 }
 
@@ -201,8 +205,9 @@ export type ReaderComment = ReturnType<typeof commentView> & { replies: ReaderCo
 
 /**
  * The branch with its story, its reading path (each segment with its vote score and rewrites count), its
- * comments threaded, its turn queue as D1 holds it and, for a signed-in reader, their own votes in the story
- * (target id → 1 or -1) and their marks (their place on this path, their bookmarks): one round trip.
+ * comments threaded, its turn queue as D1 holds it, its followers and, for a signed-in reader, their own votes in
+ * the story (target id → 1 or -1), their follow of the branch and their marks (their place on this path, their
+ * bookmarks): one round trip.
  */
 export async function readerBranch(db: Db, id: string, viewer: Viewer = null) {
   const viewerId = viewer?.id ?? null;
@@ -220,10 +225,11 @@ export async function readerBranch(db: Db, id: string, viewer: Viewer = null) {
         .select({ targetId: votes.targetId, vote: votes.vote })
         .from(votes)
         .where(and(eq(votes.voterId, viewerId ?? ""), sql`${votes.storyId} = ${storyOf}`)),
+      followStateQuery(db, "branch", id, viewer),
     ],
     (results) => results,
   );
-  const [[found, [story], path, commentRows, members, titles, mine], marks] = await oneTrip(db, page, readerMarksRead(db, viewer, id));
+  const [[found, [story], path, commentRows, members, titles, mine, [follow]], marks] = await oneTrip(db, page, readerMarksRead(db, viewer, id));
   const branch = shownBranch(found);
   if (!branch || !story) throw notFound("Branch");
   const threads: ReaderComment[] = [];
@@ -242,6 +248,7 @@ export async function readerBranch(db: Db, id: string, viewer: Viewer = null) {
     queue: queueView(turnStateOf(branch, members), Date.now()),
     my_votes: Object.fromEntries(mine.map((v) => [v.targetId, v.vote])) as Record<string, number>,
     marks,
+    follow,
   };
 }
 
@@ -301,11 +308,38 @@ export async function fullStory(db: Db, id: string, viewer: Viewer = null) {
 export const BOT_PAGE_SEGMENTS = 20;
 
 /**
- * A bot as readers see it: name, model, reputation (as `GET /bots/{id}/reputation` computes it) and its
- * latest segments with their stories: one round trip. No credential or webhook column is read.
+ * An author's latest segments with their stories (a query for a page's batch), their text as anonymous readers see
+ * it; nothing of a hidden story or branch (issue 56), as their own pages show nothing.
  */
-export async function readerBot(db: Db, id: string) {
-  const [[bot], [{ total }], [{ n }], latest] = await db.batch([
+const latestSegmentsQuery = (db: Db, authorId: string) =>
+  db
+    .select({
+      id: segments.id,
+      branch_id: segments.branchId,
+      // Qualified by hand (see `readerStories`): stories has a hidden_at too.
+      content: sql<string>`${shownText(sql.raw('"segments"."hidden_at"'), sql.raw('"segments"."content"'), sql.raw('"segments"."author_id"'), null)}`.as(
+        "content",
+      ),
+      hidden: sql<boolean>`"segments"."hidden_at" IS NOT NULL`.mapWith(Boolean).as("hidden"),
+      created_at: segments.createdAt,
+      story_id: segments.storyId,
+      story_title: stories.title,
+      language: stories.language,
+    })
+    .from(segments)
+    .innerJoin(stories, eq(stories.id, segments.storyId))
+    // Nothing of a hidden story or branch (issue 56): the segments anyone may read, as their own pages show them.
+    .where(and(eq(segments.authorId, authorId), sql`EXISTS (SELECT 1 FROM branches sb WHERE sb.id = "segments"."branch_id" AND ${branchShown("sb", null)})`))
+    .orderBy(desc(segments.createdAt), desc(segments.id))
+    .limit(BOT_PAGE_SEGMENTS);
+
+/**
+ * A bot as readers see it: name, model, who runs it, reputation (as `GET /bots/{id}/reputation` computes it), its
+ * latest segments with their stories and its followers (with the viewer's own follow): one round trip. No credential
+ * or webhook column is read.
+ */
+export async function readerBot(db: Db, id: string, viewer: Viewer = null) {
+  const [[bot], [{ total }], [{ n }], latest, [follow]] = await db.batch([
     // Who runs it (issue 57): its owner's name, none for an unowned bot.
     db
       .select({ id: bots.id, name: bots.name, model: bots.model, status: bots.status, created_at: bots.createdAt, owner_name: users.username })
@@ -315,27 +349,32 @@ export async function readerBot(db: Db, id: string) {
       .limit(1),
     reputationOf(db, id),
     db.select({ n: count() }).from(segments).where(eq(segments.authorId, id)),
-    db
-      .select({
-        id: segments.id,
-        branch_id: segments.branchId,
-        // Qualified by hand: stories has a hidden_at too.
-        content: sql<string>`${shownText(sql.raw('"segments"."hidden_at"'), sql.raw('"segments"."content"'), sql.raw('"segments"."author_id"'), null)}`.as(
-          "content",
-        ),
-        hidden: sql<boolean>`"segments"."hidden_at" IS NOT NULL`.mapWith(Boolean).as("hidden"),
-        created_at: segments.createdAt,
-        story_id: segments.storyId,
-        story_title: stories.title,
-        language: stories.language,
-      })
-      .from(segments)
-      .innerJoin(stories, eq(stories.id, segments.storyId))
-      // Nothing of a hidden story or branch (issue 56): the segments anyone may read, as their own pages show them.
-      .where(and(eq(segments.authorId, id), sql`EXISTS (SELECT 1 FROM branches sb WHERE sb.id = "segments"."branch_id" AND ${branchShown("sb", null)})`))
-      .orderBy(desc(segments.createdAt), desc(segments.id))
-      .limit(BOT_PAGE_SEGMENTS),
+    latestSegmentsQuery(db, id),
+    followStateQuery(db, "author", id, viewer),
   ]);
   if (!bot) throw notFound("Bot");
-  return { bot, reputation: reputationView(id, total, n), latest };
+  return { bot, reputation: reputationView(id, total, n), latest, follow };
+}
+
+export const USER_PAGE_STORIES = 20;
+
+/**
+ * A human writer as readers see them (issue 59): their name and when they joined (never their e-mail), the stories
+ * they started (hidden ones left out), their latest segments and their followers (with the viewer's own follow):
+ * one round trip.
+ */
+export async function readerUser(db: Db, id: string, viewer: Viewer = null) {
+  const [[user], started, latest, [follow]] = await db.batch([
+    db.select({ id: users.id, name: users.username, created_at: users.createdAt }).from(users).where(eq(users.id, id)).limit(1),
+    db
+      .select({ id: stories.id, title: stories.title, language: stories.language, status: stories.status, created_at: stories.createdAt })
+      .from(stories)
+      .where(and(eq(stories.ownerId, id), isNull(stories.hiddenAt)))
+      .orderBy(desc(stories.createdAt), desc(stories.id))
+      .limit(USER_PAGE_STORIES),
+    latestSegmentsQuery(db, id),
+    followStateQuery(db, "author", id, viewer),
+  ]);
+  if (!user) throw notFound("User");
+  return { user, stories: started, latest, follow };
 }

@@ -5,6 +5,7 @@ import type { ActorType } from "./actor";
 import { type LimitValues, type SegmentLimits, type SegmentUsage, limitValues, underLimits, usageSql } from "./segment-quota";
 import { indexSegmentSql } from "./search-index";
 import { type NewSegment, type SegmentValues, insertLog, insertSegment, segmentValues } from "./segments";
+import { segmentEventSql } from "./inbox-events";
 import { type Subject, inGoodStanding } from "./standing";
 import { takesWrites } from "./writable";
 
@@ -53,6 +54,7 @@ const countedOnBranch = prepared(countedOnBranchSql);
 const countedOnStory = prepared(countedOnStorySql);
 const indexedSegment = prepared(indexSegmentSql);
 const usage = prepared(usageSql);
+const segmentEvent = prepared(segmentEventSql);
 
 /** Limit values for a write that counts none (an admin's): its statements never read them. */
 const NO_LIMITS: SegmentLimits = { perHour: 0, perDay: 0, perBranchPerHour: 0 };
@@ -74,10 +76,12 @@ export function writeValues(seg: NewSegment, subject: Subject, quota: Quota | nu
 /**
  * A segment written by its branch's room, as prepared statements (compiled once per shape, src/db/compile.ts: a
  * write's SQL was most of its Drizzle time and garbage): the guarded segment, its log entry, the branch's and the
- * story's counters and its search index row, each later one only if the segment was written; and, with limits, the
- * read of the writer's usage that ends the batch (`usage`).
+ * story's counters, its search index row and its inbox event (`event`: only when someone follows the branch or the
+ * writer), each later one only if the segment was written; and, with limits, the read of the writer's usage that
+ * ends the batch (`usage`).
  */
 export function segmentWrite(db: Db, { values: v, shape }: ReturnType<typeof writeValues>) {
+  const event = rawRun(db, segmentEvent(v));
   return {
     statements: [
       rawRun(db, guardedSegment(v, shape)),
@@ -85,7 +89,9 @@ export function segmentWrite(db: Db, { values: v, shape }: ReturnType<typeof wri
       rawRun(db, countedOnBranch(v)),
       rawRun(db, countedOnStory(v)),
       rawRun(db, indexedSegment(v)),
+      event,
     ] as const,
+    event,
     usage: shape.limits === "none" ? null : rawAll<SegmentUsage>(db, usage(v)),
   };
 }

@@ -175,12 +175,23 @@ export function standingQuery(subject: Subject): SQL {
 export const notSuspendedSql = (t: string, now: string) =>
   sql`(${sql.raw(t)}.suspended_at IS NULL OR (${sql.raw(t)}.suspended_until IS NOT NULL AND ${sql.raw(t)}.suspended_until <= ${now}))`;
 
+/** A bot (the row `b` of bots) not suspended, nor its owner (if any; issue 57). */
+const botNotSuspendedSql = (b: string, now: string) =>
+  sql`(${notSuspendedSql(b, now)} AND NOT EXISTS (SELECT 1 FROM users owner WHERE owner.id = ${sql.raw(b)}.owner_id AND NOT ${notSuspendedSql("owner", now)}))`;
+
+/**
+ * An account, by its id (`id`, SQL), not suspended now: a human not suspended, or a bot not suspended nor its owner;
+ * true for an id that is no account. Who may still be heard of: the inbox's fan-out and the feeds (issue 59).
+ */
+export const accountNotSuspendedSql = (id: SQL, now: string) =>
+  sql`(NOT EXISTS (SELECT 1 FROM users sa_u WHERE sa_u.id = ${id} AND NOT ${notSuspendedSql("sa_u", now)})
+    AND NOT EXISTS (SELECT 1 FROM bots sa_b WHERE sa_b.id = ${id} AND NOT ${botNotSuspendedSql("sa_b", now)}))`;
+
 /**
  * A bot (the row `b` of bots) in good standing: not retired, not suspended, and its owner (if any) not suspended
  * (issue 57). One fact for the credentials' guard, the webhooks and the outbox.
  */
-export const botInGoodStandingSql = (b: string, now: string) =>
-  sql`(${sql.raw(b)}.status <> 'retired' AND ${notSuspendedSql(b, now)} AND NOT EXISTS (SELECT 1 FROM users owner WHERE owner.id = ${sql.raw(b)}.owner_id AND NOT ${notSuspendedSql("owner", now)}))`;
+export const botInGoodStandingSql = (b: string, now: string) => sql`(${sql.raw(b)}.status <> 'retired' AND ${botNotSuspendedSql(b, now)})`;
 
 /** `verdictOf` as SQL: true when the account is in good standing for what the request expects (its type and role included). */
 export function inGoodStanding(subject: Subject, expect: Expectation, now: string): SQL {

@@ -1,5 +1,6 @@
 import type { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
 import { nowIso, rawAll, readOf, runRead } from "../db/client";
 import { preparedByShape } from "../db/compile";
@@ -11,12 +12,14 @@ import type { StorySort } from "../schemas/fields";
 import type { storyListItemSchema } from "../schemas/stories";
 import { authorshipOf } from "./authorship";
 import { newBranchRow } from "./branches";
+import { followersCount } from "./follows";
 import { activePinsQuery, pinView } from "./pins";
 import { type Actor, ownedBy, writerType } from "./actor";
 import { type Viewer, storyShown } from "./hidden";
 import { ApiError, notFound } from "../lib/errors";
 import { pagination } from "../lib/pagination";
 import { type IdempotentRequest, commit, recordStatements } from "./idempotency";
+import { storyEvent, writtenEvents } from "./inbox-events";
 import { checkLength, contentLength } from "./length";
 import { indexNewStory, reindexStory } from "./search-index";
 import { type NewSegment, segmentStatements } from "./segments";
@@ -77,7 +80,10 @@ export function storyView(s: StoryRow, tags: string[]) {
   };
 }
 
-/** The story, its main line, the starter and the initial segments: one atomic batch, all or nothing. */
+/**
+ * The story, its main line, the starter and the initial segments: one atomic batch, all or nothing; with its inbox
+ * event when someone follows its owner (`events`, to hand to the fan-out queue).
+ */
 export async function createStory(db: Db, actor: Actor, input: NewStory, idem?: IdempotentRequest) {
   const rules = { language: input.language, minLength: input.min_length, maxLength: input.max_length };
   const lengths = input.initial_segments.map((content, index) => checkLength(content, rules, { field: "initial_segments", index }));
@@ -140,17 +146,18 @@ export async function createStory(db: Db, actor: Actor, input: NewStory, idem?: 
     ),
     main_branch_id: main.id,
   };
-  await commit(() =>
-    db.batch([
-      db.insert(stories).values(story),
-      indexNewStory(db, story.id, input),
-      ...storyTagStatements(db, story.id, input.tags, now),
-      db.insert(branches).values(main),
-      ...segs.flatMap((s) => segmentStatements(db, s)),
-      ...recordStatements(db, idem, { status: 201, data: created }),
-    ]),
-  );
-  return created;
+  const event = storyEvent(db, story);
+  const statements: BatchItem<"sqlite">[] = [
+    db.insert(stories).values(story),
+    indexNewStory(db, story.id, input),
+    ...storyTagStatements(db, story.id, input.tags, now),
+    db.insert(branches).values(main),
+    ...segs.flatMap((s) => segmentStatements(db, s)),
+    event.statement,
+    ...recordStatements(db, idem, { status: 201, data: created }),
+  ];
+  const results = await commit(() => db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]));
+  return { created, events: writtenEvents(statements, results, [event]) };
 }
 
 /** A row of `GET /stories` as SQLite's JSON, its keys in the answer's order. */
@@ -203,7 +210,7 @@ export async function listStories(db: Db, q: StoryListQuery, preference: ReaderP
 /** A row of `GET /stories`. */
 type StoryListItem = z.infer<typeof storyListItemSchema>;
 
-/** The story (404 when hidden from the viewer) with its main line's id and its active pins: one round trip. */
+/** The story (404 when hidden from the viewer) with its main line's id, its active pins and its followers: one round trip. */
 export const getStory = (db: Db, id: string, viewer: Viewer = null) => runRead(db, storyRead(db, id, viewer));
 
 /** `getStory` as a read that can share a round trip (`oneTrip`). */
@@ -216,6 +223,7 @@ export function storyRead(db: Db, id: string, viewer: Viewer = null) {
           story: stories,
           tags: storyTagsColumn,
           mainBranchId: sql<string | null>`(SELECT b.id FROM branches b WHERE b.story_id = "stories"."id" AND b.is_main = 1)`,
+          followers: sql<number>`${followersCount(sql`'story'`, sql`"stories"."id"`)}`,
         })
         .from(stories)
         .where(and(eq(stories.id, id), storyShown('"stories"', viewer)))
@@ -224,7 +232,7 @@ export function storyRead(db: Db, id: string, viewer: Viewer = null) {
     ],
     ([[story], activePins]) => {
       if (!story) throw notFound("Story");
-      return { ...storyView(story.story, story.tags), main_branch_id: story.mainBranchId, pins: activePins.map(pinView) };
+      return { ...storyView(story.story, story.tags), main_branch_id: story.mainBranchId, pins: activePins.map(pinView), followers_count: story.followers };
     },
   );
 }

@@ -80,21 +80,21 @@ export const messageOf = (row: OutboxRow): WebhookMessage => ({
  * recorded on the outbox rows (never swallowed); the sweeper hands them over again.
  */
 export async function publish(queue: Queue, db: Db, messages: WebhookMessage[]): Promise<void> {
+  const ids = messages.map((m) => m.deliveryId);
+  await handOver(queue, messages, "webhook event", (error) => db.update(outbox).set({ lastError: error }).where(inArray(outbox.id, ids)));
+}
+
+/**
+ * Sends messages of rows already committed to a queue. A failed send is logged and recorded on the rows (`record`,
+ * given the error), never swallowed: the sweeper hands overdue rows over again.
+ */
+export async function handOver<M>(queue: Queue, messages: M[], what: string, record: (error: string) => PromiseLike<unknown>): Promise<void> {
   if (!messages.length) return;
   try {
     await queue.sendBatch(messages.map((body) => ({ body, contentType: "json" as const })));
   } catch (err) {
-    const error = `queue send failed: ${(err as Error).message}`.slice(0, 500);
-    console.error(`could not queue ${messages.length} webhook event(s); the sweeper will retry`, err);
-    await db
-      .update(outbox)
-      .set({ lastError: error })
-      .where(
-        inArray(
-          outbox.id,
-          messages.map((m) => m.deliveryId),
-        ),
-      );
+    console.error(`could not queue ${messages.length} ${what}(s); the sweeper will retry`, err);
+    await record(`queue send failed: ${(err as Error).message}`.slice(0, 500));
   }
 }
 

@@ -2,10 +2,9 @@ import type { Writer } from "../domain/actor";
 import type { IdempotentRequest } from "../domain/idempotency";
 import type { Session } from "../domain/standing";
 import type { LiveEvent } from "../domain/live-events";
-import type { RateState } from "../lib/limit-error";
 import type { RequestMeter } from "../lib/meter";
 import type { Role } from "../schemas/fields";
-import type { BranchRoom, ExpelResult, JoinResult, LeaveResult, SubmitOptions, SubmitResult, TurnWait } from "./branch";
+import type { BranchRoom, ExpelResult, JoinResult, LeaveResult, SubmitOptions, Submitted, TurnWait } from "./branch";
 import { type Outcome, unwrap } from "./result";
 
 /**
@@ -18,7 +17,7 @@ export class BranchRooms {
     private readonly meter: RequestMeter,
   ) {}
 
-  submit(branchId: string, writer: Writer, content: string, options: SubmitOptions): Promise<{ data: SubmitResult; rate: RateState | null }> {
+  submit(branchId: string, writer: Writer, content: string, options: SubmitOptions): Promise<Submitted> {
     return this.call(branchId, (room) => room.submit(branchId, writer, content, options));
   }
 

@@ -8,6 +8,7 @@ import { type LengthRules, checkLength } from "../domain/length";
 import { type NewSegment, branchHeadQuery, rowOf, segmentView } from "../domain/segments";
 import { type Quota, segmentWrite, writeValues, written } from "../domain/segment-write";
 import { type IdempotentRequest, KeyAlreadyCommitted, commit, recordStatements } from "../domain/idempotency";
+import { writtenEvents } from "../domain/inbox-events";
 import { type WebhookMessage, handOverQuery, outboxStatements, publish, yourTurnMessage } from "../domain/webhook-events";
 import { configOf } from "../config";
 import type { Role } from "../schemas/fields";
@@ -83,6 +84,13 @@ type SegmentView = ReturnType<typeof segmentView>;
 
 /** The answer to a submission: the record, nested again as `segment` for older clients, and whose turn it is. */
 export type SubmitResult = SegmentView & { segment: SegmentView; next_bot: { id: string; name: string } | null };
+
+/** What a submission gives the Worker: the answer, the writer's tightest limit, and the inbox event to hand over. */
+export interface Submitted {
+  data: SubmitResult;
+  rate: RateState | null;
+  inboxEvent: string | null;
+}
 
 export interface JoinView {
   branch_id: string;
@@ -229,8 +237,12 @@ export class BranchRoom extends DurableObject<Env> {
     return { ...first, value: await parked };
   }
 
-  /** A segment, with where the writer now stands against its tightest limit (`rate`, null without limits). */
-  submit(branchId: string, writer: Writer, content: string, options: SubmitOptions = {}): Promise<Outcome<{ data: SubmitResult; rate: RateState | null }>> {
+  /**
+   * A segment, with where the writer now stands against its tightest limit (`rate`, null without limits) and its
+   * inbox event when one was written (`inboxEvent`: someone follows the branch or the writer), for the Worker to hand
+   * to the fan-out queue after the answer, outside this lock.
+   */
+  submit(branchId: string, writer: Writer, content: string, options: SubmitOptions = {}): Promise<Outcome<Submitted>> {
     return this.run(() => this.doSubmit(branchId, writer, content, options));
   }
 
@@ -530,11 +542,11 @@ export class BranchRoom extends DurableObject<Env> {
       isStarter: options.isStarter,
       kind: options.isStarter ? "fork" : "continuation",
     };
-    const { data, usage } = await this.writeSegment(room, seg, applied, options.idempotency, quota, options.session ?? NO_SESSION);
+    const { data, usage, inboxEvent } = await this.writeSegment(room, seg, applied, options.idempotency, quota, options.session ?? NO_SESSION);
     room.nextSeq = seg.sequenceOrder + 1;
     room.lastSegmentId = seg.id;
     await this.keep(room, applied, { reason: "submitted", events: [liveSegment(branchId, data.segment, data.next_bot)] });
-    return { data, rate: quota && usage ? tightest(usage, quota.limits, quota.perBranch, now) : null };
+    return { data, rate: quota && usage ? tightest(usage, quota.limits, quota.perBranch, now) : null, inboxEvent };
   }
 
   /**
@@ -598,7 +610,7 @@ export class BranchRoom extends DurableObject<Env> {
     idem: IdempotentRequest | undefined,
     quota: Quota | null,
     session: Session,
-  ): Promise<{ data: SubmitResult; usage?: SegmentUsage }> {
+  ): Promise<{ data: SubmitResult; usage?: SegmentUsage; inboxEvent: string | null }> {
     const subject: Subject = { id: seg.author.id, type: seg.author.type, ...session };
     for (let attempt = 0; ; attempt++) {
       try {
@@ -621,7 +633,7 @@ export class BranchRoom extends DurableObject<Env> {
           return await this.refused(room, seg.author, quota, usage);
         }
         heard(applied, statements, results);
-        return { data, usage };
+        return { data, usage, inboxEvent: writtenEvents(statements, results, [{ id: seg.id, statement: write.event }])[0] ?? null };
       } catch (err) {
         if (attempt > 0 || !uniqueViolation(err)?.includes("segments")) throw err;
         const [head] = await branchHeadQuery(this.db, seg.branchId);

@@ -114,6 +114,7 @@ function limitRows(config: Config): string[] {
       l.oauthFailuresPerAddressPerHour,
       "LIMIT_OAUTH_FAILURES_PER_ADDRESS_PER_HOUR",
     ],
+    ["follows, per account (stories, branches and authors together)", l.followsPerAccount, "LIMIT_FOLLOWS_PER_ACCOUNT"],
   ];
   return ["| limit | number | set by |", "| --- | --- | --- |", ...rows.map(([what, n, name]) => `| ${what} | ${n} | \`${name}\` |`)];
 }

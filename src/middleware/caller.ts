@@ -11,6 +11,7 @@ export function guestOf(c: Context<AppEnv>): Guest {
     db: c.get("db"),
     rooms: c.get("rooms"),
     webhooks: c.env.WEBHOOKS,
+    fanout: c.env.FANOUT,
     background: (work) => inBackground(c, work),
   };
 }

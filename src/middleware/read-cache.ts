@@ -43,16 +43,17 @@ function keyOf(c: Context<AppEnv>, viewer: string): string {
 }
 
 /**
- * Serves and stores a public route's 200s; `unless` names requests of that route that must reach D1. An entry
+ * Serves and stores a public route's 200s; `unless` names requests of that route that must reach D1; `shared`: the
+ * route answers every reader alike (a feed shows what anonymous readers see), so all share one entry. An entry
  * keeps the body's bytes with its ETag and content type, so a hit is one Map look-up and one Response: nothing
  * is serialized, copied out of a stream or hashed again.
  */
-export function publicReadCache(options: { unless?: (c: Context<AppEnv>) => boolean } = {}): MiddlewareHandler<AppEnv> {
+export function publicReadCache(options: { unless?: (c: Context<AppEnv>) => boolean; shared?: boolean } = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const ttl = c.get("config").readCacheMs;
     if (ttl <= 0 || c.req.header("x-d1-bookmark") || options.unless?.(c)) return next();
     // Known already on a GET (the read limit verified it); a JWT's check is remembered per isolate.
-    const viewer = (await verifiedActor(c))?.id ?? "";
+    const viewer = options.shared ? "" : ((await verifiedActor(c))?.id ?? "");
     const key = keyOf(c, viewer);
     const hit = entries.get(key);
     const now = Date.now();

@@ -1,7 +1,8 @@
 import { and, asc, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { configOf } from "../config";
 import { getDb, rawAll, rawRun } from "../db/client";
-import { branches, idempotencyKeys, outbox } from "../db/schema";
+import { branches, idempotencyKeys, inboxEvents, outbox } from "../db/schema";
+import { publishInboxEvents } from "../domain/inbox-events";
 import { hiddenFrame } from "../domain/live-events";
 import { messageOf } from "../domain/webhook-events";
 import type { BranchRoom } from "../durable/branch";
@@ -27,9 +28,11 @@ const PRUNE_LIMIT = 1000;
  * - tells again the rooms of branches and stories hidden in the last hour and still hidden (a hide whose request died
  *   before telling them: a warm room would answer its queue from memory; the writes themselves are refused in
  *   their batch meanwhile). Telling a room again changes nothing: it already refuses, and its stream is closed;
- * - prunes idempotency records older than a day, outbox rows settled more than a day ago, webhook deliveries
- *   with their attempts older than DELIVERY_RETENTION_DAYS, revoked sessions whose token has expired anyway, and
- *   OAuth's mirrored KV writes past their window
+ * - hands over again the inbox events (issue 59) whose fan-out has not settled and made no step for as long (a
+ *   hand-over lost after the commit, a step the queue gave up on: the event's cursor says where to go on from);
+ * - prunes idempotency records older than a day, outbox rows and inbox events settled more than a day ago, webhook
+ *   deliveries with their attempts older than DELIVERY_RETENTION_DAYS, revoked sessions whose token has expired
+ *   anyway, and OAuth's mirrored KV writes past their window
  *   (at most PRUNE_LIMIT a minute each; every one of these deletes walks an index).
  */
 export async function sweep(env: Env, now = Date.now()) {
@@ -39,12 +42,18 @@ export async function sweep(env: Env, now = Date.now()) {
   const expired = sql`SELECT id FROM webhook_deliveries WHERE created_at < ${new Date(now - DELIVERY_RETENTION_DAYS * DAY_MS).toISOString()} LIMIT ${PRUNE_LIMIT}`;
   const nowText = new Date(now).toISOString();
   const hourAgo = new Date(now - HOUR_MS).toISOString();
-  const [unpicked, stuck, leftovers, hides] = await db.batch([
+  const [unpicked, stalled, stuck, leftovers, hides] = await db.batch([
     db
       .select()
       .from(outbox)
       .where(and(isNull(outbox.settledAt), lt(outbox.dueAt, cutoff)))
       .orderBy(asc(outbox.dueAt))
+      .limit(SWEEP_LIMIT),
+    db
+      .select({ id: inboxEvents.id })
+      .from(inboxEvents)
+      .where(and(isNull(inboxEvents.settledAt), lt(inboxEvents.dueAt, cutoff)))
+      .orderBy(asc(inboxEvents.dueAt))
       .limit(SWEEP_LIMIT),
     db.select({ id: branches.id }).from(branches).where(lt(branches.turnDeadline, cutoff)).limit(SWEEP_LIMIT),
     rawAll<{ branch_id: string; bot_id: string }>(
@@ -66,6 +75,7 @@ export async function sweep(env: Env, now = Date.now()) {
     ),
     db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, dayAgo)),
     db.delete(outbox).where(and(isNotNull(outbox.settledAt), lt(outbox.settledAt, dayAgo))),
+    rawRun(db, sql`DELETE FROM inbox_events WHERE id IN (SELECT id FROM inbox_events WHERE settled_at < ${dayAgo} LIMIT ${PRUNE_LIMIT})`),
     rawRun(db, sql`DELETE FROM webhook_attempts WHERE delivery_id IN (${expired})`),
     rawRun(db, sql`DELETE FROM webhook_deliveries WHERE id IN (${expired})`),
     rawRun(db, sql`DELETE FROM revoked_sessions WHERE jti IN (SELECT jti FROM revoked_sessions WHERE expires_at < ${nowText} LIMIT ${PRUNE_LIMIT})`),
@@ -88,10 +98,18 @@ export async function sweep(env: Env, now = Date.now()) {
         .where(inArray(outbox.id, ids));
     }
   }
+  if (stalled.length) {
+    const ids = stalled.map((e) => e.id);
+    await publishInboxEvents(env.FANOUT, db, ids);
+    await db
+      .update(inboxEvents)
+      .set({ sends: sql`${inboxEvents.sends} + 1`, dueAt: nowText })
+      .where(inArray(inboxEvents.id, ids));
+  }
   const room = (id: string) => env.BRANCH_ROOM.get(env.BRANCH_ROOM.idFromName(id)) as DurableObjectStub<BranchRoom>;
   await Promise.all(stuck.map(({ id }) => room(id).wake(id)));
   await Promise.all(leftovers.map((m) => room(m.branch_id).expel(m.branch_id, m.bot_id)));
   const told = new Map(hides.map((h) => [h.branch_id, hiddenFrame(h.branch_id, { type: h.target_type, id: h.target_id }, h.at)]));
   await Promise.all([...told].map(([id, frame]) => room(id).moderated(frame, true)));
-  return { requeued: unpicked.length, woken: stuck.length, expelled: leftovers.length, told: told.size };
+  return { requeued: unpicked.length, refanned: stalled.length, woken: stuck.length, expelled: leftovers.length, told: told.size };
 }

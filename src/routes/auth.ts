@@ -112,6 +112,9 @@ const botLoginAliasRoute = botLoginRouteAt("/bot/login", "/auth/bot/login");
 const botLoginByNameRoute = botLoginByNameRouteAt("/auth/bot/login-by-name");
 const botLoginByNameAliasRoute = botLoginByNameRouteAt("/bot/login-by-name", "/auth/bot/login-by-name");
 
+/** The account's unread inbox items (issue 59), as `GET /me/inbox` counts them. */
+const unreadCount = z.number().int().openapi({ description: "unread items in your inbox (GET /me/inbox?unread=true)" });
+
 const meRoute = createRoute({
   method: "get",
   path: "/auth/me",
@@ -122,12 +125,13 @@ const meRoute = createRoute({
   responses: {
     200: jsonContent(
       z.union([
-        userSchema.extend({ created_at: z.string() }),
+        userSchema.extend({ created_at: z.string(), unread_count: unreadCount }),
         botSummarySchema.extend({
           role: roleSchema.nullable(),
           language: z.string(),
           user_type: z.literal("bot"),
           created_at: z.string(),
+          unread_count: unreadCount,
         }),
       ]),
       "The account",

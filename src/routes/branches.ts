@@ -140,7 +140,16 @@ const getRoute = createRoute({
   summary: "A branch with its first 50 segments and its turn queue",
   request: { params: idParam("branch_id") },
   responses: {
-    200: jsonContent(successSchema(branchSchema.extend({ segments: z.array(segmentSchema), queue: queueSchema })), "The branch"),
+    200: jsonContent(
+      successSchema(
+        branchSchema.extend({
+          followers_count: z.number().int().openapi({ description: "how many accounts follow it" }),
+          segments: z.array(segmentSchema),
+          queue: queueSchema,
+        }),
+      ),
+      "The branch",
+    ),
     ...errorResponses("NOT_FOUND"),
   },
 });

@@ -51,6 +51,7 @@ export const storySchema = z
     updated_at: z.string(),
     main_branch_id: z.string().nullable().optional(),
     pins: z.array(pinSchema).optional(),
+    followers_count: z.number().int().optional().openapi({ description: "how many accounts follow it (GET /stories/{id})" }),
   })
   .openapi("Story");
 

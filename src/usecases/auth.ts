@@ -75,17 +75,17 @@ export async function logInBotByName({ db, config }: Guest, botName: string, mas
   return botSignedIn(config, bot);
 }
 
-/** The calling account, a bot's or a human's. */
+/** The calling account, a bot's or a human's, with its unread inbox count (issue 59). */
 export async function account({ db, actor }: Caller) {
   if (actor.type === "bot") {
-    const bot = await domain.getBot(db, actor.id);
-    if (!bot) throw new ApiError("UNAUTHORIZED", "Account no longer exists");
-    const { role, language, createdAt } = bot;
-    return { ...botView(bot), role, language, user_type: "bot" as const, created_at: createdAt };
+    const found = await domain.botWithUnread(db, actor.id);
+    if (!found) throw new ApiError("UNAUTHORIZED", "Account no longer exists");
+    const { role, language, createdAt } = found.bot;
+    return { ...botView(found.bot), role, language, user_type: "bot" as const, created_at: createdAt, unread_count: found.unread };
   }
-  const user = await domain.getUser(db, actor.id);
-  if (!user) throw new ApiError("UNAUTHORIZED", "Account no longer exists");
-  return { ...userView(user), created_at: user.createdAt };
+  const found = await domain.userWithUnread(db, actor.id);
+  if (!found) throw new ApiError("UNAUTHORIZED", "Account no longer exists");
+  return { ...userView(found.user), created_at: found.user.createdAt, unread_count: found.unread };
 }
 
 /** Logs the caller's credential out (a JWT revoked, an API token deleted): refused from the next request on. */

@@ -1,15 +1,19 @@
 import { settlePrelude } from "../db/metered";
 import * as domain from "../domain/branches";
 import { sessionOf } from "../domain/standing";
+import { publishInboxEvents } from "../domain/inbox-events";
 import { publish } from "../domain/webhook-events";
 import type { BranchBody } from "../schemas/branches";
 import type { Role } from "../schemas/fields";
 import type { Caller } from "./caller";
 
-/** Creates the branch, then hands its `new_branch` announcements (already in the outbox) to the queue. */
+/**
+ * Creates the branch, then hands its `new_branch` announcements (already in the outbox) to the webhook queue and
+ * its inbox event (if written) to the fan-out queue.
+ */
 export async function forkBranch(caller: Caller, storyId: string, body: BranchBody) {
-  const { branch, announcements } = await domain.createBranch(caller.db, caller.actor, storyId, body, caller.idempotency);
-  await caller.background(publish(caller.webhooks, caller.db, announcements));
+  const { branch, announcements, events } = await domain.createBranch(caller.db, caller.actor, storyId, body, caller.idempotency);
+  await caller.background(Promise.all([publish(caller.webhooks, caller.db, announcements), publishInboxEvents(caller.fanout, caller.db, events)]));
   return branch;
 }
 

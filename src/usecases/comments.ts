@@ -1,7 +1,11 @@
 import * as domain from "../domain/comments";
+import { publishInboxEvents } from "../domain/inbox-events";
 import type { CommentBody } from "../schemas/comments";
 import type { Caller } from "./caller";
 
-/** Comments on a branch, or replies to one of its comments. */
-export const addComment = (caller: Caller, branchId: string, body: CommentBody) =>
-  domain.addComment(caller.db, caller.actor, branchId, body, caller.idempotency);
+/** Comments on a branch, or replies to one of its comments (the parent's author hears of a reply in their inbox). */
+export async function addComment(caller: Caller, branchId: string, body: CommentBody) {
+  const { created, events } = await domain.addComment(caller.db, caller.actor, branchId, body, caller.idempotency);
+  await caller.background(publishInboxEvents(caller.fanout, caller.db, events));
+  return created;
+}

@@ -1,5 +1,6 @@
 import type { BatchItem } from "drizzle-orm/batch";
 import { nowIso } from "../db/client";
+import { publishInboxEvents, writtenEvents } from "../domain/inbox-events";
 import { type LiveEvent, hiddenFrame } from "../domain/live-events";
 import { type HideTarget, hidingStatements, hidingView, placeOf, refuseOwnCase, storyBranchIdsQuery } from "../domain/moderation";
 import { asSegments, segmentRecords } from "../domain/segments";
@@ -7,10 +8,11 @@ import { sql } from "drizzle-orm";
 import type { Caller } from "./caller";
 
 /**
- * A moderator hides an item (issue 23): one D1 batch with the item's hiding columns, its audit row, the scores and
- * summaries it touches and the caller's `extra` statements (a report's resolution), then, in the same request, the
- * branch's live stream learns it (a branch's or story's hide: the sweeper tells its rooms again should this request
- * die first, src/queue/sweeper.ts). Hiding a hidden item is idempotent: 200 with the first hide's record, no new
+ * A moderator hides an item (issue 23): one D1 batch with the item's hiding columns, its audit row, its author's
+ * inbox event, the scores and summaries it touches and the caller's `extra` statements (a report's resolution), then,
+ * in the same request, the branch's live stream learns it (a branch's or story's hide: the sweeper tells its rooms
+ * again should this request die first, src/queue/sweeper.ts), and the event goes to the fan-out queue. Hiding a
+ * hidden item is idempotent: 200 with the first hide's record, no new
  * audit row, `changed: false` (the `extra` statements still run). Read caches: the door's write empties them.
  */
 export function hideItem(caller: Caller, target: HideTarget, reason: string, extra: BatchItem<"sqlite">[] = []) {
@@ -31,11 +33,13 @@ async function setHidden(caller: Caller, target: HideTarget, change: { hide: boo
     return hidingView(target, place, false);
   }
   const at = nowIso();
-  const statements = [...hidingStatements(db, actor, target, place, change, at), ...extra];
-  const tell = change.hide ? storyBranchIdsQuery(db, place.story_id) : null;
-  const results = await db.batch([...statements, ...(tell && target.type === "story" ? [tell] : [])] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-  const branchIds = target.type === "story" && tell ? (results.at(-1) as { id: string }[]).map((b) => b.id) : [];
+  const hiding = hidingStatements(db, actor, target, place, change, at);
+  const tell = change.hide && target.type === "story" ? storyBranchIdsQuery(db, place.story_id) : null;
+  const statements = [...hiding.statements, ...extra, ...(tell ? [tell] : [])];
+  const results = await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  const branchIds = tell ? (results.at(-1) as { id: string }[]).map((b) => b.id) : [];
   await tellRooms(caller, target, place, change.hide, branchIds);
+  await caller.background(publishInboxEvents(caller.fanout, db, writtenEvents(statements, results, [hiding.event])));
   const record = change.hide ? { hidden_at: at, hidden_by: actor.id, hidden_reason: change.reason } : { hidden_at: null, hidden_by: null, hidden_reason: null };
   return hidingView(target, record, true);
 }

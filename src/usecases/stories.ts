@@ -1,14 +1,20 @@
 import { oneTrip } from "../db/client";
 import { branchListRead, branchTreeRead } from "../domain/branches";
+import { publishInboxEvents } from "../domain/inbox-events";
 import * as domain from "../domain/stories";
 import type { CreateStoryBody } from "../schemas/stories";
 import type { Caller } from "./caller";
 
-/** Creates the story: its starter and initial segments from the top level, else from the pack (validated present). */
-export function createStory(caller: Caller, body: CreateStoryBody) {
+/**
+ * Creates the story: its starter and initial segments from the top level, else from the pack (validated present);
+ * its inbox event, if written, goes to the fan-out queue after the answer.
+ */
+export async function createStory(caller: Caller, body: CreateStoryBody) {
   const pack = body.story_pack;
   const input = { ...body, starter: (body.starter ?? pack?.starter)!, initial_segments: (body.initial_segments ?? pack?.initial_segments)! };
-  return domain.createStory(caller.db, caller.actor, input, caller.idempotency);
+  const { created, events } = await domain.createStory(caller.db, caller.actor, input, caller.idempotency);
+  await caller.background(publishInboxEvents(caller.fanout, caller.db, events));
+  return created;
 }
 
 /** Changes a story (owner or admin); archiving it also tells its branches' live streams, after the answer. */

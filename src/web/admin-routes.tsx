@@ -13,7 +13,7 @@ import { fieldsOf, labelsFrom, optional, parseWith, showErrorsIn } from "./form-
 import type { FormState } from "./forms";
 import { absolute, page } from "./render";
 import { safeNext } from "./safe-next";
-import { formPost, viewerOf } from "./session";
+import { formPost, pageViewer, viewerOf } from "./session";
 
 /** Reports and audit entries per page. */
 const PER_PAGE = 50;
@@ -64,7 +64,7 @@ function viewOf(q: URLSearchParams): QueueView {
 
 async function queuePage(c: Context<AppEnv>, view: QueueView, state: FormState | null = null) {
   const data = await listReports(c.get("db"), { status: view.status, target_type: view.targetType ?? undefined }, PER_PAGE, (view.page - 1) * PER_PAGE);
-  return page(c, <AdminReportsPage data={data} view={view} canonical={absolute(c, queueHref(view))} viewer={viewerOf(c)} state={state} />);
+  return page(c, <AdminReportsPage data={data} view={view} canonical={absolute(c, queueHref(view))} viewer={pageViewer(c)} state={state} />);
 }
 
 /** Where a resolve form goes back to: the queue it was sent from. */
@@ -78,7 +78,7 @@ adminRoutes.get("/admin", (c) => queuePage(c, viewOf(new URL(c.req.url).searchPa
 adminRoutes.get("/admin/audit", async (c) => {
   const n = pageNo(c.req.query("page"));
   const data = await listAudit(c.get("db"), {}, PER_PAGE, (n - 1) * PER_PAGE);
-  return page(c, <AdminAuditPage data={data} page={n} canonical={absolute(c, n > 1 ? `/admin/audit?page=${n}` : "/admin/audit")} viewer={viewerOf(c)} />);
+  return page(c, <AdminAuditPage data={data} page={n} canonical={absolute(c, n > 1 ? `/admin/audit?page=${n}` : "/admin/audit")} viewer={pageViewer(c)} />);
 });
 
 adminRoutes.post(

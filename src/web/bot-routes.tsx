@@ -11,7 +11,7 @@ import { MyBotsPage, type ShownOnce } from "./bot-pages";
 import { fieldsOf, labelsFrom, optional, parseWith, showErrorsIn } from "./form-errors";
 import type { FormState } from "./forms";
 import { absolute, page } from "./render";
-import { formPost, requireSession, viewerOf } from "./session";
+import { formPost, pageViewer, requireSession, viewerOf } from "./session";
 
 /**
  * "My bots" (issue 57): `/me/bots` lists the signed-in person's bots; its forms make one, rotate a key, edit and
@@ -26,7 +26,7 @@ async function myBotsPage(c: Context<AppEnv>, state: FormState | null = null, sh
   const viewer = viewerOf(c)!;
   requireStanding(c, viewer, { types: ["human", "admin"] });
   const bots = await myBots(callerOf(c));
-  const res = await page(c, <MyBotsPage canonical={absolute(c, MY_BOTS)} viewer={viewer} bots={bots} state={state} shown={shown} />);
+  const res = await page(c, <MyBotsPage canonical={absolute(c, MY_BOTS)} viewer={pageViewer(c)!} bots={bots} state={state} shown={shown} />);
   if (shown) res.headers.set("Cache-Control", "no-store");
   return res;
 }

@@ -5,8 +5,8 @@ import type { Pagination } from "../lib/pagination";
 import { STYLESHEET_PATH } from "./style";
 import { plural } from "../lib/plural";
 
-/** The signed-in human a page is shown to. */
-export type Viewer = { id: string; name: string };
+/** The signed-in human a page is shown to; `unread`: their unread inbox items, when the page's D1 trip read them. */
+export type Viewer = { id: string; name: string; unread?: number | null };
 
 /** The reader's one script (a static asset): live updates of the branch page and the length counters of forms. */
 export const READER_SCRIPT = "/reader/reader.js";
@@ -24,11 +24,19 @@ export interface LayoutProps {
   search?: string;
   /** Module scripts of the page (static assets under /reader/): the live parts only; the page works without them. */
   scripts?: string[];
+  /** The Atom feed of what the page shows (issue 59), for feed readers to find: `<link rel="alternate">`. */
+  alternate?: Feed;
   children?: Child;
 }
 
-/** Every page: doctype, head (title, canonical, stylesheet), the site header and footer around `main`. */
-export function Layout({ title, canonical, description, viewer, search, scripts = [], error, children }: LayoutProps) {
+/** An Atom feed a page offers: its address (a path of this site) and its title. */
+export interface Feed {
+  href: string;
+  title: string;
+}
+
+/** Every page: doctype, head (title, canonical, stylesheet, its feed), the site header and footer around `main`. */
+export function Layout({ title, canonical, description, viewer, search, scripts = [], alternate, error, children }: LayoutProps) {
   return (
     <>
       {raw("<!DOCTYPE html>")}
@@ -40,6 +48,7 @@ export function Layout({ title, canonical, description, viewer, search, scripts 
           <link rel="canonical" href={canonical} />
           {description ? <meta name="description" content={description} /> : null}
           <link rel="stylesheet" href={STYLESHEET_PATH} />
+          {alternate ? <link rel="alternate" type="application/atom+xml" title={alternate.title} href={alternate.href} /> : null}
           {scripts.map((src) => (
             <script type="module" src={src} />
           ))}
@@ -133,6 +142,9 @@ function Account({ viewer }: { viewer: Viewer | null }) {
         <li>
           <a href="/preferences">Preferences</a>
         </li>
+        <li>
+          <InboxLink unread={viewer.unread ?? null} />
+        </li>
         <li class="meta">Signed in as {viewer.name}</li>
         <li>
           <form method="post" action="/logout" class="inline">
@@ -146,18 +158,35 @@ function Account({ viewer }: { viewer: Viewer | null }) {
   );
 }
 
-/** "Written by …": a human's name as text, a bot's linked to its page (with its reputation), with a badge saying which. */
+/** The header's way to the inbox, with the unread count when the page read it (the inbox page's script keeps it live). */
+function InboxLink({ unread }: { unread: number | null }) {
+  return (
+    <a href="/inbox" id="inbox-link">
+      Inbox
+      {unread ? (
+        <>
+          {" "}
+          <span class="badge" id="inbox-count">
+            {unread}
+          </span>
+          <span class="visually-hidden"> unread</span>
+        </>
+      ) : null}
+    </a>
+  );
+}
+
+/** Where an author's page is: a bot's (with its reputation), a human's. */
+export const authorHref = (id: string, type: string) => `/${type === "bot" ? "bots" : "users"}/${encodeURIComponent(id)}`;
+
+/** "Written by …": the author's name linked to their page, with a badge saying human or bot. */
 export function Author({ id, name, type }: { id: string; name: string; type: string }) {
-  return type === "bot" ? (
+  return (
     <span class="author">
-      <a href={`/bots/${encodeURIComponent(id)}`} title="This bot and its reputation">
+      <a href={authorHref(id, type)} title={type === "bot" ? "This bot and its reputation" : "This writer's stories and segments"}>
         {name}
       </a>{" "}
-      <span class="badge">bot</span>
-    </span>
-  ) : (
-    <span class="author">
-      {name} <span class="badge">human</span>
+      <span class="badge">{type === "bot" ? "bot" : "human"}</span>
     </span>
   );
 }
@@ -222,3 +251,12 @@ export function Breadcrumbs({ trail, here }: { trail: [href: string, text: strin
 
 /** Pages of a list of `total` items, `limit` a page (at least one). */
 export const pagesOf = ({ total, limit }: Pick<Pagination, "total" | "limit">) => Math.max(1, Math.ceil(total / limit));
+
+/** A page's feed, shown as a link too (browsers no longer show the head's). */
+export function FeedLink({ feed }: { feed: Feed }) {
+  return (
+    <a href={feed.href} type="application/atom+xml" class="feed-link">
+      Atom feed
+    </a>
+  );
+}

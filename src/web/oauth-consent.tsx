@@ -12,7 +12,7 @@ import { fieldsOf, optional } from "./form-errors";
 import type { FormState } from "./forms";
 import { ConsentPage } from "./oauth-pages";
 import { absolute, page } from "./render";
-import { viewerOf } from "./session";
+import { pageViewer, viewerOf } from "./session";
 
 /**
  * Signing in an assistant (issue 57), the part that needs the OAuth library (loaded on these pages' first use,
@@ -58,7 +58,7 @@ export async function consentPage(c: Context<AppEnv>, state: FormState | null = 
     <ConsentPage
       canonical={absolute(c, AUTHORIZE_PATH)}
       action={here(c)}
-      viewer={viewer}
+      viewer={pageViewer(c)!}
       details={details}
       handle={consent.handle}
       bots={bots}

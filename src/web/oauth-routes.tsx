@@ -8,7 +8,7 @@ import { fieldsOf, labelsFrom, showErrorsIn } from "./form-errors";
 import type { FormState } from "./forms";
 import { ConnectedAppsPage } from "./oauth-pages";
 import { absolute, page } from "./render";
-import { formPost, requireSession, viewerOf } from "./session";
+import { formPost, pageViewer, requireSession, viewerOf } from "./session";
 
 /**
  * Signing in an assistant (issue 57): `/oauth/authorize` is the OAuth authorize endpoint as a page of the reader.
@@ -53,7 +53,7 @@ async function appsPage(c: Context<AppEnv>, state: FormState | null = null) {
   const viewer = viewerOf(c)!;
   requireStanding(c, viewer, { types: ["human", "admin"] });
   const grants = await listGrants(c.get("db"), viewer.id);
-  return page(c, <ConnectedAppsPage canonical={absolute(c, APPS)} viewer={viewer} grants={grants} state={state} />);
+  return page(c, <ConnectedAppsPage canonical={absolute(c, APPS)} viewer={pageViewer(c)!} grants={grants} state={state} />);
 }
 
 oauthPageRoutes.get(

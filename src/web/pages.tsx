@@ -4,9 +4,11 @@ import type { ProgressView } from "../domain/reading-progress";
 import { ContinueReading } from "./continue-reading";
 import { StoryLabels } from "./story-labels";
 import { FormError, type FormState, Fold, Input, PostForm, stateOf, TextArea, VoteButtons } from "./forms";
-import { Author, Breadcrumbs, Layout, Pager, pagesOf, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
+import { Author, Breadcrumbs, FeedLink, Layout, Pager, pagesOf, plural, READER_SCRIPT, score, type Viewer, When } from "./layout";
 import { readHref } from "./path-links";
 import { BookmarkControl, KeepPlace, PlaceBadge, placeAttributes, segmentAttributes } from "./reader-marks";
+import { FollowControl } from "./follow";
+import { authorFeed, branchFeed, storyFeed, tagFeed } from "./feed-links";
 import { ReportControl } from "./report";
 import { StoryMap } from "./story-map";
 
@@ -110,17 +112,22 @@ export function HomePage({ canonical, viewer, places, ...list }: ListProps & { v
 }
 
 /** A tag's page: its stories, as the home page lists them. */
-export function TagPage({ tag, canonical, viewer, ...list }: ListProps & { tag: { name: string }; viewer: Viewer | null; canonical: string }) {
+export function TagPage({ tag, canonical, viewer, ...list }: ListProps & { tag: { key: string; name: string }; viewer: Viewer | null; canonical: string }) {
   const heading = `Stories tagged “${tag.name}”`;
+  const feed = tagFeed(tag);
   return (
     <Layout
       title={list.page > 1 ? `${heading}, page ${list.page}` : heading}
       canonical={canonical}
       description={`Stories tagged ${tag.name} on Storyloom.`}
       viewer={viewer}
+      alternate={feed}
     >
       <Breadcrumbs trail={[["/", "Stories"]]} here={tag.name} />
       <h1>{heading}</h1>
+      <p class="meta">
+        <FeedLink feed={feed} />
+      </p>
       <StoryList {...list} />
     </Layout>
   );
@@ -130,7 +137,7 @@ export function StoryPage(props: { data: Story; canonical: string; viewer: Viewe
   const { data, canonical, viewer, expand, canEdit } = props;
   const { story, pins, main_branch, main_line } = data;
   return (
-    <Layout title={story.title} canonical={canonical} description={story.background.slice(0, 200)} viewer={viewer}>
+    <Layout title={story.title} canonical={canonical} description={story.background.slice(0, 200)} viewer={viewer} alternate={storyFeed(story)}>
       <article lang={story.language}>
         <header>
           <h1>{story.title}</h1>
@@ -150,6 +157,10 @@ export function StoryPage(props: { data: Story; canonical: string; viewer: Viewe
               <a href={`${storyHref(story.id)}/edit`}>Edit this story</a>
             </p>
           ) : null}
+          <FollowControl type="story" id={story.id} what="this story" follow={data.follow} back={storyHref(story.id)} viewer={viewer} />
+          <p class="meta" lang="en">
+            <FeedLink feed={storyFeed(story)} />
+          </p>
           <ReportControl type="story" id={story.id} what="this story" back={storyHref(story.id)} signedIn={!!viewer} />
         </header>
         <section aria-labelledby="background">
@@ -374,6 +385,7 @@ export function BranchPage({
       description={branch.description ?? story.background.slice(0, 200)}
       viewer={viewer}
       scripts={[READER_SCRIPT]}
+      alternate={branchFeed(branch, story)}
       error={!!state}
     >
       <FormError state={unclaimed} />
@@ -396,6 +408,10 @@ export function BranchPage({
           </span>
         </p>
         {branch.description ? <p>{branch.description}</p> : null}
+        <FollowControl type="branch" id={branch.id} what="this branch" follow={data.follow} back={reload} viewer={viewer} />
+        <p class="meta">
+          <FeedLink feed={branchFeed(branch, story)} />
+        </p>
         <ReportControl type="branch" id={branch.id} what="this branch" back={reload} signedIn={reporting.signedIn} />
         {writing ? (
           <VoteButtons
@@ -545,7 +561,13 @@ function TurnQueue({ queue }: { queue: Branch["queue"] }) {
 export function BotPage({ data, canonical, viewer }: { data: Bot; canonical: string; viewer: Viewer | null }) {
   const { bot, reputation, latest } = data;
   return (
-    <Layout title={`${bot.name} (bot)`} canonical={canonical} description={`${bot.name}, a bot writing on Storyloom`} viewer={viewer}>
+    <Layout
+      title={`${bot.name} (bot)`}
+      canonical={canonical}
+      description={`${bot.name}, a bot writing on Storyloom`}
+      viewer={viewer}
+      alternate={authorFeed(bot)}
+    >
       <header>
         <h1>
           {bot.name} <span class="badge">bot</span>
@@ -554,6 +576,10 @@ export function BotPage({ data, canonical, viewer }: { data: Bot; canonical: str
           model {bot.model} · {bot.status} · joined <When iso={bot.created_at} />
         </p>
         <p class="meta">{bot.owner_name ? <>Run by {bot.owner_name}.</> : <>Run by nobody on Storyloom: whoever holds its key.</>}</p>
+        <FollowControl type="author" id={bot.id} what={`the bot ${bot.name}`} follow={data.follow} back={`/bots/${bot.id}`} viewer={viewer} />
+        <p class="meta">
+          <FeedLink feed={authorFeed(bot)} />
+        </p>
         <ReportControl type="account" id={bot.id} what={`the bot ${bot.name}`} back={`/bots/${bot.id}`} signedIn={!!viewer} />
       </header>
       <section aria-labelledby="reputation">
@@ -570,27 +596,34 @@ export function BotPage({ data, canonical, viewer }: { data: Bot; canonical: str
           The weighted votes on its segments and rewrites. As JSON: <a href={`/api/v1/bots/${bot.id}/reputation`}>its reputation</a>.
         </p>
       </section>
-      <section aria-labelledby="latest">
-        <h2 id="latest">Latest segments</h2>
-        {latest.length ? (
-          <ol class="segments">
-            {latest.map((s) => (
-              <li>
-                <article class="segment" lang={s.language}>
-                  <Shown class="text" item={s} />
-                  <footer lang="en">
-                    in <a href={storyHref(s.story_id)}>{s.story_title}</a>, on <a href={`${branchHref(s.branch_id)}#s-${s.id}`}>its branch</a> ·{" "}
-                    <When iso={s.created_at} />
-                  </footer>
-                </article>
-              </li>
-            ))}
-          </ol>
-        ) : (
-          <p>No segments yet.</p>
-        )}
-      </section>
+      <LatestSegments latest={latest} />
     </Layout>
+  );
+}
+
+/** An author's latest segments, each with its story and a link to it on its branch (a bot's page, a writer's page). */
+export function LatestSegments({ latest }: { latest: Bot["latest"] }) {
+  return (
+    <section aria-labelledby="latest">
+      <h2 id="latest">Latest segments</h2>
+      {latest.length ? (
+        <ol class="segments">
+          {latest.map((s) => (
+            <li>
+              <article class="segment" lang={s.language}>
+                <Shown class="text" item={s} />
+                <footer lang="en">
+                  in <a href={storyHref(s.story_id)}>{s.story_title}</a>, on <a href={`${branchHref(s.branch_id)}#s-${s.id}`}>its branch</a> ·{" "}
+                  <When iso={s.created_at} />
+                </footer>
+              </article>
+            </li>
+          ))}
+        </ol>
+      ) : (
+        <p>No segments yet.</p>
+      )}
+    </section>
   );
 }
 

@@ -1,4 +1,5 @@
 import type { PathChoice, PathEntry, readerPath } from "../domain/path-page";
+import { branchFeed } from "./feed-links";
 import { Author, Breadcrumbs, Layout, Pager, plural, READER_SCRIPT, type Viewer } from "./layout";
 import { Shown, storyTrail } from "./pages";
 import { pathPageOf, readHref } from "./path-links";
@@ -63,6 +64,7 @@ export function PathPage({ data, canonical, viewer }: { data: Path; canonical: s
       description={branch.description ?? `${branch.title}, read as one page`}
       viewer={viewer}
       scripts={viewer ? [READER_SCRIPT] : []}
+      alternate={branchFeed(branch, story)}
     >
       <Breadcrumbs trail={storyTrail(story)} here={branch.title} />
       <header>

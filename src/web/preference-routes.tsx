@@ -10,7 +10,7 @@ import { splitTags } from "./label-fields";
 import { PreferencesPage } from "./preferences-page";
 import { cookiePreference, keepInCookie } from "./reader-preference";
 import { absolute, page } from "./render";
-import { formPost, viewerOf } from "./session";
+import { formPost, pageViewer, viewerOf } from "./session";
 
 /**
  * A reader's preferences for the lists (issue 58): a signed-in reader's kept with their account (the API's
@@ -24,7 +24,7 @@ async function preferencesPage(c: Context<AppEnv>, state: FormState | null = nul
     ? await preferencesOf(c.get("db"), viewer.id).then((p) => ({ hideMature: p.hide_mature, hiddenTags: p.hidden_tags }))
     : (cookiePreference(c) ?? { hideMature: false, hiddenTags: [] });
   const saved = c.req.query("saved") === "1";
-  return page(c, <PreferencesPage prefs={prefs} canonical={absolute(c, "/preferences")} viewer={viewer} state={state} saved={saved} />);
+  return page(c, <PreferencesPage prefs={prefs} canonical={absolute(c, "/preferences")} viewer={pageViewer(c)} state={state} saved={saved} />);
 }
 
 preferenceRoutes.get("/preferences", (c) => preferencesPage(c));

@@ -11,7 +11,7 @@ import { requireOwnerOrAdmin } from "../domain/actor";
 import { pathId } from "../lib/ids";
 import { BranchPage } from "./pages";
 import { safeNext } from "./safe-next";
-import { viewerOf } from "./session";
+import { pageViewer, viewerOf } from "./session";
 
 /**
  * The absolute address of `path` (which starts with `/`) on the site's configured origin (`PUBLIC_ORIGIN`), never
@@ -35,7 +35,7 @@ export function positiveInt(value: string | undefined, max: number): number {
 export async function branchPage(c: Context<AppEnv>, id: string, state: FormState | null = null) {
   const data = await readerBranch(c.get("db"), id, viewerOf(c));
   const href = branchHref(id);
-  return page(c, <BranchPage data={data} canonical={absolute(c, href)} reload={href} viewer={viewerOf(c)} state={state} />);
+  return page(c, <BranchPage data={data} canonical={absolute(c, href)} reload={href} viewer={pageViewer(c)} state={state} />);
 }
 
 export const loginPage = (c: Context<AppEnv>, state: FormState | null = null) =>
@@ -45,7 +45,7 @@ export const registerPage = (c: Context<AppEnv>, state: FormState | null = null)
   page(c, <RegisterPage canonical={absolute(c, "/register")} next={safeNext(c.req.query("next"))} state={state} />);
 
 export const newStoryPage = async (c: Context<AppEnv>, state: FormState | null = null) =>
-  page(c, <NewStoryPage canonical={absolute(c, "/stories/new")} viewer={viewerOf(c)!} state={state} />);
+  page(c, <NewStoryPage canonical={absolute(c, "/stories/new")} viewer={pageViewer(c)!} state={state} />);
 
 /** The owner's (or an admin's) form for a story; anyone else is refused (404 when the story is hidden from them). */
 export async function editStoryPage(c: Context<AppEnv>, state: FormState | null = null) {
@@ -53,5 +53,5 @@ export async function editStoryPage(c: Context<AppEnv>, state: FormState | null 
   const viewer = viewerOf(c)!;
   const story = await getStory(c.get("db"), id, viewer);
   requireOwnerOrAdmin(viewer, story.owner_id, "Only the story's owner or an admin may edit it");
-  return page(c, <EditStoryPage story={story} canonical={absolute(c, `/stories/${id}/edit`)} viewer={viewer} state={state} />);
+  return page(c, <EditStoryPage story={story} canonical={absolute(c, `/stories/${id}/edit`)} viewer={pageViewer(c)!} state={state} />);
 }

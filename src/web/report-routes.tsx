@@ -10,7 +10,7 @@ import type { FormState } from "./forms";
 import { ReportPage, reportHref } from "./report";
 import { absolute, page } from "./render";
 import { safeNext } from "./safe-next";
-import { formPost, requireSession, viewerOf } from "./session";
+import { formPost, pageViewer, requireSession } from "./session";
 
 /**
  * Reports from the pages (issue 23): `/report?target_type=…&target_id=…&next=…` is the report form's page and where
@@ -35,7 +35,7 @@ function reportPage(c: Context<AppEnv>, state: FormState | null = null) {
   const { type, id, back } = targetOf(c);
   const sent = c.req.method === "GET" && c.req.query("sent") === "1";
   const canonical = absolute(c, reportHref(type, id, back));
-  return page(c, <ReportPage type={type} id={id} back={back} sent={sent} canonical={canonical} viewer={viewerOf(c)} state={state} />);
+  return page(c, <ReportPage type={type} id={id} back={back} sent={sent} canonical={canonical} viewer={pageViewer(c)} state={state} />);
 }
 
 reportRoutes.get("/report", requireSession(here), (c) => reportPage(c));

@@ -20,7 +20,7 @@ import { BotPage, ErrorPage, HomePage, StoryPage, TagPage } from "./pages";
 import { PathPage } from "./path-page";
 import { hasPreferenceCookie, readerPreference } from "./reader-preference";
 import { absolute, branchPage, page, positiveInt } from "./render";
-import { pageAgainSignedOut, session, viewerOf } from "./session";
+import { pageAgainSignedOut, pageViewer, session, viewerOf } from "./session";
 import { STYLESHEET, STYLESHEET_PATH } from "./style";
 import { writeRoutes } from "./write-routes";
 import { adminRoutes } from "./admin-routes";
@@ -29,6 +29,7 @@ import { botPageRoutes } from "./bot-routes";
 import { oauthPageRoutes } from "./oauth-routes";
 import { preferenceRoutes } from "./preference-routes";
 import { bookmarkRoutes } from "./bookmark-routes";
+import { followRoutes } from "./follow-routes";
 
 /** Stories per page of the home page. */
 export const STORIES_PER_PAGE = 20;
@@ -55,7 +56,7 @@ function renderPageError(c: Context<AppEnv>, err: unknown) {
   const title = errorTitles[e.status] ?? "Error";
   const message = e.status === 404 ? `${e.message}: there is nothing at this address.` : e.message;
   const canonical = absolute(c, new URL(c.req.url).pathname);
-  return page(c, <ErrorPage status={e.status} title={title} message={message} canonical={canonical} viewer={viewerOf(c)} />, e.status);
+  return page(c, <ErrorPage status={e.status} title={title} message={message} canonical={canonical} viewer={pageViewer(c)} />, e.status);
 }
 
 /**
@@ -119,6 +120,8 @@ webRoutes.route("/", oauthPageRoutes);
 webRoutes.route("/", preferenceRoutes);
 // A reader's bookmarks and places on paths (issue 59 §4).
 webRoutes.route("/", bookmarkRoutes);
+// Follows, writers' pages and the inbox (issue 59).
+webRoutes.route("/", followRoutes);
 
 /**
  * Pages shown to a signed-in human are theirs (forms, their name, their preferences), as are the lists an anonymous
@@ -148,7 +151,7 @@ webRoutes.get("/", readCache, async (c) => {
   // "Continue reading" (issue 59 §4) heads the first page for a signed-in reader, read in the list's own batch.
   const opts = { sort: q.sort, limit: STORIES_PER_PAGE, offset: q.offset, preference: readerPreference(c) };
   const [data, places] = await readerHome(c.get("db"), opts, q.page === 1 ? viewer : null);
-  return page(c, <HomePage data={data} places={places} sort={q.sort} page={q.page} canonical={q.canonical("/")} {...q.links("/")} viewer={viewer} />);
+  return page(c, <HomePage data={data} places={places} sort={q.sort} page={q.page} canonical={q.canonical("/")} {...q.links("/")} viewer={pageViewer(c)} />);
 });
 
 webRoutes.get("/tags/:tag", readCache, async (c) => {
@@ -157,7 +160,7 @@ webRoutes.get("/tags/:tag", readCache, async (c) => {
   const q = listQuery(c);
   const path = `/tags/${encodeURIComponent(key)}`;
   const data = await readerTag(c.get("db"), key, { sort: q.sort, limit: STORIES_PER_PAGE, offset: q.offset, preference: readerPreference(c) });
-  return page(c, <TagPage tag={data.tag} data={data} sort={q.sort} page={q.page} canonical={q.canonical(path)} {...q.links(path)} viewer={viewerOf(c)} />);
+  return page(c, <TagPage tag={data.tag} data={data} sort={q.sort} page={q.page} canonical={q.canonical(path)} {...q.links(path)} viewer={pageViewer(c)} />);
 });
 
 /** Hits per page of the search page. */
@@ -209,7 +212,7 @@ webRoutes.get("/stories/:id", readCache, async (c) => {
   // The map with this branch's part unfolded; anything but a branch id draws it folded.
   const expand = c.req.query("expand");
   const unfolded = isUuid(expand) ? expand.toLowerCase() : null;
-  return page(c, <StoryPage data={data} canonical={absolute(c, `/stories/${id}`)} viewer={viewer} expand={unfolded} canEdit={canEdit} />);
+  return page(c, <StoryPage data={data} canonical={absolute(c, `/stories/${id}`)} viewer={pageViewer(c)} expand={unfolded} canEdit={canEdit} />);
 });
 
 webRoutes.get("/branches/:id", readCache, async (c) => branchPage(c, pathId(c.req.param("id"), "Branch")));
@@ -219,7 +222,7 @@ webRoutes.get("/branches/:id/read", readCache, async (c) => {
   const pageNo = positiveInt(c.req.query("page"), Number.MAX_SAFE_INTEGER);
   const data = await readerPath(c.get("db"), id, pageNo, viewerOf(c));
   const canonical = absolute(c, pageNo > 1 ? `/branches/${id}/read?page=${pageNo}` : `/branches/${id}/read`);
-  return page(c, <PathPage data={data} canonical={canonical} viewer={viewerOf(c)} />);
+  return page(c, <PathPage data={data} canonical={canonical} viewer={pageViewer(c)} />);
 });
 
 // The path as a file to take away (issue 59 §5), as the signed-in reader may read it: the API's export, for the cookie's
@@ -230,8 +233,8 @@ for (const format of ["epub", "md"] as const) {
 
 webRoutes.get("/bots/:id", readCache, async (c) => {
   const id = pathId(c.req.param("id"), "Bot");
-  const data = await readerBot(c.get("db"), id);
-  return page(c, <BotPage data={data} canonical={absolute(c, `/bots/${id}`)} viewer={viewerOf(c)} />);
+  const data = await readerBot(c.get("db"), id, viewerOf(c));
+  return page(c, <BotPage data={data} canonical={absolute(c, `/bots/${id}`)} viewer={pageViewer(c)} />);
 });
 
 // Any other path: an HTML 404.

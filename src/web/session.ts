@@ -2,7 +2,10 @@ import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { csrf } from "hono/csrf";
 import type { AppEnv } from "../context";
+import { statementOf } from "../db/client";
+import type { Rider } from "../db/metered";
 import type { Actor } from "../domain/actor";
+import { unreadCountSql } from "../domain/inbox";
 import { ApiError } from "../lib/errors";
 import { limitBody } from "../middleware/body-limit";
 import { isLoopback } from "../middleware/origin";
@@ -11,6 +14,7 @@ import { watchStanding } from "../middleware/standing";
 import { isReadMethod } from "../lib/envelope";
 import { isFormBody } from "../lib/form-body";
 import { verifyJwt } from "../lib/jwt";
+import type { Viewer as PageViewer } from "./layout";
 import { STYLESHEET_PATH } from "./style";
 
 /**
@@ -38,6 +42,18 @@ export const endSession = (c: Context<AppEnv>) => deleteCookie(c, SESSION_COOKIE
 /** The signed-in human, or null: from the session cookie only (never from a header credential). */
 export const viewerOf = (c: Context<AppEnv>): Actor | null => c.get("viewer") ?? null;
 
+/** The signed-in human as a page's header shows them: with their unread inbox count once the page's first trip read it. */
+export function pageViewer(c: Context<AppEnv>): PageViewer | null {
+  const viewer = viewerOf(c);
+  return viewer && { id: viewer.id, name: viewer.name, unread: c.get("unread") ?? null };
+}
+
+/** The unread count, read behind the standing in a page's first D1 trip (issue 59): no trip of its own. */
+const unreadRider = (c: Context<AppEnv>, accountId: string): Rider => ({
+  statement: statementOf(c.get("db"), unreadCountSql(accountId)),
+  read: (result) => c.set("unread", (result.results[0] as { unread: number } | undefined)?.unread ?? 0),
+});
+
 /**
  * Reads the session: a token that verifies (a human's or an admin's, its account's standing checked with the
  * page's first D1 trip) is the page's viewer, and the caller on
@@ -53,7 +69,8 @@ export const session: MiddlewareHandler<AppEnv> = async (c, next) => {
         const viewer = actorOfClaims(claims);
         c.set("viewer", viewer);
         c.set("actor", viewer);
-        watchStanding(c, viewer); // suspended, gone or logged out: refused with the page's first D1 trip
+        // Suspended, gone or logged out: refused with the page's first D1 trip, which also reads the header's unread count.
+        watchStanding(c, viewer, isReadMethod(c.req.method) ? unreadRider(c, viewer.id) : undefined);
       }
     } catch {
       endSession(c);

@@ -17,6 +17,7 @@ export const STYLESHEET = `
   :root { --fg: #e8e6e1; --muted: #a8a49c; --bg: #16161a; --line: #34343a; --accent: #8cb4ff; --soft: #202026; }
 }
 html { -webkit-text-size-adjust: 100%; text-size-adjust: 100%; }
+[hidden] { display: none !important; }
 body { margin: 0; background: var(--bg); color: var(--fg); font: 1rem/1.6 ${sans}; overflow-wrap: anywhere; }
 a { color: var(--accent); }
 a:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
@@ -150,9 +151,15 @@ fieldset.checkboxes legend { font-weight: 600; padding: 0 .25rem; }
 fieldset.checkboxes label, .field.checkbox label { display: inline-flex; gap: .35rem; align-items: center; margin-right: 1rem; font-weight: normal; }
 .field.checkbox input, fieldset.checkboxes input { width: auto; }
 .notice { border-left: 3px solid var(--accent); padding: .25rem .75rem; }
-.segment.new { animation: arrive 2s ease-out; }
+#inbox-count { background: var(--accent); border-color: var(--accent); color: var(--bg); }
+.follow { display: inline-flex; gap: .5rem; align-items: baseline; margin: .25rem 0; }
+.inbox { list-style: none; padding-left: 0; }
+.inbox-item { padding: .6rem 0; border-bottom: 1px solid var(--line); }
+.inbox-item.unread { border-left: 3px solid var(--accent); padding-left: .6rem; }
+.inbox-item .excerpt { font-family: ${serif}; color: var(--muted); margin: .2rem 0; white-space: pre-wrap; }
+.segment.new, .inbox-item.new { animation: arrive 2s ease-out; }
 @keyframes arrive { from { background: var(--soft); } to { background: transparent; } }
-@media (prefers-reduced-motion: reduce) { .segment.new { animation: none; } }
+@media (prefers-reduced-motion: reduce) { .segment.new, .inbox-item.new { animation: none; } }
 @media (min-width: 60rem) { body { font-size: 1.0625rem; } }
 @media print { .site-header nav, .site-search, .pager, .reload { display: none; } }
 `;

@@ -16,7 +16,8 @@
 // up, forks from it ("Fork from here") onto a new branch page; the bot forks from the main line too, and the story
 // page draws the three branches as a map (its SVG parsed as XML by the browser, the list beside it the same links)
 // whose fork lane opens the fork's path page (the crossing marked, the other fork offered; a segment's anchor link
-// reopens at that segment); the human reports a segment through its "Report" control, opens the bot's page, logs out (the home page's chip says "Human + AI N %"; an anonymous preference is kept in a
+// reopens at that segment); the human reports a segment through its "Report" control, opens the bot's page, follows the main line, opens its inbox and sees the item the bot's next segment makes
+// appear without a reload (the header counting it), marks it read, logs out (the home page's chip says "Human + AI N %"; an anonymous preference is kept in a
 // cookie), opens the login page; a moderator (made so in D1) logs in, finds the report in
 // /admin with the reported text, hides the segment with a reason, and finds that in the audit log. Every page
 // visited is checked by axe-core in the light and the dark colour scheme (any `serious` or `critical` violation
@@ -61,6 +62,7 @@ const EVIL_COMMENT = `Sent from another site (${run}).`;
 const CONTROL_COMMENT = `Sent from this site without a browser (${run}).`;
 const bot = { name: `lamp_bot_${run}`, model: "test-model-1" };
 const BOT_SEGMENT = "A ship's horn answered from somewhere out in the dark water.";
+const INBOX_SEGMENT = `The horn sounded again, closer this time (${run}).`;
 const REPORT_NOTE = `Copied from an advert (${run}).`;
 const HIDE_REASON = `Spam, hidden (${run}).`;
 const moderator = { username: `moderator_${run}`, email: `moderator_${run}@example.com`, password: "correct horse battery" };
@@ -973,6 +975,55 @@ try {
   });
   await audit("connected apps", connected);
   await capture("connected-apps", connected);
+
+  // ---- 7. follow, and the inbox live (issue 59) ---------------------------------------------------------------
+  let followed = false;
+  await t.check('follow: the main line\'s "Follow" → "Following · Unfollow", 1 follower', async () => {
+    need(mainPath, "the branch page");
+    await goto(mainPath);
+    const sent = await submit(page.getByRole("button", { name: "Follow this branch" }), "Follow");
+    assert(new URL(page.url()).pathname === mainPath, `after "Follow" (POST → ${sent.status}) the page is ${page.url()}`);
+    await page.getByRole("button", { name: "Unfollow this branch" }).waitFor();
+    const count = await shown(page.locator(".follow-count"));
+    assert(count === "1 follower", `the followers say ${JSON.stringify(count)}`);
+    followed = true;
+    return `POST → ${sent.status}; ${count}`;
+  });
+  let inboxShown = false;
+  await t.check("inbox: open, the bot writes on the followed branch; the item appears without a reload, the header counts it", async () => {
+    need(followed && botId, "the follow and the bot");
+    await banner.getByRole("link", { name: /^Inbox/ }).click();
+    await page.waitForURL(/\/inbox$/);
+    await page.getByRole("heading", { level: 1, name: "Inbox" }).waitFor();
+    await page.evaluate(() => {
+      window.__marker = "kept";
+    });
+    await api(`/branches/${mainPath.split("/").pop()}/segments`, { method: "POST", token: bot.key, body: { content: INBOX_SEGMENT } });
+    const item = page.locator("li.inbox-item.unread").filter({ hasText: `by ${bot.name}` });
+    await item
+      .first()
+      .waitFor({ timeout: 2 * TIMEOUT })
+      .catch(async () => {
+        throw new Error(`no unread item by ${bot.name} within ${(2 * TIMEOUT) / 1000} s: ${(await bodyText()).slice(0, 300)}`);
+      });
+    assert((await page.evaluate(() => window.__marker)) === "kept", "the page was reloaded");
+    const excerpt = await shown(item.first().locator(".excerpt"));
+    assert(excerpt === INBOX_SEGMENT, `the item quotes ${JSON.stringify(excerpt)}`);
+    const badge = await shown(banner.locator("#inbox-count"));
+    assert(badge === "1", `the header's count says ${JSON.stringify(badge)}`);
+    inboxShown = true;
+    return (await shown(item.first().getByRole("link"))).replace(/\s+/g, " ");
+  });
+  await audit("inbox", inboxShown);
+  await capture("inbox", inboxShown);
+  await t.check('inbox: "Mark read" → the item is read, the header counts nothing', async () => {
+    need(inboxShown, "the inbox item");
+    const sent = await submit(page.getByRole("button", { name: "Mark read" }).first(), "Mark read");
+    assert(new URL(page.url()).pathname === "/inbox", `after "Mark read" (POST → ${sent.status}) the page is ${page.url()}`);
+    assert((await page.locator("li.inbox-item.unread").count()) === 0, "an item is still unread");
+    assert((await banner.locator("#inbox-count").count()) === 0, "the header still counts unread items");
+    return `POST → ${sent.status}; ${(await shown(page.locator("#inbox-summary"))).replace(/\s+/g, " ")}`;
+  });
 
   // ---- 5. log out, the login page ---------------------------------------------------------------------------
   await t.check('log out: the header\'s "Log out" → the header shows "Log in"', async () => {

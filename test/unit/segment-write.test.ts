@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "../../src/db/client";
 import { compileSimple } from "../../src/db/compile";
 import type { Writer } from "../../src/domain/actor";
+import { segmentEventSql } from "../../src/domain/inbox-events";
 import { usageSql } from "../../src/domain/segment-quota";
 import { countedOnBranchSql, countedOnStorySql, guardedSegmentSql, type Quota, segmentWrite, writeValues } from "../../src/domain/segment-write";
 import { insertLog, type NewSegment } from "../../src/domain/segments";
@@ -61,7 +62,9 @@ describe("segmentWrite: prepared statements bind what their builders would", () 
         countedOnBranchSql(values),
         countedOnStorySql(values),
         indexSegmentSql(values),
+        segmentEventSql(values),
       ];
+      expect(write.statements).toHaveLength(built.length);
       write.statements.forEach((statement, i) => {
         const { sql: text, params } = statement.getQuery();
         expect({ sql: text, params }).toEqual(compileSimple(built[i]));

@@ -1,11 +1,12 @@
 import type { Tool } from "../tool";
 import { bookmarkSegmentTool, listBookmarksTool, removeBookmarkTool } from "./bookmarks";
+import { followTool, listFollowsTool, markInboxReadTool, readInboxTool, unfollowTool } from "./follows";
 import { getStoryTool, listStoriesTool, readBranchTool, searchTool } from "./reads";
 import { joinBranchTool, leaveBranchTool, waitForTurnTool } from "./turns";
 import { commentTool, createBranchTool, createStoryTool, voteTool, writeSegmentTool } from "./writes";
 
 /**
- * Every tool, in the order hosts list them: reads, the turn loop, writes (a reader's bookmarks last). Plain definitions (no SDK): the MCP
+ * Every tool, in the order hosts list them: reads, the turn loop, writes, a reader's bookmarks, then follows and the inbox. Plain definitions (no SDK): the MCP
  * server registers them (src/mcp/server.ts) and the agents' guide lists them (src/mcp/guide.ts).
  */
 export const TOOLS: Tool[] = [
@@ -24,6 +25,11 @@ export const TOOLS: Tool[] = [
   commentTool,
   bookmarkSegmentTool,
   removeBookmarkTool,
+  followTool,
+  unfollowTool,
+  listFollowsTool,
+  readInboxTool,
+  markInboxReadTool,
 ];
 
 export const TOOL_NAMES = new Set(TOOLS.map((t) => t.name));
@@ -34,4 +40,5 @@ export const SERVER_INFO = { name: "storyloom", version: "1.1.1" };
 export const INSTRUCTIONS =
   "Storyloom: humans and AI agents write stories together, in turns. Find a story (list_stories, search, get_story), join a branch's queue " +
   "(join_branch), then loop: wait_for_turn until your_turn is true, write the next segment within the story's length rule " +
-  "(write_segment), and wait again. Leave (leave_branch) when you stop. Errors come back as results with error.code and what to do next.";
+  "(write_segment), and wait again. Leave (leave_branch) when you stop. Follow stories, branches and authors (follow) to hear of what " +
+  "happens there in your inbox (read_inbox). Errors come back as results with error.code and what to do next.";

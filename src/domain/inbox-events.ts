@@ -1,0 +1,169 @@
+import { type SQL, sql } from "drizzle-orm";
+import { type Db, rawRun } from "../db/client";
+import type { InboxEventRow } from "../db/schema";
+import type { FollowTarget } from "../schemas/follows";
+import type { Actor } from "./actor";
+import { handOver } from "./webhook-events";
+
+/**
+ * Producing inbox events (issue 59). A change that followers hear of (a segment, a branch, a story, a reply, a
+ * moderator's action) writes one `inbox_events` row in its own batch, only when someone may hear of it (someone
+ * follows what it names, or it has a recipient), so a change nobody follows costs one conditional INSERT and no
+ * queue send. The request then hands the event to the `inbox-fanout` queue; its consumer (src/domain/fanout.ts)
+ * writes the inboxes, never the request. A lost hand-over is the sweeper's (src/queue/sweeper.ts).
+ */
+
+export type InboxEventKind = InboxEventRow["kind"];
+
+/** What travels on the fan-out queue: an event whose next page of followers is due. */
+export interface FanoutMessage {
+  eventId: string;
+}
+
+/** SQL: someone follows this target. */
+export const followedSql = (type: FollowTarget, id: SQL | string): SQL => sql`EXISTS (SELECT 1 FROM follows WHERE target_type = ${type} AND target_id = ${id})`;
+
+interface NewEvent {
+  /** The change's own id (its segment, story, branch, comment), or a new one (a moderator's action). */
+  id: string;
+  kind: InboxEventKind;
+  actorId: string;
+  storyId: string;
+  branchId?: string | null;
+  segmentId?: string | null;
+  commentId?: string | null;
+  /** SQL selecting who hears of it directly (none: nobody), e.g. a reply's parent's author when not the replier. */
+  recipient?: SQL | null;
+  data?: Record<string, unknown> | null;
+  createdAt: string;
+}
+
+/** An event's statement in its change's batch, and its id (to hand over once the batch says it was written). */
+export interface EventWrite {
+  id: string;
+  statement: ReturnType<typeof rawRun>;
+}
+
+/**
+ * An event's INSERT for the change's own batch, written only `when` (the change's row is there) and someone may
+ * hear of it: a follower of one of `followed`, or its recipient.
+ */
+function eventStatement(db: Db, e: NewEvent, when: SQL, followed: [FollowTarget, string][]): EventWrite {
+  const recipient = e.recipient ?? sql`NULL`;
+  const audience = [...followed.map(([type, id]) => followedSql(type, id)), ...(e.recipient ? [sql`${recipient} IS NOT NULL`] : [])];
+  const statement = rawRun(
+    db,
+    sql`INSERT INTO inbox_events (id, kind, actor_id, story_id, branch_id, segment_id, comment_id, recipient_id, data, merge_key, created_at, due_at)
+      SELECT ${e.id}, ${e.kind}, ${e.actorId}, ${e.storyId}, ${e.branchId ?? null}, ${e.segmentId ?? null}, ${e.commentId ?? null}, ${recipient},
+        ${e.data ? JSON.stringify(e.data) : null}, ${e.id}, ${e.createdAt}, ${e.createdAt}
+      WHERE ${when} AND (${sql.join(audience, sql` OR `)})`,
+  );
+  return { id: e.id, statement };
+}
+
+/**
+ * A segment, in its room's batch: the followers of its branch and of its writer hear of it, once it was written.
+ * Segments of one writer on one branch share a merge key: waiting together, they are fanned out in one pass.
+ * Plain SQL of its values (a prepared statement, src/domain/segment-write.ts).
+ */
+export const segmentEventSql = (v: { id: string; authorId: string; storyId: string; branchId: string; createdAt: string }): SQL =>
+  sql`INSERT INTO inbox_events (id, kind, actor_id, story_id, branch_id, segment_id, merge_key, created_at, due_at)
+    SELECT ${v.id}, 'segment', ${v.authorId}, ${v.storyId}, ${v.branchId}, ${v.id}, 'segment ' || ${v.branchId} || ' ' || ${v.authorId}, ${v.createdAt}, ${v.createdAt}
+    WHERE EXISTS (SELECT 1 FROM segments WHERE id = ${v.id}) AND (${followedSql("branch", v.branchId)} OR ${followedSql("author", v.authorId)})`;
+
+/** A new story: its owner's followers hear of it. */
+export const storyEvent = (db: Db, story: { id: string; ownerId: string; createdAt: string }) =>
+  eventStatement(db, { id: story.id, kind: "story", actorId: story.ownerId, storyId: story.id, createdAt: story.createdAt }, sql`1`, [
+    ["author", story.ownerId],
+  ]);
+
+/**
+ * A new branch: its story's followers and its creator's hear of it, and the author of the segment it forks from
+ * (when someone else) hears that their segment was forked. `written` (SQL) holds once the branch is.
+ */
+export const branchEvent = (db: Db, branch: { id: string; storyId: string; creatorId: string; forkAt: string | null; createdAt: string }, written: SQL) =>
+  eventStatement(
+    db,
+    {
+      id: branch.id,
+      kind: "branch",
+      actorId: branch.creatorId,
+      storyId: branch.storyId,
+      branchId: branch.id,
+      segmentId: branch.forkAt,
+      recipient: sql`(SELECT author_id FROM segments WHERE id = ${branch.forkAt ?? ""} AND author_id != ${branch.creatorId})`,
+      createdAt: branch.createdAt,
+    },
+    written,
+    [
+      ["story", branch.storyId],
+      ["author", branch.creatorId],
+    ],
+  );
+
+/** A reply: the parent comment's author hears of it (not when replying to oneself). `written` holds once it is. */
+export const replyEvent = (
+  db: Db,
+  reply: { id: string; storyId: string; branchId: string; authorId: string; parentCommentId: string; createdAt: string },
+  written: SQL,
+) =>
+  eventStatement(
+    db,
+    {
+      id: reply.id,
+      kind: "reply",
+      actorId: reply.authorId,
+      storyId: reply.storyId,
+      branchId: reply.branchId,
+      commentId: reply.id,
+      recipient: sql`(SELECT author_id FROM comments WHERE id = ${reply.parentCommentId} AND author_id != ${reply.authorId})`,
+      data: { parent_comment_id: reply.parentCommentId },
+      createdAt: reply.createdAt,
+    },
+    written,
+    [],
+  );
+
+export interface ModeratedContent {
+  action: "hide" | "restore";
+  targetType: "segment" | "comment" | "story" | "branch";
+  targetId: string;
+  authorId: string;
+  storyId: string;
+  branchId: string | null;
+  reason: string | null;
+}
+
+/** A moderator hid or restored someone's content: its author hears of it. `done` holds once the change is made. */
+export const moderationEvent = (db: Db, by: Pick<Actor, "id">, m: ModeratedContent, at: string, done: SQL) =>
+  eventStatement(
+    db,
+    {
+      id: crypto.randomUUID(),
+      kind: "moderation",
+      actorId: by.id,
+      storyId: m.storyId,
+      branchId: m.branchId,
+      segmentId: m.targetType === "segment" ? m.targetId : null,
+      commentId: m.targetType === "comment" ? m.targetId : null,
+      recipient: sql`(SELECT ${m.authorId} WHERE ${m.authorId} != ${by.id})`,
+      data: { action: m.action, target_type: m.targetType, target_id: m.targetId, reason: m.reason },
+      createdAt: at,
+    },
+    done,
+    [],
+  );
+
+/** The ids of the events a batch wrote: each event statement's own result says whether it inserted. */
+export const writtenEvents = (statements: unknown[], results: unknown[], events: EventWrite[]) =>
+  events.filter((e) => (results[statements.indexOf(e.statement)] as D1Result | undefined)?.meta.changes === 1).map((e) => e.id);
+
+/** Hands committed events to the fan-out queue (after the answer); a failed send is recorded on them for the sweeper. */
+export async function publishInboxEvents(queue: Queue, db: Db, ids: string[]): Promise<void> {
+  const messages: FanoutMessage[] = ids.map((eventId) => ({ eventId }));
+  const list = sql.join(
+    ids.map((id) => sql`${id}`),
+    sql`, `,
+  );
+  await handOver(queue, messages, "inbox event", (error) => rawRun(db, sql`UPDATE inbox_events SET last_error = ${error} WHERE id IN (${list})`));
+}

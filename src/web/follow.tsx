@@ -1,0 +1,66 @@
+import type { FollowTarget } from "../schemas/follows";
+import { plural, type Viewer } from "./layout";
+
+/** A target's followers and the viewer's own follow of it (`followStateQuery`, read with the page). */
+export interface FollowState {
+  followers: number;
+  mine: string | null;
+}
+
+/**
+ * "Follow" (or "Unfollow") on a story, branch, bot or writer page, with the number of followers: a form posted to
+ * the page's own site (Origin-checked, src/web/follow-routes.tsx) that comes back to `back`. Anyone signed out is
+ * offered a way to log in; one's own page shows the count alone.
+ */
+export function FollowControl({
+  type,
+  id,
+  what,
+  follow,
+  back,
+  viewer,
+}: {
+  type: FollowTarget;
+  id: string;
+  what: string;
+  follow: FollowState;
+  back: string;
+  viewer: Viewer | null;
+}) {
+  const count = <span class="meta follow-count">{plural(follow.followers, "follower")}</span>;
+  if (!viewer || viewer.id === id) {
+    return (
+      <p class="follow">
+        {count}
+        {viewer ? null : (
+          <>
+            {" "}
+            · <a href={`/login?next=${encodeURIComponent(back)}`}>Log in to follow</a>
+          </>
+        )}
+      </p>
+    );
+  }
+  return (
+    <div class="follow">
+      {follow.mine ? (
+        <form method="post" action={`/follows/${follow.mine}/delete`} class="inline">
+          <input type="hidden" name="next" value={back} />
+          <button type="submit" aria-pressed="true" aria-label={`Unfollow ${what}`} title="You follow it: its news reaches your inbox">
+            Following · Unfollow
+          </button>
+        </form>
+      ) : (
+        <form method="post" action="/follows" class="inline">
+          <input type="hidden" name="target_type" value={type} />
+          <input type="hidden" name="target_id" value={id} />
+          <input type="hidden" name="next" value={back} />
+          <button type="submit" aria-pressed="false" aria-label={`Follow ${what}`} title="Its news will reach your inbox">
+            Follow
+          </button>
+        </form>
+      )}
+      {count}
+    </div>
+  );
+}
