@@ -1,5 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
-import { type Db, rawRun } from "../db/client";
+import { type Db, rawAll, rawRun } from "../db/client";
 import type { InboxEventRow } from "../db/schema";
 import type { FollowTarget } from "../schemas/follows";
 import type { Actor } from "./actor";
@@ -41,7 +41,7 @@ interface NewEvent {
 /** An event's statement in its change's batch, and its id (to hand over once the batch says it was written). */
 export interface EventWrite {
   id: string;
-  statement: ReturnType<typeof rawRun>;
+  statement: ReturnType<typeof rawAll<{ id: string }>>;
 }
 
 /**
@@ -51,12 +51,12 @@ export interface EventWrite {
 function eventStatement(db: Db, e: NewEvent, when: SQL, followed: [FollowTarget, string][]): EventWrite {
   const recipient = e.recipient ?? sql`NULL`;
   const audience = [...followed.map(([type, id]) => followedSql(type, id)), ...(e.recipient ? [sql`${recipient} IS NOT NULL`] : [])];
-  const statement = rawRun(
+  const statement = rawAll<{ id: string }>(
     db,
     sql`INSERT INTO inbox_events (id, kind, actor_id, story_id, branch_id, segment_id, comment_id, recipient_id, data, merge_key, created_at, due_at)
       SELECT ${e.id}, ${e.kind}, ${e.actorId}, ${e.storyId}, ${e.branchId ?? null}, ${e.segmentId ?? null}, ${e.commentId ?? null}, ${recipient},
         ${e.data ? JSON.stringify(e.data) : null}, ${e.id}, ${e.createdAt}, ${e.createdAt}
-      WHERE ${when} AND (${sql.join(audience, sql` OR `)})`,
+      WHERE ${when} AND (${sql.join(audience, sql` OR `)}) RETURNING id`,
   );
   return { id: e.id, statement };
 }
@@ -69,7 +69,8 @@ function eventStatement(db: Db, e: NewEvent, when: SQL, followed: [FollowTarget,
 export const segmentEventSql = (v: { id: string; authorId: string; storyId: string; branchId: string; createdAt: string }): SQL =>
   sql`INSERT INTO inbox_events (id, kind, actor_id, story_id, branch_id, segment_id, merge_key, created_at, due_at)
     SELECT ${v.id}, 'segment', ${v.authorId}, ${v.storyId}, ${v.branchId}, ${v.id}, 'segment ' || ${v.branchId} || ' ' || ${v.authorId}, ${v.createdAt}, ${v.createdAt}
-    WHERE EXISTS (SELECT 1 FROM segments WHERE id = ${v.id}) AND (${followedSql("branch", v.branchId)} OR ${followedSql("author", v.authorId)})`;
+    WHERE EXISTS (SELECT 1 FROM segments WHERE id = ${v.id}) AND (${followedSql("branch", v.branchId)} OR ${followedSql("author", v.authorId)})
+    RETURNING id`;
 
 /** A new story: its owner's followers hear of it. */
 export const storyEvent = (db: Db, story: { id: string; ownerId: string; createdAt: string }) =>
@@ -154,9 +155,13 @@ export const moderationEvent = (db: Db, by: Pick<Actor, "id">, m: ModeratedConte
     [],
   );
 
-/** The ids of the events a batch wrote: each event statement's own result says whether it inserted. */
+/**
+ * The ids of the events a batch wrote: each event statement's own rows (`RETURNING id`) say whether it inserted.
+ * Not `meta.changes`: D1 counts it as a difference of total changes, and a search index row earlier in the batch
+ * (FTS5 writes its shadow tables late) lands in the next statement's count.
+ */
 export const writtenEvents = (statements: unknown[], results: unknown[], events: EventWrite[]) =>
-  events.filter((e) => (results[statements.indexOf(e.statement)] as D1Result | undefined)?.meta.changes === 1).map((e) => e.id);
+  events.filter((e) => ((results[statements.indexOf(e.statement)] as unknown[] | undefined)?.length ?? 0) > 0).map((e) => e.id);
 
 /** Hands committed events to the fan-out queue (after the answer); a failed send is recorded on them for the sweeper. */
 export async function publishInboxEvents(queue: Queue, db: Db, ids: string[]): Promise<void> {

@@ -81,7 +81,7 @@ export function writeValues(seg: NewSegment, subject: Subject, quota: Quota | nu
  * ends the batch (`usage`).
  */
 export function segmentWrite(db: Db, { values: v, shape }: ReturnType<typeof writeValues>) {
-  const event = rawRun(db, segmentEvent(v));
+  const event = rawAll<{ id: string }>(db, segmentEvent(v));
   return {
     statements: [
       rawRun(db, guardedSegment(v, shape)),
