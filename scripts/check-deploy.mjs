@@ -3,11 +3,12 @@
 // gzipped and fails when it passes the budget. The static assets are listed too: they are not part of the Worker's
 // size limit (each file may be up to 25 MiB), but a file over that limit would fail the deploy, so it fails here.
 //
-// Budget: 360 KiB gzipped. Set at 300 KiB in issue 16 (the bundle was 246 KiB, ~20 % headroom: enough for ordinary
+// Budget: 440 KiB gzipped. Set at 300 KiB in issue 16 (the bundle was 246 KiB, ~20 % headroom: enough for ordinary
 // growth, small enough that a new heavy dependency, or a bundled asset, is noticed in review). In issue 22 the MCP
 // SDK took the unminified bundle from 280 to 401 KiB; minified since (wrangler.toml), it was 285 KiB. Issue 23's
 // moderation (our own code: reports, hiding, standing, admin pages; no dependency) brought it to 300 KiB, and the
-// budget to 360 by the same ~20 % rule.
+// budget to 360 by the same ~20 % rule. Issues 57–59 (the OAuth library, ~31 KiB; search, the map, bookmarks,
+// exports with fflate: our own code) brought it to 368 KiB, and the budget to 440 by the same rule.
 // Cloudflare's limits are 3 MiB gzipped on the Workers Free plan and 10 MiB on Paid; we stay far below both,
 // because bundle size is also startup time (the isolate parses all of it on a cold start).
 import { spawnSync } from "node:child_process";
@@ -19,7 +20,7 @@ import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const { values: opt } = parseArgs({ options: { "budget-kib": { type: "string", default: "360" } } });
+const { values: opt } = parseArgs({ options: { "budget-kib": { type: "string", default: "440" } } });
 const BUDGET = Number(opt["budget-kib"]) * 1024;
 const FREE_PLAN = 3 * 1024 * 1024;
 const ASSET_FILE_LIMIT = 25 * 1024 * 1024;
