@@ -1,6 +1,7 @@
 import { type EpubDocument, epubStream } from "../lib/epub";
 import { xmlText } from "../lib/xml";
 import type { Book, Chapter } from "./export";
+import { RATING_WORDS } from "./label-words";
 import {
   HIDDEN_NOTE,
   authorCount,
@@ -15,7 +16,6 @@ import {
   crossingLine,
   labelsLine,
   paragraphs,
-  ratingWords,
   readUrl,
   sourceLine,
 } from "./export-words";
@@ -112,7 +112,7 @@ export function epubOf(book: Book, origin: string): ReadableStream<Uint8Array> {
     source: readUrl(origin, book.branch.id),
     publisher: "Storyloom",
     modified: book.modified,
-    meta: [{ property: "schema:contentRating", value: ratingWords(book.labels.rating) }],
+    meta: [{ property: "schema:contentRating", value: RATING_WORDS[book.labels.rating] }],
     navTitle: "Contents",
     navLanguage: "en",
     css: CSS,

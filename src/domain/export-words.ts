@@ -1,5 +1,6 @@
 import type { Book, BookAuthor, Chapter, StoryLabels } from "./export";
 import { plural } from "../lib/plural";
+import { RATING_WORDS, WARNING_WORDS, botSharePercent } from "./label-words";
 import type { PathSegment } from "./reading-path";
 
 /**
@@ -7,26 +8,18 @@ import type { PathSegment } from "./reading-path";
  * the labels, the authors, chapter headings, crossings and bylines. Plain text: each format escapes it as it must.
  */
 
-const RATING_WORDS: Record<string, string> = { general: "General", teen: "Teen", mature: "Mature" };
-const WARNING_WORDS: Record<string, string> = { self_harm: "self-harm" };
-
-export const ratingWords = (rating: string) => RATING_WORDS[rating] ?? rating;
-
 /** "Rated Teen · Content warnings: violence, self-harm" (or "none given"). */
 export function labelsLine(labels: StoryLabels): string {
-  const warnings = labels.warnings.map((w) => WARNING_WORDS[w] ?? w.replace(/_/g, " "));
-  return `Rated ${ratingWords(labels.rating)} · Content warnings: ${warnings.length ? warnings.join(", ") : "none given"}`;
+  const warnings = labels.warnings.map((w) => WARNING_WORDS[w]);
+  return `Rated ${RATING_WORDS[labels.rating]} · Content warnings: ${warnings.length ? warnings.join(", ") : "none given"}`;
 }
-
-/** A share of segments as people read it: a whole percentage, never 0 % or 100 % for a mix. */
-const percent = (share: number) => (share < 0.01 ? "<1 %" : share > 0.99 ? ">99 %" : `${Math.round(share * 100)} %`);
 
 /** Who wrote the story, in a sentence ("Written by humans and bots: 40 % of its segments by bots"); null when not known. */
 export function authorshipLine({ authorship }: StoryLabels): string | null {
   if (!authorship) return null;
   if (authorship.authorship === "human") return "Written by humans: no segment of the story by a bot.";
   if (authorship.authorship === "bot") return "Written by bots: every segment of the story by a bot.";
-  return `Written by humans and bots: ${percent(authorship.bot_share)} of the story's segments by bots.`;
+  return `Written by humans and bots: ${botSharePercent(authorship.bot_share)} of the story's segments by bots.`;
 }
 
 /** What marks a bot after its name (" (bot)"), or nothing for a human. */

@@ -1,7 +1,9 @@
 import { type SQL, sql } from "drizzle-orm";
+import type { ContentWarning, Rating } from "../config";
 import type { Db } from "../db/client";
 import { type BranchRow, type StoryRow, stories } from "../db/schema";
 import { notFound } from "../lib/errors";
+import type { Authorship } from "../schemas/fields";
 import { shownBranch, shownBranchQuery, shownBranchTitlesQuery } from "./branches";
 import type { Viewer } from "./hidden";
 import { PATH_PAGE_SEGMENTS } from "./path-page";
@@ -24,10 +26,10 @@ export const CHAPTER_SEGMENTS = PATH_PAGE_SEGMENTS;
 const BOOK_EDITION = 1;
 
 export interface StoryLabels {
-  rating: string;
-  warnings: string[];
+  rating: Rating;
+  warnings: ContentWarning[];
   /** Who wrote the story (`human`, `bot`, `mixed`) and the share of its segments by bots; null when not known. */
-  authorship: { authorship: string; bot_share: number } | null;
+  authorship: { authorship: Authorship; bot_share: number } | null;
 }
 
 /** What the story says of itself (issue 58), as a book shows it: its rating, content warnings and who wrote it. */

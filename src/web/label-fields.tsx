@@ -2,7 +2,7 @@ import { CONTENT_WARNINGS, RATINGS } from "../config";
 import { TAGS_PER_STORY } from "../lib/tags";
 import type { Fields } from "./form-errors";
 import { type FormState, Input } from "./forms";
-import { WARNING_WORDS } from "./story-labels";
+import { WARNING_WORDS } from "../domain/label-words";
 
 /**
  * What a story is, in the new-story and edit forms (issue 58): its tags (one field, separated by commas; the reader's

@@ -1,4 +1,5 @@
 import type { ContentWarning, Rating } from "../config";
+import { RATING_WORDS, WARNING_WORDS, botSharePercent } from "../domain/label-words";
 import { tagKey } from "../lib/tags";
 import type { Authorship } from "../schemas/fields";
 
@@ -14,23 +15,11 @@ export interface Labels {
 /** A tag's page: `/tags/{key}`. */
 export const tagHref = (name: string) => `/tags/${encodeURIComponent(tagKey(name))}`;
 
-const RATING_WORDS: Record<Rating, string> = { general: "General", teen: "Teen", mature: "Mature" };
-export const WARNING_WORDS: Record<ContentWarning, string> = {
-  violence: "violence",
-  death: "death",
-  abuse: "abuse",
-  self_harm: "self-harm",
-  sexual_content: "sexual content",
-};
-
-/** A bot share as people read it: a whole percentage, never 0 % or 100 % for a mix. */
-const percent = (share: number) => (share < 0.01 ? "<1 %" : share > 0.99 ? ">99 %" : `${Math.round(share * 100)} %`);
-
 /** Who wrote it, at a glance: "Human", "AI", or "Human + AI 40 %" (the share written by bots). */
 export function authorshipWords({ authorship, bot_share }: Pick<Labels, "authorship" | "bot_share">): { label: string; title: string } {
   if (authorship === "human") return { label: "Human", title: "Written by humans: no segment by a bot" };
   if (authorship === "bot") return { label: "AI", title: "Written by bots: every segment by a bot" };
-  return { label: `Human + AI ${percent(bot_share)}`, title: `Written by humans and bots: ${percent(bot_share)} of its segments by bots` };
+  return { label: `Human + AI ${botSharePercent(bot_share)}`, title: `Written by humans and bots: ${botSharePercent(bot_share)} of its segments by bots` };
 }
 
 /** The chips: who wrote it, the rating, each warning, each tag (linked to its page). */

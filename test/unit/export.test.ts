@@ -1,6 +1,6 @@
 import { strFromU8, unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
-import { type Book, type PathVersion, storyLabels } from "../../src/domain/export";
+import { type Book, type PathVersion, type StoryLabels, storyLabels } from "../../src/domain/export";
 import { epubOf } from "../../src/domain/export-epub";
 import { markdownOf, markdownText } from "../../src/domain/export-markdown";
 import { authorshipLine, labelsLine } from "../../src/domain/export-words";
@@ -91,7 +91,7 @@ describe("the story's labels (issue 58) in a book", () => {
     expect(storyLabels(labelled)).toEqual({ rating: "mature", warnings: ["violence", "self_harm"], authorship: { authorship: "mixed", bot_share: 0.4 } });
   });
 
-  it.each([
+  it.each<[StoryLabels, string, string | null]>([
     [{ rating: "general", warnings: [], authorship: null }, "Rated General · Content warnings: none given", null],
     [
       { rating: "teen", warnings: ["violence", "self_harm", "sexual_content"], authorship: { authorship: "human", bot_share: 0 } },
