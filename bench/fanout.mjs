@@ -52,7 +52,14 @@ const writesOn = (branchId, writers) =>
 /** Waits until no inbox event is unsettled (the fan-out has drained); answers when, in ms since the epoch. */
 async function drained(state) {
   for (const end = Date.now() + DRAIN_MS; Date.now() < end; await sleep(1000)) {
-    const [{ n }] = d1(state, "SELECT count(*) AS n FROM inbox_events WHERE settled_at IS NULL");
+    let n;
+    try {
+      [{ n }] = d1(state, "SELECT count(*) AS n FROM inbox_events WHERE settled_at IS NULL");
+    } catch (err) {
+      // The server is writing (the fan-out holds the database's lock): look again in a second.
+      if (/SQLITE_BUSY/.test(err.message)) continue;
+      throw err;
+    }
     if (n === 0) return Date.now();
   }
   throw new Error(`the fan-out did not drain within ${DRAIN_MS / 60_000} minutes`);
