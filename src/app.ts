@@ -10,11 +10,11 @@ import { ApiError } from "./lib/errors";
 import { accessLog, liveAccessLog } from "./middleware/access-log";
 import { apiCors } from "./middleware/cors";
 import { limitBody } from "./middleware/body-limit";
-import { memoryHit } from "./middleware/memory-hit";
+import { memoryHit, plainAnonymousGet } from "./middleware/memory-hit";
 import { renderError } from "./middleware/render-error";
 import { createRouter } from "./routes/openapi";
 import { describeMiddlewareHeaders } from "./lib/openapi-headers";
-import { emptyReadCacheAfterWrites } from "./middleware/read-cache";
+import { emptyReadCacheAfterWrites, keepDoorHeaders } from "./middleware/read-cache";
 import { anonymousReadLimit } from "./middleware/read-limit";
 import { servicesAndServerTiming } from "./middleware/services";
 import { adminContentRoutes } from "./routes/admin-content";
@@ -228,7 +228,14 @@ export function createApp() {
   const fetch = (request: Request, env?: Env, ctx?: ExecutionContext) => {
     const path = getPath(request);
     if (isApiPath(path)) return (env && memoryHit(request, env, ctx)) || api.fetch(request, env, ctx);
-    return (path === MCP_PATH || path === GUIDE_PATH || OAUTH_SERVER_PATHS.has(path) ? agents : web).fetch(request, env, ctx);
+    if (path === MCP_PATH || path === GUIDE_PATH || OAUTH_SERVER_PATHS.has(path)) return agents.fetch(request, env, ctx);
+    return (env && memoryHit(request, env, ctx, "web")) || pageOrFeed(request, env, ctx);
+  };
+  /** A page or a feed down the full path; an anonymous hit's headers are kept for the front door's next ones. */
+  const pageOrFeed = async (request: Request, env?: Env, ctx?: ExecutionContext) => {
+    const res = await web.fetch(request, env, ctx);
+    if (plainAnonymousGet(request, "web")) keepDoorHeaders(request.url, res);
+    return res;
   };
   const request = (input: RequestInfo | URL, init?: RequestInit, env?: Env, ctx?: ExecutionContext) => {
     if (input instanceof Request) return fetch(init ? new Request(input, init) : input, env, ctx);

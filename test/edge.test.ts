@@ -23,6 +23,7 @@ import {
 } from "./helpers";
 import { capturedQueue, drain } from "./inbox";
 import { recordingD1, sortsInMemory, unindexedScans } from "./recording-d1";
+import { ORIGIN } from "./pages";
 
 const trips = (res: CallResult) => {
   const m = /d1;desc="(\d+) round trips?";dur=([\d.]+)/.exec(res.headers.get("server-timing") ?? "");
@@ -382,45 +383,56 @@ describe("the public read micro-cache", () => {
     expect((await call("/auth/me", { token: owner.token, ...cached })).headers.get("x-read-cache")).toBeNull();
   });
 
-  it("answers a plain anonymous hit at the front door exactly as the full path's hit: body, headers, log line, read limit", async () => {
-    const story = await createStory(w.owner.token);
-    const env = { READ_CACHE_MS: "60000", LOG_REQUESTS: "true" };
-    const path = `/stories/${story.id}/pins?limit=5`;
-    const lines: string[] = [];
-    const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => void lines.push(String(line)));
-    let stored: CallResult;
-    let front: CallResult;
-    let full: CallResult;
-    let front304: CallResult;
-    let full304: CallResult;
-    try {
-      // One address: the front door serves only from a read lease the address already holds.
-      const client = { "CF-Connecting-IP": `203.0.113.${Math.floor(Math.random() * 250)}`, "cf-ray": "8d3a1f2b3c4d5e6f-AMS" };
-      stored = await call(path, { env, headers: client });
-      front = await call(path, { env, headers: client });
-      // The caller's own request id sends the same read down the full path (Hono's request-id rule decides there).
-      full = await call(path, { env, headers: { ...client, "X-Request-Id": "trace-1" } });
-      const etag = stored.headers.get("etag")!;
-      front304 = await call(path, { env, headers: { ...client, "If-None-Match": etag } });
-      full304 = await call(path, { env, headers: { ...client, "If-None-Match": etag, "X-Request-Id": "trace-2" } });
-      await vi.waitFor(() => expect(lines).toHaveLength(5));
-    } finally {
-      spy.mockRestore();
-    }
-    expect(stored.headers.get("x-read-cache")).toBeNull();
-    expect([front.headers.get("x-read-cache"), full.headers.get("x-read-cache")]).toEqual(["hit", "hit"]);
-    expect([front.status, front.text]).toEqual([full.status, full.text]);
-    const headers = (res: CallResult) => Object.fromEntries([...res.headers].filter(([name]) => name !== "x-request-id"));
-    expect(headers(front)).toStrictEqual(headers(full));
-    expect(front.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
-    const [, frontLine, fullLine] = lines.map((l) => JSON.parse(l));
-    expect(frontLine).toStrictEqual({ ...fullLine, request_id: front.headers.get("x-request-id") });
-    expect(fullLine).toMatchObject({ request_id: "trace-1", route: "/api/v1/stories/:story_id/pins", d1_round_trips: 0, cf_ray: "8d3a1f2b3c4d5e6f-AMS" });
-    // The ETag sent back as it came: a 304 both ways, with the same headers.
-    expect([front304.status, full304.status, front304.text]).toEqual([304, 304, ""]);
-    expect(headers(front304)).toStrictEqual(headers(full304));
-    expect(headers(front304).etag).toBe(stored.headers.get("etag"));
-  });
+  // A page or a feed (issue 58-59) is served at the front door once the full path's first hit kept its headers.
+  it.each([
+    ["an API read", (id: string) => `/stories/${id}/pins?limit=5`, "/api/v1/stories/:story_id/pins", 1],
+    ["a page", (id: string) => `${ORIGIN}/stories/${id}`, "/stories/:id", 2],
+    ["a feed", (id: string) => `${ORIGIN}/feeds/stories/${id}.atom`, "/feeds/stories/:file", 2],
+  ])(
+    "answers a plain anonymous hit of %s at the front door exactly as the full path's hit: body, headers, log line, read limit",
+    async (_, pathOf, route, fullFirst) => {
+      const story = await createStory(w.owner.token);
+      const env = { READ_CACHE_MS: "60000", LOG_REQUESTS: "true" };
+      const path = pathOf(story.id);
+      const lines: string[] = [];
+      const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => void lines.push(String(line)));
+      let stored: CallResult;
+      let front: CallResult;
+      let full!: CallResult;
+      let front304: CallResult;
+      let full304: CallResult;
+      try {
+        // One address: the front door serves only from a read lease the address already holds.
+        const client = { "CF-Connecting-IP": `203.0.113.${Math.floor(Math.random() * 250)}`, "cf-ray": "8d3a1f2b3c4d5e6f-AMS" };
+        stored = await call(path, { env, headers: client });
+        // The caller's own request id sends the same read down the full path (Hono's request-id rule decides there).
+        // A page's first hit goes that way before the front door knows its headers.
+        if (fullFirst === 2) full = await call(path, { env, headers: { ...client, "X-Request-Id": "trace-1" } });
+        front = await call(path, { env, headers: client });
+        if (fullFirst === 1) full = await call(path, { env, headers: { ...client, "X-Request-Id": "trace-1" } });
+        const etag = stored.headers.get("etag")!;
+        front304 = await call(path, { env, headers: { ...client, "If-None-Match": etag } });
+        full304 = await call(path, { env, headers: { ...client, "If-None-Match": etag, "X-Request-Id": "trace-2" } });
+        await vi.waitFor(() => expect(lines).toHaveLength(5));
+      } finally {
+        spy.mockRestore();
+      }
+      expect(stored.headers.get("x-read-cache")).toBeNull();
+      expect([front.headers.get("x-read-cache"), full.headers.get("x-read-cache")]).toEqual(["hit", "hit"]);
+      expect([front.status, front.text]).toEqual([full.status, full.text]);
+      const headers = (res: CallResult) => Object.fromEntries([...res.headers].filter(([name]) => name !== "x-request-id"));
+      expect(headers(front)).toStrictEqual(headers(full));
+      expect(front.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+      const logged = lines.map((l) => JSON.parse(l));
+      const [frontLine, fullLine] = fullFirst === 1 ? [logged[1], logged[2]] : [logged[2], logged[1]];
+      expect(frontLine).toStrictEqual({ ...fullLine, request_id: front.headers.get("x-request-id") });
+      expect(fullLine).toMatchObject({ request_id: "trace-1", route, d1_round_trips: 0, cf_ray: "8d3a1f2b3c4d5e6f-AMS" });
+      // The ETag sent back as it came: a 304 both ways, with the same headers.
+      expect([front304.status, full304.status, front304.text]).toEqual([304, 304, ""]);
+      expect(headers(front304)).toStrictEqual(headers(full304));
+      expect(headers(front304).etag).toBe(stored.headers.get("etag"));
+    },
+  );
 
   it("counts a front-door hit against the anonymous read limit: one lease of 10 reads per binding call, as on the full path", async () => {
     const story = await createStory(w.owner.token);

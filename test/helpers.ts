@@ -39,8 +39,9 @@ export async function withBindings<T>(bindings: Partial<Env>, fn: () => Promise<
   }
 }
 
-/** Calls the Worker's own fetch handler, as a client over HTTP would. */
+/** Calls the Worker's own fetch handler, as a client over HTTP would: an API path, or a whole URL (a page, a feed). */
 export async function call<T = any>(path: string, options: CallOptions = {}): Promise<CallResult<T>> {
+  const url = path.startsWith("https://") ? path : `${BASE}${path}`;
   // A fresh client address per call keeps the anonymous read limit out of unrelated tests.
   const headers: Record<string, string> = { "CF-Connecting-IP": `198.51.100.${Math.floor(Math.random() * 250)}`, ...options.headers };
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
@@ -54,10 +55,10 @@ export async function call<T = any>(path: string, options: CallOptions = {}): Pr
   const bindings = scopedBindings || options.env ? { ...scopedBindings, ...options.env } : undefined;
   if (bindings) {
     const ctx = createExecutionContext();
-    res = await app.request(`${BASE}${path}`, init, { ...env, ...bindings }, ctx);
+    res = await app.request(url, init, { ...env, ...bindings }, ctx);
     await waitOnExecutionContext(ctx);
   } else {
-    res = await exports.default.fetch(`${BASE}${path}`, init);
+    res = await exports.default.fetch(url, init);
   }
   const text = await res.text();
   let parsed: any = null;

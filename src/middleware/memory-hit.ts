@@ -16,6 +16,20 @@ const NO_TRIPS = new RequestMeter().serverTiming();
  */
 const FULL_PATH_HEADERS = ["authorization", "x-api-key", "x-d1-bookmark", "x-request-id"];
 
+/** Which app a request is for: the API's hits carry its CORS headers; a page's or feed's, the headers it keeps. */
+export type Door = "api" | "web";
+
+/**
+ * Whether the front door may answer this request from an anonymous entry: a plain GET, and for a page or a feed,
+ * no cookie (a session or a reader's preferences make the page theirs).
+ */
+export function plainAnonymousGet(request: Request, door: Door): boolean {
+  if (request.method !== "GET") return false;
+  const { headers } = request;
+  for (const name of FULL_PATH_HEADERS) if (headers.has(name)) return false;
+  return door === "api" || !headers.has("cookie");
+}
+
 /**
  * The front door's answer to a plain anonymous GET that the micro-cache holds, before any routing or middleware:
  * the same body (or 304), headers and access-log line as the full path's hit (test/edge.test.ts compares the two), or null
@@ -26,14 +40,14 @@ const FULL_PATH_HEADERS = ["authorization", "x-api-key", "x-d1-bookmark", "x-req
  * here (`npm run bench:ab -- --case cached`: ×0.927 CPU, ×1.10 requests per second), most of what stood between a
  * cached read and the trivial Worker.
  */
-export function memoryHit(request: Request, env: Env, ctx: ExecutionContext | undefined): Response | null {
-  if (request.method !== "GET") return null;
+export function memoryHit(request: Request, env: Env, ctx: ExecutionContext | undefined, door: Door = "api"): Response | null {
+  if (!plainAnonymousGet(request, door)) return null;
   const { headers } = request;
-  for (const name of FULL_PATH_HEADERS) if (headers.has(name)) return null;
   const config = configOf(env);
   if (config.readCacheMs <= 0) return null;
   const entry = anonymousEntry(request.url, Date.now());
-  if (!entry) return null;
+  const own = door === "api" ? CORS_HEADERS : entry?.headers;
+  if (!entry || !own) return null;
   // The ETag a client got back, as it got it, is a 304; any other If-None-Match (a list, `*`, a weak tag) is left to
   // the ETag middleware's own rule, which answers this one the same way.
   const ifNoneMatch = headers.get("if-none-match");
@@ -44,7 +58,7 @@ export function memoryHit(request: Request, env: Env, ctx: ExecutionContext | un
     const fields = { request_id: requestId, route: entry.route, d1_round_trips: 0, actor: "anonymous", error: null };
     writeAfterResponse(ctx, logLine(fields, headers.get("cf-ray")));
   }
-  const always = { "Server-Timing": NO_TRIPS, ...CORS_HEADERS, "X-Request-Id": requestId };
+  const always = { "Server-Timing": NO_TRIPS, ...own, "X-Request-Id": requestId };
   if (ifNoneMatch !== null) return new Response(null, { status: 304, statusText: "Not Modified", headers: { ETag: entry.etag, ...always } });
   return hitResponse(entry, always);
 }

@@ -22,6 +22,11 @@ interface Entry {
   etag: string;
   /** The route pattern that answered (for the access log of a hit served by the front door). */
   route: string;
+  /**
+   * A page's or a feed's own headers (its security headers, its cache policy), as the full path's first hit of
+   * the entry sent them (`keepDoorHeaders`): until they are known, the front door leaves the page's hits to it.
+   */
+  headers?: Record<string, string>;
 }
 
 const MAX_ENTRIES = 500;
@@ -84,6 +89,21 @@ export function anonymousEntry(url: string, now: number): Entry | undefined {
   const key = anonymousUrls.get(url);
   const entry = key === undefined ? undefined : entries.get(key);
   return entry && entry.expires > now ? entry : undefined;
+}
+
+/** What a hit's answer carries of its own (`hitResponse`) or per request (its id, its Server-Timing). */
+const HIT_OWN_HEADERS = new Set(["content-type", "etag", "x-read-cache", "x-request-id", "server-timing"]);
+
+/**
+ * Keeps the headers of the full path's hit of an anonymous page or feed `url` on its entry, so the front door can
+ * answer its next hits alike (src/middleware/memory-hit.ts). Only a hit's: the answer that stored the entry may
+ * carry what only a miss does (a D1 bookmark).
+ */
+export function keepDoorHeaders(url: string, res: Response) {
+  if (res.headers.get("x-read-cache") !== "hit") return;
+  const entry = anonymousEntry(url, Date.now());
+  if (!entry || entry.headers) return;
+  entry.headers = Object.fromEntries([...res.headers].filter(([name]) => !HIT_OWN_HEADERS.has(name)));
 }
 
 /** Empties this isolate's cache (after a write that did not come through `emptyReadCacheAfterWrites`: an MCP tool). */
