@@ -100,7 +100,8 @@ const HIT_OWN_HEADERS = new Set(["content-type", "etag", "x-read-cache", "x-requ
  * carry what only a miss does (a D1 bookmark).
  */
 export function keepDoorHeaders(url: string, res: Response) {
-  if (res.headers.get("x-read-cache") !== "hit") return;
+  // A cookie set is never replayed to other readers: such a page stays on the full path.
+  if (res.headers.get("x-read-cache") !== "hit" || res.headers.has("set-cookie")) return;
   const entry = anonymousEntry(url, Date.now());
   if (!entry || entry.headers) return;
   entry.headers = Object.fromEntries([...res.headers].filter(([name]) => !HIT_OWN_HEADERS.has(name)));
