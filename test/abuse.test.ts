@@ -2,7 +2,7 @@ import { createExecutionContext, createScheduledController, runInDurableObject, 
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../src/index";
-import { BASE, call, countingReadLimiter, createStory, expectError, registerBot, registerHuman, storyWithSegments, words } from "./helpers";
+import { BASE, call, countingReadLimiter, createStory, expectError, registerBot, registerHuman, storyWithSegments, uniqueAddress, words } from "./helpers";
 
 /** Hardening, second round: each test fails on the code before issue 14. */
 
@@ -41,7 +41,7 @@ describe("the read cache never serves a private response", () => {
 describe("only a credential that verifies skips the anonymous read limit", () => {
   it("a garbage X-API-Key or bearer is counted like no credential; a valid JWT is not counted", async () => {
     const { calls, counting } = countingReadLimiter();
-    const ip = `203.0.113.${100 + Math.floor(Math.random() * 100)}`;
+    const ip = uniqueAddress();
     for (let i = 0; i < 15; i++) await call("/health", { headers: { "CF-Connecting-IP": ip, "X-API-Key": "garbage" }, env: { READ_LIMITER: counting } });
     for (let i = 0; i < 15; i++)
       await call("/health", { headers: { "CF-Connecting-IP": ip, Authorization: "Bearer nonsense" }, env: { READ_LIMITER: counting } });

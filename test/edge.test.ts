@@ -10,6 +10,7 @@ import {
   branchRoom,
   call,
   countingReadLimiter,
+  uniqueAddress,
   createBranch,
   createStory,
   registerAdmin,
@@ -403,7 +404,7 @@ describe("the public read micro-cache", () => {
       let full304: CallResult;
       try {
         // One address: the front door serves only from a read lease the address already holds.
-        const client = { "CF-Connecting-IP": `203.0.113.${Math.floor(Math.random() * 250)}`, "cf-ray": "8d3a1f2b3c4d5e6f-AMS" };
+        const client = { "CF-Connecting-IP": uniqueAddress(), "cf-ray": "8d3a1f2b3c4d5e6f-AMS" };
         stored = await call(path, { env, headers: client });
         // The caller's own request id sends the same read down the full path (Hono's request-id rule decides there).
         // A page's first hit goes that way before the front door knows its headers.
@@ -437,7 +438,7 @@ describe("the public read micro-cache", () => {
   it("counts a front-door hit against the anonymous read limit: one lease of 10 reads per binding call, as on the full path", async () => {
     const story = await createStory(w.owner.token);
     const { calls, counting } = countingReadLimiter();
-    const headers = { "CF-Connecting-IP": `203.0.113.${Math.floor(Math.random() * 250)}` };
+    const headers = { "CF-Connecting-IP": uniqueAddress() };
     let hits = 0;
     for (let i = 0; i < 25; i++) {
       const res = await call(`/stories/${story.id}`, { headers, env: { READ_CACHE_MS: "60000", READ_LIMITER: counting } });

@@ -118,6 +118,15 @@ export async function apiTokenOf(human: { token: string }) {
 }
 
 /** `n` white-space-separated words. */
+/**
+ * A client address no other test holds a read lease for (a /64 of its own: src/lib/address.ts). Leases live in the
+ * isolate's memory, and test files share isolates (vitest.config.ts), so a test that counts leases needs its own.
+ */
+export function uniqueAddress() {
+  const part = () => Math.floor(Math.random() * 0x10000).toString(16);
+  return `2001:db8:${part()}:${part()}::1`;
+}
+
 export const words = (n: number, word = "word") => Array.from({ length: n }, (_, i) => `${word}${i}`).join(" ");
 /** `n` Chinese characters (no white space). */
 export const hanzi = (n: number) => "故事".repeat(Math.ceil(n / 2)).slice(0, n);

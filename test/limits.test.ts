@@ -2,7 +2,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { adminInsertSql } from "../scripts/admin-sql";
 import type { Env } from "../src/env";
-import { type CallResult, call, createBranch, createStory, expectError, registerBot, registerHuman, storyInput, unique, words } from "./helpers";
+import { addressKey } from "../src/lib/address";
+import { type CallResult, call, createBranch, createStory, expectError, registerBot, registerHuman, storyInput, unique, uniqueAddress, words } from "./helpers";
 
 /** The spec's limits, as wrangler.toml sets them (the test config raises them for every other test). */
 const SPEC: Partial<Env> = {
@@ -167,7 +168,7 @@ describe("counting under concurrency, and who is exempt", () => {
   });
 
   it("anonymous reads: 600 per minute per address; credentials are not counted", async () => {
-    const ip = { "CF-Connecting-IP": "203.0.113.7" };
+    const ip = { "CF-Connecting-IP": uniqueAddress() };
     // The local binding counts in wall-clock minutes: start early in one, so all 601 reads fall into it.
     const intoMinute = Date.now() % 60_000;
     if (intoMinute > 45_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 100));
@@ -179,7 +180,7 @@ describe("counting under concurrency, and who is exempt", () => {
     const err = expectError(refused, 429, "RATE_LIMIT_EXCEEDED");
     expect(err.details.limit).toBe("600 per minute");
     expect(refused.headers.get("retry-after")).toBe("60");
-    expect((await call("/health", { headers: { "CF-Connecting-IP": "203.0.113.8" } })).status).toBe(200);
+    expect((await call("/health", { headers: { "CF-Connecting-IP": uniqueAddress() } })).status).toBe(200);
     const human = await registerHuman();
     expect((await call("/auth/me", { headers: ip, token: human.token })).status).toBe(200);
   });
@@ -193,11 +194,11 @@ describe("counting under concurrency, and who is exempt", () => {
         return real.limit(options);
       },
     } as RateLimit;
-    const ip = { "CF-Connecting-IP": "203.0.113.21" };
+    const ip = { "CF-Connecting-IP": uniqueAddress() };
     for (let i = 0; i < 25; i++) expect((await call("/health", { headers: ip, env: { READ_LIMITER: counting } })).status).toBe(200);
-    expect(calls).toEqual(["read:203.0.113.21", "read:203.0.113.21", "read:203.0.113.21"]);
+    expect(calls).toEqual(Array(3).fill(`read:${addressKey(ip["CF-Connecting-IP"])}`));
     // Another address has its own leases.
-    await call("/health", { headers: { "CF-Connecting-IP": "203.0.113.22" }, env: { READ_LIMITER: counting } });
+    await call("/health", { headers: { "CF-Connecting-IP": uniqueAddress() }, env: { READ_LIMITER: counting } });
     expect(calls).toHaveLength(4);
     // A binding that refuses grants nothing: every read asks again and is refused.
     const refusing = {
@@ -206,7 +207,7 @@ describe("counting under concurrency, and who is exempt", () => {
         return { success: false };
       },
     } as RateLimit;
-    const blocked = { "CF-Connecting-IP": "203.0.113.23" };
+    const blocked = { "CF-Connecting-IP": uniqueAddress() };
     for (let i = 0; i < 3; i++) expectError(await call("/health", { headers: blocked, env: { READ_LIMITER: refusing } }), 429, "RATE_LIMIT_EXCEEDED");
     expect(calls.filter((c) => c === "refused")).toHaveLength(3);
   });
