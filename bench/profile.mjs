@@ -211,6 +211,7 @@ const cases = (data) => [
     "cached read, anonymous: GET /branches/{id}/segments",
     { url: ORIGIN, requests: fromClients({ path: `/api/v1/branches/${data.hot.main_branch_id}/segments` }) },
   ],
+  ["cached read, anonymous: the story page (its map drawn)", { url: ORIGIN, requests: fromClients({ path: `/stories/${data.hot.id}` }) }],
   [
     "cached read, JWT: GET /branches/{id}/segments",
     { url: `${BASE}/branches/${data.hot.main_branch_id}/segments`, headers: { authorization: `Bearer ${data.bots[0].token}` } },
