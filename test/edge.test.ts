@@ -361,6 +361,25 @@ describe("every list and filter query uses an index", () => {
 });
 
 describe("the public read micro-cache", () => {
+  it("renews an expired entry once: of readers arriving together, one reads D1 and the others take the expired entry", async () => {
+    const story = await createStory(w.owner.token);
+    const cached = { env: { READ_CACHE_MS: "200" } };
+    const path = `/stories/${story.id}`;
+    const first = await call(path, cached);
+    expect(trips(first)).toBe(1);
+    await env.DB.prepare("UPDATE stories SET title = 'renewed' WHERE id = ?").bind(story.id).run();
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const together = await Promise.all(Array.from({ length: 6 }, () => call(path, cached)));
+    const renewals = together.filter((res) => res.headers.get("x-read-cache") === null);
+    expect(renewals).toHaveLength(1);
+    expect(trips(renewals[0])).toBe(1);
+    expect(renewals[0].body.data.title).toBe("renewed");
+    for (const res of together.filter((r) => r !== renewals[0])) expect([trips(res), res.text]).toEqual([0, first.text]);
+    // Stored: the next reader has the renewed answer from memory.
+    const next = await call(path, cached);
+    expect([next.headers.get("x-read-cache"), next.body.data.title]).toEqual(["hit", "renewed"]);
+  });
+
   it("serves a repeat read from memory until a write through this isolate, never with a bookmark", async () => {
     const { owner } = w;
     const story = await createStory(owner.token);

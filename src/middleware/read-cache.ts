@@ -27,6 +27,8 @@ interface Entry {
    * the entry sent them (`keepDoorHeaders`): until they are known, the front door leaves the page's hits to it.
    */
   headers?: Record<string, string>;
+  /** When a request began to read this expired entry again (`Date.now()`); the others answer from it meanwhile. */
+  renewing?: number;
 }
 
 const MAX_ENTRIES = 500;
@@ -65,6 +67,12 @@ export function publicReadCache(options: { unless?: (c: Context<AppEnv>) => bool
     if (hit && hit.expires > now) {
       return hitResponse(hit);
     }
+    // Why: when an entry expires under load, every request that came before the new answer was stored would read and
+    // render it again (the input gate is open while one awaits D1). One does; meanwhile the others take the expired
+    // entry, at most one more `ttl` old. A renewal that never stores (an error, a cancelled request) is taken over
+    // after `ttl`.
+    if (hit?.renewing !== undefined && now - hit.renewing < ttl) return hitResponse(hit);
+    if (hit) hit.renewing = now;
     await next();
     if (c.res.status !== 200) return;
     // `ok()` kept the JSON's bytes it sent; a page (HTML) is read back from a copy of the response.
