@@ -234,7 +234,8 @@ export function createApp() {
   /** A page or a feed down the full path; an anonymous hit's headers are kept for the front door's next ones. */
   const pageOrFeed = async (request: Request, env?: Env, ctx?: ExecutionContext) => {
     const res = await web.fetch(request, env, ctx);
-    if (plainAnonymousGet(request, "web")) keepDoorHeaders(request.url, res);
+    // A miss (most full-path answers) costs one header look-up here; only a hit asks whether the request was plain.
+    if (res.headers.get("x-read-cache") === "hit" && plainAnonymousGet(request, "web")) keepDoorHeaders(request.url, res);
     return res;
   };
   const request = (input: RequestInfo | URL, init?: RequestInit, env?: Env, ctx?: ExecutionContext) => {

@@ -103,13 +103,13 @@ export function anonymousEntry(url: string, now: number): Entry | undefined {
 const HIT_OWN_HEADERS = new Set(["content-type", "etag", "x-read-cache", "x-request-id", "server-timing"]);
 
 /**
- * Keeps the headers of the full path's hit of an anonymous page or feed `url` on its entry, so the front door can
- * answer its next hits alike (src/middleware/memory-hit.ts). Only a hit's: the answer that stored the entry may
- * carry what only a miss does (a D1 bookmark).
+ * Keeps the headers of the full path's hit `res` of an anonymous page or feed `url` on its entry, so the front door
+ * can answer its next hits alike (src/middleware/memory-hit.ts). Only a hit's (the caller's check): the answer that
+ * stored the entry may carry what only a miss does (a D1 bookmark).
  */
 export function keepDoorHeaders(url: string, res: Response) {
   // A cookie set is never replayed to other readers: such a page stays on the full path.
-  if (res.headers.get("x-read-cache") !== "hit" || res.headers.has("set-cookie")) return;
+  if (res.headers.has("set-cookie")) return;
   const entry = anonymousEntry(url, Date.now());
   if (!entry || entry.headers) return;
   entry.headers = Object.fromEntries([...res.headers].filter(([name]) => !HIT_OWN_HEADERS.has(name)));
