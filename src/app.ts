@@ -216,6 +216,10 @@ function createWebApp() {
   return withServices(platform()).route("/", feedRoutes).route("/", webRoutes);
 }
 
+/** The front door's answer (at once, or once it bought a read lease), else the full path's. */
+const orFullPath = (door: ReturnType<typeof memoryHit> | undefined, full: () => Response | Promise<Response>) =>
+  door instanceof Promise ? door.then((res) => res ?? full()) : (door ?? full());
+
 /**
  * Two apps behind one prefix test, so an API request never runs the pages' middleware (sessions, CSP) and
  * each router holds only its own routes; a plain anonymous read the micro-cache holds is answered before either
@@ -227,9 +231,9 @@ export function createApp() {
   const agents = createAgentsApp();
   const fetch = (request: Request, env?: Env, ctx?: ExecutionContext) => {
     const path = getPath(request);
-    if (isApiPath(path)) return (env && memoryHit(request, env, ctx)) || api.fetch(request, env, ctx);
+    if (isApiPath(path)) return orFullPath(env && memoryHit(request, env, ctx), () => api.fetch(request, env, ctx));
     if (path === MCP_PATH || path === GUIDE_PATH || OAUTH_SERVER_PATHS.has(path)) return agents.fetch(request, env, ctx);
-    return (env && memoryHit(request, env, ctx, "web")) || pageOrFeed(request, env, ctx);
+    return orFullPath(env && memoryHit(request, env, ctx, "web"), () => pageOrFeed(request, env, ctx));
   };
   /** A page or a feed down the full path; an anonymous hit's headers are kept for the front door's next ones. */
   const pageOrFeed = async (request: Request, env?: Env, ctx?: ExecutionContext) => {

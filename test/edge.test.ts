@@ -3,6 +3,7 @@ import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { BranchRoom } from "../src/durable/branch";
 import type { Env } from "../src/env";
+import { memoryHit } from "../src/middleware/memory-hit";
 import { sweep } from "../src/queue/sweeper";
 import {
   type CallResult,
@@ -13,6 +14,7 @@ import {
   uniqueAddress,
   createBranch,
   createStory,
+  expectError,
   registerAdmin,
   join,
   registerBot,
@@ -465,5 +467,22 @@ describe("the public read micro-cache", () => {
     }
     expect(hits).toBe(24);
     expect(calls).toHaveLength(3); // reads 1, 11 and 21 each bought a lease
+  });
+
+  it("answers at the front door a hit whose address must first buy a lease; a refused one gets the full path's 429", async () => {
+    const story = await createStory(w.owner.token);
+    const url = `${ORIGIN}/api/v1/stories/${story.id}`;
+    const cached = { ...env, READ_CACHE_MS: "60000" } as Env;
+    await call(url, { env: { READ_CACHE_MS: "60000" } });
+    const { calls, counting } = countingReadLimiter();
+    const fresh = () => new Request(url, { headers: { "CF-Connecting-IP": uniqueAddress() } });
+    const bought = memoryHit(fresh(), { ...cached, READ_LIMITER: counting }, undefined);
+    expect(bought).toBeInstanceOf(Promise);
+    expect((await bought)?.headers.get("x-read-cache")).toBe("hit");
+    expect(calls).toHaveLength(1);
+    const refusing = { limit: async () => ({ success: false }) } as RateLimit;
+    expect(await memoryHit(fresh(), { ...cached, READ_LIMITER: refusing }, undefined)).toBeNull();
+    const refused = await call(url, { headers: { "CF-Connecting-IP": uniqueAddress() }, env: { READ_CACHE_MS: "60000", READ_LIMITER: refusing } });
+    expectError(refused, 429, "RATE_LIMIT_EXCEEDED");
   });
 });

@@ -37,11 +37,13 @@ const readKeyOf = (address: string | null | undefined) => `read:${addressKey(add
 const readKey = (c: Context<AppEnv>) => readKeyOf(c.req.header("cf-connecting-ip"));
 
 /**
- * An anonymous read taken from the address's lease at once, without buying one: true when there is no limit or a
- * lease had a read left, false when only the full path (which buys, waits or refuses) can tell.
+ * An anonymous read taken from the address's lease at once when it can be: true when there is no limit or a lease
+ * had a read left; otherwise a promise that buys (or waits for) a lease, false when the binding refuses.
  */
-export function leasedRead(limiter: RateLimit | undefined, address: string | null): boolean {
-  return !limiter || leases.take(readKeyOf(address), Date.now());
+export function leasedRead(limiter: RateLimit | undefined, address: string | null): true | Promise<boolean> {
+  if (!limiter) return true;
+  const key = readKeyOf(address);
+  return leases.take(key, Date.now()) || admitRead(limiter, key);
 }
 
 const refusal = () =>
