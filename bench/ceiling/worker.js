@@ -7,6 +7,11 @@
 //   GET  /api/v1/d1/{name}   a read that reaches D1: runs the statements `READS` names (the SQL text and binds of
 //                            Storyloom's own read, bench/d1-reads.ts) through raw D1, over a copy of Storyloom's
 //                            database (the same rows, the same bytes), and answers their rows as JSON
+//   PUT  /api/v1/copy        keeps the request's body and content type (the bench sends it a page or feed it probed);
+//   GET  /{any path}?copy    then answers those very bytes with that type: a page's or feed's ceiling, reached at a
+//                            path that is no `/api/v1/*` one, so it passes the static-asset look-up a page passes, and
+//                            moves the same HTML through what `wrangler dev` puts in front of every HTML answer (its
+//                            proxy runs each through HTMLRewriter for live reload: a dev-only cost both pay alike)
 //   POST /api/v1/write       one RPC to a SQLite-backed Durable Object that runs one D1 batch of two statements
 //                            (insert a row, bump a counter) in a database of its own (`WRITES`): a segment write's
 //                            ceiling
@@ -52,6 +57,9 @@ function padded(bytes) {
   }
   return body;
 }
+/** The body `PUT /api/v1/copy` kept, with its content type (one isolate under `wrangler dev`). */
+let copy = null;
+
 const json = (body, status = 200) => new Response(body, { status, headers: { "content-type": "application/json" } });
 
 async function answer(request, env) {
@@ -65,6 +73,14 @@ async function answer(request, env) {
     const { branch, content } = await request.json();
     const room = env.ROOM.get(env.ROOM.idFromName(branch));
     return [Response.json({ status: "success", data: await room.write(branch, content) }, { status: 201 }), 1];
+  }
+  if (url.pathname === "/api/v1/copy" && request.method === "PUT") {
+    copy = { body: new Uint8Array(await request.arrayBuffer()), type: request.headers.get("content-type") ?? "text/plain" };
+    return [json(JSON.stringify({ status: "success", data: { bytes: copy.body.length } })), 0];
+  }
+  if (url.searchParams.has("copy")) {
+    if (!copy) return [json(JSON.stringify({ status: "error", error: { code: "NOT_FOUND", message: "PUT /api/v1/copy first" } }), 404), 0];
+    return [new Response(copy.body, { headers: { "content-type": copy.type } }), 0];
   }
   return [json(padded(Number(url.searchParams.get("bytes") ?? 0))), 0];
 }
