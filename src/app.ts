@@ -10,6 +10,7 @@ import { ApiError } from "./lib/errors";
 import { accessLog, liveAccessLog } from "./middleware/access-log";
 import { apiCors } from "./middleware/cors";
 import { limitBody } from "./middleware/body-limit";
+import { configOf } from "./config";
 import { memoryHit, plainAnonymousGet } from "./middleware/memory-hit";
 import { renderError } from "./middleware/render-error";
 import { createRouter } from "./routes/openapi";
@@ -239,7 +240,7 @@ export function createApp() {
   const pageOrFeed = async (request: Request, env?: Env, ctx?: ExecutionContext) => {
     const res = await web.fetch(request, env, ctx);
     // A miss (most full-path answers) costs one header look-up here; only a hit asks whether the request was plain.
-    if (res.headers.get("x-read-cache") === "hit" && plainAnonymousGet(request, "web")) keepDoorHeaders(request.url, res);
+    if (env && res.headers.get("x-read-cache") === "hit" && plainAnonymousGet(request, "web")) keepDoorHeaders(request.url, res, configOf(env).readCacheMs);
     return res;
   };
   const request = (input: RequestInfo | URL, init?: RequestInit, env?: Env, ctx?: ExecutionContext) => {

@@ -6,6 +6,7 @@ import type { Env } from "../src/env";
 import { memoryHit } from "../src/middleware/memory-hit";
 import { sweep } from "../src/queue/sweeper";
 import {
+  BASE,
   type CallResult,
   DATA_TABLES,
   branchRoom,
@@ -33,6 +34,26 @@ const trips = (res: CallResult) => {
   if (!m) throw new Error(`no d1 Server-Timing on ${res.status} ${res.text.slice(0, 100)}`);
   return Number(m[1]);
 };
+
+/** The test's D1 with each batch held until `open` settles: a request caught while it reads. */
+function heldD1(open: Promise<void>): D1Database {
+  const db = env.DB;
+  const held = <T>(batch: () => Promise<T>) => open.then(batch);
+  return {
+    prepare: (query: string) => db.prepare(query),
+    batch: <T>(statements: D1PreparedStatement[]) => held(() => db.batch<T>(statements)),
+    exec: (query: string) => db.exec(query),
+    dump: () => db.dump(),
+    withSession(constraintOrBookmark?: string) {
+      const inner = db.withSession(constraintOrBookmark);
+      return {
+        prepare: (query: string) => inner.prepare(query),
+        batch: <T>(statements: D1PreparedStatement[]) => held(() => inner.batch<T>(statements)),
+        getBookmark: () => inner.getBookmark(),
+      };
+    },
+  };
+}
 
 let w: Awaited<ReturnType<typeof world>>;
 async function world() {
@@ -380,6 +401,25 @@ describe("the public read micro-cache", () => {
     // Stored: the next reader has the renewed answer from memory.
     const next = await call(path, cached);
     expect([next.headers.get("x-read-cache"), next.body.data.title]).toEqual(["hit", "renewed"]);
+  });
+
+  it("answers at the front door from an expired entry while one request renews it, as the full path does", async () => {
+    const story = await createStory(w.owner.token);
+    const cached = { READ_CACHE_MS: "200" };
+    const path = `/stories/${story.id}`;
+    const first = await call(path, { env: cached });
+    await env.DB.prepare("UPDATE stories SET title = 'renewed' WHERE id = ?").bind(story.id).run();
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const unlimited = { ...env, ...cached, READ_LIMITER: undefined } as Env;
+    const door = () => memoryHit(new Request(`${BASE}${path}`), unlimited, undefined) as Response | null;
+    expect(door()).toBeNull(); // expired, and no renewal under way: the full path renews it
+    let open!: () => void;
+    const renewal = call(path, { env: { ...cached, DB: heldD1(new Promise<void>((resolve) => (open = resolve))) } });
+    const during = await vi.waitFor(() => door() ?? Promise.reject(new Error("no renewal under way yet")));
+    expect([during.headers.get("x-read-cache"), await during.text()]).toEqual(["hit", first.text]);
+    open();
+    expect((await renewal).body.data.title).toBe("renewed");
+    expect(JSON.parse(await door()!.text()).data.title).toBe("renewed");
   });
 
   it("serves a repeat read from memory until a write through this isolate, never with a bookmark", async () => {

@@ -46,7 +46,7 @@ export function memoryHit(request: Request, env: Env, ctx: ExecutionContext | un
   const { headers } = request;
   const config = configOf(env);
   if (config.readCacheMs <= 0) return null;
-  const entry = anonymousEntry(request.url, Date.now());
+  const entry = anonymousEntry(request.url, Date.now(), config.readCacheMs);
   const own = door === "api" ? CORS_HEADERS : entry?.headers;
   if (!entry || !own) return null;
   // The ETag a client got back, as it got it, is a 304; any other If-None-Match (a list, `*`, a weak tag) is left to

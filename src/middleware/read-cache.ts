@@ -31,6 +31,16 @@ interface Entry {
   renewing?: number;
 }
 
+/**
+ * Whether an entry may answer at `now`: while it lives, and once expired, while one request renews it.
+ *
+ * Why: when an entry expires under load, every request that came before the new answer was stored would read and
+ * render it again (the input gate is open while one awaits D1). One does; meanwhile the others (at the front door
+ * too) take the expired entry, at most one more `ttl` old. A renewal that never stores (an error, a cancelled
+ * request) is taken over after `ttl`.
+ */
+const servable = (entry: Entry, now: number, ttl: number) => entry.expires > now || (entry.renewing !== undefined && now - entry.renewing < ttl);
+
 const MAX_ENTRIES = 500;
 const entries = new Map<string, Entry>();
 /**
@@ -64,14 +74,7 @@ export function publicReadCache(options: { unless?: (c: Context<AppEnv>) => bool
     const key = keyOf(c, viewer);
     const hit = entries.get(key);
     const now = Date.now();
-    if (hit && hit.expires > now) {
-      return hitResponse(hit);
-    }
-    // Why: when an entry expires under load, every request that came before the new answer was stored would read and
-    // render it again (the input gate is open while one awaits D1). One does; meanwhile the others take the expired
-    // entry, at most one more `ttl` old. A renewal that never stores (an error, a cancelled request) is taken over
-    // after `ttl`.
-    if (hit?.renewing !== undefined && now - hit.renewing < ttl) return hitResponse(hit);
+    if (hit && servable(hit, now, ttl)) return hitResponse(hit);
     if (hit) hit.renewing = now;
     await next();
     if (c.res.status !== 200) return;
@@ -92,11 +95,11 @@ export function publicReadCache(options: { unless?: (c: Context<AppEnv>) => bool
 export const hitResponse = (entry: Entry, headers: Record<string, string> = {}) =>
   new Response(entry.body, { headers: { "content-type": entry.contentType, etag: entry.etag, "x-read-cache": "hit", ...headers } });
 
-/** The live entry an anonymous read of exactly this URL stored, if any. */
-export function anonymousEntry(url: string, now: number): Entry | undefined {
+/** The entry an anonymous read of exactly this URL stored, if it may answer at `now` (`servable`). */
+export function anonymousEntry(url: string, now: number, ttl: number): Entry | undefined {
   const key = anonymousUrls.get(url);
   const entry = key === undefined ? undefined : entries.get(key);
-  return entry && entry.expires > now ? entry : undefined;
+  return entry && servable(entry, now, ttl) ? entry : undefined;
 }
 
 /** What a hit's answer carries of its own (`hitResponse`) or per request (its id, its Server-Timing). */
@@ -107,10 +110,10 @@ const HIT_OWN_HEADERS = new Set(["content-type", "etag", "x-read-cache", "x-requ
  * can answer its next hits alike (src/middleware/memory-hit.ts). Only a hit's (the caller's check): the answer that
  * stored the entry may carry what only a miss does (a D1 bookmark).
  */
-export function keepDoorHeaders(url: string, res: Response) {
+export function keepDoorHeaders(url: string, res: Response, ttl: number) {
   // A cookie set is never replayed to other readers: such a page stays on the full path.
   if (res.headers.has("set-cookie")) return;
-  const entry = anonymousEntry(url, Date.now());
+  const entry = anonymousEntry(url, Date.now(), ttl);
   if (!entry || entry.headers) return;
   entry.headers = Object.fromEntries([...res.headers].filter(([name]) => !HIT_OWN_HEADERS.has(name)));
 }
