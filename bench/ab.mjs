@@ -1,4 +1,4 @@
-// `npm run bench:ab [-- --base REV --case uncached|cached|stories|write|turns --rounds N --seconds S --connections C --logged]`
+// `npm run bench:ab [-- --base REV --case uncached|cached|page|stories|write|turns --rounds N --seconds S --connections C --logged]`
 // (`--connections`, 10 by default, is wrk's; `turns` has its own four bots): this
 // working tree (B) against another revision (A, default HEAD), both under `wrangler dev` at once (silent unless
 // `--logged`, which turns the access log on in both; limits lifted), each seeded
@@ -45,6 +45,7 @@ async function start(name, cwd, port) {
 
 const CASES = {
   cached: (s) => ({ url: s.origin, requests: fromClients({ path: `/api/v1/branches/${s.data.hot.main_branch_id}/segments` }) }),
+  page: (s) => ({ url: s.origin, requests: fromClients({ path: `/stories/${s.data.hot.id}` }) }),
   uncached: (s) => ({
     url: s.origin,
     requests: fromClients({ path: `/api/v1/branches/${s.data.hot.main_branch_id}/segments`, headers: { "x-d1-bookmark": s.data.bookmark } }),
