@@ -403,6 +403,18 @@ describe("the public read micro-cache", () => {
     expect([next.headers.get("x-read-cache"), next.body.data.title]).toEqual(["hit", "renewed"]);
   });
 
+  it("drops an expired entry whose renewal answers anything but 200: a story hidden elsewhere is never served again", async () => {
+    const story = await createStory(w.owner.token);
+    const cached = { env: { READ_CACHE_MS: "200" } };
+    const path = `/stories/${story.id}`;
+    expect((await call(path, cached)).status).toBe(200);
+    // Hidden through another isolate: this one's entry only expires.
+    await env.DB.prepare("UPDATE stories SET hidden_at = ?, hidden_reason = 'spam' WHERE id = ?").bind(new Date().toISOString(), story.id).run();
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expectError(await call(path, cached), 404, "NOT_FOUND");
+    expectError(await call(path, cached), 404, "NOT_FOUND");
+  });
+
   it("answers at the front door from an expired entry while one request renews it, as the full path does", async () => {
     const story = await createStory(w.owner.token);
     const cached = { READ_CACHE_MS: "200" };

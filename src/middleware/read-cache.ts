@@ -36,8 +36,9 @@ interface Entry {
  *
  * Why: when an entry expires under load, every request that came before the new answer was stored would read and
  * render it again (the input gate is open while one awaits D1). One does; meanwhile the others (at the front door
- * too) take the expired entry, at most one more `ttl` old. A renewal that never stores (an error, a cancelled
- * request) is taken over after `ttl`.
+ * too) take the expired entry, at most one more `ttl` old. A renewal that answers anything but 200 drops the entry
+ * (a story hidden meanwhile is not served from it again); one that never ends (a cancelled request) is taken over
+ * after `ttl`.
  */
 const servable = (entry: Entry, now: number, ttl: number) => entry.expires > now || (entry.renewing !== undefined && now - entry.renewing < ttl);
 
@@ -77,7 +78,11 @@ export function publicReadCache(options: { unless?: (c: Context<AppEnv>) => bool
     if (hit && servable(hit, now, ttl)) return hitResponse(hit);
     if (hit) hit.renewing = now;
     await next();
-    if (c.res.status !== 200) return;
+    if (c.res.status !== 200) {
+      // The renewal found the read gone (hidden, deleted) or failed: the expired entry must not answer again.
+      if (hit && entries.get(key) === hit) entries.delete(key);
+      return;
+    }
     // `ok()` kept the JSON's bytes it sent; a page (HTML) is read back from a copy of the response.
     const body = c.get("rendered") ?? new Uint8Array(await c.res.clone().arrayBuffer());
     const etag = c.res.headers.get("etag") ?? (await bytesTag(body));
