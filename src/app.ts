@@ -217,9 +217,12 @@ function createWebApp() {
   return withServices(platform()).route("/", feedRoutes).route("/", webRoutes);
 }
 
-/** The front door's answer (at once, or once it bought a read lease), else the full path's. */
+/**
+ * The front door's answer (at once, or once it bought a read lease), else the full path's: also when buying failed
+ * (the binding threw), so the full path tries again and any error gets the envelope from `onError`.
+ */
 const orFullPath = (door: ReturnType<typeof memoryHit> | undefined, full: () => Response | Promise<Response>) =>
-  door instanceof Promise ? door.then((res) => res ?? full()) : (door ?? full());
+  door instanceof Promise ? door.then((res) => res ?? full(), full) : (door ?? full());
 
 /**
  * Two apps behind one prefix test, so an API request never runs the pages' middleware (sessions, CSP) and

@@ -521,7 +521,7 @@ describe("the public read micro-cache", () => {
     expect(calls).toHaveLength(3); // reads 1, 11 and 21 each bought a lease
   });
 
-  it("answers at the front door a hit whose address must first buy a lease; a refused one gets the full path's 429", async () => {
+  it("answers at the front door a hit whose address must first buy a lease; a refused or failed purchase is left to the full path (429, 500)", async () => {
     const story = await createStory(w.owner.token);
     const url = `${ORIGIN}/api/v1/stories/${story.id}`;
     const cached = { ...env, READ_CACHE_MS: "60000" } as Env;
@@ -536,5 +536,16 @@ describe("the public read micro-cache", () => {
     expect(await memoryHit(fresh(), { ...cached, READ_LIMITER: refusing }, undefined)).toBeNull();
     const refused = await call(url, { headers: { "CF-Connecting-IP": uniqueAddress() }, env: { READ_CACHE_MS: "60000", READ_LIMITER: refusing } });
     expectError(refused, 429, "RATE_LIMIT_EXCEEDED");
+    // A binding that fails: the full path tries again, and its failure is answered in the envelope.
+    let attempts = 0;
+    const failing = {
+      limit: async () => {
+        attempts++;
+        throw new Error("rate limiter unavailable");
+      },
+    } as RateLimit;
+    const failed = await call(url, { headers: { "CF-Connecting-IP": uniqueAddress() }, env: { READ_CACHE_MS: "60000", READ_LIMITER: failing } });
+    expectError(failed, 500, "INTERNAL_ERROR");
+    expect(attempts).toBe(2);
   });
 });
