@@ -26,7 +26,7 @@ import {
   words,
 } from "./helpers";
 import { capturedQueue, drain } from "./inbox";
-import { recordingD1, sortsInMemory, unindexedScans } from "./recording-d1";
+import { heldD1, recordingD1, sortsInMemory, unindexedScans } from "./recording-d1";
 import { ORIGIN } from "./pages";
 
 const trips = (res: CallResult) => {
@@ -34,26 +34,6 @@ const trips = (res: CallResult) => {
   if (!m) throw new Error(`no d1 Server-Timing on ${res.status} ${res.text.slice(0, 100)}`);
   return Number(m[1]);
 };
-
-/** The test's D1 with each batch held until `open` settles: a request caught while it reads. */
-function heldD1(open: Promise<void>): D1Database {
-  const db = env.DB;
-  const held = <T>(batch: () => Promise<T>) => open.then(batch);
-  return {
-    prepare: (query: string) => db.prepare(query),
-    batch: <T>(statements: D1PreparedStatement[]) => held(() => db.batch<T>(statements)),
-    exec: (query: string) => db.exec(query),
-    dump: () => db.dump(),
-    withSession(constraintOrBookmark?: string) {
-      const inner = db.withSession(constraintOrBookmark);
-      return {
-        prepare: (query: string) => inner.prepare(query),
-        batch: <T>(statements: D1PreparedStatement[]) => held(() => inner.batch<T>(statements)),
-        getBookmark: () => inner.getBookmark(),
-      };
-    },
-  };
-}
 
 let w: Awaited<ReturnType<typeof world>>;
 async function world() {
@@ -426,7 +406,7 @@ describe("the public read micro-cache", () => {
     const door = () => memoryHit(new Request(`${BASE}${path}`), unlimited, undefined) as Response | null;
     expect(door()).toBeNull(); // expired, and no renewal under way: the full path renews it
     let open!: () => void;
-    const renewal = call(path, { env: { ...cached, DB: heldD1(new Promise<void>((resolve) => (open = resolve))) } });
+    const renewal = call(path, { env: { ...cached, DB: heldD1(env.DB, new Promise<void>((resolve) => (open = resolve))) } });
     const during = await vi.waitFor(() => door() ?? Promise.reject(new Error("no renewal under way yet")));
     expect([during.headers.get("x-read-cache"), await during.text()]).toEqual(["hit", first.text]);
     open();

@@ -1,28 +1,39 @@
+/** What a wrapped D1 does beside the real one: told of each statement prepared, and running each batch. */
+interface D1Hooks {
+  prepare?: (sql: string) => void;
+  batch?: <T>(run: () => Promise<T>) => Promise<T>;
+}
+
 /**
- * A D1 binding that tells `record` the SQL of every statement prepared on it or on its sessions, and passes
- * everything through to the real database. Given to the app as its DB binding for a request (call()'s `env`),
- * it sees every query the request makes, since the app opens its D1 session from that binding.
+ * A D1 binding that passes everything through to the real database, on it and on its sessions (the app opens its
+ * D1 session from the binding it is given, call()'s `env`), with `hooks` around prepare and batch.
  */
-export function recordingD1(db: D1Database, record: (sql: string) => void): D1Database {
-  const session = (inner: D1DatabaseSession): D1DatabaseSession => ({
-    prepare(query: string) {
-      record(query);
-      return inner.prepare(query);
-    },
-    batch: <T>(statements: D1PreparedStatement[]) => inner.batch<T>(statements),
-    getBookmark: () => inner.getBookmark(),
-  });
+function hookedD1(db: D1Database, hooks: D1Hooks): D1Database {
+  const prepared = (inner: { prepare(query: string): D1PreparedStatement }) => (query: string) => {
+    hooks.prepare?.(query);
+    return inner.prepare(query);
+  };
+  const batched =
+    (inner: { batch<T>(statements: D1PreparedStatement[]): Promise<D1Result<T>[]> }) =>
+    <T>(statements: D1PreparedStatement[]) =>
+      hooks.batch ? hooks.batch(() => inner.batch<T>(statements)) : inner.batch<T>(statements);
   return {
-    prepare(query: string) {
-      record(query);
-      return db.prepare(query);
-    },
-    batch: <T>(statements: D1PreparedStatement[]) => db.batch<T>(statements),
+    prepare: prepared(db),
+    batch: batched(db),
     exec: (query: string) => db.exec(query),
-    withSession: (constraintOrBookmark?: string) => session(db.withSession(constraintOrBookmark)),
+    withSession(constraintOrBookmark?: string) {
+      const inner = db.withSession(constraintOrBookmark);
+      return { prepare: prepared(inner), batch: batched(inner), getBookmark: () => inner.getBookmark() };
+    },
     dump: () => db.dump(),
   };
 }
+
+/** A D1 binding that tells `record` the SQL of every statement prepared on it or on its sessions: it sees every query a request makes. */
+export const recordingD1 = (db: D1Database, record: (sql: string) => void): D1Database => hookedD1(db, { prepare: record });
+
+/** A D1 binding whose batches, on it and on its sessions, wait until `open` settles: a request caught while it reads. */
+export const heldD1 = (db: D1Database, open: Promise<void>): D1Database => hookedD1(db, { batch: (run) => open.then(run) });
 
 /** EXPLAIN QUERY PLAN's steps of a recorded statement (its parameters bound as nulls). */
 async function planOf(db: D1Database, q: string): Promise<string[]> {
