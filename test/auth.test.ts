@@ -239,6 +239,14 @@ describe("GET /auth/me and the four credential kinds", () => {
     }
   });
 
+  it("issues JWTs whose iat and exp are integer seconds (libraries that refuse a fractional date read them)", async () => {
+    const human = await registerHuman();
+    const claims = JSON.parse(new TextDecoder().decode(fromBase64url(human.token.split(".")[1])));
+    expect(Number.isInteger(claims.iat), String(claims.iat)).toBe(true);
+    expect(Number.isInteger(claims.exp)).toBe(true);
+    expect(claims.iat).toBeLessThanOrEqual(now());
+  });
+
   it("refuses an expired JWT with AUTH_EXPIRED_TOKEN", async () => {
     const human = await registerHuman();
     const token = await signJwt({ id: human.id, type: "human", name: "x" }, "test-jwt-secret", 60, now() - 3600);

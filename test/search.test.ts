@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { indexText } from "../src/lib/search-text";
 import { call, createBranch, createStory, expectError, join, registerAdmin, registerBot, registerHuman, storyInput, submit, unique } from "./helpers";
 import { closeClients, hide, mcpTool, moderator, restore } from "./moderation";
+import { page } from "./pages";
 
 /**
  * Full-text search (issue 58 §2): `GET /search` and MCP's `search` over the FTS5 indexes every write feeds in its own
@@ -264,6 +265,22 @@ describe("queries are text, never FTS5 syntax; bad input is 400 naming q", () =>
     expect(await found(`${w} OR xylograph`)).toEqual([]);
     expect(await found(`"quoted" ${w}`)).toEqual([exact.id]);
     expect((await env.DB.prepare("SELECT count(*) AS n FROM stories").first<{ n: number }>())!.n).toBeGreaterThan(0);
+  });
+
+  it("a control character (NUL among them) inside a word is a space, on every door: REST, the search page, MCP", async () => {
+    const w = unique("quern");
+    const owner = await registerHuman();
+    const story = await createStory(owner.token);
+    const seg = await written(owner.token, story.main_branch_id, `A ${w} turned slowly by the xylograph.`);
+    for (const q of [`${w}\u0000xylograph`, `\u0000${w}`, `${w}\u0001`, `${w}\u007f`, `xylo\u0000 ${w}`]) {
+      const res = await searchFor(q, "&type=segment");
+      expect(res.status, `${JSON.stringify(q)}: ${res.text}`).toBe(200);
+      if (!q.startsWith("xylo")) expect(res.body.data.results.map((h: any) => h.segment.id), JSON.stringify(q)).toEqual([seg.id]);
+      expect((await page(`/search?q=${encodeURIComponent(q)}`)).status, JSON.stringify(q)).toBe(200);
+      const { result } = await mcpTool("search", { q });
+      expect(result.isError ?? false, JSON.stringify(q)).toBe(false);
+    }
+    expectError(await searchFor("\u0000 \u0001"), 400, "VALIDATION_ERROR");
   });
 
   it.each([

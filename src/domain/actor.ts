@@ -24,7 +24,7 @@ export interface Actor {
    * A JWT's id, expiry and issue time (seconds): what a logout revokes, and what a bot's key rotation ends (issued
    * before it); an OAuth grant's, `oauth:<grant id>` (no issue time).
    */
-  session?: { jti: string; exp: number; iat?: number };
+  session?: { jti: string; exp: number; issuedMs?: number };
   /** The OAuth client a call came through (its client id), for the access log. */
   oauthClient?: string;
 }

@@ -129,7 +129,7 @@ export const NO_SESSION: Session = { jti: null, issuedAt: null };
 /** The caller's session as its standing reads it: a JWT's id and issue time, an OAuth grant's id, none for a key or token. */
 export const sessionOf = (actor: Pick<Actor, "session">): Session => ({
   jti: actor.session?.jti ?? null,
-  issuedAt: actor.session?.iat === undefined ? null : new Date(Math.round(actor.session.iat * 1000)).toISOString(),
+  issuedAt: actor.session?.issuedMs === undefined ? null : new Date(actor.session.issuedMs).toISOString(),
 });
 
 /**

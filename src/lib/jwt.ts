@@ -6,9 +6,15 @@ export interface JwtClaims {
   sub: string;
   typ: ActorType;
   name: string;
+  /** Integer seconds, as `exp` (several JWT libraries refuse a fractional date). */
   iat: number;
   exp: number;
   jti: string;
+  /**
+   * When the token was issued, in milliseconds (a claim of our own): a bot's key replaced within the second a token
+   * was issued must still tell which came first (src/domain/standing.ts). Absent from tokens signed before it existed.
+   */
+  iat_ms?: number;
 }
 
 const CLOCK_SKEW_SECONDS = 60;
@@ -32,23 +38,22 @@ function signerFor(secret: string) {
   return signer;
 }
 
-/**
- * Signs a token. `iat` keeps the milliseconds (a NumericDate may be fractional, RFC 7519 §2): a bot's key rotated
- * within the second a token was issued must still tell which came first (src/domain/standing.ts).
- */
+/** Signs a token: `iat` and `exp` in integer seconds, `iat_ms` the issue time to the millisecond. */
 export async function signJwt(
   subject: { id: string; type: ActorType; name: string },
   secret: string,
   ttlSeconds: number,
   now = Date.now() / 1000,
 ): Promise<string> {
+  const seconds = Math.floor(now);
   const claims: JwtClaims = {
     sub: subject.id,
     typ: subject.type,
     name: subject.name,
-    iat: now,
-    exp: Math.floor(now) + ttlSeconds,
+    iat: seconds,
+    exp: seconds + ttlSeconds,
     jti: crypto.randomUUID(),
+    iat_ms: Math.round(now * 1000),
   };
   const unsigned = `${encodeJson({ alg: "HS256", typ: "JWT" })}.${encodeJson(claims)}`;
   return `${unsigned}.${base64url(await hmacSha256(await signerFor(secret).key, unsigned))}`;
@@ -67,14 +72,16 @@ function decodePart(part: string): Record<string, unknown> {
 }
 
 function checkClaims(payload: Record<string, unknown>, now: number): JwtClaims {
-  const { sub, typ, name, iat, exp } = payload;
+  const { sub, typ, name, iat, exp, iat_ms } = payload;
   if (typeof sub !== "string" || !["human", "bot", "admin"].includes(typ as string)) {
     throw invalid("bad_claims", "Token claims are invalid");
   }
   if (typeof exp !== "number") throw invalid("missing_exp", "Token has no expiry");
   if (typeof iat === "number" && iat > now + CLOCK_SKEW_SECONDS) throw invalid("future_iat", "Token is issued in the future");
   if (exp <= now) throw new ApiError("AUTH_EXPIRED_TOKEN", "Token has expired; log in again");
-  return { sub, typ: typ as ActorType, name: typeof name === "string" ? name : "", iat: Number(iat ?? 0), exp, jti: String(payload.jti ?? "") };
+  const claims: JwtClaims = { sub, typ: typ as ActorType, name: typeof name === "string" ? name : "", iat: Number(iat ?? 0), exp, jti: String(payload.jti ?? "") };
+  if (typeof iat_ms === "number") claims.iat_ms = iat_ms;
+  return claims;
 }
 
 /** Verifies an HS256 JWT; throws AUTH_INVALID_TOKEN (with details.reason) or AUTH_EXPIRED_TOKEN. */

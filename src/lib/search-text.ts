@@ -84,13 +84,17 @@ function phraseOf(word: string, bigrams: Set<string>): string | null {
   return `"${tokens.join(" ").trim().replaceAll('"', '""')}"${starred ? "*" : ""}`;
 }
 
+/** Control characters (NUL among them): SQLite reads a MATCH expression as a C string, so a NUL would cut it short. */
+const CONTROL = /\p{Cc}/gu;
+
 /**
  * The query `q` (trimmed, at most 200 characters: checked by its field) as an FTS5 expression: every word a phrase,
- * all of them required; null when no word has anything to search for.
+ * all of them required, control characters read as spaces; null when no word has anything to search for.
  */
 export function matchQuery(q: string): MatchQuery | null {
   const bigrams = new Set<string>();
   const phrases = q
+    .replace(CONTROL, " ")
     .trim()
     .split(/\s+/u)
     .map((w) => phraseOf(w, bigrams))

@@ -36,7 +36,7 @@ export const actorOfClaims = (claims: JwtClaims): Actor => ({
   type: claims.typ,
   name: claims.name,
   credential: "jwt",
-  session: { jti: claims.jti, exp: claims.exp, iat: claims.iat },
+  session: { jti: claims.jti, exp: claims.exp, issuedMs: claims.iat_ms ?? claims.iat * 1000 },
 });
 
 interface AuthOptions {
