@@ -3,8 +3,10 @@
 import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync } from "node:fs";
 
-// Offline and quiet: no request.cf look-up (it prints a stack trace without internet), no metrics.
-const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
+// Offline and quiet: no request.cf look-up (it prints a stack trace without internet), no metrics, and wrangler at its
+// `info` level, so its table of bindings (printed twice, once per start of the runtime) and banner stay out of the way;
+// its "Ready" line, request lines, warnings and errors stay, and so does the access log (written with console.info).
+const env = { WRANGLER_LOG: "info", ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
 const args = process.argv.slice(2);
 const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
 
@@ -39,12 +41,15 @@ if (!args.some((a) => a.startsWith("PUBLIC_ORIGIN:"))) devArgs.push("--var", `PU
 // wrangler writes straight to this terminal: re-printing its lines through this process would cost every request
 // a second process's CPU on the same cores (each request logs a line). Readiness is seen by asking the server.
 const child = spawn("wrangler", devArgs, { stdio: "inherit", env });
-const base = `http://${ip}:${port}/api/v1`;
+const site = `http://${host}:${port}`;
+const base = `${site}/api/v1`;
 (async () => {
   for (let i = 0; i < 600 && child.exitCode === null; i++) {
     try {
       if ((await fetch(`${base}/health`)).ok) {
-        console.log(`\n  API        ${base}\n  docs       ${base}/docs\n  master key MASTER_KEY in .dev.vars (local value: dev-master-key)\n`);
+        console.log(
+          `\n  Storyloom is ready: open ${site}/ in your browser\n  API        ${base}\n  API docs   ${base}/docs\n  master key MASTER_KEY in .dev.vars (local value: dev-master-key)\n`,
+        );
         return;
       }
     } catch {}

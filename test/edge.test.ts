@@ -449,7 +449,7 @@ describe("the public read micro-cache", () => {
       const env = { READ_CACHE_MS: "60000", LOG_REQUESTS: "true" };
       const path = pathOf(story.id);
       const lines: string[] = [];
-      const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => void lines.push(String(line)));
+      const spy = vi.spyOn(console, "info").mockImplementation((line: unknown) => void lines.push(String(line)));
       let stored: CallResult;
       let front: CallResult;
       let full!: CallResult;

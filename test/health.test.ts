@@ -76,7 +76,7 @@ describe("request ids and logs", () => {
 
   it("logs a well-formed cf-ray as its own field, cf_ray, and leaves any other out", async () => {
     const lines: string[] = [];
-    const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => void lines.push(String(line)));
+    const spy = vi.spyOn(console, "info").mockImplementation((line: unknown) => void lines.push(String(line)));
     const rays = [
       "8d3a1f2b3c4d5e6f-AMS",
       '8d3a1f2b3c4d5e6f-AMS"',
@@ -104,7 +104,7 @@ describe("request ids and logs", () => {
   it("writes one JSON line per request with what the platform's record lacks: route, D1 round trips, caller, request id, error code", async () => {
     const human = await registerHuman();
     const lines: string[] = [];
-    const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => void lines.push(String(line)));
+    const spy = vi.spyOn(console, "info").mockImplementation((line: unknown) => void lines.push(String(line)));
     const res = await call("/auth/me", { token: human.token, env: { LOG_REQUESTS: "true" } });
     const bad = await call("/stories/not-a-story", { env: { LOG_REQUESTS: "true" } });
     await vi.waitFor(() => expect(lines).toHaveLength(2)); // written once the response is out

@@ -305,7 +305,7 @@ describe("the live stream is a read like any other (issue 24)", () => {
     const { owner, story } = await storyWithSegments();
     const branch = story.main_branch_id;
     const lines: any[] = [];
-    const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => void lines.push(JSON.parse(String(line))));
+    const spy = vi.spyOn(console, "info").mockImplementation((line: unknown) => void lines.push(JSON.parse(String(line))));
     try {
       const logging = { LOG_REQUESTS: "true" };
       const stream = await open(branch, "", {}, logging);

@@ -635,7 +635,7 @@ describe("the MCP door: logged like every other request", () => {
     const bot = await registerBot();
     const client = await connect({ token: bot.token, bindings: { LOG_REQUESTS: "true" } });
     const lines: string[] = [];
-    const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => void lines.push(String(line)));
+    const spy = vi.spyOn(console, "info").mockImplementation((line: unknown) => void lines.push(String(line)));
     try {
       await ok(client, "list_stories");
       await failed(client, "read_branch", { branch_id: crypto.randomUUID() }, "NOT_FOUND");

@@ -262,7 +262,7 @@ describe("refusals, continued", () => {
     const person = await registerHuman();
     const app = await connectedApp(person.token);
     const lines: string[] = [];
-    const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => void lines.push(String(line)));
+    const spy = vi.spyOn(console, "info").mockImplementation((line: unknown) => void lines.push(String(line)));
     try {
       await callTool(app.access_token, "list_stories", {}, workerFetch({ LOG_REQUESTS: "true" }));
       await vi.waitFor(() => expect(lines.some((l) => l.includes("list_stories"))).toBe(true));

@@ -89,7 +89,7 @@ export default {
   async fetch(request, env) {
     const [response, trips] = await answer(request, env);
     if (env.LOG === "true") {
-      console.log(JSON.stringify({ request_id: crypto.randomUUID(), route: "/api/v1/*", d1_round_trips: trips, actor: "anonymous", error: null }));
+      console.info(JSON.stringify({ request_id: crypto.randomUUID(), route: "/api/v1/*", d1_round_trips: trips, actor: "anonymous", error: null }));
     }
     return response;
   },

@@ -209,7 +209,7 @@ export class LiveSockets {
   private log(attachment: Attachment, code: number) {
     if (!attachment.log) return;
     const complete = attachment.instance === this.instance;
-    console.log(
+    console.info(
       JSON.stringify({
         event: "live socket closed",
         request_id: attachment.requestId,

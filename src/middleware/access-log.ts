@@ -58,7 +58,7 @@ export const accessLog: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!c.get("config")?.logRequests) return;
   // A read's line from a timer, a write's at once: each the cheaper way, as measured (see writeAfterResponse).
   if (isReadMethod(c.req.method)) writeAfterResponse(executionContextOf(c), line(c));
-  else console.log(line(c));
+  else console.info(line(c));
 };
 
 /**
@@ -71,13 +71,13 @@ export const accessLog: MiddlewareHandler<AppEnv> = async (c, next) => {
  */
 export function writeAfterResponse(ctx: ExecutionContext | undefined, text: string): void {
   if (!ctx) {
-    console.log(text);
+    console.info(text);
     return;
   }
   ctx.waitUntil(
     new Promise<void>((resolve) =>
       setTimeout(() => {
-        console.log(text);
+        console.info(text);
         resolve();
       }, 0),
     ),
@@ -101,5 +101,5 @@ export function executionContextOf(c: Context<AppEnv>): ExecutionContext | undef
 export const liveAccessLog: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set("config", configOf(c.env));
   await next();
-  if (c.get("config").logRequests) console.log(line(c, c.res.status));
+  if (c.get("config").logRequests) console.info(line(c, c.res.status));
 };
