@@ -275,7 +275,11 @@ describe("queries are text, never FTS5 syntax; bad input is 400 naming q", () =>
     for (const q of [`${w}\u0000xylograph`, `\u0000${w}`, `${w}\u0001`, `${w}\u007f`, `xylo\u0000 ${w}`]) {
       const res = await searchFor(q, "&type=segment");
       expect(res.status, `${JSON.stringify(q)}: ${res.text}`).toBe(200);
-      if (!q.startsWith("xylo")) expect(res.body.data.results.map((h: any) => h.segment.id), JSON.stringify(q)).toEqual([seg.id]);
+      if (!q.startsWith("xylo"))
+        expect(
+          res.body.data.results.map((h: any) => h.segment.id),
+          JSON.stringify(q),
+        ).toEqual([seg.id]);
       expect((await page(`/search?q=${encodeURIComponent(q)}`)).status, JSON.stringify(q)).toBe(200);
       const { result } = await mcpTool("search", { q });
       expect(result.isError ?? false, JSON.stringify(q)).toBe(false);

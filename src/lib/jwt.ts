@@ -79,7 +79,14 @@ function checkClaims(payload: Record<string, unknown>, now: number): JwtClaims {
   if (typeof exp !== "number") throw invalid("missing_exp", "Token has no expiry");
   if (typeof iat === "number" && iat > now + CLOCK_SKEW_SECONDS) throw invalid("future_iat", "Token is issued in the future");
   if (exp <= now) throw new ApiError("AUTH_EXPIRED_TOKEN", "Token has expired; log in again");
-  const claims: JwtClaims = { sub, typ: typ as ActorType, name: typeof name === "string" ? name : "", iat: Number(iat ?? 0), exp, jti: String(payload.jti ?? "") };
+  const claims: JwtClaims = {
+    sub,
+    typ: typ as ActorType,
+    name: typeof name === "string" ? name : "",
+    iat: Number(iat ?? 0),
+    exp,
+    jti: String(payload.jti ?? ""),
+  };
   if (typeof iat_ms === "number") claims.iat_ms = iat_ms;
   return claims;
 }
