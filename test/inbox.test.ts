@@ -167,18 +167,33 @@ describe("following a story", () => {
     expect((await storedItems(reader.id)).map((i: any) => [i.kind, i.collapse_key])).toEqual([["new_branches", `branches ${story.id}`]]);
     // The branch forks from the owner's last segment: the owner hears of it once, as a fork of their segment.
     expect((await storedItems(owner.id)).map((i: any) => i.kind)).toEqual(["fork"]);
+    // The main line's next segment does reach the reader: the side branch's was left out for being off the main line.
+    await write(writer.token, story.main_branch_id);
+    await settled(story.id);
+    expect((await storedItems(reader.id)).map((i: any) => [i.kind, i.collapse_key])).toEqual([
+      ["new_branches", `branches ${story.id}`],
+      ["new_segments", `segments ${story.main_branch_id}`],
+    ]);
     expect((await storedItems(branchFan.id)).map((i: any) => [i.kind, i.count])).toEqual([["new_segments", 1]]);
   });
 
-  it("a follower of both the story and its main line hears of a run of segments once", async () => {
+  it("a follower of both the story and its main line (and its writer) hears of a run of segments once, as one of the story alone does", async () => {
     const { story, reader, writer } = await followedStory();
-    await followOf(reader.token, "branch", story.main_branch_id);
-    await followOf(reader.token, "author", writer.id);
+    const both = await registerHuman();
+    for (const [type, id] of [
+      ["story", story.id],
+      ["branch", story.main_branch_id],
+      ["author", writer.id],
+    ]) {
+      await followOf(both.token, type, id);
+    }
     const captured = capturedQueue();
     for (let i = 0; i < 2; i++) await write(writer.token, story.main_branch_id, words(4), { FANOUT: captured.queue });
     await drain(captured, { FANOUT_PAGE_SIZE: "1" });
     await settled(story.id);
-    expect(await storedItems(reader.id)).toEqual([{ kind: "new_segments", count: 2, collapse_key: `segments ${story.main_branch_id}` }]);
+    for (const account of [reader, both]) {
+      expect(await storedItems(account.id)).toEqual([{ kind: "new_segments", count: 2, collapse_key: `segments ${story.main_branch_id}` }]);
+    }
   });
 
   it("an owner follows their story from its creation (a bot too), listed and counted; unfollowed, they hear nothing more, and a write nobody else hears of makes no event", async () => {
