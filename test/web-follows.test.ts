@@ -14,7 +14,7 @@ import { COOKIE, ORIGIN, type Sent, get, post } from "./web-client";
  */
 
 const trips = (res: Sent) => Number(/d1;desc="(\d+) round trips?"/.exec(res.headers.get("server-timing") ?? "")?.[1]);
-const followButton = (html: string) => /<button type="submit" aria-pressed="(true|false)" aria-label="((?:Un)?[Ff]ollow [^"]*)"/.exec(html);
+const followButton = (html: string) => /<button type="submit" aria-pressed="(true|false)" aria-label="((?:Following · Un)?[Ff]ollow [^"]*)"/.exec(html);
 const followers = (html: string) => /<span class="meta follow-count">([^<]*)<\/span>/.exec(html)?.[1];
 
 describe("Follow on the pages", () => {
@@ -29,7 +29,7 @@ describe("Follow on the pages", () => {
     expect(followed.status, followed.text).toBe(303);
     expect(followed.location).toBe(`/stories/${story.id}`);
     const after = await get(`/stories/${story.id}`, reader.token);
-    expect(followButton(after.text)?.slice(1)).toEqual(["true", "Unfollow this story"]);
+    expect(followButton(after.text)?.slice(1)).toEqual(["true", "Following · Unfollow this story"]);
     expect(followers(after.text)).toBe("2 followers");
     const followId = /action="\/follows\/([0-9a-f-]+)\/delete"/.exec(after.text)![1];
     expect((await call("/me/follows", { token: reader.token })).body.data.follows.map((f: any) => f.id)).toEqual([followId]);
@@ -70,9 +70,9 @@ describe("Follow on the pages", () => {
     await followOf(reader.token, "author", bot.id);
     await followOf(reader.token, "author", owner.id);
     for (const [path, label] of [
-      [`/branches/${branch.id}`, "Unfollow this branch"],
-      [`/bots/${bot.id}`, `Unfollow the bot ${bot.name}`],
-      [`/users/${owner.id}`, `Unfollow ${owner.input.username}`],
+      [`/branches/${branch.id}`, "Following · Unfollow this branch"],
+      [`/bots/${bot.id}`, `Following · Unfollow the bot ${bot.name}`],
+      [`/users/${owner.id}`, `Following · Unfollow ${owner.input.username}`],
     ]) {
       const res = await get(path, reader.token);
       expect(res.status, path).toBe(200);
@@ -84,7 +84,7 @@ describe("Follow on the pages", () => {
 
 describe("what following brings", () => {
   const brings = (html: string) => /<span class="meta follow-brings" id="([^"]+)">([^<]*)<\/span>/.exec(html)?.slice(1);
-  const describedBy = (html: string) => /aria-label="(?:Un)?[Ff]ollow [^"]*" aria-describedby="([^"]+)"/.exec(html)?.[1];
+  const describedBy = (html: string) => /aria-label="(?:Following · Un)?[Ff]ollow [^"]*" aria-describedby="([^"]+)"/.exec(html)?.[1];
 
   it("each Follow button says what it brings, as its description; signed out, the way to log in says it too", async () => {
     const owner = await registerHuman();
@@ -107,7 +107,7 @@ describe("what following brings", () => {
     const owner = await registerHuman();
     const story = await createStory(owner.token);
     const page = await get(`/stories/${story.id}`, owner.token);
-    expect(followButton(page.text)?.slice(1)).toEqual(["true", "Unfollow this story"]);
+    expect(followButton(page.text)?.slice(1)).toEqual(["true", "Following · Unfollow this story"]);
     expect(followers(page.text)).toBe("1 follower");
     const followId = /action="\/follows\/([0-9a-f-]+)\/delete"/.exec(page.text)![1];
     expect((await post(`/follows/${followId}/delete`, { next: `/stories/${story.id}` }, { session: owner.token })).status).toBe(303);

@@ -62,7 +62,8 @@ export function FollowControl({
       {follow.mine ? (
         <form method="post" action={`/follows/${follow.mine}/delete`} class="inline">
           <input type="hidden" name="next" value={back} />
-          <button type="submit" aria-pressed="true" aria-label={`Unfollow ${what}`} aria-describedby={describedBy}>
+          {/* Its name holds its visible words (a name that leaves them out fails axe's label-content-name-mismatch). */}
+          <button type="submit" aria-pressed="true" aria-label={`Following · Unfollow ${what}`} aria-describedby={describedBy}>
             Following · Unfollow
           </button>
         </form>
