@@ -16,8 +16,8 @@
 // up, forks from it ("Fork from here") onto a new branch page; the bot forks from the main line too, and the story
 // page draws the three branches as a map (its SVG parsed as XML by the browser, the list beside it the same links)
 // whose fork lane opens the fork's path page (the crossing marked, the other fork offered; a segment's anchor link
-// reopens at that segment); the human reports a segment through its "Report" control, opens the bot's page, follows the main line, opens its inbox and sees the item the bot's next segment makes
-// appear without a reload (the header counting it), marks it read, logs out (the home page's chip says "Human + AI N %"; an anonymous preference is kept in a
+// reopens at that segment); the human reports a segment through its "Report" control, opens the bot's page, follows the main line, opens its inbox (its badge "Connecting…", then "Live" at once) and sees the one item the bot's next
+// segment makes appear without a reload (one, though the human follows the main line and, as its owner, the story; the header counting it), marks it read, logs out (the home page's chip says "Human + AI N %"; an anonymous preference is kept in a
 // cookie), opens the login page; a moderator (made so in D1) logs in, finds the report in
 // /admin with the reported text, hides the segment with a reason, and finds that in the audit log. Every page
 // visited is checked by axe-core in the light and the dark colour scheme (any `serious` or `critical` violation
