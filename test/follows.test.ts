@@ -17,24 +17,25 @@ describe("POST /follows", () => {
     const branch = await createBranch(owner.token, story.id);
     const bot = await registerBot();
     const reader = await registerHuman();
-    for (const [type, id, name] of [
-      ["story", story.id, story.title],
-      ["branch", branch.id, branch.title],
-      ["author", owner.id, owner.input.username],
-      ["author", bot.id, bot.name],
-    ]) {
+    // The story's owner follows it from its creation: the reader is its second follower.
+    for (const [type, id, name, followers] of [
+      ["story", story.id, story.title, 2],
+      ["branch", branch.id, branch.title, 1],
+      ["author", owner.id, owner.input.username, 1],
+      ["author", bot.id, bot.name, 1],
+    ] as const) {
       const first = await followOf(reader.token, type, id);
       expect(first.status, first.text).toBe(201);
-      expect(first.body.data).toMatchObject({ target_type: type, target_id: id, target_name: name, hidden: false, followers_count: 1 });
+      expect(first.body.data).toMatchObject({ target_type: type, target_id: id, target_name: name, hidden: false, followers_count: followers });
       const again = await followOf(reader.token, type, id.toUpperCase());
       expect(again.status, again.text).toBe(200);
       expect(again.body.data.id).toBe(first.body.data.id);
-      expect(again.body.data.followers_count).toBe(1);
+      expect(again.body.data.followers_count).toBe(followers);
     }
     expect((await followOf(reader.token, "author", bot.id)).body.data).toMatchObject({ author_type: "bot", story_id: null });
     expect((await followOf(reader.token, "branch", branch.id)).body.data).toMatchObject({ author_type: null, story_id: story.id });
     // The followers are shown on what is followed.
-    expect((await call(`/stories/${story.id}`)).body.data.followers_count).toBe(1);
+    expect((await call(`/stories/${story.id}`)).body.data.followers_count).toBe(2);
     expect((await call(`/branches/${branch.id}`)).body.data.followers_count).toBe(1);
     expect((await call(`/branches/${story.main_branch_id}`)).body.data.followers_count).toBe(0);
   });
@@ -46,7 +47,7 @@ describe("POST /follows", () => {
     const answers = await Promise.all(Array.from({ length: 10 }, () => followOf(reader.token, "story", story.id)));
     expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
     expect(new Set(answers.map((a) => a.body.data.id)).size).toBe(1);
-    expect(await followersOf("story", story.id)).toBe(1);
+    expect(await followersOf("story", story.id)).toBe(2); // the reader and the owner
   });
 
   it("404 for an unknown or malformed target, 400 for a bad type, a missing id or oneself", async () => {
@@ -64,7 +65,7 @@ describe("POST /follows", () => {
     expect(rows!.n).toBe(0);
   });
 
-  it("a hidden story or branch is 404 to whoever may not read it; its owner and moderators may follow it", async () => {
+  it("a hidden story or branch is 404 to whoever may not read it; its owner (who follows it already) and moderators may follow it", async () => {
     const owner = await registerHuman();
     const story = await createStory(owner.token);
     const branch = await createBranch(owner.token, (await createStory(owner.token)).id);
@@ -74,7 +75,9 @@ describe("POST /follows", () => {
     const reader = await registerHuman();
     expectError(await followOf(reader.token, "story", story.id), 404, "NOT_FOUND");
     expectError(await followOf(reader.token, "branch", branch.id), 404, "NOT_FOUND");
-    expect((await followOf(owner.token, "story", story.id)).status).toBe(201);
+    expect((await followOf(owner.token, "story", story.id)).status).toBe(200);
+    expect((await followOf(owner.token, "branch", branch.id)).status).toBe(201);
+    expect((await followOf(mod.token, "story", story.id)).status).toBe(201);
     expect((await followOf(mod.token, "branch", branch.id)).status).toBe(201);
   });
 
@@ -115,17 +118,18 @@ describe("DELETE /follows/{id}", () => {
     for (const other of [owner, await registerBot(), await registerAdmin()]) {
       expectError(await call(`/follows/${id}`, { method: "DELETE", token: other.token }), 403, "PERMISSION_DENIED");
     }
-    expect(await followersOf("story", story.id)).toBe(1);
+    // The owner follows their story too (from its creation).
+    expect(await followersOf("story", story.id)).toBe(2);
     const gone = await call(`/follows/${id}`, { method: "DELETE", token: reader.token });
     expect(gone.status, gone.text).toBe(200);
     expect(gone.body.data).toEqual({ id, deleted: true });
-    expect(await followersOf("story", story.id)).toBe(0);
+    expect(await followersOf("story", story.id)).toBe(1);
     expectError(await call(`/follows/${id}`, { method: "DELETE", token: reader.token }), 404, "NOT_FOUND");
     expectError(await call("/follows/not-a-uuid", { method: "DELETE", token: reader.token }), 404, "NOT_FOUND");
-    expect(await followersOf("story", story.id)).toBe(0);
+    expect(await followersOf("story", story.id)).toBe(1);
     // Following again is a new follow.
     expect((await followOf(reader.token, "story", story.id)).status).toBe(201);
-    expect(await followersOf("story", story.id)).toBe(1);
+    expect(await followersOf("story", story.id)).toBe(2);
   });
 
   it("ten unfollows at once: one 200, the followers down by one", async () => {
@@ -136,7 +140,7 @@ describe("DELETE /follows/{id}", () => {
     await followOf(b.token, "story", story.id);
     const answers = await Promise.all(Array.from({ length: 10 }, () => call(`/follows/${id}`, { method: "DELETE", token: a.token })));
     expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
-    expect(await followersOf("story", story.id)).toBe(1);
+    expect(await followersOf("story", story.id)).toBe(2); // b and the owner
   });
 });
 
@@ -158,7 +162,7 @@ describe("GET /me/follows", () => {
     expect(list.follows.map((f: any) => f.target_id)).toEqual([stories[2].id, stories[1].id]);
     expect(list.follows[1]).toMatchObject({ target_name: "", hidden: true });
     const rest = (await call("/me/follows?limit=2&offset=2", { token: reader.token })).body.data;
-    expect(rest.follows).toEqual([expect.objectContaining({ target_id: stories[0].id, target_name: stories[0].title, followers_count: 2 })]);
+    expect(rest.follows).toEqual([expect.objectContaining({ target_id: stories[0].id, target_name: stories[0].title, followers_count: 3 })]);
     expect((await call("/me/follows", { token: other.token })).body.data.follows).toHaveLength(1);
     expectError(await call("/me/follows?limit=0", { token: reader.token }), 400, "VALIDATION_ERROR");
   });

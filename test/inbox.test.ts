@@ -125,6 +125,136 @@ describe("new segments on a followed branch", () => {
   });
 });
 
+describe("following a story", () => {
+  /** A story, a reader following it, and another account writing on it. */
+  async function followedStory() {
+    const owner = await registerHuman();
+    const story = await createStory(owner.token);
+    const reader = await registerHuman();
+    expect((await followOf(reader.token, "story", story.id)).status).toBe(201);
+    return { owner, story, reader, writer: await registerHuman() };
+  }
+
+  it("another account's segments on the main line reach the story's followers and its owner, two quick ones as one item; the writer, following too, is not told", async () => {
+    const { owner, story, reader, writer } = await followedStory();
+    await followOf(writer.token, "story", story.id);
+    await write(writer.token, story.main_branch_id);
+    const last = (await write(writer.token, story.main_branch_id, words(5, "tide"))).body.data;
+    await settled(story.id);
+    for (const account of [reader, owner]) {
+      const inbox = await inboxOf(account.token);
+      expect(inbox.items).toEqual([
+        expect.objectContaining({
+          kind: "new_segments",
+          count: 2,
+          unread: true,
+          message: `2 new segments on “main line” of “${story.title}”, the latest by ${writer.input.username}`,
+          branch: { id: story.main_branch_id, title: "main line" },
+          segment: expect.objectContaining({ id: last.id, excerpt: words(5, "tide") }),
+        }),
+      ]);
+    }
+    expect((await inboxOf(writer.token)).items).toEqual([]);
+  });
+
+  it("a segment on another branch does not reach the story's followers (its branch's followers hear of it); the new branch does, and its owner hears of it", async () => {
+    const { owner, story, reader, writer } = await followedStory();
+    const side = await createBranch(writer.token, story.id, { title: "Ebb" });
+    const branchFan = await registerHuman();
+    await followOf(branchFan.token, "branch", side.id);
+    await write(writer.token, side.id);
+    await settled(story.id);
+    expect((await storedItems(reader.id)).map((i: any) => [i.kind, i.collapse_key])).toEqual([["new_branches", `branches ${story.id}`]]);
+    // The branch forks from the owner's last segment: the owner hears of it once, as a fork of their segment.
+    expect((await storedItems(owner.id)).map((i: any) => i.kind)).toEqual(["fork"]);
+    // The main line's next segment does reach the reader: the side branch's was left out for being off the main line.
+    await write(writer.token, story.main_branch_id);
+    await settled(story.id);
+    expect((await storedItems(reader.id)).map((i: any) => [i.kind, i.collapse_key])).toEqual([
+      ["new_branches", `branches ${story.id}`],
+      ["new_segments", `segments ${story.main_branch_id}`],
+    ]);
+    expect((await storedItems(branchFan.id)).map((i: any) => [i.kind, i.count])).toEqual([["new_segments", 1]]);
+  });
+
+  it("a follower of both the story and its main line (and its writer) hears of a run of segments once, as one of the story alone does", async () => {
+    const { story, reader, writer } = await followedStory();
+    const both = await registerHuman();
+    for (const [type, id] of [
+      ["story", story.id],
+      ["branch", story.main_branch_id],
+      ["author", writer.id],
+    ]) {
+      await followOf(both.token, type, id);
+    }
+    const captured = capturedQueue();
+    for (let i = 0; i < 2; i++) await write(writer.token, story.main_branch_id, words(4), { FANOUT: captured.queue });
+    await drain(captured, { FANOUT_PAGE_SIZE: "1" });
+    await settled(story.id);
+    for (const account of [reader, both]) {
+      expect(await storedItems(account.id)).toEqual([{ kind: "new_segments", count: 2, collapse_key: `segments ${story.main_branch_id}` }]);
+    }
+  });
+
+  it("an owner follows their story from its creation (a bot too), listed and counted; unfollowed, they hear nothing more, and a write nobody else hears of makes no event", async () => {
+    const owner = await registerBot();
+    const story = await createStory(owner.token);
+    const [mine] = (await call("/me/follows", { token: owner.token })).body.data.follows;
+    expect(mine).toMatchObject({ target_type: "story", target_id: story.id, followers_count: 1 });
+    expect((await call(`/stories/${story.id}`)).body.data.followers_count).toBe(1);
+    const writer = await registerHuman();
+    await write(writer.token, story.main_branch_id);
+    await settled(story.id);
+    expect((await storedItems(owner.id)).map((i: any) => [i.kind, i.count])).toEqual([["new_segments", 1]]);
+    expect((await call(`/follows/${mine.id}`, { method: "DELETE", token: owner.token })).status).toBe(200);
+    expect((await call(`/stories/${story.id}`)).body.data.followers_count).toBe(0);
+    const captured = capturedQueue();
+    expect((await write(writer.token, story.main_branch_id, words(4), { FANOUT: captured.queue })).status).toBe(201);
+    await createBranch(writer.token, story.id);
+    await settled(story.id);
+    expect(captured.sent).toEqual([]);
+    expect((await storedItems(owner.id)).map((i: any) => [i.kind, i.count])).toEqual([["new_segments", 1]]);
+  });
+
+  it("the stories one owns do not count toward LIMIT_FOLLOWS_PER_ACCOUNT: with two stories and a cap of 1, one more follow, then 409", async () => {
+    const limit = { LIMIT_FOLLOWS_PER_ACCOUNT: "1" };
+    const owner = await registerHuman();
+    await createStory(owner.token);
+    await createStory(owner.token);
+    const [a, b] = [await registerBot(), await registerBot()];
+    expect((await followOf(owner.token, "author", a.id, limit)).status).toBe(201);
+    expect(expectError(await followOf(owner.token, "author", b.id, limit), 409, "CONFLICT").details).toEqual({ limit: 1, following: 1 });
+    expect((await call("/me/follows", { token: owner.token })).body.data.pagination.total).toBe(3);
+  });
+
+  it("the migration gives the owner of a story made before it its follow, once, and counts the story's followers again", async () => {
+    const owner = await registerHuman();
+    const story = await createStory(owner.token);
+    const reader = await registerHuman();
+    await followOf(reader.token, "story", story.id);
+    // As a story made before owners followed their stories: no owner's follow, one follower counted.
+    await env.DB.batch([
+      env.DB.prepare("DELETE FROM follows WHERE follower_id = ? AND target_id = ?").bind(owner.id, story.id),
+      env.DB.prepare("UPDATE follow_counts SET followers = 1 WHERE target_type = 'story' AND target_id = ?").bind(story.id),
+    ]);
+    const migration = env.TEST_MIGRATIONS.find((m) => m.name.includes("owners_follow_their_stories"))!;
+    for (let run = 0; run < 2; run++) for (const query of migration.queries) await env.DB.prepare(query).run();
+    const follows = await env.DB.prepare("SELECT follower_id, follower_type FROM follows WHERE target_type = 'story' AND target_id = ?").bind(story.id).all();
+    expect(follows.results).toHaveLength(2);
+    expect(follows.results).toEqual(
+      expect.arrayContaining([
+        { follower_id: owner.id, follower_type: "human" },
+        { follower_id: reader.id, follower_type: "human" },
+      ]),
+    );
+    expect((await call(`/stories/${story.id}`)).body.data.followers_count).toBe(2);
+    const writer = await registerHuman();
+    await write(writer.token, story.main_branch_id);
+    await settled(story.id);
+    expect((await storedItems(owner.id)).map((i: any) => i.kind)).toEqual(["new_segments"]);
+  });
+});
+
 describe("the other events", () => {
   it("a new story by a followed author; a new branch of a followed story; a branch forked from your segment (once, though you follow the story)", async () => {
     const author = await registerHuman();
@@ -314,8 +444,9 @@ describe("read markers and the unread count", () => {
 });
 
 describe("the fan-out", () => {
-  it("writes a page of followers per step: 5 followers in pages of 2 take 3 steps, each follower once", async () => {
-    const { story, branch, followers } = await followedBranch(5);
+  it("writes a page of followers per step: 4 followers and the story's owner in pages of 2 take 3 steps, each once", async () => {
+    const { story, branch, followers: readers, owner } = await followedBranch(4);
+    const followers = [...readers, owner];
     const writer = await registerHuman();
     const captured = capturedQueue();
     await write(writer.token, branch, words(4), { FANOUT: captured.queue });

@@ -14,7 +14,7 @@ import { COOKIE, ORIGIN, type Sent, get, post } from "./web-client";
  */
 
 const trips = (res: Sent) => Number(/d1;desc="(\d+) round trips?"/.exec(res.headers.get("server-timing") ?? "")?.[1]);
-const followButton = (html: string) => /<button type="submit" aria-pressed="(true|false)" aria-label="((?:Un)?[Ff]ollow [^"]*)"/.exec(html);
+const followButton = (html: string) => /<button type="submit" aria-pressed="(true|false)" aria-label="((?:Following · Un)?[Ff]ollow [^"]*)"/.exec(html);
 const followers = (html: string) => /<span class="meta follow-count">([^<]*)<\/span>/.exec(html)?.[1];
 
 describe("Follow on the pages", () => {
@@ -24,22 +24,22 @@ describe("Follow on the pages", () => {
     const reader = await registerHuman();
     const before = await get(`/stories/${story.id}`, reader.token);
     expect(followButton(before.text)?.slice(1)).toEqual(["false", "Follow this story"]);
-    expect(followers(before.text)).toBe("0 followers");
+    expect(followers(before.text)).toBe("1 follower"); // its owner, from its creation
     const followed = await post("/follows", { target_type: "story", target_id: story.id, next: `/stories/${story.id}` }, { session: reader.token });
     expect(followed.status, followed.text).toBe(303);
     expect(followed.location).toBe(`/stories/${story.id}`);
     const after = await get(`/stories/${story.id}`, reader.token);
-    expect(followButton(after.text)?.slice(1)).toEqual(["true", "Unfollow this story"]);
-    expect(followers(after.text)).toBe("1 follower");
+    expect(followButton(after.text)?.slice(1)).toEqual(["true", "Following · Unfollow this story"]);
+    expect(followers(after.text)).toBe("2 followers");
     const followId = /action="\/follows\/([0-9a-f-]+)\/delete"/.exec(after.text)![1];
     expect((await call("/me/follows", { token: reader.token })).body.data.follows.map((f: any) => f.id)).toEqual([followId]);
     const anonymous = await get(`/stories/${story.id}`);
     expect(followButton(anonymous.text)).toBeNull();
     expect(anonymous.text).toContain(`href="/login?next=${encodeURIComponent(`/stories/${story.id}`)}">Log in to follow</a>`);
-    expect(followers(anonymous.text)).toBe("1 follower");
+    expect(followers(anonymous.text)).toBe("2 followers");
     const unfollowed = await post(`/follows/${followId}/delete`, { next: `/stories/${story.id}` }, { session: reader.token });
     expect(unfollowed.status).toBe(303);
-    expect(followers((await get(`/stories/${story.id}`, reader.token)).text)).toBe("0 followers");
+    expect(followers((await get(`/stories/${story.id}`, reader.token)).text)).toBe("1 follower");
   });
 
   it("the forms are refused from another site (403) and without a session (to log in); an unknown target (404) and past the cap (409) are error pages", async () => {
@@ -70,15 +70,50 @@ describe("Follow on the pages", () => {
     await followOf(reader.token, "author", bot.id);
     await followOf(reader.token, "author", owner.id);
     for (const [path, label] of [
-      [`/branches/${branch.id}`, "Unfollow this branch"],
-      [`/bots/${bot.id}`, `Unfollow the bot ${bot.name}`],
-      [`/users/${owner.id}`, `Unfollow ${owner.input.username}`],
+      [`/branches/${branch.id}`, "Following · Unfollow this branch"],
+      [`/bots/${bot.id}`, `Following · Unfollow the bot ${bot.name}`],
+      [`/users/${owner.id}`, `Following · Unfollow ${owner.input.username}`],
     ]) {
       const res = await get(path, reader.token);
       expect(res.status, path).toBe(200);
       expect(followButton(res.text)?.slice(1), path).toEqual(["true", label]);
       expect(followers(res.text), path).toBe("1 follower");
     }
+  });
+});
+
+describe("what following brings", () => {
+  const brings = (html: string) => /<span class="meta follow-brings" id="([^"]+)">([^<]*)<\/span>/.exec(html)?.slice(1);
+  const describedBy = (html: string) => /aria-label="(?:Following · Un)?[Ff]ollow [^"]*" aria-describedby="([^"]+)"/.exec(html)?.[1];
+
+  it("each Follow button says what it brings, as its description; signed out, the way to log in says it too", async () => {
+    const owner = await registerHuman();
+    const story = await createStory(owner.token);
+    const branch = await createBranch(owner.token, story.id);
+    const reader = await registerHuman();
+    for (const [path, id, text] of [
+      [`/stories/${story.id}`, "follow-brings-story", "new segments on its main line and new branches, in your inbox"],
+      [`/branches/${branch.id}`, "follow-brings-branch", "new segments on this branch, in your inbox"],
+      [`/users/${owner.id}`, "follow-brings-author", "their new stories, segments and branches, in your inbox"],
+    ]) {
+      const page = (await get(path, reader.token)).text;
+      expect(brings(page), path).toEqual([id, text]);
+      expect(describedBy(page), path).toBe(id);
+      expect((await get(path)).text, path).toContain(`>Log in to follow</a>: ${text}`);
+    }
+  });
+
+  it("a story's owner follows it from its creation: their page shows Following, and they may stop there", async () => {
+    const owner = await registerHuman();
+    const story = await createStory(owner.token);
+    const page = await get(`/stories/${story.id}`, owner.token);
+    expect(followButton(page.text)?.slice(1)).toEqual(["true", "Following · Unfollow this story"]);
+    expect(followers(page.text)).toBe("1 follower");
+    const followId = /action="\/follows\/([0-9a-f-]+)\/delete"/.exec(page.text)![1];
+    expect((await post(`/follows/${followId}/delete`, { next: `/stories/${story.id}` }, { session: owner.token })).status).toBe(303);
+    const after = await get(`/stories/${story.id}`, owner.token);
+    expect(followButton(after.text)?.slice(1)).toEqual(["false", "Follow this story"]);
+    expect(followers(after.text)).toBe("0 followers");
   });
 });
 
@@ -123,6 +158,8 @@ describe("the inbox page", () => {
     expect(page.text).toContain('<li class="inbox-item unread"');
     expect(page.text).toContain('<span class="badge" id="inbox-count">1</span>');
     expect(page.text).toContain('data-status="/inbox/status"');
+    // The live badge says it is connecting (the script shows it at once and asks at once), never "Offline" before it tried.
+    expect(page.text).toMatch(/<span id="live-status" class="badge" role="status" hidden="">Connecting…<\/span>/);
     expect(trips(page)).toBe(1);
     // Any signed-in page's header counts the unread, in that page's one round trip.
     const home = await get("/", reader.token);

@@ -104,18 +104,21 @@ if (inbox?.dataset.status) watchInbox(inbox.dataset.status, inbox.dataset.latest
  * A poll, not a stream: `/inbox/status` is one small read (its ETag answers an unchanged one 304), and an inbox
  * moves when the fan-out writes it, which no branch's stream sees. On a change the page is fetched again and its
  * list swapped in whole (the server renders every item), the items not seen before marked new, the header's count
- * too. A hidden tab does not ask.
+ * too. A hidden tab does not ask. The badge says "Connecting…" until the status has answered (or failed) once: the
+ * first ask is at once, so the page never calls itself offline before it has tried.
  */
 function watchInbox(statusUrl, shownLatest) {
   const POLL_MS = 5000;
   let latest = shownLatest;
   let unread = null;
-  const offline = (yes) => {
+  const say = (text) => {
     const badge = document.getElementById("live-status");
     if (!badge) return;
     badge.hidden = false;
-    badge.textContent = yes ? "Offline" : "Live";
+    badge.textContent = text;
   };
+  const offline = (yes) => say(yes ? "Offline" : "Live");
+  say("Connecting…");
   const tick = async () => {
     if (!document.hidden) {
       try {
@@ -132,7 +135,7 @@ function watchInbox(statusUrl, shownLatest) {
     }
     setTimeout(tick, POLL_MS);
   };
-  setTimeout(tick, POLL_MS);
+  tick();
 }
 
 async function redraw() {

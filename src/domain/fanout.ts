@@ -13,7 +13,9 @@ import { accountNotSuspendedSql } from "./standing";
  *
  * - The audience is the event's followers (of its branch, story or author) and its recipient, in follower id
  *   order from the event's `cursor` (keyset): one `UNION` of index range scans, each account once, however many
- *   of the event's targets it follows. The actor is never told of their own action.
+ *   of the event's targets it follows. The actor is never told of their own action. A segment on a story's main
+ *   line reaches the story's followers too, in the same item as the branch's followers get (one key per branch),
+ *   so whoever follows both the story and its main line hears of a run of segments once.
  * - Exclusions are in the same SQL, checked at every page: nothing about hidden content (as anonymous readers see
  *   it), nothing by an account suspended now (the event then settles with no inbox written).
  * - Collapse: an unread item of the same key whose window (from its first event) covers the event takes it
@@ -35,7 +37,7 @@ export interface FanoutOptions {
 type StepEvent = Pick<
   InboxEventRow,
   "id" | "kind" | "storyId" | "branchId" | "segmentId" | "commentId" | "recipientId" | "cursor" | "leaderId" | "settledAt" | "createdAt"
-> & { actorId: string; data: string | null; weight: number; latestSegmentId: string | null; latestAt: string };
+> & { actorId: string; data: string | null; weight: number; latestSegmentId: string | null; latestAt: string; onMain: number };
 
 /** What an event makes in an inbox: the item's kind and collapse key. */
 interface Item {
@@ -52,14 +54,15 @@ interface Audience {
 
 function audienceOf(e: StepEvent): Audience {
   switch (e.kind) {
-    case "segment":
-      return {
-        followed: [
-          ["branch", e.branchId!],
-          ["author", e.actorId],
-        ],
-        item: { kind: "new_segments", key: `segments ${e.branchId}` },
-      };
+    case "segment": {
+      const followed: [FollowTarget, string][] = [
+        ["branch", e.branchId!],
+        ["author", e.actorId],
+      ];
+      // The main line's segments are its story's news: its followers get the branch's item (the same key).
+      if (e.onMain) followed.push(["story", e.storyId]);
+      return { followed, item: { kind: "new_segments", key: `segments ${e.branchId}` } };
+    }
     case "branch":
       return {
         followed: [
@@ -132,7 +135,8 @@ function readStep(db: Db, eventId: string, now: string) {
           e.comment_id AS commentId, e.recipient_id AS recipientId, e.data, e.cursor, e.leader_id AS leaderId, e.settled_at AS settledAt,
           e.created_at AS createdAt, (SELECT count(*) FROM inbox_events x WHERE x.leader_id = e.id) AS weight,
           (SELECT x.segment_id FROM inbox_events x WHERE x.leader_id = e.id ORDER BY x.created_at DESC, x.id DESC LIMIT 1) AS latestSegmentId,
-          coalesce((SELECT max(x.created_at) FROM inbox_events x WHERE x.leader_id = e.id), e.created_at) AS latestAt
+          coalesce((SELECT max(x.created_at) FROM inbox_events x WHERE x.leader_id = e.id), e.created_at) AS latestAt,
+          coalesce((SELECT b.is_main FROM branches b WHERE b.id = e.branch_id), 0) AS onMain
         FROM inbox_events e WHERE e.id = ${eventId}`,
     ),
   ] as const;

@@ -11,7 +11,8 @@ import { type Viewer, branchShown, storyShown } from "./hidden";
  * Follows (issue 59): an account follows a story, a branch or an author. Following is idempotent (one row per
  * follower and target, a repeat answers the row there is); an account follows at most `followsPerAccount` things,
  * counted in the INSERT itself, so concurrent follows cannot pass the cap. `follow_counts` keeps each target's
- * number of followers in the same batches.
+ * number of followers in the same batches. A story's owner follows it from its creation (`ownerFollowStatements`),
+ * so they hear when someone continues it; they may unfollow it as any follow.
  */
 
 const NAME: Record<FollowTarget, string> = { story: "Story", branch: "Branch", author: "Author" };
@@ -73,6 +74,32 @@ const followRecords = (db: Db, viewer: Viewer, rest: SQL) => {
 const followView = (r: FollowSqlRow) => ({ ...r, hidden: r.hidden === 1 });
 
 /**
+ * SQL: how many things the account follows as the cap counts them: its follows of its own stories are left out.
+ * Those are made for it with each story (not chosen), and a prolific writer must not be kept from following others
+ * by the stories they started; story creation has limits of its own that bound them.
+ */
+const followingCount = (accountId: string): SQL =>
+  sql`(SELECT count(*) FROM follows f WHERE f.follower_id = ${accountId}
+    AND NOT (f.target_type = 'story' AND EXISTS (SELECT 1 FROM stories s WHERE s.id = f.target_id AND s.owner_id = f.follower_id)))`;
+
+/**
+ * The owner's follow of their new story and its counter, for the story's creation batch (after its INSERT): made
+ * whatever the cap (it does not count toward it), an ordinary follow otherwise (listed, counted, unfollowed).
+ */
+export const ownerFollowStatements = (db: Db, story: { id: string; ownerId: string; ownerType: "human" | "bot"; createdAt: string }) => [
+  rawRun(
+    db,
+    sql`INSERT INTO follows (id, follower_id, follower_type, target_type, target_id, created_at)
+      VALUES (${crypto.randomUUID()}, ${story.ownerId}, ${story.ownerType}, 'story', ${story.id}, ${story.createdAt})`,
+  ),
+  rawRun(
+    db,
+    sql`INSERT INTO follow_counts (target_type, target_id, followers) VALUES ('story', ${story.id}, 1)
+      ON CONFLICT (target_type, target_id) DO UPDATE SET followers = followers + 1`,
+  ),
+];
+
+/**
  * Follows the target: 201 with the new follow, or 200 with the one there is. One batch: the INSERT (only while the
  * target is shown to the follower and the follower is under the cap), the target's counter (only if it inserted),
  * the record, and why nothing was inserted (the target unknown or hidden: 404; the cap: 409 CONFLICT).
@@ -83,7 +110,7 @@ export async function follow(db: Db, actor: Actor, body: FollowBody, cap: number
   if (type === "author" && targetId === actor.id) throw validationError([{ field: "target_id", issue: "is you: an account cannot follow itself" }]);
   const id = crypto.randomUUID();
   const viewer = { id: actor.id, type: actor.type };
-  const following = sql`(SELECT count(*) FROM follows WHERE follower_id = ${actor.id})`;
+  const following = followingCount(actor.id);
   const [, , [row], [why]] = await db.batch([
     rawRun(
       db,

@@ -20,8 +20,15 @@ export interface FanoutMessage {
   eventId: string;
 }
 
-/** SQL: someone follows this target. */
-export const followedSql = (type: FollowTarget, id: SQL | string): SQL => sql`EXISTS (SELECT 1 FROM follows WHERE target_type = ${type} AND target_id = ${id})`;
+/**
+ * SQL: someone other than `actor` follows this target. The actor is never told of their own change, so an owner
+ * writing on the story they follow (every owner follows their stories) writes no event nobody will read.
+ */
+export const followedSql = (type: FollowTarget, id: SQL | string, actor: SQL | string): SQL =>
+  sql`EXISTS (SELECT 1 FROM follows WHERE target_type = ${type} AND target_id = ${id} AND follower_id != ${actor})`;
+
+/** SQL: the branch is its story's main line (whose segments the story's followers hear of). */
+export const mainLineSql = (branchId: SQL | string): SQL => sql`EXISTS (SELECT 1 FROM branches WHERE id = ${branchId} AND is_main = 1)`;
 
 interface NewEvent {
   /** The change's own id (its segment, story, branch, comment), or a new one (a moderator's action). */
@@ -50,7 +57,7 @@ export interface EventWrite {
  */
 function eventStatement(db: Db, e: NewEvent, when: SQL, followed: [FollowTarget, string][]): EventWrite {
   const recipient = e.recipient ?? sql`NULL`;
-  const audience = [...followed.map(([type, id]) => followedSql(type, id)), ...(e.recipient ? [sql`${recipient} IS NOT NULL`] : [])];
+  const audience = [...followed.map(([type, id]) => followedSql(type, id, e.actorId)), ...(e.recipient ? [sql`${recipient} IS NOT NULL`] : [])];
   const statement = rawAll<{ id: string }>(
     db,
     sql`INSERT INTO inbox_events (id, kind, actor_id, story_id, branch_id, segment_id, comment_id, recipient_id, data, merge_key, created_at, due_at)
@@ -62,14 +69,16 @@ function eventStatement(db: Db, e: NewEvent, when: SQL, followed: [FollowTarget,
 }
 
 /**
- * A segment, in its room's batch: the followers of its branch and of its writer hear of it, once it was written.
- * Segments of one writer on one branch share a merge key: waiting together, they are fanned out in one pass.
- * Plain SQL of its values (a prepared statement, src/domain/segment-write.ts).
+ * A segment, in its room's batch: the followers of its branch and of its writer hear of it, once it was written,
+ * and on the main line the story's followers too (its owner among them). Segments of one writer on one branch
+ * share a merge key: waiting together, they are fanned out in one pass. Plain SQL of its values (a prepared
+ * statement, src/domain/segment-write.ts).
  */
 export const segmentEventSql = (v: { id: string; authorId: string; storyId: string; branchId: string; createdAt: string }): SQL =>
   sql`INSERT INTO inbox_events (id, kind, actor_id, story_id, branch_id, segment_id, merge_key, created_at, due_at)
     SELECT ${v.id}, 'segment', ${v.authorId}, ${v.storyId}, ${v.branchId}, ${v.id}, 'segment ' || ${v.branchId} || ' ' || ${v.authorId}, ${v.createdAt}, ${v.createdAt}
-    WHERE EXISTS (SELECT 1 FROM segments WHERE id = ${v.id}) AND (${followedSql("branch", v.branchId)} OR ${followedSql("author", v.authorId)})
+    WHERE EXISTS (SELECT 1 FROM segments WHERE id = ${v.id}) AND (${followedSql("branch", v.branchId, v.authorId)} OR ${followedSql("author", v.authorId, v.authorId)}
+      OR (${followedSql("story", v.storyId, v.authorId)} AND ${mainLineSql(v.branchId)}))
     RETURNING id`;
 
 /** A new story: its owner's followers hear of it. */

@@ -12,7 +12,7 @@ import type { StorySort } from "../schemas/fields";
 import type { storyListItemSchema } from "../schemas/stories";
 import { authorshipOf } from "./authorship";
 import { newBranchRow } from "./branches";
-import { followersCount } from "./follows";
+import { followersCount, ownerFollowStatements } from "./follows";
 import { activePinsQuery, pinView } from "./pins";
 import { type Actor, ownedBy, writerType } from "./actor";
 import { type Viewer, storyShown } from "./hidden";
@@ -81,8 +81,8 @@ export function storyView(s: StoryRow, tags: string[]) {
 }
 
 /**
- * The story, its main line, the starter and the initial segments: one atomic batch, all or nothing; with its inbox
- * event when someone follows its owner (`events`, to hand to the fan-out queue).
+ * The story, its main line, the starter and the initial segments, and its owner's follow of it: one atomic batch,
+ * all or nothing; with its inbox event when someone follows its owner (`events`, to hand to the fan-out queue).
  */
 export async function createStory(db: Db, actor: Actor, input: NewStory, idem?: IdempotentRequest) {
   const rules = { language: input.language, minLength: input.min_length, maxLength: input.max_length };
@@ -153,6 +153,7 @@ export async function createStory(db: Db, actor: Actor, input: NewStory, idem?: 
     ...storyTagStatements(db, story.id, input.tags, now),
     db.insert(branches).values(main),
     ...segs.flatMap((s) => segmentStatements(db, s)),
+    ...ownerFollowStatements(db, story),
     event.statement,
     ...recordStatements(db, idem, { status: 201, data: created }),
   ];

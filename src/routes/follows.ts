@@ -17,9 +17,10 @@ const followRoute = createRoute({
   summary: "Follow a story, a branch or an author (201 new; 200 when you already follow it: the same follow)",
   description:
     "Any signed-in account, human or bot. What you follow reaches your inbox (`GET /me/inbox`): new segments on a followed branch, new " +
-    "branches of a followed story, new stories and segments by a followed author (`target_type: author`, a human's or a bot's account id). " +
-    "A hidden story or branch is 404, as reading it is; following yourself is 400. At most `LIMIT_FOLLOWS_PER_ACCOUNT` follows per account " +
-    "(409 CONFLICT beyond: unfollow one first).",
+    "segments on a followed story's main line and its new branches, new stories, segments and branches by a followed author " +
+    "(`target_type: author`, a human's or a bot's account id). A story's owner follows it from its creation (listed, counted and " +
+    "unfollowed as any follow). A hidden story or branch is 404, as reading it is; following yourself is 400. At most " +
+    "`LIMIT_FOLLOWS_PER_ACCOUNT` follows per account, one's own stories not counted (409 CONFLICT beyond: unfollow one first).",
   security: bearerSecurity,
   middleware: [auth()] as const,
   request: { body: jsonBody(followBody) },

@@ -15,9 +15,11 @@ const inboxRoute = createRoute({
   tags: ["Inbox"],
   summary: "Your inbox, newest activity first (`unread=true`: unread items only)",
   description:
-    "What reached you: new segments on branches you follow and by authors you follow, new branches of stories you follow, new stories by " +
-    "authors you follow, replies to your comments, branches forked from your segments, and moderators' actions on your content. Several " +
-    "events of one kind on one branch within `INBOX_COLLAPSE_SECONDS` make one item (`count`). Nothing of your own actions, of hidden " +
+    "What reached you: new segments on branches you follow, on the main line of stories you follow (your own stories included: their " +
+    "owner follows them from creation) and by authors you follow; new branches of stories you follow; new stories and branches by " +
+    "authors you follow; replies to your comments, branches forked from your segments, and moderators' actions on your content. Several " +
+    "events of one kind on one branch within `INBOX_COLLAPSE_SECONDS` make one item (`count`), however many of your follows brought " +
+    "them. Nothing of your own actions, of hidden " +
     'content or by suspended accounts; something hidden after it reached you keeps its item, its text "" (`hidden: true`).',
   security: bearerSecurity,
   middleware: [auth()] as const,

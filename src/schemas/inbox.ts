@@ -26,7 +26,12 @@ const named = z.object({ id: z.string(), title: z.string() });
 export const inboxItemSchema = z
   .object({
     id: z.string(),
-    kind: z.enum(INBOX_KINDS),
+    kind: z.enum(INBOX_KINDS).openapi({
+      description:
+        "new_segments (on a branch you follow, on the main line of a story you follow, or by an author you follow), new_branches (of a " +
+        "story you follow, or by an author you follow), new_story (by an author you follow), reply (to your comment), fork (a branch " +
+        "from your segment), moderation (a moderator's hide or restore of your content)",
+    }),
     count: z.number().int().openapi({ description: "how many events it collapses (7 new segments)" }),
     message: z.string().openapi({ description: "the item in words" }),
     unread: z.boolean(),

@@ -8,6 +8,16 @@ export interface FollowState {
 }
 
 /**
+ * What following a target brings, said next to its button (and tied to it as its description), so a reader knows
+ * before following what will reach their inbox.
+ */
+export const FOLLOW_BRINGS: Record<FollowTarget, string> = {
+  story: "new segments on its main line and new branches, in your inbox",
+  branch: "new segments on this branch, in your inbox",
+  author: "their new stories, segments and branches, in your inbox",
+};
+
+/**
  * "Follow" (or "Unfollow") on a story, branch, bot or writer page, with the number of followers: a form posted to
  * the page's own site (Origin-checked, src/web/follow-routes.tsx) that comes back to `back`. Anyone signed out is
  * offered a way to log in; one's own page shows the count alone.
@@ -28,6 +38,12 @@ export function FollowControl({
   viewer: Viewer | null;
 }) {
   const count = <span class="meta follow-count">{plural(follow.followers, "follower")}</span>;
+  const describedBy = `follow-brings-${type}`;
+  const brings = (
+    <span class="meta follow-brings" id={describedBy}>
+      {FOLLOW_BRINGS[type]}
+    </span>
+  );
   if (!viewer || viewer.id === id) {
     return (
       <p class="follow">
@@ -35,7 +51,7 @@ export function FollowControl({
         {viewer ? null : (
           <>
             {" "}
-            · <a href={`/login?next=${encodeURIComponent(back)}`}>Log in to follow</a>
+            · <a href={`/login?next=${encodeURIComponent(back)}`}>Log in to follow</a>: {FOLLOW_BRINGS[type]}
           </>
         )}
       </p>
@@ -46,7 +62,8 @@ export function FollowControl({
       {follow.mine ? (
         <form method="post" action={`/follows/${follow.mine}/delete`} class="inline">
           <input type="hidden" name="next" value={back} />
-          <button type="submit" aria-pressed="true" aria-label={`Unfollow ${what}`} title="You follow it: its news reaches your inbox">
+          {/* Its name holds its visible words (a name that leaves them out fails axe's label-content-name-mismatch). */}
+          <button type="submit" aria-pressed="true" aria-label={`Following · Unfollow ${what}`} aria-describedby={describedBy}>
             Following · Unfollow
           </button>
         </form>
@@ -55,11 +72,12 @@ export function FollowControl({
           <input type="hidden" name="target_type" value={type} />
           <input type="hidden" name="target_id" value={id} />
           <input type="hidden" name="next" value={back} />
-          <button type="submit" aria-pressed="false" aria-label={`Follow ${what}`} title="Its news will reach your inbox">
+          <button type="submit" aria-pressed="false" aria-label={`Follow ${what}`} aria-describedby={describedBy}>
             Follow
           </button>
         </form>
       )}
+      {brings}
       {count}
     </div>
   );

@@ -122,7 +122,7 @@ export function InboxPage({
           {plural(unread_count, "unread item")} · {unreadOnly ? <a href="/inbox">show everything</a> : <a href="/inbox?unread=true">unread only</a>} ·{" "}
           <a href="/follows">what you follow</a>{" "}
           <span id="live-status" class="badge" role="status" hidden>
-            Offline
+            Connecting…
           </span>
         </p>
         {unread_count && newest ? <ReadForm field="up_to" value={newest} label="Mark all read" next={here} /> : null}

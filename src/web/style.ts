@@ -152,7 +152,7 @@ fieldset.checkboxes label, .field.checkbox label { display: inline-flex; gap: .3
 .field.checkbox input, fieldset.checkboxes input { width: auto; }
 .notice { border-left: 3px solid var(--accent); padding: .25rem .75rem; }
 #inbox-count { background: var(--accent); border-color: var(--accent); color: var(--bg); }
-.follow { display: inline-flex; gap: .5rem; align-items: baseline; margin: .25rem 0; }
+.follow { display: inline-flex; flex-wrap: wrap; gap: .5rem; align-items: baseline; margin: .25rem 0; }
 .inbox { list-style: none; padding-left: 0; }
 .inbox-item { padding: .6rem 0; border-bottom: 1px solid var(--line); }
 .inbox-item.unread { border-left: 3px solid var(--accent); padding-left: .6rem; }

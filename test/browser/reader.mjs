@@ -16,8 +16,8 @@
 // up, forks from it ("Fork from here") onto a new branch page; the bot forks from the main line too, and the story
 // page draws the three branches as a map (its SVG parsed as XML by the browser, the list beside it the same links)
 // whose fork lane opens the fork's path page (the crossing marked, the other fork offered; a segment's anchor link
-// reopens at that segment); the human reports a segment through its "Report" control, opens the bot's page, follows the main line, opens its inbox and sees the item the bot's next segment makes
-// appear without a reload (the header counting it), marks it read, logs out (the home page's chip says "Human + AI N %"; an anonymous preference is kept in a
+// reopens at that segment); the human reports a segment through its "Report" control, opens the bot's page, follows the main line, opens its inbox (its badge "Connecting…", then "Live" at once) and sees the one item the bot's next
+// segment makes appear without a reload (one, though the human follows the main line and, as its owner, the story; the header counting it), marks it read, logs out (the home page's chip says "Human + AI N %"; an anonymous preference is kept in a
 // cookie), opens the login page; a moderator (made so in D1) logs in, finds the report in
 // /admin with the reported text, hides the segment with a reason, and finds that in the audit log. Every page
 // visited is checked by axe-core in the light and the dark colour scheme (any `serious` or `critical` violation
@@ -33,7 +33,7 @@ import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
 import { assert, checks, cleanup, launchBrowser, screenshot, startWorker } from "./harness.mjs";
 
-const { values: opt } = parseArgs({ options: { port: { type: "string", default: "8799" } } });
+const { values: opt } = parseArgs({ options: { port: { type: "string", default: "8799" }, "inspector-port": { type: "string" } } });
 const started = Date.now();
 const t = checks();
 const TIMEOUT = 15_000;
@@ -96,7 +96,7 @@ function later(promise) {
 let worker;
 let browser;
 try {
-  worker = await startWorker({ port: Number(opt.port) });
+  worker = await startWorker({ port: Number(opt.port), inspectorPort: opt["inspector-port"] });
   const origin = worker.origin;
   console.log(`wrangler dev ready at ${origin} after ${Date.now() - started} ms`);
   browser = await launchBrowser({ viewport: DESKTOP });
@@ -993,22 +993,33 @@ try {
     return `POST → ${sent.status}; ${count}`;
   });
   let inboxShown = false;
-  await t.check("inbox: open, the bot writes on the followed branch; the item appears without a reload, the header counts it", async () => {
+  await t.check("inbox: open (Connecting…, then Live at once), the bot writes on the main line; one item appears without a reload, counted", async () => {
     need(followed && botId, "the follow and the bot");
     await banner.getByRole("link", { name: /^Inbox/ }).click();
     await page.waitForURL(/\/inbox$/);
     await page.getByRole("heading", { level: 1, name: "Inbox" }).waitFor();
+    // The status is asked at once: "Live" well before the poll's five seconds, and nothing but "Connecting…" before.
+    const live = await page.evaluate(() => document.getElementById("live-status")?.textContent?.trim());
+    assert(live === "Connecting…" || live === "Live", `the inbox's badge first says ${JSON.stringify(live)}`);
+    await page
+      .waitForFunction(() => document.getElementById("live-status")?.textContent?.trim() === "Live", null, { timeout: 3000 })
+      .catch(async () => {
+        throw new Error(`the inbox's badge says ${JSON.stringify(await page.locator("#live-status").textContent())} after 3 s`);
+      });
     await page.evaluate(() => {
       window.__marker = "kept";
     });
+    // The human follows the main line and, as its owner, the story: one item for the segment, not two.
     await api(`/branches/${mainPath.split("/").pop()}/segments`, { method: "POST", token: bot.key, body: { content: INBOX_SEGMENT } });
-    const item = page.locator("li.inbox-item.unread").filter({ hasText: `by ${bot.name}` });
+    const item = page.locator("li.inbox-item.unread").filter({ hasText: INBOX_SEGMENT });
     await item
       .first()
       .waitFor({ timeout: 2 * TIMEOUT })
       .catch(async () => {
-        throw new Error(`no unread item by ${bot.name} within ${(2 * TIMEOUT) / 1000} s: ${(await bodyText()).slice(0, 300)}`);
+        throw new Error(`no unread item quoting the bot's segment within ${(2 * TIMEOUT) / 1000} s: ${(await bodyText()).slice(0, 300)}`);
       });
+    assert((await item.count()) === 1, `${await item.count()} items quote the bot's segment`);
+    assert((await item.first().textContent()).includes(`by ${bot.name}`), `the item does not name ${bot.name}`);
     assert((await page.evaluate(() => window.__marker)) === "kept", "the page was reloaded");
     const excerpt = await shown(item.first().locator(".excerpt"));
     assert(excerpt === INBOX_SEGMENT, `the item quotes ${JSON.stringify(excerpt)}`);

@@ -19,9 +19,10 @@ export const followTool = defineTool({
   name: "follow",
   title: "Follow a story, branch or author",
   description: (config) =>
-    "Follows a story (its new branches), a branch (its new segments) or an author, human or bot (their new stories and segments): what " +
-    "happens there then reaches your inbox (read_inbox), so you need not poll. Following again answers the same follow. Needs a " +
-    `credential; at most ${config.limits.followsPerAccount} follows per account (CONFLICT beyond: unfollow one first).`,
+    "Follows a story (the new segments on its main line, and its new branches), a branch (its new segments) or an author, human or bot " +
+    "(their new stories, segments and branches): what happens there then reaches your inbox (read_inbox), so you need not poll. " +
+    "Following again answers the same follow. You follow the stories you start from their creation (unfollow to stop). Needs a " +
+    `credential; at most ${config.limits.followsPerAccount} follows per account, your own stories not counted (CONFLICT beyond: unfollow one first).`,
   input: toolInput(
     describeFields(followBody, {
       target_type: "What to follow: story, branch, or author (a human's or a bot's account)",
@@ -68,8 +69,9 @@ export const readInboxTool = defineTool({
   name: "read_inbox",
   title: "Read your inbox",
   description: () =>
-    "Your inbox, newest activity first: new segments on branches you follow and by authors you follow, new branches of stories you follow, " +
-    "new stories by authors you follow, replies to your comments, branches forked from your segments, moderators' actions on your " +
+    "Your inbox, newest activity first: new segments on branches you follow, on the main line of stories you follow (yours included) and " +
+    "by authors you follow, new branches of stories you follow, new stories by authors you follow, replies to your comments, branches " +
+    "forked from your segments, moderators' actions on your " +
     "content. Several events on one branch within minutes are one item (count). Pass unread: true for unread items only; mark them read " +
     "with mark_inbox_read. Needs a credential.",
   input: toolInput(z.object({ unread: z.boolean().default(false).describe("Only unread items (default false: all)"), ...page(20, "items") })),
