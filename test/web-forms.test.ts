@@ -324,24 +324,52 @@ describe("web forms: errors in words, next to the form", () => {
     expect(res.text).toMatch(/<details class="fold" open="">\s*<summary>Fork from here<\/summary>\s*<form[^>]*><div class="form-error"/);
   });
 
-  it("the same limits as the API: a second fork within the hour is a 429 in words, with Retry-After", async () => {
+  it("the same limits as the API: a fork past a person's limit is a 429 saying when, in a <time> the page's script localises", async () => {
     const { story, human, branchId, segments } = await scene();
     const fork = (title: string) =>
       post(
         `/branches/${branchId}/forks`,
         { story_id: story.id, fork_at_segment_id: segments[0].id, title },
-        { session: human.token, env: { LIMIT_BRANCHES_PER_HOUR: "1" } },
+        { session: human.token, env: { LIMIT_HUMAN_BRANCHES_PER_HOUR: "1" } },
       );
     expectSeeOther(await fork("First"), /^\/branches\//);
     const second = await fork("Second");
     expect(second.status).toBe(429);
-    expect(Number(second.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(alertOf(second.text)).toMatch(/^Limit reached: 1 per hour\. Retry in \d+ s\.$/);
+    const retryAfter = Number(second.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(0);
+    // Not a count of seconds: the minute the person may write again, in UTC until the script says it in their clock.
+    expect(alertOf(second.text)).toMatch(/^Limit reached: 1 per hour\. You can write again at (\d{4}-\d\d-\d\d )?\d\d:\d\d UTC ?\.$/);
+    const time = /<time datetime="([^"]+)" data-local="">/.exec(second.text);
+    expect(time, "the refusal's <time data-local>").not.toBeNull();
+    const at = Date.parse(time![1]);
+    // Rounded up to the minute: at the minute shown the person can write.
+    expect(at % 60_000).toBe(0);
+    expect(at).toBeGreaterThanOrEqual(Date.now() + (retryAfter - 5) * 1000);
+    expect(at).toBeLessThanOrEqual(Date.now() + (retryAfter + 60) * 1000);
+    expect(second.text).toContain('<script type="module" src="/reader/reader.js">');
   });
 
-  it("a limit the web and the API share: segments per branch count across both", async () => {
+  it("a person writes at their own pace on the web: 10 segments in a row and 3 forks in the hour, with the real limits", async () => {
+    const { story, human, branchId, segments } = await scene();
+    const real = {
+      LIMIT_SEGMENTS_PER_HOUR: "20",
+      LIMIT_SEGMENTS_PER_DAY: "100",
+      LIMIT_SEGMENTS_PER_BRANCH_PER_HOUR: "2",
+      LIMIT_BRANCHES_PER_HOUR: "1",
+      LIMIT_HUMAN_BRANCHES_PER_HOUR: "10",
+    };
+    for (let i = 0; i < 10; i++) {
+      expectSeeOther(await post(`/branches/${branchId}/segments`, { content: words(4, `w${i}`) }, { session: human.token, env: real }), /#s-/);
+    }
+    for (let i = 0; i < 3; i++) {
+      const fields = { story_id: story.id, fork_at_segment_id: segments[i].id, title: `What if ${i}` };
+      expectSeeOther(await post(`/branches/${branchId}/forks`, fields, { session: human.token, env: real }), /^\/branches\//);
+    }
+  });
+
+  it("a limit the web and the API share: a person's segments count across both", async () => {
     const { human, branchId } = await scene();
-    const limit = { LIMIT_SEGMENTS_PER_BRANCH_PER_HOUR: "2" };
+    const limit = { LIMIT_SEGMENTS_PER_HOUR: "2" };
     expect((await call(`/branches/${branchId}/segments`, { token: human.token, body: { content: words(4, "api") }, env: limit })).status).toBe(201);
     expectSeeOther(await post(`/branches/${branchId}/segments`, { content: words(4, "web") }, { session: human.token, env: limit }), /#s-/);
     const third = await post(`/branches/${branchId}/segments`, { content: words(4, "more") }, { session: human.token, env: limit });
@@ -509,7 +537,7 @@ describe("web forms: security", () => {
     for (let i = 0; i < 10; i++) expect((await post("/login", { email: human.input.email, password: `wrong ${i}` }, limit)).status).toBe(401);
     const locked = await post("/login", { email: human.input.email, password: human.input.password }, limit);
     expect(locked.status).toBe(429);
-    expect(alertOf(locked.text)).toMatch(/^Limit reached: 10 per hour/);
+    expect(alertOf(locked.text)).toMatch(/^Limit reached: 10 per hour\. You can try again at .* UTC ?\.$/);
   });
 
   it("a stranger's failed web logins do not lock the owner out: the owner from another address signs in", async () => {

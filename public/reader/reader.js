@@ -10,6 +10,7 @@
 //   story (an `archived` frame, or a `hello` that says `archived: true`) shows "Archived" and is not reconnected to
 //   when the server closes the socket;
 // - copy buttons for a key shown once (My bots);
+// - a limit's end in the reader's clock: <time datetime="ISO" data-local> shows the browser's local time, not UTC;
 // - a signed-in reader's place on a path (issue 59 §4): <ol data-place="/branches/{id}/place" data-place-at="N"> keeps
 //   the furthest segment (`data-sequence`, `data-segment`) whose end the reader has scrolled past, sent once the page
 //   is left or hidden (a beacon to the page's own form route), only when it is beyond the place kept.
@@ -18,6 +19,23 @@ import { contentLength, lengthUnit } from "./length-rule.js";
 // ---- a form that came back with an error: focus its message, so it is read out and in view ----
 
 document.querySelector(".form-error")?.focus();
+
+// ---- a moment in the reader's own clock: <time datetime="ISO" data-local> (a limit's end) ----
+
+for (const time of document.querySelectorAll("time[data-local]")) localise(time);
+
+/**
+ * Says the time in the browser's time zone and way of writing it (the server wrote UTC): the hour and minute, with
+ * the day when it is not today. A person reads "You can write again at 06:43", not a count of seconds.
+ */
+function localise(time) {
+  const at = new Date(time.dateTime);
+  if (Number.isNaN(at.getTime())) return;
+  const today = at.toDateString() === new Date().toDateString();
+  const format = today ? { hour: "2-digit", minute: "2-digit" } : { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" };
+  time.textContent = at.toLocaleString(undefined, format);
+  time.title = at.toLocaleString(undefined, { dateStyle: "full", timeStyle: "short" });
+}
 
 // ---- a form is sent once: a second click while the first is on its way does nothing ----
 

@@ -1,5 +1,6 @@
 import type { Child } from "hono/jsx";
 import { lengthUnit } from "../lib/length-rule";
+import { LocalTime } from "./layout";
 
 /**
  * A form that came back with an error: which form (its key), the error in words, and what the person had typed,
@@ -10,6 +11,8 @@ export interface FormState {
   message: string;
   problems: string[];
   values: Record<string, string>;
+  /** A limit refused it: when the person may try again (ISO, to the minute), said in their own clock. */
+  again?: { at: string; what: string };
 }
 
 /** The state of `form` if the error is its own, else none (every other form on the page starts empty). */
@@ -22,7 +25,15 @@ export function FormError({ state }: { state: FormState | null }) {
   if (!state) return null;
   return (
     <div class="form-error" role="alert" tabindex={-1}>
-      <p>{state.message}</p>
+      <p>
+        {state.message}
+        {state.again ? (
+          <>
+            {" "}
+            {state.again.what} at <LocalTime iso={state.again.at} />.
+          </>
+        ) : null}
+      </p>
       {state.problems.length ? (
         <ul>
           {state.problems.map((p) => (

@@ -106,7 +106,7 @@ writeRoutes.post(
   "/stories",
   formPost,
   requireSession(() => "/stories/new"),
-  showErrorsIn(() => "story", storyLabels, newStoryPage),
+  showErrorsIn(() => "story", storyLabels, newStoryPage, "You can write again"),
   limitsAndIdempotency("story"),
   emptyReadCacheAfterWrites,
   async (c) => {
@@ -160,7 +160,12 @@ const branchForm = (action: LimitedAction, formOf: (c: Context<AppEnv>, fields: 
   [
     formPost,
     requireSession((c) => branchHref(c.req.param("branch_id") ?? "")),
-    showErrorsIn(formOf, labelsFrom(labels), (c, state) => branchPage(c, branchIdOf(c), state)),
+    showErrorsIn(
+      formOf,
+      labelsFrom(labels),
+      (c, state) => branchPage(c, branchIdOf(c), state),
+      action === "vote" ? "You can try again" : "You can write again",
+    ),
     limitsAndIdempotency(action),
     emptyReadCacheAfterWrites,
   ] as const;
