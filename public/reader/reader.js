@@ -68,15 +68,39 @@ function count(area) {
   const { language, min, max } = ruleOf(area);
   const length = contentLength(area.value, language);
   const unit = lengthUnit(language, length);
-  const verdict = !area.value.trim() ? "" : length < min ? ` · ${min - length} more needed` : length > max ? ` · ${length - max} too many` : " · ok";
+  if (!area.value.trim()) {
+    output.textContent = `Length: ${min}–${max} ${lengthUnit(language)}`;
+    output.dataset.state = "empty";
+    return;
+  }
+  const verdict = length < min ? ` · ${min - length} more needed` : length > max ? ` · ${length - max} too many` : " · ok";
   output.textContent = `${length} ${unit} (allowed ${min}–${max})${verdict}`;
-  output.dataset.state = !area.value.trim() ? "empty" : length < min ? "short" : length > max ? "long" : "ok";
+  output.dataset.state = length < min ? "short" : length > max ? "long" : "ok";
+}
+
+// The new-story form: its length rule follows its language. The unit is said where the form says it
+// ([data-length-unit]); a length field still at the suggestion for the old unit takes the new unit's (what a person
+// typed is kept). Registered before the counters, so they count under the rule as it now stands.
+const storyForm = document.getElementById("story-form");
+if (storyForm?.elements.language) {
+  const unitKey = (language) => (lengthUnit(language) === "characters" ? "defaultCharacters" : "defaultWords");
+  let shown = storyForm.elements.language.value;
+  storyForm.elements.language.addEventListener("change", () => {
+    const language = storyForm.elements.language.value;
+    for (const name of ["min_length", "max_length"]) {
+      const field = storyForm.elements[name];
+      if (field && field.value === field.dataset[unitKey(shown)]) field.value = field.dataset[unitKey(language)];
+    }
+    for (const unit of storyForm.querySelectorAll("[data-length-unit]")) unit.textContent = lengthUnit(language);
+    shown = language;
+  });
 }
 
 for (const area of document.querySelectorAll("textarea[data-count]")) {
   area.addEventListener("input", () => count(area));
   area.form?.addEventListener("change", () => count(area)); // the story form's rule fields
-  if (area.value) count(area);
+  area.form?.addEventListener("input", (event) => event.target.type === "number" && count(area)); // as a length is typed
+  if (area.value || !area.dataset.language) count(area); // a typed text, or a rule the form's fields may have changed
 }
 
 // ---- tag suggestions: an <input data-suggest="/api/v1/tags" list="ID"> of tags separated by commas ----

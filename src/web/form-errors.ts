@@ -33,12 +33,22 @@ function friendly(issue: Issue, fallback: string): string {
   return fallback;
 }
 
+/** A bad field as a form names it: its path (`initial_segments.1`) and what is wrong, in words. */
+export type FieldProblem = { field: string; issue: string };
+
+/** A form checked with the API's own body schema: the data, or every bad field in a person's words. */
+export function checkWith<T>(schema: ZodType<T>, input: unknown): { data: T; problems: [] } | { data: null; problems: FieldProblem[] } {
+  const result = schema.safeParse(input);
+  if (result.success) return { data: result.data, problems: [] };
+  const fields = fieldIssues(result.error);
+  return { data: null, problems: result.error.issues.map((issue, i) => ({ field: fields[i].field, issue: friendly(issue, fields[i].issue) })) };
+}
+
 /** Checks a form with the API's own body schema: the same rules, the same 400 naming each bad field. */
 export function parseWith<T>(schema: ZodType<T>, input: unknown): T {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  const fields = fieldIssues(result.error);
-  throw validationError(result.error.issues.map((issue, i) => ({ field: fields[i].field, issue: friendly(issue, fields[i].issue) })));
+  const { data, problems } = checkWith(schema, input);
+  if (problems.length) throw validationError(problems);
+  return data as T;
 }
 
 /** Names a field as its form (with these values) labels it: `initial_segments.1`, or a domain error's `{field, index}`. */
