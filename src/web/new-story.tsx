@@ -60,8 +60,8 @@ export function NewStoryPage({ canonical, viewer, state }: { canonical: string; 
         <fieldset class="length-rule" aria-describedby="length-rule-hint">
           <legend>Length of each segment</legend>
           <p class="hint" id="length-rule-hint">
-            Every segment, the 3 to 5 below and each one written later, must be this long, counted in <strong data-length-unit="">{unit}</strong>{" "}
-            for this story's language. The opening is not held to it.
+            Every segment, the 3 to 5 below and each one written later, must be this long, counted in <strong data-length-unit="">{unit}</strong> for this
+            story's language. The opening is not held to it.
           </p>
           <div class="pair">
             {LENGTH_FIELDS.map(([name, label, end]) => (
