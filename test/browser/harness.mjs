@@ -64,9 +64,10 @@ function run(cmd, args, { timeoutMs = 120_000 } = {}) {
 
 /**
  * `wrangler dev` on 127.0.0.1:`port` with a fresh state directory, its local D1 migrated first (as scripts/dev.mjs
- * does), the docs bundle copied into the assets. `vars` are extra `--var NAME:value` pairs.
+ * does), the docs bundle copied into the assets. `vars` are extra `--var NAME:value` pairs; `inspectorPort`: the
+ * devtools port (wrangler's default is shared by every `wrangler dev` on the machine).
  */
-export async function startWorker({ port = 8798, vars = {} } = {}) {
+export async function startWorker({ port = 8798, inspectorPort = undefined, vars = {} } = {}) {
   copyAssets({ quiet: true });
   const state = mkdtempSync(join(tmpdir(), "storyloom-browser-"));
   const removeState = () => rmSync(state, { recursive: true, force: true });
@@ -76,7 +77,18 @@ export async function startWorker({ port = 8798, vars = {} } = {}) {
   const origin = `http://127.0.0.1:${port}`;
   const server = await startServer(
     WRANGLER,
-    ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false", ...varArgs],
+    [
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      ...(inspectorPort ? ["--inspector-port", String(inspectorPort)] : []),
+      "--persist-to",
+      state,
+      "--show-interactive-dev-session=false",
+      ...varArgs,
+    ],
     `${origin}/api/v1/health`,
     { cwd: ROOT },
   );
@@ -106,9 +118,10 @@ export async function startWorker({ port = 8798, vars = {} } = {}) {
 /**
  * Headless Chromium with a fresh profile. Every request any page of the context makes is recorded in `requests`
  * ({url, method, resourceType, host}); those to hosts other than 127.0.0.1 are aborted and listed by `foreign()`.
- * `violations` collects Content-Security-Policy violations; `errors` uncaught page errors.
+ * `violations` collects Content-Security-Policy violations; `errors` uncaught page errors. `timezoneId` (e.g.
+ * "Asia/Tokyo"): the browser's time zone, else the machine's.
  */
-export async function launchBrowser({ viewport = { width: 1280, height: 900 } } = {}) {
+export async function launchBrowser({ viewport = { width: 1280, height: 900 }, timezoneId = undefined } = {}) {
   const profile = mkdtempSync(join(tmpdir(), "storyloom-chromium-"));
   const removeProfile = () => rmSync(profile, { recursive: true, force: true });
   cleanups.push(removeProfile);
@@ -117,6 +130,8 @@ export async function launchBrowser({ viewport = { width: 1280, height: 900 } } 
     headless: true,
     args: CHROMIUM_ARGS,
     viewport,
+    // A reader somewhere else than the server (a page that says a time in the reader's clock is checked so).
+    ...(timezoneId ? { timezoneId } : {}),
     serviceWorkers: "block",
   });
   cleanups.push(() => context.close().catch(() => {}));
