@@ -71,7 +71,7 @@ export function NewStoryPage({ canonical, viewer, state }: { canonical: string; 
                 label={label}
                 type="number"
                 state={state}
-                value={String(rule[end])}
+                value={state?.values[name] ?? String(suggested[end])}
                 min={1}
                 max={100000}
                 required

@@ -33,7 +33,7 @@ import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
 import { assert, checks, cleanup, launchBrowser, screenshot, startWorker } from "./harness.mjs";
 
-const { values: opt } = parseArgs({ options: { port: { type: "string", default: "8799" } } });
+const { values: opt } = parseArgs({ options: { port: { type: "string", default: "8799" }, "inspector-port": { type: "string" } } });
 const started = Date.now();
 const t = checks();
 const TIMEOUT = 15_000;
@@ -96,7 +96,7 @@ function later(promise) {
 let worker;
 let browser;
 try {
-  worker = await startWorker({ port: Number(opt.port) });
+  worker = await startWorker({ port: Number(opt.port), inspectorPort: opt["inspector-port"] && Number(opt["inspector-port"]) });
   const origin = worker.origin;
   console.log(`wrangler dev ready at ${origin} after ${Date.now() - started} ms`);
   browser = await launchBrowser({ viewport: DESKTOP });
