@@ -219,6 +219,39 @@ export function checks() {
   };
 }
 
+/**
+ * Runs a walk to its end: `body(open)` starts what it needs and keeps it in `open` (`worker`, `browser`); a failure
+ * outside any check is one failed "setup" (with the Worker's last log). Then everything stops, and the process
+ * exits non-zero on any failure, after `N passed, M failed`.
+ */
+export async function walk(name, t, body) {
+  const started = Date.now();
+  const open = {};
+  try {
+    await body(open);
+  } catch (err) {
+    t.fail("setup", err);
+    if (open.worker) console.log(open.worker.log().slice(-2000));
+  } finally {
+    await open.browser?.stop();
+    await open.worker?.stop();
+    runCleanups();
+  }
+  console.log(`${name} took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  process.exit(t.report() ? 1 : 0);
+}
+
+/** The check a walk ends with: no request left 127.0.0.1, no page threw, the CSP blocked nothing. */
+export function checkClean(t, browser) {
+  return t.check("no request leaves 127.0.0.1; no page error and no CSP violation", async () => {
+    const foreign = browser.foreign();
+    assert(foreign.length === 0, `requests to other hosts: ${foreign.map((r) => `${r.method} ${r.url}`).join(", ")}`);
+    assert(browser.errors.length === 0, `page errors: ${browser.errors.join(" | ")}`);
+    assert(browser.violations.length === 0, `CSP violations: ${JSON.stringify(browser.violations)}`);
+    return `${browser.requests.length} requests, all to 127.0.0.1`;
+  });
+}
+
 export function assert(condition, message) {
   if (!condition) throw new Error(message);
 }
