@@ -39,7 +39,7 @@ export default defineConfig(async () => {
             READ_CACHE_MS: "0",
             // Limits out of the way; test/limits.test.ts sets the real ones per request.
             ...Object.fromEntries(
-              ["STORIES", "BRANCHES", "JOINS", "SEGMENTS", "SEGMENTS_PER_BRANCH", "VOTES", "COMMENTS"].map((n) => [
+              ["STORIES", "BRANCHES", "HUMAN_BRANCHES", "JOINS", "SEGMENTS", "SEGMENTS_PER_BRANCH", "VOTES", "COMMENTS"].map((n) => [
                 n === "SEGMENTS_PER_BRANCH" ? "LIMIT_SEGMENTS_PER_BRANCH_PER_HOUR" : `LIMIT_${n}_PER_HOUR`,
                 "100000",
               ]),

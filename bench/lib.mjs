@@ -213,6 +213,7 @@ export async function load({ url, connections = 10, duration = 10, method, heade
 export const NO_LIMITS = [
   "STORIES_PER_HOUR",
   "BRANCHES_PER_HOUR",
+  "HUMAN_BRANCHES_PER_HOUR",
   "JOINS_PER_HOUR",
   "SEGMENTS_PER_HOUR",
   "SEGMENTS_PER_BRANCH_PER_HOUR",

@@ -44,6 +44,7 @@ const schema = z.object({
   LLM_TIMEOUT_MS: positive,
   LIMIT_STORIES_PER_HOUR: count,
   LIMIT_BRANCHES_PER_HOUR: count,
+  LIMIT_HUMAN_BRANCHES_PER_HOUR: count,
   LIMIT_JOINS_PER_HOUR: count,
   LIMIT_SEGMENTS_PER_HOUR: count,
   LIMIT_SEGMENTS_PER_BRANCH_PER_HOUR: count,
@@ -87,7 +88,9 @@ function toConfig(v: z.infer<typeof schema>) {
         : null,
     limits: {
       storiesPerHour: v.LIMIT_STORIES_PER_HOUR,
+      /** Forks per hour: `branchesPerHour` paces bots, `humanBranchesPerHour` people (admins have none). */
       branchesPerHour: v.LIMIT_BRANCHES_PER_HOUR,
+      humanBranchesPerHour: v.LIMIT_HUMAN_BRANCHES_PER_HOUR,
       joinsPerHour: v.LIMIT_JOINS_PER_HOUR,
       segmentsPerHour: v.LIMIT_SEGMENTS_PER_HOUR,
       segmentsPerBranchPerHour: v.LIMIT_SEGMENTS_PER_BRANCH_PER_HOUR,

@@ -166,16 +166,20 @@ describe("in turn mode the queue paces the branch", () => {
       const res = await call(`/branches/${story.main_branch_id}/segments`, { token: bots[i % 2].token, body: { content: words(4) }, env: SPEC_SEGMENTS });
       expect(res.status, res.text).toBe(201);
     }
-    // A human still writes at most 2 per branch per hour.
-    for (let i = 0; i < 2; i++)
+    // A person is held to the account-wide limits only: three in a row on the same branch.
+    for (let i = 0; i < 3; i++)
       expect((await call(`/branches/${story.main_branch_id}/segments`, { token: owner.token, body: { content: words(4) }, env: SPEC_SEGMENTS })).status).toBe(
         201,
       );
-    expectError(
-      await call(`/branches/${story.main_branch_id}/segments`, { token: owner.token, body: { content: words(4) }, env: SPEC_SEGMENTS }),
-      429,
-      "RATE_LIMIT_EXCEEDED",
-    );
+  });
+
+  it("a bot outside turn mode is held to the per-branch limit: its third segment on one branch in the hour is 429", async () => {
+    const { owner, story } = await storyWithSegments();
+    const fork = await createBranch(owner.token, story.id);
+    const bot = await registerBot();
+    const write = () => call(`/branches/${fork.id}/segments`, { token: bot.token, body: { content: words(4) }, env: SPEC_SEGMENTS });
+    for (let i = 0; i < 2; i++) expect((await write()).status).toBe(201);
+    expect(expectError(await write(), 429, "RATE_LIMIT_EXCEEDED").details.limit).toBe("2 per hour");
   });
 
   it("a bot refused by a limit at its own turn loses the turn at once, and the next bot is told", async () => {

@@ -9,6 +9,7 @@ import { type CallResult, call, createBranch, createStory, expectError, register
 const SPEC: Partial<Env> = {
   LIMIT_STORIES_PER_HOUR: "10",
   LIMIT_BRANCHES_PER_HOUR: "1",
+  LIMIT_HUMAN_BRANCHES_PER_HOUR: "10",
   LIMIT_JOINS_PER_HOUR: "5",
   LIMIT_SEGMENTS_PER_HOUR: "20",
   LIMIT_SEGMENTS_PER_BRANCH_PER_HOUR: "2",
@@ -51,11 +52,19 @@ describe("per-account limits, each at its boundary", () => {
     expect(n).toBe(10);
   });
 
-  it("branches: the 1st passes, the 2nd is 429", async () => {
+  it("branches, a bot's: the 1st passes, the 2nd is 429", async () => {
+    const human = await registerHuman();
+    const bot = await registerBot();
+    const story = await createStory(human.token);
+    const refused = await toTheBoundary(1, () => limited(bot.token, `/stories/${story.id}/branches`, { title: "b" }));
+    expectLimited(refused, "RATE_LIMIT_EXCEEDED", "1 per hour");
+  });
+
+  it("branches, a person's: the 10th passes, the 11th is 429", async () => {
     const human = await registerHuman();
     const story = await createStory(human.token);
-    const refused = await toTheBoundary(1, () => limited(human.token, `/stories/${story.id}/branches`, { title: "b" }));
-    expectLimited(refused, "RATE_LIMIT_EXCEEDED", "1 per hour");
+    const refused = await toTheBoundary(10, () => limited(human.token, `/stories/${story.id}/branches`, { title: "b" }));
+    expectLimited(refused, "RATE_LIMIT_EXCEEDED", "10 per hour");
   });
 
   it("joins: the 5th passes, the 6th is 429", async () => {
@@ -68,21 +77,47 @@ describe("per-account limits, each at its boundary", () => {
     expectLimited(refused, "RATE_LIMIT_EXCEEDED", "5 per hour");
   });
 
-  it("segments: 2 per branch, then 20 in all per hour", async () => {
+  it("segments, a bot's outside turn mode: 2 per branch, then 20 in all per hour", async () => {
     const human = await registerHuman();
+    const bot = await registerBot();
     const story = await createStory(human.token);
     const branches = [story.main_branch_id];
     for (let i = 0; i < 10; i++) branches.push((await createBranch(human.token, story.id)).id);
-    const perBranch = await toTheBoundary(2, () => limited(human.token, `/branches/${branches[0]}/segments`, { content: words(4) }));
+    const perBranch = await toTheBoundary(2, () => limited(bot.token, `/branches/${branches[0]}/segments`, { content: words(4) }));
     expectLimited(perBranch, "RATE_LIMIT_EXCEEDED", "2 per hour");
     // 2 already written on branch 0: 18 more across branches 1–9 reach 20 in all.
     for (let i = 0; i < 18; i++) {
-      const res = await limited(human.token, `/branches/${branches[1 + Math.floor(i / 2)]}/segments`, { content: words(4) });
+      const res = await limited(bot.token, `/branches/${branches[1 + Math.floor(i / 2)]}/segments`, { content: words(4) });
       expect(res.status, res.text).toBe(201);
       // the per-branch counter is the closest on the 1st of each pair, the overall one once it gets lower
       expect(res.headers.get("x-ratelimit-remaining")).toBe(String(Math.min(i % 2 ? 0 : 1, 20 - 3 - i)));
     }
-    expectLimited(await limited(human.token, `/branches/${branches[10]}/segments`, { content: words(4) }), "RATE_LIMIT_EXCEEDED", "20 per hour");
+    expectLimited(await limited(bot.token, `/branches/${branches[10]}/segments`, { content: words(4) }), "RATE_LIMIT_EXCEEDED", "20 per hour");
+  });
+
+  it("segments, a person's: 20 in a row on their own story's main line, the 21st is 429 (no per-branch limit)", async () => {
+    const human = await registerHuman();
+    const story = await createStory(human.token);
+    // Each success shows the tightest counter that applies to a person: the hourly one (20), not the per-branch one.
+    const refused = await toTheBoundary(20, () => limited(human.token, `/branches/${story.main_branch_id}/segments`, { content: words(4) }));
+    expectLimited(refused, "RATE_LIMIT_EXCEEDED", "20 per hour");
+  });
+
+  it("a person's evening: 10 segments in a row on their own story and 3 forks in the hour, each continued", async () => {
+    const human = await registerHuman();
+    const story = await createStory(human.token);
+    for (let i = 0; i < 10; i++) {
+      const res = await limited(human.token, `/branches/${story.main_branch_id}/segments`, { content: words(4, `s${i}`) });
+      expect(res.status, res.text).toBe(201);
+      expectRemaining(res, 20, 19 - i);
+    }
+    for (let i = 0; i < 3; i++) {
+      const fork = await limited(human.token, `/stories/${story.id}/branches`, { title: `what if ${i}` });
+      expect(fork.status, fork.text).toBe(201);
+      expectRemaining(fork, 10, 9 - i);
+      const res = await limited(human.token, `/branches/${fork.body.data.id}/segments`, { content: words(4) });
+      expect(res.status, res.text).toBe(201);
+    }
   });
 
   it("segments: the 100th of the day passes, the 101st is 429 DAILY_QUOTA_EXCEEDED", async () => {
@@ -144,8 +179,8 @@ describe("counting under concurrency, and who is exempt", () => {
       .filter((r) => r.status === 201)
       .map((r) => Number(r.headers.get("x-ratelimit-remaining")))
       .sort((a, b) => a - b);
-    // Each write's tightest counter as its own batch saw it: the per-branch one (1 left) until the hourly one is lower.
-    expect(remaining).toEqual([0, ...Array(19).fill(1)]);
+    // Each write's hourly counter as its own batch saw it (a person has no per-branch counter): one each of 19 to 0.
+    expect(remaining).toEqual(Array.from({ length: 20 }, (_, i) => i));
     const sql = "SELECT count(*) AS n FROM segments WHERE author_id = ? AND branch_id != ?";
     const { n } = (await env.DB.prepare(sql).bind(human.id, story.main_branch_id).first<{ n: number }>())!;
     expect(n).toBe(20);
@@ -155,9 +190,9 @@ describe("counting under concurrency, and who is exempt", () => {
     const human = await registerHuman();
     const story = await createStory(human.token);
     const first = await limited(human.token, `/branches/${story.main_branch_id}/segments`, { content: words(4) });
-    expectRemaining(first, 2, 1);
+    expectRemaining(first, 20, 19);
     expectError(await limited(human.token, `/branches/${story.main_branch_id}/segments`, { content: "x" }), 422, "SEGMENT_TOO_SHORT");
-    expectRemaining(await limited(human.token, `/branches/${story.main_branch_id}/segments`, { content: words(4) }), 2, 0);
+    expectRemaining(await limited(human.token, `/branches/${story.main_branch_id}/segments`, { content: words(4) }), 20, 18);
   });
 
   it("admins are exempt: 12 stories under a limit of 10 all pass", async () => {

@@ -420,6 +420,20 @@ describe("the MCP door: limits shared with REST", () => {
     expect(refused.details.retry_after).toBeGreaterThan(0);
   });
 
+  it("a person writes at their own pace over MCP too (3 segments on one branch, 3 forks); a bot's second fork of the hour is refused", async () => {
+    const human = await registerHuman();
+    const story = await createStory(human.token);
+    const bot = await registerBot();
+    const bindings = { LIMIT_SEGMENTS_PER_BRANCH_PER_HOUR: "2", LIMIT_BRANCHES_PER_HOUR: "1", LIMIT_HUMAN_BRANCHES_PER_HOUR: "10" };
+    const person = await connect({ token: human.token, bindings });
+    for (let i = 0; i < 3; i++) await ok(person, "write_segment", { branch_id: story.main_branch_id, content: words(4, `p${i}`) });
+    for (let i = 0; i < 3; i++) await ok(person, "create_branch", { story_id: story.id, title: `what if ${i}` });
+    const client = await connect({ token: bot.token, bindings });
+    await ok(client, "create_branch", { story_id: story.id, title: "a bot's fork" });
+    const refused = await failed(client, "create_branch", { story_id: story.id, title: "another" }, "RATE_LIMIT_EXCEEDED");
+    expect(refused.details.limit).toBe("1 per hour");
+  });
+
   it("a join that finds the bot already queued counts nothing, over MCP as over REST", async () => {
     const { story } = await storyWithSegments();
     const bot = await registerBot();

@@ -3,7 +3,7 @@ import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { app } from "../src/app";
 import type { Env } from "../src/env";
-import { call, join, registerBot, registerHuman, storyWithSegments, submit, unique, words } from "./helpers";
+import { call, expectError, join, registerBot, registerHuman, storyWithSegments, submit, unique, words } from "./helpers";
 
 /**
  * The web reader's forms (src/web/write-routes.tsx): sessions, every form's happy path, its errors shown in words
@@ -137,7 +137,7 @@ describe("web forms: the happy path", () => {
     const human = await registerHuman();
     const form = await get("/stories/new", human.token);
     expect(form.status).toBe(200);
-    for (const label of ["Title", "Language", "Background", "Style rules", "Minimum length", "Maximum length", "Opening", "Segment 1", "Segment 5"]) {
+    for (const label of ["Title", "Language", "Background", "Style rules", "Shortest segment", "Longest segment", "Opening", "Segment 1", "Segment 5"]) {
       expect(form.text).toMatch(new RegExp(`<label for="[^"]+">${label}</label>`));
     }
     const res = await post(
@@ -291,15 +291,90 @@ describe("web forms: errors in words, next to the form", () => {
     expect(missing.status).toBe(400);
     expect(alertOf(missing.text)).toBe("Please check these fields: Segments 1 to 3: need at least 3 filled in");
     const short = await post("/stories", { ...base, segment_1: words(4), segment_2: "tiny", segment_3: words(4) }, { session: human.token });
-    expect(short.status).toBe(422);
-    expect(alertOf(short.text)).toBe("Segment 2: Content is 1 word; the minimum is 3. Add at least 2 more words.");
+    expect(short.status).toBe(400);
+    expect(alertOf(short.text)).toBe("Please check these fields: Segment 2: is 1 word; the shortest allowed is 3: add 2 more words");
     expect(short.text).toMatch(/<textarea id="segment_2"[^>]*>tiny<\/textarea>/);
     const rules = await post(
       "/stories",
       { ...base, min_length: "50", max_length: "10", segment_1: "x", segment_2: "y", segment_3: "z" },
       { session: human.token },
     );
-    expect(alertOf(rules.text)).toContain("Minimum length: must not exceed max_length");
+    // A rule the wrong way round is named on its field; the segments are not measured against it.
+    expect(alertOf(rules.text)).toBe("Please check these fields: Shortest segment: must not be more than the longest segment");
+  });
+
+  it("the story form names every field out of its rule at once, in the form's order (the API still answers the first)", async () => {
+    const human = await registerHuman();
+    const fields = {
+      title: "",
+      language: "en",
+      background: "Too short",
+      min_length: "5",
+      max_length: "10",
+      starter: "Go.",
+      segment_1: words(2),
+      segment_2: words(6),
+      segment_3: words(12),
+      segment_4: "",
+      segment_5: words(3),
+    };
+    const res = await post("/stories", fields, { session: human.token });
+    expect(res.status).toBe(400);
+    expect(alertOf(res.text)).toBe(
+      "Please check these fields: " +
+        [
+          "Title: is required",
+          "Background: needs at least 10 characters",
+          "Segment 1: is 2 words; the shortest allowed is 5: add 3 more words",
+          "Segment 3: is 12 words; the longest allowed is 10: remove 2 words",
+          "Segment 5: is 3 words; the shortest allowed is 5: add 2 more words",
+        ].join(" "),
+    );
+    // Every field comes back as typed, and the rule as chosen.
+    expect(res.text).toMatch(/<input id="min_length" name="min_length" type="number" value="5"/);
+    expect(res.text).toMatch(new RegExp(`<textarea id="segment_3"[^>]*>${words(12)}</textarea>`));
+    // Characters, for a language that counts them: each short segment named with its count.
+    const zh = { ...fields, title: "故事", background: "一个很长的背景故事，足够长了。", language: "zh" };
+    const chars = await post(
+      "/stories",
+      { ...zh, segment_1: "短", segment_2: "七个字的一段话", segment_3: "长".repeat(11), segment_5: "" },
+      { session: human.token },
+    );
+    expect(alertOf(chars.text)).toBe(
+      "Please check these fields: Segment 1: is 1 character; the shortest allowed is 5: add 4 more characters " +
+        "Segment 3: is 11 characters; the longest allowed is 10: remove 1 character",
+    );
+    // The API answers as the spec says: the first segment out of the rule, 422.
+    const api = await call("/stories", {
+      token: human.token,
+      body: {
+        title: "T",
+        background: "A long enough background.",
+        language: "en",
+        min_length: 5,
+        max_length: 10,
+        starter: "Go.",
+        initial_segments: [words(2), words(6), words(12)],
+      },
+    });
+    expect(expectError(api, 422, "SEGMENT_TOO_SHORT").details).toMatchObject({ field: "initial_segments", index: 0 });
+  });
+
+  it("the story form says what lengths count and suggests a rule a person can meet, for the language shown", async () => {
+    const human = await registerHuman();
+    const form = await get("/stories/new", human.token);
+    expect(form.text).toMatch(/counted in <strong data-length-unit="">words<\/strong>/);
+    expect(form.text).toMatch(/<input id="min_length" name="min_length" type="number" value="30"[^>]*data-default-words="30" data-default-characters="50"/);
+    expect(form.text).toMatch(/<input id="max_length" name="max_length" type="number" value="300"[^>]*data-default-words="300" data-default-characters="500"/);
+    expect(form.text).toContain('<output id="segment_1-count" class="hint" for="segment_1" aria-live="off">Length: 30–300 words</output>');
+    // Came back in Chinese: characters, and the rule the person chose.
+    const back = await post(
+      "/stories",
+      { title: "", language: "zh", background: "背景", min_length: "40", max_length: "80", starter: "" },
+      { session: human.token },
+    );
+    expect(back.text).toMatch(/counted in <strong data-length-unit="">characters<\/strong>/);
+    expect(back.text).toContain(">Length: 40–80 characters</output>");
   });
 
   it("voting on one's own writing is refused in words, at the vote buttons", async () => {
@@ -324,24 +399,52 @@ describe("web forms: errors in words, next to the form", () => {
     expect(res.text).toMatch(/<details class="fold" open="">\s*<summary>Fork from here<\/summary>\s*<form[^>]*><div class="form-error"/);
   });
 
-  it("the same limits as the API: a second fork within the hour is a 429 in words, with Retry-After", async () => {
+  it("the same limits as the API: a fork past a person's limit is a 429 saying when, in a <time> the page's script localises", async () => {
     const { story, human, branchId, segments } = await scene();
     const fork = (title: string) =>
       post(
         `/branches/${branchId}/forks`,
         { story_id: story.id, fork_at_segment_id: segments[0].id, title },
-        { session: human.token, env: { LIMIT_BRANCHES_PER_HOUR: "1" } },
+        { session: human.token, env: { LIMIT_HUMAN_BRANCHES_PER_HOUR: "1" } },
       );
     expectSeeOther(await fork("First"), /^\/branches\//);
     const second = await fork("Second");
     expect(second.status).toBe(429);
-    expect(Number(second.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(alertOf(second.text)).toMatch(/^Limit reached: 1 per hour\. Retry in \d+ s\.$/);
+    const retryAfter = Number(second.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(0);
+    // Not a count of seconds: the minute the person may write again, in UTC until the script says it in their clock.
+    expect(alertOf(second.text)).toMatch(/^Limit reached: 1 per hour\. You can write again at (\d{4}-\d\d-\d\d )?\d\d:\d\d UTC ?\.$/);
+    const time = /<time datetime="([^"]+)" data-local="">/.exec(second.text);
+    expect(time, "the refusal's <time data-local>").not.toBeNull();
+    const at = Date.parse(time![1]);
+    // Rounded up to the minute: at the minute shown the person can write.
+    expect(at % 60_000).toBe(0);
+    expect(at).toBeGreaterThanOrEqual(Date.now() + (retryAfter - 5) * 1000);
+    expect(at).toBeLessThanOrEqual(Date.now() + (retryAfter + 60) * 1000);
+    expect(second.text).toContain('<script type="module" src="/reader/reader.js">');
   });
 
-  it("a limit the web and the API share: segments per branch count across both", async () => {
+  it("a person writes at their own pace on the web: 10 segments in a row and 3 forks in the hour, with the real limits", async () => {
+    const { story, human, branchId, segments } = await scene();
+    const real = {
+      LIMIT_SEGMENTS_PER_HOUR: "20",
+      LIMIT_SEGMENTS_PER_DAY: "100",
+      LIMIT_SEGMENTS_PER_BRANCH_PER_HOUR: "2",
+      LIMIT_BRANCHES_PER_HOUR: "1",
+      LIMIT_HUMAN_BRANCHES_PER_HOUR: "10",
+    };
+    for (let i = 0; i < 10; i++) {
+      expectSeeOther(await post(`/branches/${branchId}/segments`, { content: words(4, `w${i}`) }, { session: human.token, env: real }), /#s-/);
+    }
+    for (let i = 0; i < 3; i++) {
+      const fields = { story_id: story.id, fork_at_segment_id: segments[i].id, title: `What if ${i}` };
+      expectSeeOther(await post(`/branches/${branchId}/forks`, fields, { session: human.token, env: real }), /^\/branches\//);
+    }
+  });
+
+  it("a limit the web and the API share: a person's segments count across both", async () => {
     const { human, branchId } = await scene();
-    const limit = { LIMIT_SEGMENTS_PER_BRANCH_PER_HOUR: "2" };
+    const limit = { LIMIT_SEGMENTS_PER_HOUR: "2" };
     expect((await call(`/branches/${branchId}/segments`, { token: human.token, body: { content: words(4, "api") }, env: limit })).status).toBe(201);
     expectSeeOther(await post(`/branches/${branchId}/segments`, { content: words(4, "web") }, { session: human.token, env: limit }), /#s-/);
     const third = await post(`/branches/${branchId}/segments`, { content: words(4, "more") }, { session: human.token, env: limit });
@@ -509,7 +612,7 @@ describe("web forms: security", () => {
     for (let i = 0; i < 10; i++) expect((await post("/login", { email: human.input.email, password: `wrong ${i}` }, limit)).status).toBe(401);
     const locked = await post("/login", { email: human.input.email, password: human.input.password }, limit);
     expect(locked.status).toBe(429);
-    expect(alertOf(locked.text)).toMatch(/^Limit reached: 10 per hour/);
+    expect(alertOf(locked.text)).toMatch(/^Limit reached: 10 per hour\. You can try again at .* UTC ?\.$/);
   });
 
   it("a stranger's failed web logins do not lock the owner out: the owner from another address signs in", async () => {

@@ -10,6 +10,7 @@
 //   story (an `archived` frame, or a `hello` that says `archived: true`) shows "Archived" and is not reconnected to
 //   when the server closes the socket;
 // - copy buttons for a key shown once (My bots);
+// - a limit's end in the reader's clock: <time datetime="ISO" data-local> shows the browser's local time, not UTC;
 // - a signed-in reader's place on a path (issue 59 §4): <ol data-place="/branches/{id}/place" data-place-at="N"> keeps
 //   the furthest segment (`data-sequence`, `data-segment`) whose end the reader has scrolled past, sent once the page
 //   is left or hidden (a beacon to the page's own form route), only when it is beyond the place kept.
@@ -18,6 +19,23 @@ import { contentLength, lengthUnit } from "./length-rule.js";
 // ---- a form that came back with an error: focus its message, so it is read out and in view ----
 
 document.querySelector(".form-error")?.focus();
+
+// ---- a moment in the reader's own clock: <time datetime="ISO" data-local> (a limit's end) ----
+
+for (const time of document.querySelectorAll("time[data-local]")) localise(time);
+
+/**
+ * Says the time in the browser's time zone and way of writing it (the server wrote UTC): the hour and minute, with
+ * the day when it is not today. A person reads "You can write again at 06:43", not a count of seconds.
+ */
+function localise(time) {
+  const at = new Date(time.dateTime);
+  if (Number.isNaN(at.getTime())) return;
+  const today = at.toDateString() === new Date().toDateString();
+  const format = today ? { hour: "2-digit", minute: "2-digit" } : { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" };
+  time.textContent = at.toLocaleString(undefined, format);
+  time.title = at.toLocaleString(undefined, { dateStyle: "full", timeStyle: "short" });
+}
 
 // ---- a form is sent once: a second click while the first is on its way does nothing ----
 
@@ -50,15 +68,39 @@ function count(area) {
   const { language, min, max } = ruleOf(area);
   const length = contentLength(area.value, language);
   const unit = lengthUnit(language, length);
-  const verdict = !area.value.trim() ? "" : length < min ? ` · ${min - length} more needed` : length > max ? ` · ${length - max} too many` : " · ok";
+  if (!area.value.trim()) {
+    output.textContent = `Length: ${min}–${max} ${lengthUnit(language)}`;
+    output.dataset.state = "empty";
+    return;
+  }
+  const verdict = length < min ? ` · ${min - length} more needed` : length > max ? ` · ${length - max} too many` : " · ok";
   output.textContent = `${length} ${unit} (allowed ${min}–${max})${verdict}`;
-  output.dataset.state = !area.value.trim() ? "empty" : length < min ? "short" : length > max ? "long" : "ok";
+  output.dataset.state = length < min ? "short" : length > max ? "long" : "ok";
+}
+
+// The new-story form: its length rule follows its language. The unit is said where the form says it
+// ([data-length-unit]); a length field still at the suggestion for the old unit takes the new unit's (what a person
+// typed is kept). Registered before the counters, so they count under the rule as it now stands.
+const storyForm = document.getElementById("story-form");
+if (storyForm?.elements.language) {
+  const unitKey = (language) => (lengthUnit(language) === "characters" ? "defaultCharacters" : "defaultWords");
+  let shown = storyForm.elements.language.value;
+  storyForm.elements.language.addEventListener("change", () => {
+    const language = storyForm.elements.language.value;
+    for (const name of ["min_length", "max_length"]) {
+      const field = storyForm.elements[name];
+      if (field && field.value === field.dataset[unitKey(shown)]) field.value = field.dataset[unitKey(language)];
+    }
+    for (const unit of storyForm.querySelectorAll("[data-length-unit]")) unit.textContent = lengthUnit(language);
+    shown = language;
+  });
 }
 
 for (const area of document.querySelectorAll("textarea[data-count]")) {
   area.addEventListener("input", () => count(area));
   area.form?.addEventListener("change", () => count(area)); // the story form's rule fields
-  if (area.value) count(area);
+  area.form?.addEventListener("input", (event) => event.target.type === "number" && count(area)); // as a length is typed
+  if (area.value || !area.dataset.language) count(area); // a typed text, or a rule the form's fields may have changed
 }
 
 // ---- tag suggestions: an <input data-suggest="/api/v1/tags" list="ID"> of tags separated by commas ----

@@ -5,9 +5,15 @@ import type { RateState, Refusal } from "../lib/limit-error";
 export interface SegmentLimits {
   perHour: number;
   perDay: number;
-  /** Segments on one branch per hour: only outside turn mode (in turn mode the queue paces the branch). */
-  perBranchPerHour: number;
+  /**
+   * Segments on one branch per hour, a bot's (null for a person, held to the account-wide limits only): only outside
+   * turn mode (in turn mode the queue paces the branch), see `perBranchCounts`.
+   */
+  perBranchPerHour: number | null;
 }
+
+/** Whether a write counts against the per-branch limit: the writer has one (a bot) and writes outside turn mode. */
+export const perBranchCounts = (limits: SegmentLimits, turnMode: boolean) => limits.perBranchPerHour !== null && !turnMode;
 
 const HOUR_MS = 3600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -35,8 +41,10 @@ export interface LimitValues extends Record<string, unknown> {
 }
 
 export function limitValues(authorId: string, branchId: string, limits: SegmentLimits, now: number): LimitValues {
-  const { perHour, perDay, perBranchPerHour } = limits;
+  const { perHour, perDay } = limits;
   const hourAgo = new Date(now - HOUR_MS).toISOString();
+  // A person's write never reads the per-branch bound (its statement has no such condition): any number binds.
+  const perBranchPerHour = limits.perBranchPerHour ?? 0;
   return { authorId, branchId, hourAgo, dayAgo: new Date(now - DAY_MS).toISOString(), perHour, perDay, perBranchPerHour };
 }
 
@@ -86,7 +94,7 @@ function windows(usage: SegmentUsage, limits: SegmentLimits, perBranch: boolean)
   return [
     hourly(limits.perHour, usage.hour, usage.hourOldest),
     { code: "DAILY_QUOTA_EXCEEDED", label: `${limits.perDay} per day`, limit: limits.perDay, count: usage.day, oldest: usage.dayOldest, windowMs: DAY_MS },
-    ...(perBranch ? [hourly(limits.perBranchPerHour, usage.branch, usage.branchOldest)] : []),
+    ...(perBranch && limits.perBranchPerHour !== null ? [hourly(limits.perBranchPerHour, usage.branch, usage.branchOldest)] : []),
   ];
 }
 

@@ -57,7 +57,7 @@ const usage = prepared(usageSql);
 const segmentEvent = prepared(segmentEventSql);
 
 /** Limit values for a write that counts none (an admin's): its statements never read them. */
-const NO_LIMITS: SegmentLimits = { perHour: 0, perDay: 0, perBranchPerHour: 0 };
+const NO_LIMITS: SegmentLimits = { perHour: 0, perDay: 0, perBranchPerHour: null };
 
 /** What a room's write binds, and its shape. */
 export function writeValues(seg: NewSegment, subject: Subject, quota: Quota | null): { values: WriteValues; shape: Shape } {

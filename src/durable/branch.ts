@@ -15,7 +15,7 @@ import type { Role } from "../schemas/fields";
 import type { Env } from "../env";
 import { ApiError, notFound, storyArchived, validationError } from "../lib/errors";
 import { type RateState, limitError } from "../lib/limit-error";
-import { type SegmentLimits, type SegmentUsage, refusalOf, tightest } from "../domain/segment-quota";
+import { type SegmentLimits, type SegmentUsage, perBranchCounts, refusalOf, tightest } from "../domain/segment-quota";
 import type { D1Counter } from "../lib/meter";
 import {
   type Member,
@@ -527,8 +527,8 @@ export class BranchRoom extends DurableObject<Env> {
     const length = checkLength(content, options.isStarter ? { ...room.rules, minLength: 0 } : room.rules);
     const applied = this.decide(room, { type: "submit", writer }, writer.id);
     const now = Date.now();
-    // In turn mode the queue paces the branch; the per-branch limit applies only to writes outside it.
-    const quota = options.limits ? { limits: options.limits, perBranch: !inTurnMode(room.turn, writer.type), now } : null;
+    // In turn mode the queue paces the branch; the per-branch limit (a bot's) applies only to writes outside it.
+    const quota = options.limits ? { limits: options.limits, perBranch: perBranchCounts(options.limits, inTurnMode(room.turn, writer.type)), now } : null;
     const seg: NewSegment = {
       id: crypto.randomUUID(),
       branchId,

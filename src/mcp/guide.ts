@@ -90,11 +90,12 @@ function limitRows(config: Config): string[] {
   const l = config.limits;
   const rows: [string, number, string][] = [
     ["stories started, per account per hour", l.storiesPerHour, "LIMIT_STORIES_PER_HOUR"],
-    ["branches forked, per account per hour", l.branchesPerHour, "LIMIT_BRANCHES_PER_HOUR"],
+    ["branches forked, per bot per hour", l.branchesPerHour, "LIMIT_BRANCHES_PER_HOUR"],
+    ["branches forked, per person per hour", l.humanBranchesPerHour, "LIMIT_HUMAN_BRANCHES_PER_HOUR"],
     ["joins of a turn queue, per bot per hour", l.joinsPerHour, "LIMIT_JOINS_PER_HOUR"],
     ["segments, per account per hour", l.segmentsPerHour, "LIMIT_SEGMENTS_PER_HOUR"],
     ["segments, per account per day", l.segmentsPerDay, "LIMIT_SEGMENTS_PER_DAY"],
-    ["segments on one branch outside turn mode, per account per hour", l.segmentsPerBranchPerHour, "LIMIT_SEGMENTS_PER_BRANCH_PER_HOUR"],
+    ["segments on one branch outside turn mode, per bot per hour", l.segmentsPerBranchPerHour, "LIMIT_SEGMENTS_PER_BRANCH_PER_HOUR"],
     ["votes, per account per hour", l.votesPerHour, "LIMIT_VOTES_PER_HOUR"],
     ["comments, per account per hour", l.commentsPerHour, "LIMIT_COMMENTS_PER_HOUR"],
     ["rewrites, per account per hour", l.rewritesPerHour, "LIMIT_REWRITES_PER_HOUR"],

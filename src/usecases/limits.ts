@@ -43,13 +43,17 @@ const HOUR = 3600_000;
 
 const hourly = (key: string, limit: number): Counter => ({ key, limit, windowMs: HOUR, label: `${limit} per hour`, code: "RATE_LIMIT_EXCEEDED" });
 
-/** The counters an action draws on (numbers from wrangler.toml through the config); segments are the room's. */
-export function countersFor(action: LimitedAction, limits: Config["limits"]): Counter[] {
+/**
+ * The counters an action by a `writer` (a person or a bot; admins have none) draws on, numbers from wrangler.toml
+ * through the config; segments are the room's. People write at their own pace: a person's forks have a limit sized
+ * for people, one fork an hour paces bots.
+ */
+export function countersFor(action: LimitedAction, writer: "human" | "bot", limits: Config["limits"]): Counter[] {
   switch (action) {
     case "story":
       return [hourly("story", limits.storiesPerHour)];
     case "branch":
-      return [hourly("branch", limits.branchesPerHour)];
+      return [hourly("branch", writer === "human" ? limits.humanBranchesPerHour : limits.branchesPerHour)];
     case "join":
       return [hourly("join", limits.joinsPerHour)];
     case "vote":
@@ -70,13 +74,16 @@ export function countersFor(action: LimitedAction, limits: Config["limits"]): Co
 /** Which successful writes count against the limit: a join that finds the bot already queued does not. */
 export const countsAgainstLimit = (action: LimitedAction, created: boolean) => action !== "join" || created;
 
-/** The writer's segment limits, which the branch's room counts in the write's own batch (none for admins). */
+/**
+ * The writer's segment limits, which the branch's room counts in the write's own batch (none for admins). People
+ * write at their own pace: a person is held to the account-wide limits only; the per-branch one paces bots.
+ */
 export function segmentQuotaOf(actor: Actor, config: Config): SegmentQuota | undefined {
   if (actor.type === "admin") return undefined;
   const limits: SegmentLimits = {
     perHour: config.limits.segmentsPerHour,
     perDay: config.limits.segmentsPerDay,
-    perBranchPerHour: config.limits.segmentsPerBranchPerHour,
+    perBranchPerHour: actor.type === "bot" ? config.limits.segmentsPerBranchPerHour : null,
   };
   return { limits };
 }
@@ -101,7 +108,7 @@ const nothingToSettle = async () => {};
  * over a limit (the one 429), else reserves the write's hits until `settle`. Admins are not limited.
  */
 export async function admitWrite(services: LimitServices, actor: Actor, action: LimitedAction, idem: IdempotencyClaim | null): Promise<Admitted> {
-  const counters = actor.type === "admin" ? [] : countersFor(action, services.config.limits);
+  const counters = actor.type === "admin" ? [] : countersFor(action, actor.type, services.config.limits);
   if (!idem && !counters.length) return { kind: "proceed", rate: null, settle: nothingToSettle };
   const ns = services.accountGates;
   const gate = ns.get(ns.idFromName(actor.id)) as DurableObjectStub<AccountGate>;

@@ -33,20 +33,47 @@ function friendly(issue: Issue, fallback: string): string {
   return fallback;
 }
 
+/** A bad field as a form names it: its path (`initial_segments.1`) and what is wrong, in words. */
+export type FieldProblem = { field: string; issue: string };
+
+/** A form checked with the API's own body schema: the data, or every bad field in a person's words. */
+export function checkWith<T>(schema: ZodType<T>, input: unknown): { data: T; problems: [] } | { data: null; problems: FieldProblem[] } {
+  const result = schema.safeParse(input);
+  if (result.success) return { data: result.data, problems: [] };
+  const fields = fieldIssues(result.error);
+  return { data: null, problems: result.error.issues.map((issue, i) => ({ field: fields[i].field, issue: friendly(issue, fields[i].issue) })) };
+}
+
 /** Checks a form with the API's own body schema: the same rules, the same 400 naming each bad field. */
 export function parseWith<T>(schema: ZodType<T>, input: unknown): T {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  const fields = fieldIssues(result.error);
-  throw validationError(result.error.issues.map((issue, i) => ({ field: fields[i].field, issue: friendly(issue, fields[i].issue) })));
+  const { data, problems } = checkWith(schema, input);
+  if (problems.length) throw validationError(problems);
+  return data as T;
 }
 
 /** Names a field as its form (with these values) labels it: `initial_segments.1`, or a domain error's `{field, index}`. */
 export type Labels = (field: string, index: number | undefined, values: Fields) => string;
 
-/** The error as a person reads it: the domain's sentence and suggestion, and each bad field by its label. */
-export function inWords(err: ApiError, label: (field: string, index?: number) => string): Pick<FormState, "message" | "problems"> {
+/** What a limit's refusal says before the time: "You can write again" on a writing form, else "You can try again". */
+export type Again = "You can write again" | "You can try again";
+
+const MINUTE_MS = 60_000;
+
+/**
+ * The error as a person reads it: the domain's sentence and suggestion, and each bad field by its label. A limit's
+ * refusal says when, not a count of seconds: the limit, and the minute the person may try again (rounded up, so
+ * trying at the minute shown succeeds), which the page says in the reader's clock.
+ */
+export function inWords(
+  err: ApiError,
+  label: (field: string, index?: number) => string,
+  again: Again = "You can try again",
+): Pick<FormState, "message" | "problems" | "again"> {
   const details = err.details ?? {};
+  if (err.status === 429 && typeof details.retry_after === "number" && typeof details.limit === "string") {
+    const at = new Date(Math.ceil((Date.now() + details.retry_after * 1000) / MINUTE_MS) * MINUTE_MS).toISOString();
+    return { message: `Limit reached: ${details.limit}.`, problems: [], again: { at, what: again } };
+  }
   if (err.code === "VALIDATION_ERROR" && Array.isArray(details.fields)) {
     const fields = details.fields as { field: string; issue: string }[];
     return { message: "Please check these fields:", problems: fields.map((f) => `${label(f.field)}: ${f.issue}`) };
@@ -66,6 +93,7 @@ export function showErrorsIn(
   formOf: (c: Context<AppEnv>, fields: Fields) => string,
   label: Labels,
   rerender: (c: Context<AppEnv>, state: FormState) => Response | Promise<Response>,
+  again?: Again,
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     await next();
@@ -73,7 +101,7 @@ export function showErrorsIn(
     if (!err || err.status >= 500) return;
     const values = await fieldsOf(c).catch((): Fields => ({}));
     delete values.password; // never sent back
-    const words = inWords(err, (field, index) => label(field, index, values));
+    const words = inWords(err, (field, index) => label(field, index, values), again);
     const page = await rerender(c, { form: formOf(c, values), values, ...words });
     c.error = undefined;
     c.res = undefined as unknown as Response; // Hono would otherwise copy the error page's headers over

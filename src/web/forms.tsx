@@ -1,5 +1,6 @@
 import type { Child } from "hono/jsx";
 import { lengthUnit } from "../lib/length-rule";
+import { LocalTime } from "./layout";
 
 /**
  * A form that came back with an error: which form (its key), the error in words, and what the person had typed,
@@ -10,6 +11,8 @@ export interface FormState {
   message: string;
   problems: string[];
   values: Record<string, string>;
+  /** A limit refused it: when the person may try again (ISO, to the minute), said in their own clock. */
+  again?: { at: string; what: string };
 }
 
 /** The state of `form` if the error is its own, else none (every other form on the page starts empty). */
@@ -22,7 +25,15 @@ export function FormError({ state }: { state: FormState | null }) {
   if (!state) return null;
   return (
     <div class="form-error" role="alert" tabindex={-1}>
-      <p>{state.message}</p>
+      <p>
+        {state.message}
+        {state.again ? (
+          <>
+            {" "}
+            {state.again.what} at <LocalTime iso={state.again.at} />.
+          </>
+        ) : null}
+      </p>
       {state.problems.length ? (
         <ul>
           {state.problems.map((p) => (
@@ -71,18 +82,21 @@ export function Input({ id, name, label, state, hint, type = "text", ...attrs }:
   );
 }
 
-/** A labelled text area; with `length` it shows the story's length rule and, with the page's script, a live count. */
-export function TextArea({
-  id,
-  name,
-  label,
-  state,
-  hint,
-  length,
-  ...attrs
-}: FieldProps & { length?: { language: string; min: number; max: number } | "from-form" } & Record<string, unknown>) {
+/** A length rule a text area is counted under; `fromForm`: its form's own language and length fields set it (new story). */
+export interface LengthOf {
+  language: string;
+  min: number;
+  max: number;
+  fromForm?: boolean;
+}
+
+/**
+ * A labelled text area; with `length` it shows the story's length rule and, with the page's script, a live count
+ * (under the rule its data attributes carry, or, `fromForm`, the one its form's fields say as they change).
+ */
+export function TextArea({ id, name, label, state, hint, length, ...attrs }: FieldProps & { length?: LengthOf } & Record<string, unknown>) {
   const counter = length ? `${id}-count` : undefined;
-  const rule = length && length !== "from-form" ? `${length.min}–${length.max} ${lengthUnit(length.language)}` : null;
+  const own = length && !length.fromForm ? length : undefined;
   return (
     <p class="field">
       <label for={id}>{label}</label>
@@ -91,16 +105,16 @@ export function TextArea({
         name={name}
         aria-describedby={describedBy(counter, hint ? `${id}-hint` : undefined)}
         data-count={counter}
-        data-language={length && length !== "from-form" ? length.language : undefined}
-        data-min={length && length !== "from-form" ? String(length.min) : undefined}
-        data-max={length && length !== "from-form" ? String(length.max) : undefined}
+        data-language={own?.language}
+        data-min={own ? String(own.min) : undefined}
+        data-max={own ? String(own.max) : undefined}
         {...attrs}
       >
         {typed(state, name)}
       </textarea>
-      {counter ? (
+      {length ? (
         <output id={counter} class="hint" for={id} aria-live="off">
-          {rule ? `Length: ${rule}` : "Length: as the story's rules above say"}
+          {`Length: ${length.min}–${length.max} ${lengthUnit(length.language)}`}
         </output>
       ) : null}
       <Hint id={id} hint={hint} />

@@ -36,7 +36,10 @@ export interface Feed {
 }
 
 /** Every page: doctype, head (title, canonical, stylesheet, its feed), the site header and footer around `main`. */
-export function Layout({ title, canonical, description, viewer, search, scripts = [], alternate, error, children }: LayoutProps) {
+export function Layout({ title, canonical, description, viewer, search, scripts: own = [], alternate, error, children }: LayoutProps) {
+  // A form that came back with an error has the script too: it brings the error into view and says a limit's end
+  // in the reader's clock.
+  const scripts = error && !own.includes(READER_SCRIPT) ? [...own, READER_SCRIPT] : own;
   return (
     <>
       {raw("<!DOCTYPE html>")}
@@ -198,6 +201,19 @@ export const score = (n: number) => {
 };
 
 export { plural };
+
+/**
+ * A moment soon (a limit's end), in the reader's own clock: the page's script rewrites the text in the browser's
+ * time zone (`data-local`); without it, the server's UTC, with the date when it is not today's.
+ */
+export function LocalTime({ iso }: { iso: string }) {
+  const today = iso.slice(0, 10) === new Date().toISOString().slice(0, 10);
+  return (
+    <time datetime={iso} data-local="">
+      {today ? iso.slice(11, 16) : iso.slice(0, 16).replace("T", " ")} UTC
+    </time>
+  );
+}
 
 /** A date as people read it (UTC, to the minute), in a machine-readable <time>. */
 export function When({ iso }: { iso: string }) {

@@ -148,6 +148,8 @@ table.audit th, table.audit td { text-align: left; vertical-align: top; padding:
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 fieldset.checkboxes { border: 1px solid var(--line); border-radius: .3rem; padding: .25rem .75rem .5rem; }
 fieldset.checkboxes legend { font-weight: 600; padding: 0 .25rem; }
+fieldset.length-rule { border: 1px solid var(--line); padding: .25rem .75rem .5rem; }
+fieldset.length-rule legend { font-weight: 600; padding: 0 .25rem; }
 fieldset.checkboxes label, .field.checkbox label { display: inline-flex; gap: .35rem; align-items: center; margin-right: 1rem; font-weight: normal; }
 .field.checkbox input, fieldset.checkboxes input { width: auto; }
 .notice { border-left: 3px solid var(--accent); padding: .25rem .75rem; }

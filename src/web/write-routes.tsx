@@ -10,7 +10,7 @@ import { loginBody, registerBody } from "../schemas/auth";
 import { branchBody } from "../schemas/branches";
 import { commentBody } from "../schemas/comments";
 import { segmentBody } from "../schemas/segments";
-import { createStoryBody, storyPatchBody } from "../schemas/stories";
+import { storyPatchBody } from "../schemas/stories";
 import { voteBody } from "../schemas/votes";
 import { logIn, logOut, registerHuman } from "../usecases/auth";
 import { forkBranch } from "../usecases/branches";
@@ -20,7 +20,7 @@ import { createStory, updateStory } from "../usecases/stories";
 import { castVote } from "../usecases/votes";
 import { safeNext } from "./safe-next";
 import { type Fields, fieldsOf, type Labels, labelsFrom, optional, parseWith, showErrorsIn } from "./form-errors";
-import { INITIAL_SEGMENT_FIELDS } from "./new-story";
+import { filledSegments, storyFormBody } from "./story-form";
 import { LABEL_WORDS, labelsOf } from "./label-fields";
 import { branchHref, branchPage, editStoryPage, loginPage, newStoryPage, registerPage } from "./render";
 import { endSession, formPost, requireSession, startSession, viewerOf } from "./session";
@@ -76,9 +76,6 @@ writeRoutes.post("/logout", formPost, async (c) => {
 
 // ---- stories ----
 
-/** The story form's segment fields that were filled in, in order (blank optional ones are skipped). */
-const filledSegments = (fields: Fields) => INITIAL_SEGMENT_FIELDS.filter((f) => fields[f.name]?.trim());
-
 const storyLabels: Labels = (field, index, values) => {
   const [name, i = index] = field.split(".");
   if (name === "initial_segments" && i !== undefined) return filledSegments(values)[Number(i)]?.label ?? "A segment";
@@ -87,8 +84,8 @@ const storyLabels: Labels = (field, index, values) => {
     background: "Background",
     style_rules: "Style rules",
     language: "Language",
-    min_length: "Minimum length",
-    max_length: "Maximum length",
+    min_length: "Shortest segment",
+    max_length: "Longest segment",
     starter: "Opening",
     initial_segments: "Segments 1 to 3",
     ...LABEL_WORDS,
@@ -106,23 +103,11 @@ writeRoutes.post(
   "/stories",
   formPost,
   requireSession(() => "/stories/new"),
-  showErrorsIn(() => "story", storyLabels, newStoryPage),
+  showErrorsIn(() => "story", storyLabels, newStoryPage, "You can write again"),
   limitsAndIdempotency("story"),
   emptyReadCacheAfterWrites,
   async (c) => {
-    const fields = await fieldsOf(c);
-    const body = parseWith(createStoryBody, {
-      title: fields.title,
-      background: fields.background,
-      style_rules: optional(fields.style_rules) ?? null,
-      language: fields.language,
-      min_length: Number(fields.min_length),
-      max_length: Number(fields.max_length),
-      starter: fields.starter,
-      initial_segments: filledSegments(fields).map((f) => fields[f.name]),
-      ...labelsOf(fields),
-    });
-    const story = await createStory(callerOf(c), body);
+    const story = await createStory(callerOf(c), storyFormBody(await fieldsOf(c)));
     return see(c, `/stories/${story.id}`);
   },
 );
@@ -160,7 +145,12 @@ const branchForm = (action: LimitedAction, formOf: (c: Context<AppEnv>, fields: 
   [
     formPost,
     requireSession((c) => branchHref(c.req.param("branch_id") ?? "")),
-    showErrorsIn(formOf, labelsFrom(labels), (c, state) => branchPage(c, branchIdOf(c), state)),
+    showErrorsIn(
+      formOf,
+      labelsFrom(labels),
+      (c, state) => branchPage(c, branchIdOf(c), state),
+      action === "vote" ? "You can try again" : "You can write again",
+    ),
     limitsAndIdempotency(action),
     emptyReadCacheAfterWrites,
   ] as const;

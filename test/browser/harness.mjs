@@ -64,10 +64,10 @@ function run(cmd, args, { timeoutMs = 120_000 } = {}) {
 
 /**
  * `wrangler dev` on 127.0.0.1:`port` with a fresh state directory, its local D1 migrated first (as scripts/dev.mjs
- * does), the docs bundle copied into the assets. `vars` are extra `--var NAME:value` pairs; `inspectorPort` its
- * debugger's port (wrangler's default otherwise), for machines shared by several runs.
+ * does), the docs bundle copied into the assets. `vars` are extra `--var NAME:value` pairs; `inspectorPort`: the
+ * devtools port (wrangler's default is shared by every `wrangler dev` on the machine).
  */
-export async function startWorker({ port = 8798, vars = {}, inspectorPort } = {}) {
+export async function startWorker({ port = 8798, inspectorPort = undefined, vars = {} } = {}) {
   copyAssets({ quiet: true });
   const state = mkdtempSync(join(tmpdir(), "storyloom-browser-"));
   const removeState = () => rmSync(state, { recursive: true, force: true });
@@ -118,9 +118,10 @@ export async function startWorker({ port = 8798, vars = {}, inspectorPort } = {}
 /**
  * Headless Chromium with a fresh profile. Every request any page of the context makes is recorded in `requests`
  * ({url, method, resourceType, host}); those to hosts other than 127.0.0.1 are aborted and listed by `foreign()`.
- * `violations` collects Content-Security-Policy violations; `errors` uncaught page errors.
+ * `violations` collects Content-Security-Policy violations; `errors` uncaught page errors. `timezoneId` (e.g.
+ * "Asia/Tokyo"): the browser's time zone, else the machine's.
  */
-export async function launchBrowser({ viewport = { width: 1280, height: 900 } } = {}) {
+export async function launchBrowser({ viewport = { width: 1280, height: 900 }, timezoneId = undefined } = {}) {
   const profile = mkdtempSync(join(tmpdir(), "storyloom-chromium-"));
   const removeProfile = () => rmSync(profile, { recursive: true, force: true });
   cleanups.push(removeProfile);
@@ -129,6 +130,8 @@ export async function launchBrowser({ viewport = { width: 1280, height: 900 } } 
     headless: true,
     args: CHROMIUM_ARGS,
     viewport,
+    // A reader somewhere else than the server (a page that says a time in the reader's clock is checked so).
+    ...(timezoneId ? { timezoneId } : {}),
     serviceWorkers: "block",
   });
   cleanups.push(() => context.close().catch(() => {}));
@@ -214,6 +217,39 @@ export function checks() {
       return failed;
     },
   };
+}
+
+/**
+ * Runs a walk to its end: `body(open)` starts what it needs and keeps it in `open` (`worker`, `browser`); a failure
+ * outside any check is one failed "setup" (with the Worker's last log). Then everything stops, and the process
+ * exits non-zero on any failure, after `N passed, M failed`.
+ */
+export async function walk(name, t, body) {
+  const started = Date.now();
+  const open = {};
+  try {
+    await body(open);
+  } catch (err) {
+    t.fail("setup", err);
+    if (open.worker) console.log(open.worker.log().slice(-2000));
+  } finally {
+    await open.browser?.stop();
+    await open.worker?.stop();
+    runCleanups();
+  }
+  console.log(`${name} took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  process.exit(t.report() ? 1 : 0);
+}
+
+/** The check a walk ends with: no request left 127.0.0.1, no page threw, the CSP blocked nothing. */
+export function checkClean(t, browser) {
+  return t.check("no request leaves 127.0.0.1; no page error and no CSP violation", async () => {
+    const foreign = browser.foreign();
+    assert(foreign.length === 0, `requests to other hosts: ${foreign.map((r) => `${r.method} ${r.url}`).join(", ")}`);
+    assert(browser.errors.length === 0, `page errors: ${browser.errors.join(" | ")}`);
+    assert(browser.violations.length === 0, `CSP violations: ${JSON.stringify(browser.violations)}`);
+    return `${browser.requests.length} requests, all to 127.0.0.1`;
+  });
 }
 
 export function assert(condition, message) {

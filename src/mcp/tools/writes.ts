@@ -55,7 +55,7 @@ export const createBranchTool = defineTool({
   description: (config) =>
     "Forks a new branch of a story from a segment (default: the head of the parent branch, or of the main line), to take the story another " +
     "way. Bots queued anywhere on the story hear of it. Optionally writes its first segment (`initial_segment`). Needs a credential; at " +
-    `most ${config.limits.branchesPerHour} per hour.`,
+    `most ${config.limits.branchesPerHour} per hour for a bot, ${config.limits.humanBranchesPerHour} for a person.`,
   input: creatingToolInput(
     describeFields(branchBody.extend({ story_id: idArgument("The story to fork in") }), {
       title: "The branch's title (1–100 characters)",
@@ -83,7 +83,7 @@ export const writeSegmentTool = defineTool({
     "otherwise the answer is NOT_YOUR_TURN); humans may write any time. The content must follow the story's length rule (wait_for_turn's " +
     "context.length_rule): SEGMENT_TOO_SHORT or SEGMENT_TOO_LONG otherwise, with the counts. After it the turn passes to the next bot " +
     `(next_bot). Needs a credential; at most ${config.limits.segmentsPerHour} segments per hour and ${config.limits.segmentsPerDay} per day ` +
-    `(and ${config.limits.segmentsPerBranchPerHour} per branch per hour outside turn mode).`,
+    `(and, for a bot, ${config.limits.segmentsPerBranchPerHour} per branch per hour outside turn mode).`,
   input: creatingToolInput(
     describeFields(segmentBody.extend({ branch_id: idArgument("The branch to continue") }), {
       content: "The segment's text, in the story's language, within its length rule",
