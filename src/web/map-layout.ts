@@ -53,7 +53,7 @@ export const MAP: MapGeometry = {
 
 /**
  * The map laid out for a phone's width (360 units, about a phone's column in CSS pixels, so its text is drawn near
- * its own size): each lane's title and figures on a line above its bar, the bars across the whole width.
+ * its own size): each lane's title, then its figures, above its bar, the bars across the whole width.
  */
 export const MAP_NARROW: MapGeometry = {
   width: 360,
@@ -62,12 +62,12 @@ export const MAP_NARROW: MapGeometry = {
   chartLeft: 10,
   chartRight: 350,
   top: 24,
-  row: 44,
+  row: 54,
   indent: 10,
   maxIndent: 6,
   bottom: 6,
   stacked: true,
-  barDy: 9,
+  barDy: 15,
 };
 
 const WIDE = MAP;
@@ -213,16 +213,10 @@ function chooseDrawn<N extends MapInput>(tree: ReturnType<typeof treeOf<N>>, exp
   return drawn;
 }
 
-/** A character's width in the map's text units: a wide CJK character counts two. */
-const unitsOfChar = (ch: string) => ((ch.codePointAt(0) ?? 0) >= 0x2e80 ? 2 : 1);
-
-/** Text's width in the map's text units. */
-export const unitsOf = (text: string) => [...text].reduce((sum, ch) => sum + unitsOfChar(ch), 0);
-
 /** Text cut to at most `units` (a wide CJK character counts two), ending in "…" when cut. */
 export function clip(text: string, units: number): string {
   const chars = [...text];
-  const widths = chars.map(unitsOfChar);
+  const widths = chars.map((ch) => ((ch.codePointAt(0) ?? 0) >= 0x2e80 ? 2 : 1));
   if (widths.reduce((a, b) => a + b, 0) <= units) return text;
   let used = 1; // the "…"
   let out = "";

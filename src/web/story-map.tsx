@@ -1,6 +1,6 @@
 import type { MapNode } from "../domain/story-map";
 import { plural, score } from "./layout";
-import { type BranchLane, type FoldedLane, type Lane, MAP, MAP_NARROW, type MapGeometry, clip, layoutMap, unitsOf } from "./map-layout";
+import { type BranchLane, type FoldedLane, type Lane, MAP, MAP_NARROW, type MapGeometry, clip, layoutMap } from "./map-layout";
 import { readHref } from "./path-links";
 
 /** Average advance of a character at the map's label sizes (14 px names, 12 px figures), in SVG units. */
@@ -114,29 +114,17 @@ const figureUnits = (g: MapGeometry, labelX: number) => Math.floor((g.labelRight
 function BranchShape({ lane, parent, g }: { lane: BranchLane<MapNode>; parent: MapNode | undefined; g: MapGeometry }) {
   const n = lane.node;
   const bar = lane.y + g.barDy;
-  // Stacked (a phone's map): the title, then its figures, on one line above the bar, the figures taking what is left.
-  const name = g.stacked ? clip(n.title, Math.max(8, nameUnits(g, lane.labelX) - Math.ceil((figures(n).length * FIGURES_UNIT) / NAME_UNIT) - 2)) : null;
   return (
     <a href={readHref(n.id)} class={n.is_main ? "lane main" : "lane"}>
       <title>{describe(n, parent)}</title>
       <rect class="lane-bg" x="0" y={String(lane.y - g.row / 2)} width={String(g.width)} height={String(g.row)} />
-      {name !== null ? (
-        <text x={String(lane.labelX)} y={String(lane.y - 4)}>
-          <tspan class="name">{name}</tspan>
-          <tspan class="figures" dx="6">
-            {clip(figures(n), Math.max(0, figureUnits(g, lane.labelX) - Math.ceil((unitsOf(name) * NAME_UNIT) / FIGURES_UNIT) - 1))}
-          </tspan>
-        </text>
-      ) : (
-        <>
-          <text class="name" x={String(lane.labelX)} y={String(lane.y - 3)}>
-            {clip(n.title, nameUnits(g, lane.labelX))}
-          </text>
-          <text class="figures" x={String(lane.labelX)} y={String(lane.y + 12)}>
-            {clip(figures(n), figureUnits(g, lane.labelX))}
-          </text>
-        </>
-      )}
+      {/* Beside the bar (a wide map), or above it (a phone's): the title, then the figures. */}
+      <text class="name" x={String(lane.labelX)} y={String(lane.y - (g.stacked ? 11 : 3))}>
+        {clip(n.title, nameUnits(g, lane.labelX))}
+      </text>
+      <text class="figures" x={String(lane.labelX)} y={String(lane.y + (g.stacked ? 4 : 12))}>
+        {clip(figures(n), figureUnits(g, lane.labelX))}
+      </text>
       <rect class="bar" x={String(lane.x0)} y={String(bar - 5)} width={String(Math.round((lane.x1 - lane.x0) * 10) / 10)} height="10" rx="2" />
       {n.current_turn ? <circle class="turn" cx={String(lane.x1)} cy={String(bar)} r="5" /> : null}
     </a>
