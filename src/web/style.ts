@@ -114,7 +114,7 @@ output.hint[data-state="short"], output.hint[data-state="long"] { color: #b3261e
 form.vote { display: inline-flex; gap: .25rem; align-items: center; flex-wrap: wrap; margin: .25rem 0; }
 form.vote button { padding: .1rem .5rem; min-width: 2.25rem; min-height: 2rem; }
 form.vote button[aria-pressed="true"] { background: var(--accent); border-color: var(--accent); color: var(--bg); }
-.segment-actions { display: flex; flex-wrap: wrap; gap: .25rem .9rem; align-items: center; font-size: .9rem; }
+.segment-actions { display: flex; flex-wrap: wrap; gap: .25rem .65rem; align-items: center; font-size: .85rem; }
 .segment-actions form.vote { margin: 0; }
 .segment-actions .report { font-size: inherit; }
 details.fold { margin: .25rem 0; }

@@ -778,12 +778,19 @@ try {
     return atPhone(async () => {
       const rows = await page.locator(".segment .segment-actions").evaluateAll((all) =>
         all.map((row) => {
-          const tops = new Set([...row.children].map((c) => Math.round(c.getBoundingClientRect().top / 8)));
-          return { rows: tops.size, height: Math.round(row.getBoundingClientRect().height), controls: row.children.length };
+          // A control starts a new line when it begins below the line so far (controls of one line differ in height).
+          const boxes = [...row.children].map((c) => c.getBoundingClientRect()).sort((a, b) => a.top - b.top);
+          let lines = 0;
+          let bottom = Number.NEGATIVE_INFINITY;
+          for (const b of boxes) {
+            if (b.top >= bottom - 1) lines++;
+            bottom = b.top >= bottom - 1 ? b.bottom : Math.max(bottom, b.bottom);
+          }
+          return { rows: lines, height: Math.round(row.getBoundingClientRect().height), controls: row.children.length };
         }),
       );
       assert(rows.length > 0, "no segment controls on the page");
-      const wrapped = rows.filter((r) => r.rows > 1 || r.height > 48);
+      const wrapped = rows.filter((r) => r.rows > 1);
       assert(wrapped.length === 0, `segments whose controls take more than one row: ${JSON.stringify(wrapped)}`);
       return `${rows.length} segments, ${Math.max(...rows.map((r) => r.controls))} controls, ${Math.max(...rows.map((r) => r.height))} px tall at most`;
     });
