@@ -3,9 +3,10 @@
 // against its own `wrangler dev` (test/browser/harness.mjs), offline. Fields, buttons and links are found by
 // their labels and roles.
 //
-// The walk: the home page; register (the session cookie is HttpOnly, SameSite=Lax, not Secure on 127.0.0.1; the
+// The walk: the home page of an empty site (what Storyloom is, "Start the first story"; the favicon; on a phone the
+// header folded into a Menu that opens and closes); register (the session cookie is HttpOnly, SameSite=Lax, not Secure on 127.0.0.1; the
 // header then says "Signed in as …"); a new story through "New story", with tags (an existing tag suggested as one
-// types), a rating and a warning (issue 58), its chips on the story page, its tag's page, a search from the header's
+// types), a rating and a warning (issue 58), its chips and "Continue this story" on the story page, its tag's page, a search from the header's
 // box (the story and its opening segment found, the word marked; the segment's hit opens its place), the owner's edit form,
 // the preference "hide mature stories" kept with the account (the home page then leaves it out); its main line's branch page, where the
 // human sends a too-short segment (an alert in words inside the form, no JSON envelope), writes a segment (the
@@ -13,9 +14,10 @@
 // a foreign-Origin form POST with the session cookie is refused 403 and writes nothing (a same-origin one is
 // accepted); a bot registers, joins and writes through the API while the page stays open, and its turn and its
 // segment appear on the page without a reload (`#live-status` says "Live"); the human votes the bot's segment
-// up, forks from it ("Fork from here") onto a new branch page; the bot forks from the main line too, and the story
+// up (the branch's score then says "+2 from 2 votes", each segment's controls one row on a phone), forks from it
+// ("Fork from here") onto a new branch page; the bot forks from the main line too, and the story
 // page draws the three branches as a map (its SVG parsed as XML by the browser, the list beside it the same links)
-// whose fork lane opens the fork's path page (the crossing marked, the other fork offered; a segment's anchor link
+// (on a phone, a drawing laid out for its width, the wide one hidden) whose fork lane opens the fork's path page (the crossing marked, the other fork offered; a segment's anchor link
 // reopens at that segment); the human reports a segment through its "Report" control, opens the bot's page, follows the main line, opens its inbox and sees the item the bot's next segment makes
 // appear without a reload (the header counting it), marks it read, logs out (the home page's chip says "Human + AI N %"; an anonymous preference is kept in a
 // cookie), opens the login page; a moderator (made so in D1) logs in, finds the report in
