@@ -9,7 +9,7 @@ const ALL = ["test/**/*.test.ts", "client/test/**/*.test.ts"];
  * or awaited from another file's request, which workerd refuses).
  */
 const ALONE = [
-  ...["health", "search", "crash-recovery", "dashboard", "web"],
+  ...["health", "search", "crash-recovery", "dashboard", "web", "first-page"],
   ...["bookmarks", "export", "feeds", "follows", "hide-leaks", "hide", "inbox", "map", "mcp", "oauth", "path-page", "standing", "story-labels"],
 ].map((name) => `test/${name}.test.ts`);
 

@@ -103,7 +103,7 @@ describe("the web reader", () => {
     expect(res.text).toContain(`href="/stories/${w.story.id}"`);
     // The world's story: 3 branches, 4 + 1 main-line segments + 2 on the branch.
     const item = text.slice(at(w.story.title), at(w.story.title) + 300);
-    expect(item).toContain(`language en · by ${w.owner.input.username} human · 3 branches · 7 segments`);
+    expect(item).toContain(`by ${w.owner.input.username} human · 3 branches · 7 segments · last written`);
     expect(res.text).toContain(`<article lang="zh">`);
   });
 
@@ -121,7 +121,7 @@ describe("the web reader", () => {
     expect(active.indexOf(busy.story.title)).toBeGreaterThan(-1);
     expect(active.indexOf(busy.story.title)).toBeLessThan(active.indexOf(fresh.story.title));
     expect(active).toContain(
-      `${busy.story.title} Human Rated General language en · by ${busy.owner.input.username} human · 1 branch · 8 segments · 8 this week`,
+      `${busy.story.title} A harbour town where the tide never comes back. Human Rated General by ${busy.owner.input.username} human · 1 branch · 8 segments · 8 this week · last written`,
     );
     // Newest first, the fresh story comes first instead.
     const newest = visible((await page("/")).text);

@@ -33,6 +33,7 @@ import {
 import { storyTagsColumn, tagQuery } from "./tags";
 import type { Authorship, StorySort } from "../schemas/fields";
 import { reputationOf, reputationView } from "./votes";
+import { type BranchVotes, branchVotesSql } from "./scores";
 
 /**
  * What the web reader's pages show (src/web/), each page one round trip: the same queries and views as the
@@ -51,6 +52,10 @@ interface ReaderListRow {
   owner_type: string;
   owner_name: string;
   created_at: string;
+  /** The start of the story's background (BLURB_CHARS characters and one more, to tell that it goes on). */
+  background: string;
+  /** When anything was last written on it: its newest shown branch or the newest segment on one. */
+  last_activity: string;
   branches_count: number;
   segments_count: number;
   /** What the sort ranks by: segments written this week (`active`), the vote score (`top`); null for `new`. */
@@ -62,12 +67,25 @@ interface ReaderListRow {
   bot_share: number;
 }
 
+/** How much of a story's background a list reads for its card's blurb (the page cuts it shorter, at a word). */
+export const BLURB_CHARS = 200;
+
+/**
+ * A story's last activity: the newest of its shown branches' creation and their last shown segments, each branch's
+ * read through the (branch, sequence) index, so a story of many segments costs one look-up per branch. Turn changes
+ * are left out: a turn that passes on its own every hour is not someone writing.
+ */
+const lastActivitySql = sql.raw(`(SELECT max(max(b.created_at, coalesce((SELECT sg.created_at FROM segments sg
+    WHERE sg.branch_id = b.id AND sg.hidden_at IS NULL ORDER BY sg.sequence_order DESC LIMIT 1), '')))
+  FROM branches b WHERE b.story_id = s.id AND b.hidden_at IS NULL)`);
+
 /** The reader's list's page and total (one statement each, one batch), its text one per filter shape. */
 const readerPage = preparedByShape(shapeKey, (v: FilterValues & { limit: number; offset: number }, shape: FilterShape) => {
   const key = sortKeySql(v, shape.sort);
   return sql`SELECT s.id, s.title, s.language, s.owner_id, s.owner_type,
-      ${ownerNameOf("s")} AS owner_name,
-      s.created_at, (SELECT count(*) FROM branches b WHERE b.story_id = s.id AND b.hidden_at IS NULL) AS branches_count, s.segments_count,
+      ${ownerNameOf("s")} AS owner_name, substr(s.background, 1, ${BLURB_CHARS + 1}) AS background,
+      s.created_at, coalesce(${lastActivitySql}, s.created_at) AS last_activity,
+      (SELECT count(*) FROM branches b WHERE b.story_id = s.id AND b.hidden_at IS NULL) AS branches_count, s.segments_count,
       ${key ?? sql`NULL`} AS sort_key, ${storyLabelColumns}
     FROM stories s WHERE ${storyFilterSql(v, shape)} ORDER BY ${sql.raw(storyOrder("s", shape.sort))} LIMIT ${v.limit} OFFSET ${v.offset}`;
 });
@@ -226,10 +244,11 @@ export async function readerBranch(db: Db, id: string, viewer: Viewer = null) {
         .from(votes)
         .where(and(eq(votes.voterId, viewerId ?? ""), sql`${votes.storyId} = ${storyOf}`)),
       followStateQuery(db, "branch", id, viewer),
+      rawAll<BranchVotes>(db, branchVotesSql(id)),
     ],
     (results) => results,
   );
-  const [[found, [story], path, commentRows, members, titles, mine, [follow]], marks] = await oneTrip(db, page, readerMarksRead(db, viewer, id));
+  const [[found, [story], path, commentRows, members, titles, mine, [follow], [branchVotes]], marks] = await oneTrip(db, page, readerMarksRead(db, viewer, id));
   const branch = shownBranch(found);
   if (!branch || !story) throw notFound("Branch");
   const threads: ReaderComment[] = [];
@@ -247,6 +266,8 @@ export async function readerBranch(db: Db, id: string, viewer: Viewer = null) {
     comments_count: commentRows.length,
     queue: queueView(turnStateOf(branch, members), Date.now()),
     my_votes: Object.fromEntries(mine.map((v) => [v.targetId, v.vote])) as Record<string, number>,
+    /** How many votes the branch's score is made of (a person reads "+2" after voting once otherwise). */
+    branch_votes: branchVotes,
     marks,
     follow,
   };

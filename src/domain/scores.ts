@@ -31,3 +31,14 @@ export function voteSummaryView(r: VoteCounts) {
   const total = round3(r.total_score);
   return { total_score: total, score: total, upvotes: r.upvotes, downvotes: r.downvotes, human_votes: r.human_votes, bot_votes: r.bot_votes };
 }
+
+/** How many votes a branch's score (`vote_score`) is made of: those on the branch, those on its own segments. */
+export interface BranchVotes {
+  on_branch: number;
+  on_segments: number;
+}
+
+/** The votes counted in a branch's score, as the score counts them (a hidden target's count for nothing), by where they are. */
+export const branchVotesSql = (branchId: string) =>
+  sql`SELECT coalesce(sum(v.target_type = 'branch'), 0) AS on_branch, coalesce(sum(v.target_type = 'segment'), 0) AS on_segments
+    FROM votes v WHERE v.branch_id = ${branchId} AND v.target_type IN ('branch', 'segment') AND ${sql.raw(countedVote("v"))}`;

@@ -29,7 +29,11 @@ export function RegisterPage({ canonical, next, state }: AccountPageProps) {
   return (
     <Layout title="Register" canonical={canonical} error={!!state}>
       <h1>Register</h1>
-      <p>A human account: write segments, vote, comment and fork. (Bots register through the API.)</p>
+      <p>An account for a person: write segments, vote, comment, fork and follow stories.</p>
+      <p class="meta">
+        Bots are made by their people: once you are signed in, “My bots” makes one and gives it its key. An assistant (Claude, ChatGPT, an editor) connects
+        through MCP and asks you first.
+      </p>
       <PostForm action={withNext("/register", next)} state={state} class="stacked" id="register-form">
         <Input id="username" name="username" label="Username" state={state} required autocomplete="username" maxlength={50} />
         <Input id="email" name="email" label="Email" type="email" state={state} required autocomplete="email" maxlength={254} />

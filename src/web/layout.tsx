@@ -50,6 +50,8 @@ export function Layout({ title, canonical, description, viewer, search, scripts:
           <title>{`${error ? "Error: " : ""}${title} · Storyloom`}</title>
           <link rel="canonical" href={canonical} />
           {description ? <meta name="description" content={description} /> : null}
+          <link rel="icon" href="/favicon.ico" sizes="32x32" />
+          <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
           <link rel="stylesheet" href={STYLESHEET_PATH} />
           {alternate ? <link rel="alternate" type="application/atom+xml" title={alternate.title} href={alternate.href} /> : null}
           {scripts.map((src) => (
@@ -59,14 +61,10 @@ export function Layout({ title, canonical, description, viewer, search, scripts:
         <body>
           <header class="site-header">
             <a class="brand" href="/">
+              <img src="/favicon.svg" alt="" width="20" height="20" />
               Storyloom
             </a>
-            <nav aria-label="Site">
-              <ul>
-                <Links links={SITE_LINKS} />
-              </ul>
-            </nav>
-            <Account viewer={viewer ?? null} />
+            <SiteMenu viewer={viewer ?? null} />
             <SearchBox words={search} />
           </header>
           <main>{children}</main>
@@ -100,6 +98,37 @@ const Links = ({ links }: { links: Link[] }) => (
     ))}
   </>
 );
+
+/**
+ * The header's links folded into a menu on a phone (they took a third of its screen): a <details>, so it opens with
+ * no script and is a button to assistive technology. On a wide screen the stylesheet hides its summary and shows
+ * the links, unfolded, in one row.
+ */
+function SiteMenu({ viewer }: { viewer: Viewer | null }) {
+  const unread = viewer?.unread ?? null;
+  return (
+    <details class="site-menu">
+      <summary>
+        Menu
+        {unread ? (
+          <>
+            {" "}
+            <span class="badge menu-count">{unread}</span>
+            <span class="visually-hidden"> unread in the inbox</span>
+          </>
+        ) : null}
+      </summary>
+      <div class="menu-body">
+        <nav aria-label="Site">
+          <ul>
+            <Links links={SITE_LINKS} />
+          </ul>
+        </nav>
+        <Account viewer={viewer} />
+      </div>
+    </details>
+  );
+}
 
 /** The search box of every page's header (issue 58 §2): a GET form to the search page, no script. */
 function SearchBox({ words }: { words?: string }) {

@@ -17,7 +17,24 @@ export interface MapInput {
   segments_count: number;
 }
 
-export const MAP = {
+/** Where a map puts things: its width, the label and bar columns, the rows. */
+export interface MapGeometry {
+  width: number;
+  labelLeft: number;
+  labelRight: number;
+  chartLeft: number;
+  chartRight: number;
+  top: number;
+  row: number;
+  indent: number;
+  maxIndent: number;
+  bottom: number;
+  /** Labels above the bars (a phone's map) rather than beside them; the bar sits `barDy` below the lane's middle. */
+  stacked: boolean;
+  barDy: number;
+}
+
+export const MAP: MapGeometry = {
   width: 660,
   /** Labels (title, figures) on the left, indented by depth; bars on the right. */
   labelLeft: 8,
@@ -30,7 +47,30 @@ export const MAP = {
   indent: 12,
   maxIndent: 10,
   bottom: 8,
-} as const;
+  stacked: false,
+  barDy: 0,
+};
+
+/**
+ * The map laid out for a phone's width (360 units, about a phone's column in CSS pixels, so its text is drawn near
+ * its own size): each lane's title, then its figures, above its bar, the bars across the whole width.
+ */
+export const MAP_NARROW: MapGeometry = {
+  width: 360,
+  labelLeft: 6,
+  labelRight: 354,
+  chartLeft: 10,
+  chartRight: 350,
+  top: 24,
+  row: 54,
+  indent: 10,
+  maxIndent: 6,
+  bottom: 6,
+  stacked: true,
+  barDy: 15,
+};
+
+const WIDE = MAP;
 
 /** How many branches a map draws before folding the rest. */
 export const MAP_BUDGET = 24;
@@ -79,7 +119,8 @@ export interface MapLayout<N extends MapInput> {
 }
 
 /** Nodes in map order (each after the branch it forks from); a node whose parent is absent is a root. */
-export function layoutMap<N extends MapInput>(nodes: N[], options: { expand?: string | null; budget?: number } = {}): MapLayout<N> {
+export function layoutMap<N extends MapInput>(nodes: N[], options: { expand?: string | null; budget?: number; geometry?: MapGeometry } = {}): MapLayout<N> {
+  const MAP = options.geometry ?? WIDE;
   const tree = treeOf(nodes);
   const drawn = chooseDrawn(tree, options.expand ?? null, options.budget ?? MAP_BUDGET);
   const lastSequence = Math.max(1, ...nodes.map((n) => n.fork_sequence + n.segments_count));

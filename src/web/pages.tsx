@@ -11,6 +11,7 @@ import { FollowControl } from "./follow";
 import { authorFeed, branchFeed, storyFeed, tagFeed } from "./feed-links";
 import { ReportControl } from "./report";
 import { StoryMap } from "./story-map";
+import { clip } from "./map-layout";
 
 type Stories = Awaited<ReturnType<typeof readerHome>>[0];
 type Story = Awaited<ReturnType<typeof readerStory>>;
@@ -49,10 +50,52 @@ export function HidingNote({ hiding }: { hiding: Hiding | null }) {
   ) : null;
 }
 
-/** A list of stories (the home page's, a tag's): the order and its alternatives, each story with its labels, the pager. */
-function StoryList({ data, sort, page, sortHref, pageHref }: ListProps) {
+/** A story's background as its card's blurb: cut at a word near `units` (a wide CJK character counts two). */
+export function blurb(background: string, units = 180): string {
+  const text = background.replace(/\s+/g, " ").trim();
+  const cut = clip(text, units);
+  if (cut === text) return text;
+  // Back to the last space, when there is one near the end (CJK text has none: the cut stays where it is).
+  const body = cut.slice(0, -1);
+  const space = body.lastIndexOf(" ");
+  const kept = space > body.length - 25 ? body.slice(0, space) : body;
+  return `${kept.replace(/[\s,;:.\-–—]+$/, "")}…`;
+}
+
+/** A story in a list: its title, its background as a blurb, its labels, its length and when it was last written. */
+function StoryCard({ s, sort, under }: { s: Stories["stories"][number]; sort: StorySort; under: "h1" | "h2" }) {
+  const title = <a href={storyHref(s.id)}>{s.title}</a>;
+  return (
+    <li>
+      <article lang={s.language}>
+        {under === "h2" ? <h3>{title}</h3> : <h2>{title}</h2>}
+        {s.background.trim() ? <p class="blurb">{blurb(s.background)}</p> : null}
+        <StoryLabels labels={s} what={s.title} />
+        <p class="meta" lang="en">
+          <span>
+            by <OwnerName id={s.owner_id} name={s.owner_name} type={s.owner_type} />
+          </span>{" "}
+          · <span>{plural(s.branches_count, "branch", "branches")}</span> · <span>{plural(s.segments_count, "segment")}</span>
+          {sort === "active" ? <span> · {s.sort_key} this week</span> : null}
+          {sort === "top" ? <span> · score {score(s.sort_key ?? 0)}</span> : null} ·{" "}
+          <span>
+            last written <When iso={s.last_activity} />
+          </span>{" "}
+          · <span>language {s.language}</span>
+        </p>
+      </article>
+    </li>
+  );
+}
+
+/**
+ * A list of stories (the home page's, a tag's): the order and its alternatives, each story as a card, the pager. An
+ * empty first page of the whole site (nothing left out by a preference) invites the first story instead.
+ */
+function StoryList({ data, sort, page, sortHref, pageHref, site = false, under = "h1" }: ListProps & { site?: boolean; under?: "h1" | "h2" }) {
   const { stories, pagination, hiding } = data;
   const others = STORY_SORTS.filter((s) => s !== sort);
+  if (site && pagination.total === 0 && !hiding) return <FirstStory />;
   return (
     <>
       <p class="meta">
@@ -70,23 +113,7 @@ function StoryList({ data, sort, page, sortHref, pageHref }: ListProps) {
       ) : (
         <ol class="story-list">
           {stories.map((s) => (
-            <li>
-              <article lang={s.language}>
-                <h2>
-                  <a href={storyHref(s.id)}>{s.title}</a>
-                </h2>
-                <StoryLabels labels={s} what={s.title} />
-                <p class="meta" lang="en">
-                  <span>language {s.language}</span> ·{" "}
-                  <span>
-                    by <OwnerName id={s.owner_id} name={s.owner_name} type={s.owner_type} />
-                  </span>{" "}
-                  · <span>{plural(s.branches_count, "branch", "branches")}</span> · <span>{plural(s.segments_count, "segment")}</span>
-                  {sort === "active" ? <span> · {s.sort_key} this week</span> : null}
-                  {sort === "top" ? <span> · score {score(s.sort_key ?? 0)}</span> : null} · <When iso={s.created_at} />
-                </p>
-              </article>
-            </li>
+            <StoryCard s={s} sort={sort} under={under} />
           ))}
         </ol>
       )}
@@ -95,18 +122,57 @@ function StoryList({ data, sort, page, sortHref, pageHref }: ListProps) {
   );
 }
 
+/** A site with no story yet: what a story is, and the way to start the first. */
+function FirstStory() {
+  return (
+    <div class="first-story">
+      <p>
+        <strong>No stories yet.</strong> Be the first: give a story a title, a background and a few opening segments, and anyone (a person or a bot) can write
+        what happens next, or fork it another way.
+      </p>
+      <p>
+        <a class="button primary" href="/stories/new">
+          Start the first story
+        </a>
+      </p>
+    </div>
+  );
+}
+
+/** What Storyloom is, in one line, and the two next steps: read a story (the list below), start one. */
+function Intro({ empty }: { empty: boolean }) {
+  return (
+    <section class="intro" aria-labelledby="what">
+      <h1 id="what">Storyloom is where people and bots write branching stories together, one segment at a time.</h1>
+      {empty ? null : (
+        <p class="next-steps">
+          <a class="button primary" href="#stories">
+            Read a story
+          </a>{" "}
+          <a class="button" href="/stories/new">
+            Start a story
+          </a>
+        </p>
+      )}
+    </section>
+  );
+}
+
 export function HomePage({ canonical, viewer, places, ...list }: ListProps & { viewer: Viewer | null; canonical: string; places: ProgressView[] }) {
   const heading = SORT_WORDS[list.sort].heading;
+  const first = list.page === 1;
+  const empty = list.data.pagination.total === 0 && !list.data.hiding;
   return (
     <Layout
-      title={list.page > 1 ? `${heading}, page ${list.page}` : heading}
+      title={first ? "Stories written together" : `${heading}, page ${list.page}`}
       canonical={canonical}
-      description="Stories written together by humans and bots."
+      description="Stories written together by people and bots: read one, follow its branches, or start one."
       viewer={viewer}
     >
+      {first ? <Intro empty={empty} /> : null}
       <ContinueReading places={places} />
-      <h1>{heading}</h1>
-      <StoryList {...list} />
+      {first ? empty ? null : <h2 id="stories">{heading}</h2> : <h1 id="stories">{heading}</h1>}
+      <StoryList {...list} site under={first ? "h2" : "h1"} />
     </Layout>
   );
 }
@@ -212,10 +278,27 @@ export function StoryPage(props: { data: Story; canonical: string; viewer: Viewe
               <Shown id={`s-${s.id}`} item={s} />
             ))}
           </div>
+          {main_branch && story.status === "active" ? <ContinueStory branchId={main_branch.id} signedIn={!!viewer} /> : null}
         </section>
       </article>
       <StoryMap nodes={data.map} storyId={story.id} expand={expand} />
     </Layout>
+  );
+}
+
+/**
+ * "Continue this story", under its main line: the main line's write form, or logging in first and then the form (the
+ * form is on the branch page, with the length rule and the turn queue beside it).
+ */
+function ContinueStory({ branchId, signedIn }: { branchId: string; signedIn: boolean }) {
+  const write = `${branchHref(branchId)}#write-form`;
+  return (
+    <p class="continue-story" lang="en">
+      <a class="button primary" href={signedIn ? write : `/login?next=${encodeURIComponent(write)}`}>
+        Continue this story
+      </a>{" "}
+      <span class="meta">write what happens next on the main line{signedIn ? "" : " (log in or register first)"}</span>
+    </p>
   );
 }
 
@@ -304,12 +387,16 @@ function ReplyForm({ comment, writing }: { comment: ReaderComment; writing: Writ
 
 type PathSegment = Branch["path"][number];
 
-/** Under each segment: its votes, and a fork from it. */
-function SegmentActions({ s, writing, rules }: { s: PathSegment; writing: Writing; rules: LengthRule }) {
-  const fork = stateOf(writing.state, `fork-${s.id}`);
+/**
+ * Under each segment, one row of controls (a folded form opens below it): its votes and a fork from it (for a
+ * signed-in reader of an active story), a bookmark (signed in), a report (anyone; signed out, a link to log in first).
+ */
+function SegmentActions(props: { s: PathSegment; writing: Writing | null; rules: LengthRule; viewer: Viewer | null; marks: Branch["marks"]; back: string }) {
+  const { s, writing, rules, viewer, marks, back } = props;
+  const fork = writing ? stateOf(writing.state, `fork-${s.id}`) : null;
   return (
     <div class="segment-actions" lang="en">
-      {s.bot_id === writing.viewerId && !stateOf(writing.state, `vote-${s.id}`) ? null : (
+      {!writing || (s.bot_id === writing.viewerId && !stateOf(writing.state, `vote-${s.id}`)) ? null : (
         // One's own writing takes no votes (the API refuses them): no buttons that cannot work (unless to say so).
         <VoteButtons
           action={`${branchHref(writing.branchId)}/segments/${s.id}/votes`}
@@ -318,15 +405,19 @@ function SegmentActions({ s, writing, rules }: { s: PathSegment; writing: Writin
           mine={writing.votes[s.id]}
         />
       )}
-      <Fold summary="Fork from here" state={fork}>
-        <PostForm action={`${branchHref(writing.branchId)}/forks`} state={fork}>
-          <input type="hidden" name="story_id" value={writing.storyId} />
-          <input type="hidden" name="fork_at_segment_id" value={s.id} />
-          <Input id={`fork-title-${s.id}`} name="title" label="Branch title" state={fork} required maxlength={100} />
-          <TextArea id={`fork-segment-${s.id}`} name="initial_segment" label="First segment (optional)" state={fork} length={rules} rows={4} />
-          <button type="submit">Create branch</button>
-        </PostForm>
-      </Fold>
+      {writing ? (
+        <Fold summary="Fork from here" state={fork}>
+          <PostForm action={`${branchHref(writing.branchId)}/forks`} state={fork}>
+            <input type="hidden" name="story_id" value={writing.storyId} />
+            <input type="hidden" name="fork_at_segment_id" value={s.id} />
+            <Input id={`fork-title-${s.id}`} name="title" label="Branch title" state={fork} required maxlength={100} />
+            <TextArea id={`fork-segment-${s.id}`} name="initial_segment" label="First segment (optional)" state={fork} length={rules} rows={4} />
+            <button type="submit">Create branch</button>
+          </PostForm>
+        </Fold>
+      ) : null}
+      {viewer ? <BookmarkControl segment={s} back={`${back}#s-${s.id}`} marks={marks} /> : null}
+      <ReportControl type="segment" id={s.id} what={`segment #${s.sequence_order}`} back={`${back}#s-${s.id}`} signedIn={!!viewer} />
     </div>
   );
 }
@@ -398,8 +489,8 @@ export function BranchPage({
               <span class="badge">main line</span> ·{" "}
             </>
           ) : null}
-          score <span id="branch-score">{score(branch.vote_score)}</span> · {plural(branch.segments_count, "own segment")} · {plural(path.length, "segment")} to
-          read (<a href={readHref(branch.id)}>as one page</a>) ·{" "}
+          <BranchScore value={branch.vote_score} votes={data.branch_votes} /> · {plural(branch.segments_count, "own segment")} ·{" "}
+          {plural(path.length, "segment")} to read (<a href={readHref(branch.id)}>as one page</a>) ·{" "}
           <a class="reload" href={reload}>
             Reload
           </a>{" "}
@@ -447,16 +538,9 @@ export function BranchPage({
                     </>
                   )}{" "}
                   · <When iso={s.created_at} />
-                  {viewer ? (
-                    <>
-                      {" "}
-                      · <BookmarkControl segment={s} back={`${reload}#s-${s.id}`} marks={data.marks} />
-                      <PlaceBadge segment={s} marks={data.marks} />
-                    </>
-                  ) : null}
+                  {viewer ? <PlaceBadge segment={s} marks={data.marks} /> : null}
                 </footer>
-                {writing ? <SegmentActions s={s} writing={writing} rules={rules} /> : null}
-                <ReportControl type="segment" id={s.id} what={`segment #${s.sequence_order}`} back={`${reload}#s-${s.id}`} signedIn={reporting.signedIn} />
+                <SegmentActions s={s} writing={writing} rules={rules} viewer={viewer} marks={data.marks} back={reload} />
               </article>
             </li>
           ))}
@@ -500,6 +584,30 @@ export function BranchPage({
     </Layout>
   );
 }
+
+/** What a branch's score is made of, in words: its votes are the branch's own and its segments'. */
+function votesWords({ on_branch, on_segments }: Branch["branch_votes"]) {
+  const all = plural(on_branch + on_segments, "vote");
+  if (!on_branch && !on_segments) return "(no votes yet)";
+  if (!on_segments) return `from ${all} on the branch`;
+  if (!on_branch) return `from ${all} on its segments`;
+  return `from ${all}: ${on_branch} on the branch, ${on_segments} on its segments`;
+}
+
+/**
+ * A branch's score with the votes it is made of: the score counts the votes on its segments too (the spec's
+ * `vote_score`), so one person voting the branch and a segment sees "+2", said as "from 2 votes", with what a vote
+ * weighs in its title.
+ */
+function BranchScore({ value, votes }: { value: number; votes: Branch["branch_votes"] }) {
+  return (
+    <span class="score-line" title={SCORE_TITLE}>
+      score <span id="branch-score">{score(value)}</span> <span id="branch-votes">{votesWords(votes)}</span>
+    </span>
+  );
+}
+
+const SCORE_TITLE = "The votes on this branch and on its own segments, each weighted: a person's vote counts 1, a bot's 0.3 to 0.8 by its reputation";
 
 /** The keys of the forms a signed-in reader finds on a branch page (`stateOf` shows an error in the one it names). */
 function formsOf(data: Branch): Set<string> {

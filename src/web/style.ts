@@ -22,9 +22,26 @@ body { margin: 0; background: var(--bg); color: var(--fg); font: 1rem/1.6 ${sans
 a { color: var(--accent); }
 a:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
 .site-header, main, .site-footer { max-width: 44rem; margin: 0 auto; padding: 0 1rem; }
-.site-header { display: flex; flex-wrap: wrap; align-items: baseline; justify-content: space-between; gap: .5rem; padding-top: 1rem; padding-bottom: .5rem; border-bottom: 1px solid var(--line); }
-.site-header .brand { font-weight: 700; font-size: 1.15rem; text-decoration: none; color: var(--fg); }
-.site-header nav ul { list-style: none; display: flex; gap: 1rem; margin: 0; padding: 0; }
+.site-header { position: relative; display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: .5rem; padding-top: .75rem; padding-bottom: .5rem; border-bottom: 1px solid var(--line); }
+.site-header .brand { display: inline-flex; align-items: center; gap: .4rem; font-weight: 700; font-size: 1.15rem; text-decoration: none; color: var(--fg); }
+.site-header nav ul { list-style: none; display: flex; flex-direction: column; margin: 0; padding: 0; }
+.menu-body nav li > a, .menu-body nav li > form button.link, .menu-body nav li.meta { display: block; padding: .45rem 0; }
+.menu-body nav + nav { border-top: 1px solid var(--line); margin-top: .25rem; padding-top: .25rem; }
+.site-menu > summary { list-style: none; cursor: pointer; padding: .3rem .8rem; border: 1px solid var(--line); border-radius: .3rem; background: var(--soft); }
+.site-menu > summary::-webkit-details-marker { display: none; }
+.site-menu[open] > summary { border-color: var(--accent); }
+.site-menu[open] > .menu-body { position: absolute; z-index: 10; left: 0; right: 0; top: 100%; background: var(--bg); border-bottom: 1px solid var(--line); padding: .25rem 1rem .75rem; box-shadow: 0 .5rem 1rem rgb(0 0 0 / .15); }
+@media (min-width: 48rem) {
+  @supports selector(::details-content) {
+    .site-menu { flex: 1 1 auto; }
+    .site-menu > summary { display: none; }
+    .site-menu::details-content { content-visibility: visible; }
+    .site-menu > .menu-body, .site-menu[open] > .menu-body { position: static; display: flex; flex-wrap: wrap; align-items: baseline; gap: .25rem 1rem; padding: 0; border: 0; box-shadow: none; background: none; }
+    .site-header nav ul { flex-direction: row; flex-wrap: wrap; align-items: baseline; gap: .25rem 1rem; }
+    .menu-body nav li > a, .menu-body nav li > form button.link, .menu-body nav li.meta { display: inline; padding: 0; }
+    .menu-body nav + nav { border: 0; margin: 0 0 0 auto; padding: 0; }
+  }
+}
 .site-footer { color: var(--muted); font-size: .85rem; padding-top: 2rem; padding-bottom: 2rem; }
 h1 { font-size: 1.75rem; line-height: 1.25; margin: 1.25rem 0 .5rem; }
 h2 { font-size: 1.25rem; margin: 2rem 0 .5rem; border-bottom: 1px solid var(--line); padding-bottom: .25rem; }
@@ -34,7 +51,16 @@ h3 { font-size: 1.05rem; margin: 1rem 0 .25rem; }
 .breadcrumbs li + li::before { content: "›"; margin-right: .25rem; }
 .story-list, .tree, .segments, .comments, .queue, .pins { padding-left: 0; list-style: none; }
 .story-list > li { padding: .75rem 0; border-bottom: 1px solid var(--line); }
-.story-list h2 { border: 0; margin: 0; padding: 0; font-size: 1.15rem; }
+.story-list h2, .story-list h3 { border: 0; margin: 0; padding: 0; font-size: 1.15rem; }
+.story-list .blurb { font-family: ${serif}; margin: .2rem 0 .1rem; display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 2; line-clamp: 2; overflow: hidden; }
+.story-list .meta { margin: .1rem 0 0; }
+.intro h1 { font-size: 1.35rem; font-weight: 600; line-height: 1.35; margin: 1.25rem 0 .75rem; }
+.next-steps, .first-story p, .continue-story { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem 1rem; }
+.first-story { background: var(--soft); border-left: 3px solid var(--accent); padding: .25rem 1rem; margin: 1rem 0; }
+a.button { display: inline-block; padding: .45rem 1rem; border: 1px solid var(--accent); border-radius: .3rem; text-decoration: none; font-weight: 600; }
+a.button.primary { background: var(--accent); color: var(--bg); }
+a.button:hover { text-decoration: underline; }
+.continue-story { margin: 1rem 0 0; }
 .prose, .segment .text, .path-segment .text { font-family: ${serif}; font-size: 1.1rem; line-height: 1.8; }
 .prose p { margin: 0 0 1em; }
 .prose:lang(zh), .prose:lang(ja), .segment:lang(zh) .text, .segment:lang(ja) .text, .path:lang(zh) .text, .path:lang(ja) .text { line-height: 1.9; }
@@ -56,8 +82,7 @@ h3 { font-size: 1.05rem; margin: 1rem 0 .25rem; }
 .figures { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: .5rem 0; }
 .figures dt { color: var(--muted); }
 .figures dd { margin: 0; font-variant-numeric: tabular-nums; }
-.site-header nav.account { margin-left: auto; }
-.site-search { display: block; flex: 1 1 100%; margin: .25rem 0 0; }
+.site-search { display: block; flex: 1 1 100%; margin: 0; }
 .site-search form { display: flex; gap: .5rem; }
 .site-search input { flex: 1 1 auto; min-width: 0; padding: .3rem .5rem; background: var(--bg); border: 1px solid var(--muted); border-radius: .3rem; }
 .search-results { padding-left: 0; list-style: none; }
@@ -66,7 +91,6 @@ h3 { font-size: 1.05rem; margin: 1rem 0 .25rem; }
 .search-results .snippet { font-family: ${serif}; margin: .25rem 0; }
 mark { background: #fff3a3; color: #1d1d1f; border-radius: .15rem; padding: 0 .1rem; }
 @media (prefers-color-scheme: dark) { mark { background: #6b5d00; color: #fffbe6; } }
-.account ul { flex-wrap: wrap; align-items: baseline; }
 form.inline { display: inline; margin: 0; }
 button, input, select, textarea { font: inherit; color: inherit; }
 button { background: var(--soft); border: 1px solid var(--line); border-radius: .3rem; padding: .3rem .8rem; cursor: pointer; }
@@ -90,7 +114,9 @@ output.hint[data-state="short"], output.hint[data-state="long"] { color: #b3261e
 form.vote { display: inline-flex; gap: .25rem; align-items: center; flex-wrap: wrap; margin: .25rem 0; }
 form.vote button { padding: .1rem .5rem; min-width: 2.25rem; min-height: 2rem; }
 form.vote button[aria-pressed="true"] { background: var(--accent); border-color: var(--accent); color: var(--bg); }
-.segment-actions { display: flex; flex-wrap: wrap; gap: .25rem 1rem; align-items: center; font-size: .9rem; }
+.segment-actions { display: flex; flex-wrap: wrap; gap: .25rem .65rem; align-items: center; font-size: .85rem; }
+.segment-actions form.vote { margin: 0; }
+.segment-actions .report { font-size: inherit; }
 details.fold { margin: .25rem 0; }
 details.fold[open] { flex: 1 1 100%; }
 .segment-actions details.fold summary { padding: .2rem 0; }
@@ -106,8 +132,11 @@ details.fold summary { cursor: pointer; color: var(--accent); width: max-content
 table.audit { width: 100%; border-collapse: collapse; font-size: .9rem; }
 table.audit th, table.audit td { text-align: left; vertical-align: top; padding: .3rem .4rem; border-bottom: 1px solid var(--line); }
 .map { margin: .5rem 0 1rem; }
-.map-scroll { overflow-x: auto; }
-.map-svg { display: block; max-width: none; }
+.map-svg { display: block; width: 100%; height: auto; }
+.map-svg.wide { max-width: 660px; }
+.map-svg.narrow { display: none; }
+@media (max-width: 40rem) { .map-svg.wide { display: none; } .map-svg.narrow { display: block; } }
+.map-svg.narrow text { paint-order: stroke; stroke: var(--bg); stroke-width: 3px; stroke-linejoin: round; }
 .map-svg text { fill: var(--fg); font-size: 14px; }
 .map-svg .figures, .map-svg .axis { fill: var(--muted); font-size: 12px; }
 .map-svg .main .name { font-weight: 700; }
@@ -163,5 +192,5 @@ fieldset.checkboxes label, .field.checkbox label { display: inline-flex; gap: .3
 @keyframes arrive { from { background: var(--soft); } to { background: transparent; } }
 @media (prefers-reduced-motion: reduce) { .segment.new, .inbox-item.new { animation: none; } }
 @media (min-width: 60rem) { body { font-size: 1.0625rem; } }
-@media print { .site-header nav, .site-search, .pager, .reload { display: none; } }
+@media print { .site-menu, .site-search, .pager, .reload { display: none; } }
 `;

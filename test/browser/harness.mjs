@@ -64,10 +64,10 @@ function run(cmd, args, { timeoutMs = 120_000 } = {}) {
 
 /**
  * `wrangler dev` on 127.0.0.1:`port` with a fresh state directory, its local D1 migrated first (as scripts/dev.mjs
- * does), the docs bundle copied into the assets. `vars` are extra `--var NAME:value` pairs; `inspectorPort`: the
- * devtools port (wrangler's default is shared by every `wrangler dev` on the machine).
+ * does), the docs bundle copied into the assets. `vars` are extra `--var NAME:value` pairs. Its inspector listens on
+ * `inspectorPort` (by default `port` + 500), never wrangler's shared default, so walks on other ports run side by side.
  */
-export async function startWorker({ port = 8798, inspectorPort = undefined, vars = {} } = {}) {
+export async function startWorker({ port = 8798, vars = {}, inspectorPort = port + 500 } = {}) {
   copyAssets({ quiet: true });
   const state = mkdtempSync(join(tmpdir(), "storyloom-browser-"));
   const removeState = () => rmSync(state, { recursive: true, force: true });
@@ -83,7 +83,8 @@ export async function startWorker({ port = 8798, inspectorPort = undefined, vars
       "127.0.0.1",
       "--port",
       String(port),
-      ...(inspectorPort ? ["--inspector-port", String(inspectorPort)] : []),
+      "--inspector-port",
+      String(inspectorPort),
       "--persist-to",
       state,
       "--show-interactive-dev-session=false",

@@ -3,9 +3,10 @@
 // against its own `wrangler dev` (test/browser/harness.mjs), offline. Fields, buttons and links are found by
 // their labels and roles.
 //
-// The walk: the home page; register (the session cookie is HttpOnly, SameSite=Lax, not Secure on 127.0.0.1; the
+// The walk: the home page of an empty site (what Storyloom is, "Start the first story"; the favicon; on a phone the
+// header folded into a Menu that opens and closes); register (the session cookie is HttpOnly, SameSite=Lax, not Secure on 127.0.0.1; the
 // header then says "Signed in as …"); a new story through "New story", with tags (an existing tag suggested as one
-// types), a rating and a warning (issue 58), its chips on the story page, its tag's page, a search from the header's
+// types), a rating and a warning (issue 58), its chips and "Continue this story" on the story page, its tag's page, a search from the header's
 // box (the story and its opening segment found, the word marked; the segment's hit opens its place), the owner's edit form,
 // the preference "hide mature stories" kept with the account (the home page then leaves it out); its main line's branch page, where the
 // human sends a too-short segment (an alert in words inside the form, no JSON envelope), writes a segment (the
@@ -13,9 +14,10 @@
 // a foreign-Origin form POST with the session cookie is refused 403 and writes nothing (a same-origin one is
 // accepted); a bot registers, joins and writes through the API while the page stays open, and its turn and its
 // segment appear on the page without a reload (`#live-status` says "Live"); the human votes the bot's segment
-// up, forks from it ("Fork from here") onto a new branch page; the bot forks from the main line too, and the story
+// up (the branch's score then says "+2 from 2 votes", each segment's controls one row on a phone), forks from it
+// ("Fork from here") onto a new branch page; the bot forks from the main line too, and the story
 // page draws the three branches as a map (its SVG parsed as XML by the browser, the list beside it the same links)
-// whose fork lane opens the fork's path page (the crossing marked, the other fork offered; a segment's anchor link
+// (on a phone, a drawing laid out for its width, the wide one hidden) whose fork lane opens the fork's path page (the crossing marked, the other fork offered; a segment's anchor link
 // reopens at that segment); the human reports a segment through its "Report" control, opens the bot's page, follows the main line, opens its inbox (its badge "Connecting…", then "Live" at once) and sees the one item the bot's next
 // segment makes appear without a reload (one, though the human follows the main line and, as its owner, the story; the header counting it), marks it read, logs out (the home page's chip says "Human + AI N %"; an anonymous preference is kept in a
 // cookie), opens the login page; a moderator (made so in D1) logs in, finds the report in
@@ -199,6 +201,17 @@ try {
     });
   }
 
+  /** Runs `fn` with the page at phone width, then back at desktop width. */
+  async function atPhone(fn) {
+    await page.setViewportSize(PHONE);
+    try {
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      return await fn();
+    } finally {
+      await page.setViewportSize(DESKTOP);
+    }
+  }
+
   // ---- home, signed out -------------------------------------------------------------------------------------
   let home = false;
   await t.check("home page: answers 200 HTML, a Log in link in the header", async () => {
@@ -206,6 +219,41 @@ try {
     assert(res.headers()["content-type"]?.includes("text/html"), `content-type ${res.headers()["content-type"]}`);
     home = true;
     await banner.getByRole("link", { name: "Log in" }).waitFor();
+  });
+  await t.check("home page, an empty site: what Storyloom is in one line, and an invitation to start the first story", async () => {
+    need(home, "the home page");
+    const line = await shown(page.getByRole("heading", { level: 1 }));
+    assert(line.startsWith("Storyloom is where people and bots write branching stories together"), `the heading says ${JSON.stringify(line)}`);
+    const start = page.getByRole("link", { name: "Start the first story" });
+    assert((await start.getAttribute("href")) === "/stories/new", `"Start the first story" links to ${await start.getAttribute("href")}`);
+    return line;
+  });
+  await t.check("favicon: /favicon.ico and the page's icon (/favicon.svg) are images (no 404 in the console)", async () => {
+    const types = [];
+    for (const path of ["/favicon.ico", "/favicon.svg"]) {
+      const res = await fetch(`${origin}${path}`);
+      assert(res.status === 200 && res.headers.get("content-type")?.startsWith("image/"), `${path} → ${res.status} ${res.headers.get("content-type")}`);
+      types.push(`${path} ${res.headers.get("content-type")}`);
+    }
+    const icons = await page.locator('link[rel="icon"]').evaluateAll((links) => links.map((l) => l.getAttribute("href")));
+    assert(icons.includes("/favicon.ico") && icons.includes("/favicon.svg"), `the page's icons: ${icons.join(", ")}`);
+    return types.join(", ");
+  });
+  await t.check("phone: the header folds into a menu (the links behind a Menu button), the search box stays", async () => {
+    need(home, "the home page");
+    return atPhone(async () => {
+      const header = await banner.boundingBox();
+      assert(header && header.height <= 120, `the header is ${header?.height} px tall at ${PHONE.width} px`);
+      const login = banner.getByRole("link", { name: "Log in" });
+      assert(!(await login.isVisible()), '"Log in" shows before the menu is opened');
+      await page.getByRole("searchbox").waitFor();
+      const menu = banner.locator("summary", { hasText: "Menu" });
+      await menu.click();
+      await login.waitFor();
+      await menu.click();
+      await login.waitFor({ state: "hidden" });
+      return `header ${Math.round(header.height)} px; the menu opens and closes`;
+    });
   });
   await audit("home", home);
   await capture("home", home);
@@ -344,6 +392,13 @@ try {
     const href = await chips.getByRole("link", { name: TAG }).getAttribute("href");
     assert(href === `/tags/${encodeURIComponent(TAG.toLowerCase())}`, `the tag links to ${href}`);
     return text;
+  });
+  await t.check('story page: "Continue this story" under the main line opens the main line\'s write form', async () => {
+    need(storyPath, "the story");
+    const link = page.getByRole("link", { name: "Continue this story" });
+    const href = await link.getAttribute("href");
+    assert(/^\/branches\/[^/#]+#write-form$/.test(href ?? ""), `it links to ${href}`);
+    return href;
   });
   await audit("story", storyPath);
   await capture("story", storyPath);
@@ -714,6 +769,34 @@ try {
     await page.waitForLoadState("load");
     return `segment #${n}: ${(await score.first().textContent()).trim()}${branchVoted ? `; #branch-score now ${(await page.locator("#branch-score").textContent()).trim()}` : ""}`;
   });
+  await t.check("branch score: after one person's vote on the branch and one on a segment it says +2 from 2 votes, 1 on each", async () => {
+    need(branchVoted, "the branch's vote");
+    const line = (await shown(page.locator(".score-line"))).replace(/\s+/g, " ");
+    assert(line === "score +2 from 2 votes: 1 on the branch, 1 on its segments", `the score says ${JSON.stringify(line)}`);
+    return line;
+  });
+  await t.check("phone: each segment carries one row of controls (votes, fork, bookmark, report)", async () => {
+    need(mainPath, "the branch page");
+    return atPhone(async () => {
+      const rows = await page.locator(".segment .segment-actions").evaluateAll((all) =>
+        all.map((row) => {
+          // A control starts a new line when it begins below the line so far (controls of one line differ in height).
+          const boxes = [...row.children].map((c) => c.getBoundingClientRect()).sort((a, b) => a.top - b.top);
+          let lines = 0;
+          let bottom = Number.NEGATIVE_INFINITY;
+          for (const b of boxes) {
+            if (b.top >= bottom - 1) lines++;
+            bottom = b.top >= bottom - 1 ? b.bottom : Math.max(bottom, b.bottom);
+          }
+          return { rows: lines, height: Math.round(row.getBoundingClientRect().height), controls: row.children.length };
+        }),
+      );
+      assert(rows.length > 0, "no segment controls on the page");
+      const wrapped = rows.filter((r) => r.rows > 1);
+      assert(wrapped.length === 0, `segments whose controls take more than one row: ${JSON.stringify(wrapped)}`);
+      return `${rows.length} segments, ${Math.max(...rows.map((r) => r.controls))} controls, ${Math.max(...rows.map((r) => r.height))} px tall at most`;
+    });
+  });
   await audit("branch (votes)", mainPath);
   await capture("branch", mainPath);
 
@@ -755,11 +838,20 @@ try {
     });
     await goto(storyPath);
     const html = await (await fetch(`${origin}${storyPath}`)).text();
-    const svg = html.slice(html.indexOf("<svg"), html.indexOf("</svg>") + "</svg>".length);
-    const fault = await page.evaluate((text) => new DOMParser().parseFromString(text, "image/svg+xml").querySelector("parsererror")?.textContent ?? null, svg);
-    assert(svg.length > 100 && fault === null, `the map's SVG is not well-formed XML: ${fault}`);
+    // Two drawings of the map (beside the bars on a wide screen, above them on a phone): each well-formed.
+    const svgs = html.match(/<svg[\s\S]*?<\/svg>/g) ?? [];
+    assert(svgs.length === 2, `${svgs.length} SVGs on the story page`);
+    for (const svg of svgs) {
+      const fault = await page.evaluate(
+        (text) => new DOMParser().parseFromString(text, "image/svg+xml").querySelector("parsererror")?.textContent ?? null,
+        svg,
+      );
+      assert(svg.length > 100 && fault === null, `the map's SVG is not well-formed XML: ${fault}`);
+    }
     const map = page.locator("#map");
-    const lanes = await map.locator("svg a").evaluateAll((links) => links.map((a) => a.getAttribute("href")));
+    const lanes = await map.locator("svg.wide a").evaluateAll((links) => links.map((a) => a.getAttribute("href")));
+    const narrow = await map.locator("svg.narrow a").evaluateAll((links) => links.map((a) => a.getAttribute("href")));
+    assert(JSON.stringify(narrow) === JSON.stringify(lanes), `the phone's map (${narrow.join(", ")}) is not the wide one (${lanes.join(", ")})`);
     const listed = await page
       .getByRole("navigation", { name: "Branch map as a list" })
       .getByRole("link")
@@ -767,16 +859,33 @@ try {
     const main = `${mainPath}/read`;
     assert(lanes.length === 3 && lanes[0] === main && lanes.includes(`${forkPath}/read`), `the map's lanes: ${lanes.join(", ")}`);
     assert(JSON.stringify(listed) === JSON.stringify(lanes), `the list beside the map (${listed.join(", ")}) is not its lanes (${lanes.join(", ")})`);
-    await map.locator("svg").getByText(SIDE.title, { exact: true }).waitFor();
+    await map.locator("svg.wide").getByText(SIDE.title, { exact: true }).waitFor();
     mapShown = storyPath;
     return `${lanes.length} lanes, well-formed`;
+  });
+  await t.check("phone: the map fits the screen's width, its text drawn near its own size (no sideways scrolling box)", async () => {
+    need(mapShown, "the map");
+    return atPhone(async () => {
+      const svg = page.locator("#map svg.narrow");
+      await svg.waitFor();
+      assert(!(await page.locator("#map svg.wide").isVisible()), "the wide map shows on a phone");
+      const box = await svg.boundingBox();
+      assert(box && box.x >= 0 && box.x + box.width <= PHONE.width, `the map spans ${box?.x}–${box && box.x + box.width} px of ${PHONE.width}`);
+      const size = await svg
+        .locator("text.name")
+        .first()
+        .evaluate((e) => e.getBoundingClientRect().height);
+      assert(size >= 12, `a branch's title is drawn ${size} px tall`);
+      await svg.getByText(SIDE.title, { exact: true }).waitFor();
+      return `${Math.round(box.width)} px wide; titles ${Math.round(size)} px tall`;
+    });
   });
   await audit("story with its map", mapShown);
   await capture("map", mapShown);
   let pathPage = null;
   await t.check("path page: a lane of the map opens its branch's path as one page, the crossing marked, the choices under the fork point", async () => {
     need(mapShown, "the map");
-    await page.locator("#map svg").locator(`a[href="${forkPath}/read"]`).click();
+    await page.locator("#map svg.wide").locator(`a[href="${forkPath}/read"]`).click();
     await page.waitForURL(new RegExp(`${forkPath}/read$`));
     await page.getByRole("heading", { level: 1, name: FORK.title }).waitFor();
     const text = await bodyText();
