@@ -4,7 +4,8 @@ import type { GrantProps } from "../domain/oauth-grants";
 import { meteredD1 } from "../db/metered";
 import type { D1Counter } from "../lib/meter";
 import { consistentKv } from "./consistent-kv";
-import { ALL_SCOPES, AUTHORIZE_PATH, REGISTER_PATH, SCOPES, TOKEN_PATH } from "./paths";
+import { ACCESS_TOKEN_SECONDS, ALL_SCOPES, AUTHORIZE_PATH, GRANT_SECONDS, REGISTER_PATH, SCOPES, TOKEN_PATH } from "./paths";
+import { refreshVerdict } from "./refresh";
 
 /**
  * OAuth 2.1 for `/mcp` (issue 57), with Cloudflare's library in its two roles, both in this Worker: the
@@ -12,10 +13,6 @@ import { ALL_SCOPES, AUTHORIZE_PATH, REGISTER_PATH, SCOPES, TOKEN_PATH } from ".
  * page, src/web/oauth-routes.tsx) and the protected resource `{origin}/mcp` (its metadata, the 401 challenge, the
  * token's audience). Built once per origin (the config's `PUBLIC_ORIGIN`).
  */
-
-/** Access tokens live an hour (the library's default), a grant 30 days from its approval, however often refreshed. */
-export const ACCESS_TOKEN_SECONDS = 3600;
-export const GRANT_SECONDS = 30 * 86_400;
 
 /** What `/mcp` is handed by the resource server for a valid OAuth token. */
 export interface OAuthCall {
@@ -45,6 +42,8 @@ function build(origin: string): OAuthServers {
     clientIdMetadataDocumentEnabled: true,
     accessTokenTTL: ACCESS_TOKEN_SECONDS,
     refreshTokenTTL: GRANT_SECONDS,
+    // Where a refresh's presented token is judged (a rotated one: its lost answer, or the grant ended).
+    tokenExchangeCallback: refreshVerdict,
   });
   const resource = new OAuthResourceServer<Env, GrantProps>({
     resourceMetadata: { resource: resourceUrl, authorization_servers: [origin], bearer_methods_supported: ["header"], resource_name: "Storyloom" },

@@ -1,0 +1,91 @@
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { registerHuman } from "./helpers";
+import { callTool, connectedApp, token, toolResult } from "./oauth-flow";
+
+/** The token endpoint's hardening: refresh-token reuse, limits a shared host cannot trip, PKCE for every client. */
+
+afterEach(() => vi.restoreAllMocks());
+
+type App = Awaited<ReturnType<typeof connectedApp>>;
+const refresh = (app: Pick<App, "client">, refreshToken: string) =>
+  token({ grant_type: "refresh_token", client_id: app.client.client_id, refresh_token: refreshToken });
+
+/** Tools answer for a live grant; a grant ended is 401 with the challenge. */
+const callStatus = async (accessToken: string) => {
+  const res = await callTool(accessToken, "list_stories");
+  if (res.status !== 200) return res.status;
+  return (await toolResult(res)).result?.isError ? "tool error" : 200;
+};
+
+const revokedAt = async (accessToken: string) =>
+  (await env.DB.prepare("SELECT revoked_at FROM oauth_grants WHERE id = ?").bind(accessToken.split(":")[1]).first<{ revoked_at: string | null }>())
+    ?.revoked_at ?? null;
+
+/** Moves the clock `seconds` on, for this test's requests (they run in this isolate). */
+function later(seconds: number) {
+  const now = Date.now();
+  vi.spyOn(Date, "now").mockImplementation(() => now + seconds * 1000);
+}
+
+describe("refresh-token reuse", () => {
+  it("within the grace, a rotated token answers the very answer it got: the client's current tokens keep working", async () => {
+    const app = await connectedApp((await registerHuman()).token);
+    const first = await refresh(app, app.refresh_token);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const lost = await refresh(app, app.refresh_token);
+    expect(lost.status, JSON.stringify(lost.body)).toBe(200);
+    expect(lost.body.refresh_token).toBe(first.body.refresh_token);
+    expect(lost.body.access_token).toBe(first.body.access_token);
+    expect(lost.body.expires_in).toBeGreaterThan(3500);
+    expect(lost.body.scope).toBe(first.body.scope);
+    expect(lost.headers.get("cache-control")).toBe("no-store");
+    // Nothing was killed: the current access token calls, the current refresh token refreshes.
+    expect(await callStatus(first.body.access_token)).toBe(200);
+    const next = await refresh(app, first.body.refresh_token);
+    expect(next.status, JSON.stringify(next.body)).toBe(200);
+    expect(await callStatus(next.body.access_token)).toBe(200);
+  });
+
+  it("after the grace, a rotated token is refused and ends the grant: its current access and refresh tokens stop", async () => {
+    const app = await connectedApp((await registerHuman()).token);
+    const current = await refresh(app, app.refresh_token);
+    expect(current.status).toBe(200);
+    later(31);
+    const reused = await refresh(app, app.refresh_token);
+    expect(reused.status, JSON.stringify(reused.body)).toBe(400);
+    expect(reused.body.error).toBe("invalid_grant");
+    expect(await revokedAt(app.access_token)).not.toBeNull();
+    expect(await callStatus(current.body.access_token)).toBe(401);
+    const after = await refresh(app, current.body.refresh_token);
+    expect(after.status).toBe(400);
+    expect(after.body.error).toBe("invalid_grant");
+  });
+
+  it("a token rotated before the last one is a reuse at once, and ends the grant", async () => {
+    const app = await connectedApp((await registerHuman()).token);
+    const second = await refresh(app, app.refresh_token);
+    const third = await refresh(app, second.body.refresh_token);
+    expect(third.status).toBe(200);
+    const reused = await refresh(app, app.refresh_token);
+    expect(reused.status).toBe(400);
+    expect(reused.body.error).toBe("invalid_grant");
+    expect(await callStatus(third.body.access_token)).toBe(401);
+    expect((await refresh(app, third.body.refresh_token)).status).toBe(400);
+  });
+
+  it("a rotated token presented by another client is refused and ends the grant; a junk token of the grant ends nothing", async () => {
+    const person = await registerHuman();
+    const app = await connectedApp(person.token);
+    const other = await connectedApp(person.token);
+    const current = await refresh(app, app.refresh_token);
+    const [userId, grantId] = app.refresh_token.split(":");
+    const junk = await refresh(app, `${userId}:${grantId}:${"x".repeat(32)}`);
+    expect(junk.status).toBe(400);
+    expect(await callStatus(current.body.access_token)).toBe(200);
+    const stolen = await refresh(other, app.refresh_token);
+    expect(stolen.status).toBe(400);
+    expect(stolen.body.access_token).toBeUndefined();
+    expect(await callStatus(current.body.access_token)).toBe(401);
+  });
+});
