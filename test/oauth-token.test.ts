@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { registerHuman } from "./helpers";
-import { callTool, connectedApp, token, toolResult } from "./oauth-flow";
+import { MCP_URL, ORIGIN, REDIRECT, authorize, callTool, connectedApp, page, pkce, token, toolResult, workerFetch } from "./oauth-flow";
 
 /** The token endpoint's hardening: refresh-token reuse, limits a shared host cannot trip, PKCE for every client. */
 
@@ -87,5 +87,46 @@ describe("refresh-token reuse", () => {
     expect(stolen.status).toBe(400);
     expect(stolen.body.access_token).toBeUndefined();
     expect(await callStatus(current.body.access_token)).toBe(401);
+  });
+});
+
+describe("PKCE for every client", () => {
+  /** A self-registered confidential client: its id and secret. */
+  async function confidentialClient() {
+    const res = await workerFetch()(`${ORIGIN}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "Server Host", redirect_uris: [REDIRECT], token_endpoint_auth_method: "client_secret_basic" }),
+    });
+    expect(res.status).toBe(201);
+    return (await res.json()) as { client_id: string; client_secret: string };
+  }
+
+  it("a confidential client asking without a code_challenge is refused (400 page, no redirect, no code)", async () => {
+    const person = await registerHuman();
+    const client = await confidentialClient();
+    const query = new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: REDIRECT, state: "s", resource: MCP_URL });
+    const res = await page(`/oauth/authorize?${query}`, person.token);
+    expect(res.status).toBe(400);
+    expect(res.headers.get("location")).toBeNull();
+    expect(await res.text()).toContain("PKCE is required of every client");
+    // With `plain`, as the metadata says S256 only.
+    query.set("code_challenge", "c".repeat(43));
+    query.set("code_challenge_method", "plain");
+    expect((await page(`/oauth/authorize?${query}`, person.token)).status).toBe(400);
+  });
+
+  it("with S256 it connects: the code is redeemed with its secret and the verifier", async () => {
+    const person = await registerHuman();
+    const client = await confidentialClient();
+    const { verifier, challenge } = await pkce();
+    const code = await authorize({ clientId: client.client_id, session: person.token, challenge });
+    const res = await workerFetch()(`${ORIGIN}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}` },
+      body: new URLSearchParams({ grant_type: "authorization_code", code, code_verifier: verifier, redirect_uri: REDIRECT, resource: MCP_URL }),
+    });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await callStatus(((await res.json()) as { access_token: string }).access_token)).toBe(200);
   });
 });

@@ -1,4 +1,4 @@
-import { OAuthAuthorizationServer, type OAuthResourceAuth, OAuthResourceServer, type ValidatedAccessToken } from "@cloudflare/workers-oauth-provider";
+import { AuthorizationError, OAuthAuthorizationServer, type OAuthHelpers, type OAuthResourceAuth, OAuthResourceServer, type ValidatedAccessToken } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env";
 import type { GrantProps } from "../domain/oauth-grants";
 import { meteredD1 } from "../db/metered";
@@ -115,7 +115,29 @@ export function mcpContext(ctx: ExecutionContext | undefined, serve: McpContext[
 }
 
 /** The library's helpers (parse an authorization request, consent, complete, revoke) for this origin. */
-export const oauthApi = (origin: string, env: Env, meter: D1Counter) => oauthServers(origin).authorization.getOAuthApi(oauthEnv(env, meter));
+export const oauthApi = (origin: string, env: Env, meter: D1Counter) => pkceRequired(oauthServers(origin).authorization.getOAuthApi(oauthEnv(env, meter)));
+
+/**
+ * PKCE (S256) of every client, as OAuth 2.1 and MCP require: the library asks it only of public clients, so a
+ * confidential one (`client_secret_basic`) could get and redeem a code without. Its parse refuses a request without
+ * a `code_challenge` as it refuses other invalid requests (`invalid_request`, with the validated redirect), and
+ * `plain` itself (the metadata says S256 only).
+ */
+function pkceRequired(api: OAuthHelpers): OAuthHelpers {
+  const parse = api.parseAuthRequest.bind(api);
+  api.parseAuthRequest = async (request) => {
+    const parsed = await parse(request);
+    if (!parsed.codeChallenge)
+      throw new AuthorizationError("invalid_request", {
+        description: "PKCE is required of every client: send a code_challenge (S256)",
+        redirectUri: parsed.redirectUri,
+        state: parsed.state || undefined,
+        issuer: parsed.issuer,
+      });
+    return parsed;
+  };
+  return api;
+}
 
 /** The grant a token of ours belongs to: its middle part. */
 export const grantIdOf = (token: string) => token.split(":")[1] ?? "";
