@@ -1,4 +1,11 @@
-import { AuthorizationError, OAuthAuthorizationServer, type OAuthHelpers, type OAuthResourceAuth, OAuthResourceServer, type ValidatedAccessToken } from "@cloudflare/workers-oauth-provider";
+import {
+  AuthorizationError,
+  OAuthAuthorizationServer,
+  type OAuthHelpers,
+  type OAuthResourceAuth,
+  OAuthResourceServer,
+  type ValidatedAccessToken,
+} from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env";
 import type { GrantProps } from "../domain/oauth-grants";
 import { meteredD1 } from "../db/metered";
