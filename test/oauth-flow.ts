@@ -24,6 +24,17 @@ export function workerFetch(bindings?: Partial<Env>) {
   };
 }
 
+/** Requests from one client address (its own /64), with some bindings changed (a limit's number). */
+export function oneAddress(bindings?: Partial<Env>) {
+  const address = `2001:db8:57:${Math.floor(Math.random() * 0xffff).toString(16)}::1`;
+  const fetch = workerFetch(bindings);
+  return (url: string | URL | Request, init?: RequestInit) => {
+    const request = new Request(url, init);
+    request.headers.set("CF-Connecting-IP", address);
+    return fetch(request);
+  };
+}
+
 const b64url = (bytes: ArrayBuffer | Uint8Array) =>
   btoa(String.fromCharCode(...new Uint8Array(bytes)))
     .replace(/\+/g, "-")

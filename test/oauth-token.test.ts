@@ -1,15 +1,31 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { registerHuman } from "./helpers";
-import { MCP_URL, ORIGIN, REDIRECT, authorize, callTool, connectedApp, page, pkce, token, toolResult, workerFetch } from "./oauth-flow";
+import type { Env } from "../src/env";
+import {
+  MCP_URL,
+  ORIGIN,
+  REDIRECT,
+  authorize,
+  callTool,
+  connectedApp,
+  exchange,
+  oneAddress,
+  page,
+  pkce,
+  registerClient,
+  token,
+  toolResult,
+  workerFetch,
+} from "./oauth-flow";
 
 /** The token endpoint's hardening: refresh-token reuse, limits a shared host cannot trip, PKCE for every client. */
 
 afterEach(() => vi.restoreAllMocks());
 
 type App = Awaited<ReturnType<typeof connectedApp>>;
-const refresh = (app: Pick<App, "client">, refreshToken: string) =>
-  token({ grant_type: "refresh_token", client_id: app.client.client_id, refresh_token: refreshToken });
+const refresh = (app: Pick<App, "client">, refreshToken: string, fetch = workerFetch()) =>
+  token({ grant_type: "refresh_token", client_id: app.client.client_id, refresh_token: refreshToken }, fetch);
 
 /** Tools answer for a live grant; a grant ended is 401 with the challenge. */
 const callStatus = async (accessToken: string) => {
@@ -128,5 +144,51 @@ describe("PKCE for every client", () => {
     });
     expect(res.status, await res.clone().text()).toBe(200);
     expect(await callStatus(((await res.json()) as { access_token: string }).access_token)).toBe(200);
+  });
+});
+
+describe("a shared address: junk cannot lock out live grants", () => {
+  const junkCode = (clientId: string, i: number) => ({
+    grant_type: "authorization_code",
+    client_id: clientId,
+    code: `u:g${i}:${"j".repeat(32)}`,
+    code_verifier: "v".repeat(43),
+    redirect_uri: REDIRECT,
+  });
+
+  it("after 50 junk codes for a client from an address, its junk is 429 there, but a valid refresh and code exchange are served", async () => {
+    // The numbers of wrangler.toml (and the per-address one other OAuth failures still count under).
+    const host = oneAddress({
+      LIMIT_OAUTH_TOKEN_FAILURES_PER_CLIENT_ADDRESS_PER_HOUR: "50",
+      LIMIT_OAUTH_TOKEN_FAILURES_PER_ADDRESS_PER_HOUR: "1000",
+      LIMIT_OAUTH_FAILURES_PER_ADDRESS_PER_HOUR: "50",
+    } as Partial<Env>);
+    const app = await connectedApp((await registerHuman()).token);
+    const clientId = app.client.client_id;
+    for (let i = 0; i < 50; i++) expect((await token(junkCode(clientId, i), host)).status).toBe(400);
+    const limited = await token(junkCode(clientId, 50), host);
+    expect(limited.status).toBe(429);
+    expect(limited.body.error).toBe("temporarily_unavailable");
+    // The people's grants are served from there all the same, and count nothing.
+    const refreshed = await refresh(app, app.refresh_token, host);
+    expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
+    const { verifier, challenge } = await pkce();
+    const code = await authorize({ clientId, session: (await registerHuman()).token, challenge });
+    expect((await exchange(clientId, code, verifier, host)).access_token).toBeTruthy();
+    // A used code names no live grant any more: limited like junk.
+    const again = await token({ ...junkCode(clientId, 0), code, code_verifier: verifier, resource: MCP_URL }, host);
+    expect(again.status).toBe(429);
+    // Another client's junk from the same address is its own count.
+    const other = await registerClient();
+    expect((await token(junkCode(other.client_id, 0), host)).status).toBe(400);
+  });
+
+  it("the address's backstop over all client ids refuses junk, never a live grant", async () => {
+    const host = oneAddress({ LIMIT_OAUTH_TOKEN_FAILURES_PER_ADDRESS_PER_HOUR: "2", LIMIT_OAUTH_FAILURES_PER_ADDRESS_PER_HOUR: "2" } as Partial<Env>);
+    const app = await connectedApp((await registerHuman()).token);
+    for (let i = 0; i < 2; i++) expect((await token(junkCode(`made-up-${i}`, i), host)).status).toBe(401);
+    expect((await token(junkCode("made-up-2", 2), host)).status).toBe(429);
+    expect((await token(junkCode(app.client.client_id, 3), host)).status).toBe(429);
+    expect((await refresh(app, app.refresh_token, host)).status).toBe(200);
   });
 });

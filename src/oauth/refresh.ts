@@ -1,5 +1,6 @@
 import { OAuthError, type TokenExchangeCallbackOptions } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env";
+import { tokenId, tokenParts } from "./live-grant";
 import { GRANT_SECONDS } from "./paths";
 
 /**
@@ -48,11 +49,6 @@ const rotationKey = (p: Pick<Presented, "userId" | "grantId">) => `rotation:${p.
 /** Thrown by the callback to answer the lost answer, past the library (which would otherwise rotate again). */
 class Replay {
   constructor(readonly answer: Answer) {}
-}
-
-async function tokenId(token: string) {
-  const hash = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token));
-  return [...new Uint8Array(hash)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** The key that seals a rotation's answer: from the rotated token itself, so only its holder can read it back. */
@@ -132,9 +128,8 @@ async function presentedToken(request: Request): Promise<Presented | null> {
   const form = new URLSearchParams(new TextDecoder().decode(await request.clone().arrayBuffer()));
   const token = form.get("refresh_token");
   if (form.get("grant_type") !== "refresh_token" || !token) return null;
-  const [userId, grantId, secret, ...rest] = token.split(":");
-  if (!userId || !grantId || !secret || rest.length) return null;
-  return { id: await tokenId(token), token, userId, grantId, reused: false };
+  const parts = tokenParts(token);
+  return parts && { id: await tokenId(token), token, ...parts, reused: false };
 }
 
 /** What the token endpoint does around the check: the library's answer, and ending a grant everywhere. */

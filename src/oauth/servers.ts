@@ -8,9 +8,8 @@ import {
 } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env";
 import type { GrantProps } from "../domain/oauth-grants";
-import { meteredD1 } from "../db/metered";
 import type { D1Counter } from "../lib/meter";
-import { consistentKv } from "./consistent-kv";
+import { oauthKv } from "./consistent-kv";
 import { ACCESS_TOKEN_SECONDS, ALL_SCOPES, AUTHORIZE_PATH, GRANT_SECONDS, REGISTER_PATH, SCOPES, TOKEN_PATH } from "./paths";
 import { refreshVerdict } from "./refresh";
 
@@ -103,13 +102,7 @@ export function oauthServers(origin: string): OAuthServers {
  * The bindings the library is handed for one request: `OAUTH_KV` read through D1's primary on a miss
  * (src/oauth/consistent-kv.ts), in a session opened on first use and metered as the request's (Server-Timing).
  */
-export const oauthEnv = (env: Env, meter: D1Counter): Env => ({
-  ...env,
-  OAUTH_KV: consistentKv(
-    env.OAUTH_KV,
-    meteredD1(() => env.DB.withSession("first-primary"), meter),
-  ),
-});
+export const oauthEnv = (env: Env, meter: D1Counter): Env => ({ ...env, OAUTH_KV: oauthKv(env, meter) });
 
 /** The context for `resource.fetch`: the request's own (for `waitUntil`), with the handler's continuation. */
 export function mcpContext(ctx: ExecutionContext | undefined, serve: McpContext["serve"]): ExecutionContext {
