@@ -47,18 +47,24 @@ export async function pkce() {
   return { verifier, challenge };
 }
 
-/** Dynamic Client Registration (RFC 7591) of a public client, as MCP hosts register. */
+/** The metadata an MCP host registers a public client with. */
+export const publicClient = (name = "Test Host", redirect_uris = [REDIRECT]) => ({
+  client_name: name,
+  redirect_uris,
+  token_endpoint_auth_method: "none",
+  grant_types: ["authorization_code", "refresh_token"],
+  response_types: ["code"],
+});
+
+/**
+ * Dynamic Client Registration (RFC 7591) of a public client, as MCP hosts register: a client of its own each time
+ * (a `software_id` of its own, as identical registrations answer one client).
+ */
 export async function registerClient(name = "Test Host", redirect_uris = [REDIRECT], fetch = workerFetch()) {
   const res = await fetch(`${ORIGIN}/oauth/register`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      client_name: name,
-      redirect_uris,
-      token_endpoint_auth_method: "none",
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-    }),
+    body: JSON.stringify({ ...publicClient(name, redirect_uris), software_id: crypto.randomUUID() }),
   });
   expect(res.status, await res.clone().text()).toBe(201);
   return (await res.json()) as { client_id: string; client_name: string };

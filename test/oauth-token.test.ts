@@ -13,6 +13,7 @@ import {
   oneAddress,
   page,
   pkce,
+  publicClient,
   registerClient,
   token,
   toolResult,
@@ -190,5 +191,63 @@ describe("a shared address: junk cannot lock out live grants", () => {
     expect((await token(junkCode("made-up-2", 2), host)).status).toBe(429);
     expect((await token(junkCode(app.client.client_id, 3), host)).status).toBe(429);
     expect((await refresh(app, app.refresh_token, host)).status).toBe(200);
+  });
+});
+
+describe("client registration", () => {
+  const register = (metadata: Record<string, unknown>, fetch = workerFetch()) =>
+    fetch(`${ORIGIN}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(metadata) });
+  const refused = async (metadata: Record<string, unknown>) => {
+    const res = await register(metadata);
+    return { status: res.status, ...((await res.json()) as { error?: string; error_description?: string; client_id?: string }) };
+  };
+
+  it("is bounded: a name of 100 characters, 5 redirect URIs, short addresses; past them 400 with RFC 7591's error", async () => {
+    const redirects = Array.from({ length: 5 }, (_, i) => `https://host.example/cb${i}`);
+    expect((await refused({ ...publicClient("n".repeat(100), redirects), software_id: crypto.randomUUID() })).status).toBe(201);
+    expect(await refused(publicClient("n".repeat(101)))).toMatchObject({ status: 400, error: "invalid_client_metadata" });
+    expect(await refused({ ...publicClient(), "client_name#fr": "n".repeat(101) })).toMatchObject({ status: 400, error: "invalid_client_metadata" });
+    expect(await refused(publicClient("Six", [...redirects, "https://host.example/cb5"]))).toMatchObject({ status: 400, error: "invalid_redirect_uri" });
+    expect(await refused(publicClient("Long", [`https://host.example/${"p".repeat(2000)}`]))).toMatchObject({ status: 400, error: "invalid_redirect_uri" });
+    expect(await refused({ ...publicClient(), logo_uri: `https://host.example/${"l".repeat(2000)}` })).toMatchObject({
+      status: 400,
+      error: "invalid_client_metadata",
+    });
+    expect(await refused({ ...publicClient(), contacts: Array.from({ length: 6 }, (_, i) => `a${i}@host.example`) })).toMatchObject({ status: 400 });
+    expect(await refused({ ...publicClient(), software_statement: "s".repeat(20_000) })).toMatchObject({ status: 400, error: "invalid_client_metadata" });
+  });
+
+  it("an identical public registration answers the same client and costs the address nothing; a new one is counted; a confidential one is always its own", async () => {
+    const here = oneAddress({ LIMIT_OAUTH_REGISTRATIONS_PER_ADDRESS_PER_HOUR: "1" } as Partial<Env>);
+    const metadata = { ...publicClient("Shared Host", ["https://shared.example/callback"]), software_id: crypto.randomUUID() };
+    const first = await register(metadata, here);
+    expect(first.status).toBe(201);
+    const { client_id } = (await first.json()) as { client_id: string };
+    for (let i = 0; i < 3; i++) {
+      // The same metadata in another order, from this address and from others.
+      const reordered = Object.fromEntries(Object.entries(metadata).reverse());
+      const again = await register(reordered, i % 2 ? here : workerFetch());
+      expect(again.status).toBe(201);
+      expect(((await again.json()) as { client_id: string }).client_id).toBe(client_id);
+    }
+    // A different registration from the address is its second: over its limit of 1.
+    expect((await register({ ...metadata, client_name: "Another" }, here)).status).toBe(429);
+    // The client answered again connects as any other.
+    const person = await registerHuman();
+    const { verifier, challenge } = await pkce();
+    const code = await authorize({ clientId: client_id, session: person.token, challenge, redirectUri: "https://shared.example/callback" });
+    const res = await token({
+      grant_type: "authorization_code",
+      client_id,
+      code,
+      code_verifier: verifier,
+      redirect_uri: "https://shared.example/callback",
+      resource: MCP_URL,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    // A confidential client is never answered again (its secret is stored hashed): each registration is its own.
+    const confidential = { ...metadata, token_endpoint_auth_method: "client_secret_basic" };
+    const secrets = await Promise.all([register(confidential), register(confidential)].map(async (r) => (await r).json() as Promise<{ client_id: string }>));
+    expect(new Set(secrets.map((b) => b.client_id)).size).toBe(2);
   });
 });

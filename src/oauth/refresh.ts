@@ -1,5 +1,6 @@
 import { OAuthError, type TokenExchangeCallbackOptions } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env";
+import { libraryJson } from "./answers";
 import { tokenId, tokenParts } from "./live-grant";
 import { GRANT_SECONDS } from "./paths";
 
@@ -111,15 +112,7 @@ async function recordRotation(kv: KVNamespace, presented: Presented, body: Recor
 /** The lost answer again, with its access token's remaining life. */
 function replayed(answer: Answer, request: Request): Response {
   const { expires_at, ...body } = answer;
-  const headers = new Headers({ "Content-Type": "application/json", "Cache-Control": "no-store", Pragma: "no-cache" });
-  const origin = request.headers.get("Origin");
-  if (origin) {
-    // As the library answers a browser-based client (its CORS headers on every token answer).
-    headers.set("Access-Control-Allow-Origin", origin);
-    headers.set("Access-Control-Expose-Headers", "WWW-Authenticate, Retry-After");
-    headers.set("Vary", "Origin");
-  }
-  return new Response(JSON.stringify({ ...body, expires_in: Math.max(0, expires_at - Math.floor(Date.now() / 1000)) }), { status: 200, headers });
+  return libraryJson(JSON.stringify({ ...body, expires_in: Math.max(0, expires_at - Math.floor(Date.now() / 1000)) }), 200, request);
 }
 
 /** The refresh token a token request presents, when it is one of our shape (`userId:grantId:secret`). */

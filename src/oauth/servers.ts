@@ -12,6 +12,7 @@ import type { D1Counter } from "../lib/meter";
 import { oauthKv } from "./consistent-kv";
 import { ACCESS_TOKEN_SECONDS, ALL_SCOPES, AUTHORIZE_PATH, GRANT_SECONDS, REGISTER_PATH, SCOPES, TOKEN_PATH } from "./paths";
 import { refreshVerdict } from "./refresh";
+import { registrationRefusal } from "./registration";
 
 /**
  * OAuth 2.1 for `/mcp` (issue 57), with Cloudflare's library in its two roles, both in this Worker: the
@@ -50,6 +51,8 @@ function build(origin: string): OAuthServers {
     refreshTokenTTL: GRANT_SECONDS,
     // Where a refresh's presented token is judged (a rotated one: its lost answer, or the grant ended).
     tokenExchangeCallback: refreshVerdict,
+    // A registration is held to a few short fields (its name and addresses are shown to people).
+    clientRegistrationCallback: registrationRefusal,
   });
   const resource = new OAuthResourceServer<Env, GrantProps>({
     resourceMetadata: { resource: resourceUrl, authorization_servers: [origin], bearer_methods_supported: ["header"], resource_name: "Storyloom" },
