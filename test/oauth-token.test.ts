@@ -12,6 +12,7 @@ import {
   exchange,
   oneAddress,
   page,
+  mcpPost,
   pkce,
   publicClient,
   registerClient,
@@ -191,6 +192,23 @@ describe("a shared address: junk cannot lock out live grants", () => {
     expect((await token(junkCode("made-up-2", 2), host)).status).toBe(429);
     expect((await token(junkCode(app.client.client_id, 3), host)).status).toBe(429);
     expect((await refresh(app, app.refresh_token, host)).status).toBe(200);
+  });
+});
+
+describe("a shared address on /mcp", () => {
+  it("a host's calls with tokens of live grants (expired ones too) are neither counted nor refused by the address limit", async () => {
+    const host = oneAddress({ LIMIT_OAUTH_FAILURES_PER_ADDRESS_PER_HOUR: "2" } as Partial<Env>);
+    const app = await connectedApp((await registerHuman()).token);
+    const [userId, grantId] = app.access_token.split(":");
+    // What an access token of the grant is once it has expired (KV no longer has it): 401, and the host refreshes.
+    const stale = `${userId}:${grantId}:${"x".repeat(32)}`;
+    for (let i = 0; i < 3; i++) expect((await mcpPost(stale, undefined, host)).status).toBe(401);
+    // Tokens of no grant are counted: past the limit, 429.
+    for (let i = 0; i < 2; i++) expect((await mcpPost(`a:${i}:c`, undefined, host)).status).toBe(401);
+    expect((await mcpPost("a:2:c", undefined, host)).status).toBe(429);
+    // The people's live grants are served from there all the same.
+    expect((await mcpPost(app.access_token, undefined, host)).status).toBe(200);
+    expect((await mcpPost(stale, undefined, host)).status).toBe(401);
   });
 });
 

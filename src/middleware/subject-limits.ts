@@ -64,16 +64,28 @@ const refusedHere = new Map<string, Refusal & { until: number }>();
  * the limit, the isolate keeps the refusal and answers the subject's next requests 429 at once, with no look-up,
  * until the oldest failure leaves the window. Another isolate learns it on the subject's next failure there.
  */
-export function limitAfterFailures(limit: SubjectLimit, failedNow: (status: number) => boolean): MiddlewareHandler<AppEnv> {
+export function limitAfterFailures(
+  limit: SubjectLimit,
+  failedNow: (status: number) => boolean,
+  spared?: (c: Context<AppEnv>) => Promise<boolean>,
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const subject = await limit.subject(c);
     if (!subject) return next();
     const counters = limit.counters(c.get("config").limits, c);
     const remembered = `${subject} ${counters.map((k) => k.key).join(" ")}`;
     const known = refusedHere.get(remembered);
-    if (known && known.until > Date.now()) throw limitError({ ...known, retryAfter: Math.max(1, Math.ceil((known.until - Date.now()) / 1000)) });
+    if (known && known.until > Date.now()) {
+      // A request `spared` says no limit may refuse is served (and, failing, counts nothing).
+      if (spared && (await spared(c))) return next();
+      throw limitError({ ...known, retryAfter: Math.max(1, Math.ceil((known.until - Date.now()) / 1000)) });
+    }
     await next();
-    if (failedNow(c.res.status)) await inBackground(c, countFailure(c, subject, counters, remembered));
+    if (!failedNow(c.res.status)) return;
+    const count = async () => {
+      if (!(spared && (await spared(c)))) await countFailure(c, subject, counters, remembered);
+    };
+    await inBackground(c, count());
   };
 }
 
@@ -193,13 +205,19 @@ export const oauthTokenLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
   return limitBySubject([failures], failed, live)(c, next);
 };
 
+/** The credential a `/mcp` call carries: its bearer, or its `X-API-Key`. */
+const credentialOf = (c: Context<AppEnv>) => (c.req.header("authorization") ?? "").replace(/^Bearer\s+/i, "") || (c.req.header("x-api-key") ?? "");
+
 /**
  * The same failures on `/mcp`: a bearer with a `:` (an OAuth token's shape) that is refused 401. Counted after the
- * answer (`limitAfterFailures`), as a gate asked first would cost every OAuth call a trip.
+ * answer (`limitAfterFailures`), as a gate asked first would cost every OAuth call a trip. A bearer of a live grant
+ * (an access token that expired, which a host sends before it refreshes) is neither counted nor refused: a hosted
+ * assistant calls for many people from one address, each token expiring every hour.
  */
 export const mcpTokenFailureLimit = limitAfterFailures(
-  { ...oauthFailures, subject: (c) => ((c.req.header("authorization") ?? c.req.header("x-api-key") ?? "").includes(":") ? address(c) : null) },
+  { ...oauthFailures, subject: (c) => (credentialOf(c).includes(":") ? address(c) : null) },
   (status) => status === 401,
+  async (c) => (await import("../oauth/live-grant")).bearerOfLiveGrant(c.env, c.get("meter"), credentialOf(c)),
 );
 
 /**

@@ -30,6 +30,20 @@ export function tokenParts(token: string | null | undefined) {
   return userId && grantId && secret && !rest.length ? { userId, grantId } : null;
 }
 
+/** The grant a code or token names, when it exists and has not expired. */
+async function liveGrant(env: Env, meter: D1Counter, credential: string | null): Promise<GrantRecord | null> {
+  const parts = tokenParts(credential);
+  if (!parts) return null;
+  const grant = await oauthKv(env, meter).get<GrantRecord>(`grant:${parts.userId}:${parts.grantId}`, "json");
+  return grant && (grant.expiresAt === undefined || grant.expiresAt * 1000 > Date.now()) ? grant : null;
+}
+
+/**
+ * True for a bearer of a grant that lives (its access token may have expired: a host calls with it, is answered
+ * 401, and refreshes). Such a call is neither counted as a failure on `/mcp` nor refused by its address limit.
+ */
+export const bearerOfLiveGrant = async (env: Env, meter: D1Counter, bearer: string) => (await liveGrant(env, meter, bearer)) !== null;
+
 /**
  * True for an authorization-code request with the grant's unused code, or a refresh with its current or previous
  * refresh token (a previous one is judged by the token endpoint: its lost answer, or the grant ended).
@@ -37,10 +51,8 @@ export function tokenParts(token: string | null | undefined) {
 export async function namesLiveGrant(env: Env, meter: D1Counter, form: URLSearchParams): Promise<boolean> {
   const grantType = form.get("grant_type");
   const credential = grantType === "authorization_code" ? form.get("code") : grantType === "refresh_token" ? form.get("refresh_token") : null;
-  const parts = tokenParts(credential);
-  if (!credential || !parts) return false;
-  const grant = await oauthKv(env, meter).get<GrantRecord>(`grant:${parts.userId}:${parts.grantId}`, "json");
-  if (!grant || (grant.expiresAt !== undefined && grant.expiresAt * 1000 <= Date.now())) return false;
+  const grant = await liveGrant(env, meter, credential);
+  if (!credential || !grant) return false;
   const id = await tokenId(credential);
   if (grantType === "authorization_code") return id === grant.authCodeId && !!grant.authCodeWrappedKey;
   return id === grant.refreshTokenId || id === grant.previousRefreshTokenId;
