@@ -106,6 +106,21 @@ describe("refresh-token reuse", () => {
     expect(stolen.body.access_token).toBeUndefined();
     expect(await callStatus(current.body.access_token)).toBe(401);
   });
+  it("a rotation whose record cannot be written still answers the new tokens (never a 500)", async () => {
+    const app = await connectedApp((await registerHuman()).token);
+    const real = env.OAUTH_KV;
+    const OAUTH_KV = {
+      get: (key: string, options?: any) => real.get(key, options),
+      getWithMetadata: (key: string, options?: any) => real.getWithMetadata(key, options),
+      list: (options?: KVNamespaceListOptions) => real.list(options),
+      delete: (key: string) => real.delete(key),
+      put: (key: string, value: string, options?: KVNamespacePutOptions) =>
+        key.startsWith("rotation:") ? Promise.reject(new Error("KV down")) : real.put(key, value, options),
+    } as unknown as KVNamespace;
+    const res = await refresh(app, app.refresh_token, workerFetch({ OAUTH_KV }));
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(await callStatus(res.body.access_token)).toBe(200);
+  });
 });
 
 describe("PKCE for every client", () => {

@@ -16,7 +16,7 @@ import { GRANT_SECONDS } from "./paths";
  * (`refreshVerdict`), so that is where the verdict is given: pass (the current token: the library rotates it),
  * `invalid_grant` (a reuse: the library then revokes the grant) or the lost answer (thrown past the library as a
  * `Replay`, as the callback cannot answer otherwise). What the callback cannot see, the presented token, is handed
- * to it through the request's own `env` object (`presented`).
+ * to it through the request's own `env` object (`presentedIn`).
  */
 
 /** How long a rotated refresh token is still answered (with the answer it got): a lost response, a retry. */
@@ -150,7 +150,11 @@ export async function serveToken(request: Request, env: Env, hooks: TokenHooks):
     throw err;
   }
   if (res.status === 200) {
-    await recordRotation(env.OAUTH_KV, presented, await res.clone().json());
+    // The library has rotated: its answer goes out even if the record cannot be written (the old token, sent again,
+    // is then taken for a reuse), as a 500 would lose the client its only current token.
+    await recordRotation(env.OAUTH_KV, presented, await res.clone().json()).catch((err) =>
+      console.error(JSON.stringify({ at: new Date().toISOString(), event: "refresh rotation not recorded", error: String(err) })),
+    );
     return res;
   }
   if (res.status === 400 && !presented.reused && (await res.clone().json<{ error?: string }>()).error === "invalid_grant") {

@@ -123,8 +123,8 @@ export const oauthApi = (origin: string, env: Env, meter: D1Counter) => pkceRequ
 /**
  * PKCE (S256) of every client, as OAuth 2.1 and MCP require: the library asks it only of public clients, so a
  * confidential one (`client_secret_basic`) could get and redeem a code without. Its parse refuses a request without
- * a `code_challenge` as it refuses other invalid requests (`invalid_request`, with the validated redirect), and
- * `plain` itself (the metadata says S256 only).
+ * a `code_challenge` as it refuses other invalid requests (`invalid_request`, with the validated redirect); the
+ * library itself refuses `plain` (the metadata says S256 only).
  */
 function pkceRequired(api: OAuthHelpers): OAuthHelpers {
   const parse = api.parseAuthRequest.bind(api);
