@@ -248,6 +248,10 @@ describe("client registration", () => {
     });
     expect(await refused({ ...publicClient(), contacts: Array.from({ length: 6 }, (_, i) => `a${i}@host.example`) })).toMatchObject({ status: 400 });
     expect(await refused({ ...publicClient(), software_statement: "s".repeat(20_000) })).toMatchObject({ status: 400, error: "invalid_client_metadata" });
+    // Nested thousands deep, within the bound: never a 500 (it is not compared with earlier registrations).
+    const deep = JSON.stringify({ ...publicClient(), x: 0 }).replace('"x":0', `"x":${"[".repeat(7000)}${"]".repeat(7000)}`);
+    const res = await workerFetch()(`${ORIGIN}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: deep });
+    expect(res.status).toBeLessThan(500);
   });
 
   it("an identical public registration answers the same client and costs the address nothing; a new one is counted; a confidential one is always its own", async () => {

@@ -23,7 +23,7 @@ export const REGISTRATION_BOUNDS = {
   uri: 2000,
   contacts: 5,
   contact: 254,
-  /** The whole metadata, as JSON: a registration is a few hundred bytes (a software statement a few more). */
+  /** The whole metadata, in characters of JSON: a registration is a few hundred (a software statement a few more). */
   metadata: 16_384,
 } as const;
 
@@ -43,7 +43,7 @@ const refusal = (description: string, code = "invalid_client_metadata"): ClientR
 export function registrationRefusal({
   clientMetadata: m,
 }: Pick<ClientRegistrationCallbackOptions, "clientMetadata">): ClientRegistrationCallbackResult | undefined {
-  if (JSON.stringify(m).length > B.metadata) return refusal(`The client metadata is at most ${B.metadata} bytes`);
+  if (JSON.stringify(m).length > B.metadata) return refusal(`The client metadata is at most ${B.metadata} characters of JSON`);
   for (const key of variants(m, "client_name")) if (chars(m[key]) > B.name) return refusal(`${key} is at most ${B.name} characters`);
   const redirects = Array.isArray(m.redirect_uris) ? m.redirect_uris : [];
   if (redirects.length > B.redirectUris) return refusal(`At most ${B.redirectUris} redirect_uris`, "invalid_redirect_uri");
@@ -55,15 +55,28 @@ export function registrationRefusal({
   return undefined;
 }
 
-/** JSON with its keys sorted, at every depth: the same metadata, however its sender ordered it. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (value && typeof value === "object")
-    return `{${Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
-      .join(",")}}`;
-  return JSON.stringify(value);
+/** How deep registration metadata goes (arrays of strings, at most): anything deeper is never answered again. */
+const MAX_DEPTH = 4;
+
+/**
+ * JSON with its keys sorted, at every depth: the same metadata, however its sender ordered it. Null past MAX_DEPTH
+ * (so a body nested thousands deep costs no recursion: it goes on to the library, which refuses or stores it).
+ */
+function canonical(value: unknown, depth = 0): string | null {
+  if (depth > MAX_DEPTH) return null;
+  if (!value || typeof value !== "object") return JSON.stringify(value);
+  const entries = Array.isArray(value)
+    ? value.map((v) => [null, v] as const)
+    : Object.keys(value)
+        .sort()
+        .map((k) => [k, (value as Record<string, unknown>)[k]] as const);
+  const parts: string[] = [];
+  for (const [key, v] of entries) {
+    const inner = canonical(v, depth + 1);
+    if (inner === null) return null;
+    parts.push(key === null ? inner : `${JSON.stringify(key)}:${inner}`);
+  }
+  return Array.isArray(value) ? `[${parts.join(",")}]` : `{${parts.join(",")}}`;
 }
 
 /** What a public client's registration answered: its id, and the answer to send again. */
@@ -80,16 +93,21 @@ interface Known {
  */
 export async function sameRegistration(c: Context<AppEnv>, next: Next) {
   if (c.req.method !== "POST") return next();
+  const text = new TextDecoder().decode(await c.req.raw.clone().arrayBuffer());
+  // Past the bound it is refused anyway (by the library's callback, `registrationRefusal`).
+  if (text.length > B.metadata) return next();
   let metadata: unknown;
   try {
-    metadata = JSON.parse(new TextDecoder().decode(await c.req.raw.clone().arrayBuffer()));
+    metadata = JSON.parse(text);
   } catch {
     return next();
   }
   // A confidential client's answer holds its secret, which is stored only hashed: it cannot be answered again.
   if (!metadata || typeof metadata !== "object" || (metadata as Record<string, unknown>).token_endpoint_auth_method !== "none") return next();
+  const same = canonical(metadata);
+  if (same === null) return next();
   const kv = oauthKv(c.env, c.get("meter"));
-  const key = `registration:${await tokenId(canonical(metadata))}`;
+  const key = `registration:${await tokenId(same)}`;
   const known = await kv.get<Known>(key, "json");
   if (known) {
     const client = await kv.get<{ registrationExpiresAt?: number }>(`client:${known.clientId}`, "json");
