@@ -157,7 +157,16 @@ export async function serveToken(request: Request, env: Env, hooks: TokenHooks):
     );
     return res;
   }
-  if (res.status === 400 && !presented.reused && (await res.clone().json<{ error?: string }>()).error === "invalid_grant") {
+  if (
+    res.status === 400 &&
+    !presented.reused &&
+    (
+      await res
+        .clone()
+        .json<{ error?: string }>()
+        .catch(() => ({}) as { error?: string })
+    ).error === "invalid_grant"
+  ) {
     presented.reused = (await readRotation(env.OAUTH_KV, presented))?.rotated.includes(short(presented.id)) ?? false;
   }
   // The library already deleted the grant when the verdict was its own `invalid_grant`; deleting again is harmless.
