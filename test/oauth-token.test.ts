@@ -195,6 +195,13 @@ describe("a shared address: junk cannot lock out live grants", () => {
     // A used code names no live grant any more: limited like junk.
     const again = await token({ ...junkCode(clientId, 0), code, code_verifier: verifier, resource: MCP_URL }, host);
     expect(again.status).toBe(429);
+    // So is a revocation (RFC 7009) of one of its tokens.
+    const revoked = await host(`${ORIGIN}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: refreshed.body.refresh_token, token_type_hint: "refresh_token", client_id: clientId }),
+    });
+    expect(revoked.status).toBe(200);
     // Another client's junk from the same address is its own count.
     const other = await registerClient();
     expect((await token(junkCode(other.client_id, 0), host)).status).toBe(400);

@@ -45,11 +45,13 @@ async function liveGrant(env: Env, meter: D1Counter, credential: string | null):
 export const bearerOfLiveGrant = async (env: Env, meter: D1Counter, bearer: string) => (await liveGrant(env, meter, bearer)) !== null;
 
 /**
- * True for an authorization-code request with the grant's unused code, or a refresh with its current or previous
- * refresh token (a previous one is judged by the token endpoint: its lost answer, or the grant ended).
+ * True for an authorization-code request with the grant's unused code, a refresh with its current or previous
+ * refresh token (a previous one is judged by the token endpoint: its lost answer, or the grant ended), or a
+ * revocation (RFC 7009, no grant type) of a token of a live grant.
  */
 export async function namesLiveGrant(env: Env, meter: D1Counter, form: URLSearchParams): Promise<boolean> {
   const grantType = form.get("grant_type");
+  if (!grantType) return (await liveGrant(env, meter, form.get("token"))) !== null;
   const credential = grantType === "authorization_code" ? form.get("code") : grantType === "refresh_token" ? form.get("refresh_token") : null;
   const grant = await liveGrant(env, meter, credential);
   if (!credential || !grant) return false;
