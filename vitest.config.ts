@@ -58,6 +58,8 @@ export default defineConfig(async () => {
                 "LOGIN_FAILURES_PER_ADDRESS_PER_HOUR",
                 "OAUTH_REGISTRATIONS_PER_ADDRESS_PER_HOUR",
                 "OAUTH_FAILURES_PER_ADDRESS_PER_HOUR",
+                "OAUTH_TOKEN_FAILURES_PER_CLIENT_ADDRESS_PER_HOUR",
+                "OAUTH_TOKEN_FAILURES_PER_ADDRESS_PER_HOUR",
               ].map((n) => [`LIMIT_${n}`, "100000"]),
             ),
           },

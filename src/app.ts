@@ -50,7 +50,7 @@ import { feedRoutes } from "./web/feed-routes";
 import { webRoutes } from "./web/routes";
 import { OAUTH_SERVER_PATHS, REGISTER_PATH, TOKEN_PATH } from "./oauth/paths";
 import { oauthErrorShape } from "./middleware/oauth-errors";
-import { mcpTokenFailureLimit, oauthFailureLimit, oauthRegistrationLimit } from "./middleware/subject-limits";
+import { mcpTokenFailureLimit, oauthRegistrationLimit, oauthTokenLimit } from "./middleware/subject-limits";
 
 export const API_PREFIX = "/api/v1";
 const WRITE_METHODS = ["POST", "PUT", "PATCH", "DELETE"];
@@ -201,10 +201,12 @@ function createAgentsApp() {
     return serveMcp(c);
   });
   app.get(GUIDE_PATH, etag(), anonymousReadLimit, serveGuide);
-  // OAuth 2.1 for /mcp (issue 57): the library's metadata, token and registration endpoints, loaded on first use.
-  const limits: Record<string, MiddlewareHandler<AppEnv>> = { [REGISTER_PATH]: oauthRegistrationLimit, [TOKEN_PATH]: oauthFailureLimit };
+  // OAuth 2.1 for /mcp (issue 57): the library's metadata, token and registration endpoints, loaded on first use. A
+  // registration identical to a known public client's is answered before the limit, which it does not count.
+  const sameRegistration: MiddlewareHandler<AppEnv> = async (c, next) => (await import("./oauth/registration")).sameRegistration(c, next);
+  const limits: Record<string, MiddlewareHandler<AppEnv>[]> = { [REGISTER_PATH]: [sameRegistration, oauthRegistrationLimit], [TOKEN_PATH]: [oauthTokenLimit] };
   for (const path of OAUTH_SERVER_PATHS) {
-    app.all(path, oauthErrorShape, limitBody, limits[path] ?? passOn, async (c) => {
+    app.all(path, oauthErrorShape, limitBody, ...(limits[path] ?? [passOn]), async (c) => {
       const { serveOAuth } = await import("./oauth/door");
       return serveOAuth(c);
     });

@@ -64,6 +64,8 @@ const schema = z.object({
   LIMIT_BOOKMARKS_PER_ACCOUNT: count,
   LIMIT_OAUTH_REGISTRATIONS_PER_ADDRESS_PER_HOUR: count,
   LIMIT_OAUTH_FAILURES_PER_ADDRESS_PER_HOUR: count,
+  LIMIT_OAUTH_TOKEN_FAILURES_PER_CLIENT_ADDRESS_PER_HOUR: count,
+  LIMIT_OAUTH_TOKEN_FAILURES_PER_ADDRESS_PER_HOUR: count,
   LIMIT_FOLLOWS_PER_ACCOUNT: count,
   INBOX_COLLAPSE_SECONDS: count,
   INBOX_ITEMS_PER_ACCOUNT: positive,
@@ -110,6 +112,8 @@ function toConfig(v: z.infer<typeof schema>) {
       bookmarksPerAccount: v.LIMIT_BOOKMARKS_PER_ACCOUNT,
       oauthRegistrationsPerAddressPerHour: v.LIMIT_OAUTH_REGISTRATIONS_PER_ADDRESS_PER_HOUR,
       oauthFailuresPerAddressPerHour: v.LIMIT_OAUTH_FAILURES_PER_ADDRESS_PER_HOUR,
+      oauthTokenFailuresPerClientAddressPerHour: v.LIMIT_OAUTH_TOKEN_FAILURES_PER_CLIENT_ADDRESS_PER_HOUR,
+      oauthTokenFailuresPerAddressPerHour: v.LIMIT_OAUTH_TOKEN_FAILURES_PER_ADDRESS_PER_HOUR,
       followsPerAccount: v.LIMIT_FOLLOWS_PER_ACCOUNT,
     },
     /** The inbox (issue 59): how long an item takes the next events of its kind, how many items an account keeps, a fan-out page (`FanoutOptions`). */

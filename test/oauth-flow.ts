@@ -24,6 +24,17 @@ export function workerFetch(bindings?: Partial<Env>) {
   };
 }
 
+/** Requests from one client address (its own /64), with some bindings changed (a limit's number). */
+export function oneAddress(bindings?: Partial<Env>) {
+  const address = `2001:db8:57:${Math.floor(Math.random() * 0xffff).toString(16)}::1`;
+  const fetch = workerFetch(bindings);
+  return (url: string | URL | Request, init?: RequestInit) => {
+    const request = new Request(url, init);
+    request.headers.set("CF-Connecting-IP", address);
+    return fetch(request);
+  };
+}
+
 const b64url = (bytes: ArrayBuffer | Uint8Array) =>
   btoa(String.fromCharCode(...new Uint8Array(bytes)))
     .replace(/\+/g, "-")
@@ -36,18 +47,24 @@ export async function pkce() {
   return { verifier, challenge };
 }
 
-/** Dynamic Client Registration (RFC 7591) of a public client, as MCP hosts register. */
+/** The metadata an MCP host registers a public client with. */
+export const publicClient = (name = "Test Host", redirect_uris = [REDIRECT]) => ({
+  client_name: name,
+  redirect_uris,
+  token_endpoint_auth_method: "none",
+  grant_types: ["authorization_code", "refresh_token"],
+  response_types: ["code"],
+});
+
+/**
+ * Dynamic Client Registration (RFC 7591) of a public client, as MCP hosts register: a client of its own each time
+ * (a `software_id` of its own, as identical registrations answer one client).
+ */
 export async function registerClient(name = "Test Host", redirect_uris = [REDIRECT], fetch = workerFetch()) {
   const res = await fetch(`${ORIGIN}/oauth/register`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      client_name: name,
-      redirect_uris,
-      token_endpoint_auth_method: "none",
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-    }),
+    body: JSON.stringify({ ...publicClient(name, redirect_uris), software_id: crypto.randomUUID() }),
   });
   expect(res.status, await res.clone().text()).toBe(201);
   return (await res.json()) as { client_id: string; client_name: string };

@@ -86,3 +86,8 @@ export const endGrantsOf = (db: Db, botId: string, at: string, retiring: SQL) =>
 export async function markGrantUsed(d1: D1Database, grantId: string, at: string) {
   await d1.prepare("UPDATE oauth_grants SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)").bind(at, grantId, at).run();
 }
+
+/** Ends a grant whatever its person (a refresh token presented again after its rotation: the grant has leaked). */
+export async function endGrant(d1: D1Database, grantId: string, at: string) {
+  await d1.prepare("UPDATE oauth_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").bind(at, grantId).run();
+}

@@ -109,12 +109,22 @@ function limitRows(config: Config): string[] {
     ["failed logins, per account per hour", l.loginFailuresPerAccountPerHour, "LIMIT_LOGIN_FAILURES_PER_ACCOUNT_PER_HOUR"],
     ["failed logins, per address per hour", l.loginFailuresPerAddressPerHour, "LIMIT_LOGIN_FAILURES_PER_ADDRESS_PER_HOUR"],
     ["bookmarks kept, per account (a cap)", l.bookmarksPerAccount, "LIMIT_BOOKMARKS_PER_ACCOUNT"],
-    ["OAuth clients registered (DCR), per address per hour", l.oauthRegistrationsPerAddressPerHour, "LIMIT_OAUTH_REGISTRATIONS_PER_ADDRESS_PER_HOUR"],
     [
-      "failed OAuth requests (token endpoint, consent, a refused OAuth token on /mcp), per address per hour",
+      "new OAuth clients registered (DCR; an identical public registration is the same client, not counted), per address per hour",
+      l.oauthRegistrationsPerAddressPerHour,
+      "LIMIT_OAUTH_REGISTRATIONS_PER_ADDRESS_PER_HOUR",
+    ],
+    [
+      "failed OAuth requests (consent, a refused OAuth token on /mcp), per address per hour",
       l.oauthFailuresPerAddressPerHour,
       "LIMIT_OAUTH_FAILURES_PER_ADDRESS_PER_HOUR",
     ],
+    [
+      "failed token requests, per client and address per hour (one naming a live grant is never refused)",
+      l.oauthTokenFailuresPerClientAddressPerHour,
+      "LIMIT_OAUTH_TOKEN_FAILURES_PER_CLIENT_ADDRESS_PER_HOUR",
+    ],
+    ["failed token requests, per address per hour (all clients)", l.oauthTokenFailuresPerAddressPerHour, "LIMIT_OAUTH_TOKEN_FAILURES_PER_ADDRESS_PER_HOUR"],
     ["follows, per account (stories, branches and authors together)", l.followsPerAccount, "LIMIT_FOLLOWS_PER_ACCOUNT"],
   ];
   return ["| limit | number | set by |", "| --- | --- | --- |", ...rows.map(([what, n, name]) => `| ${what} | ${n} | \`${name}\` |`)];

@@ -23,8 +23,15 @@ export interface SubjectLimit {
 const HOUR = 3600_000;
 const hourly = (key: string, limit: number): Counter => ({ key, limit, windowMs: HOUR, label: `${limit} per hour`, code: "RATE_LIMIT_EXCEEDED" });
 
-/** Counts requests whose answer `counts` accepts; refuses with 429 and Retry-After once a subject is at its limit. */
-export function limitBySubject(limits: SubjectLimit[], counts: (status: number) => boolean): MiddlewareHandler<AppEnv> {
+/**
+ * Counts requests whose answer `counts` accepts; refuses with 429 and Retry-After once a subject is at its limit,
+ * unless `spared` says the request is one no limit may refuse (then it is served and counts nothing).
+ */
+export function limitBySubject(
+  limits: SubjectLimit[],
+  counts: (status: number) => boolean,
+  spared?: (c: Context<AppEnv>) => Promise<boolean>,
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const admitted: { gate: DurableObjectStub<AccountGate>; reservation: string; keys: string[] }[] = [];
     const release = () => Promise.all(admitted.map((a) => a.gate.settle(null, a.reservation, { counted: false, response: null, keys: [] })));
@@ -36,6 +43,7 @@ export function limitBySubject(limits: SubjectLimit[], counts: (status: number) 
       const admission = await c.get("meter").timeObject("AccountGate", async (): Promise<Admission> => await gate.admit(null, counters));
       if (admission.kind === "limited") {
         await release();
+        if (spared && (await spared(c))) return next();
         throw limitError(admission);
       }
       if (admission.kind === "proceed") admitted.push({ gate, reservation: admission.reservation, keys: counters.map((k) => k.key) });
@@ -56,16 +64,28 @@ const refusedHere = new Map<string, Refusal & { until: number }>();
  * the limit, the isolate keeps the refusal and answers the subject's next requests 429 at once, with no look-up,
  * until the oldest failure leaves the window. Another isolate learns it on the subject's next failure there.
  */
-export function limitAfterFailures(limit: SubjectLimit, failedNow: (status: number) => boolean): MiddlewareHandler<AppEnv> {
+export function limitAfterFailures(
+  limit: SubjectLimit,
+  failedNow: (status: number) => boolean,
+  spared?: (c: Context<AppEnv>) => Promise<boolean>,
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const subject = await limit.subject(c);
     if (!subject) return next();
     const counters = limit.counters(c.get("config").limits, c);
     const remembered = `${subject} ${counters.map((k) => k.key).join(" ")}`;
     const known = refusedHere.get(remembered);
-    if (known && known.until > Date.now()) throw limitError({ ...known, retryAfter: Math.max(1, Math.ceil((known.until - Date.now()) / 1000)) });
+    if (known && known.until > Date.now()) {
+      // A request `spared` says no limit may refuse is served (and, failing, counts nothing).
+      if (spared && (await spared(c))) return next();
+      throw limitError({ ...known, retryAfter: Math.max(1, Math.ceil((known.until - Date.now()) / 1000)) });
+    }
     await next();
-    if (failedNow(c.res.status)) await inBackground(c, countFailure(c, subject, counters, remembered));
+    if (!failedNow(c.res.status)) return;
+    const count = async () => {
+      if (!(spared && (await spared(c)))) await countFailure(c, subject, counters, remembered);
+    };
+    await inBackground(c, count());
   };
 }
 
@@ -140,19 +160,64 @@ export const oauthRegistrationLimit = limitBySubject(
 );
 
 /**
- * Failed OAuth requests per client address (a junk code or refresh token, an unknown client, a refused consent):
- * each cost a KV read and, on its miss, one of D1's primary (src/oauth/consistent-kv.ts). Asked first, as failed
- * logins are: the right request waits too once an address is over.
+ * Failed OAuth requests per client address (a refused consent): each cost a KV read and, on its miss, one of D1's
+ * primary (src/oauth/consistent-kv.ts). Asked first, as failed logins are: the right request waits too once an
+ * address is over.
  */
 export const oauthFailureLimit = limitBySubject([oauthFailures], failed);
 
+/** The client a token request names: its HTTP Basic credentials' id, else its `client_id` field ("" for none). */
+function tokenClient(c: Context<AppEnv>, form: URLSearchParams): string {
+  const basic = /^Basic\s+(\S+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
+  let id = form.get("client_id") ?? "";
+  if (basic) {
+    try {
+      const user = atob(basic).split(":")[0] ?? "";
+      id = decodeURIComponent(user.replace(/\+/g, " "));
+    } catch {
+      id = "";
+    }
+  }
+  // A client id is a short random string or a metadata document's URL; anything longer counts under its start.
+  return id.slice(0, 256);
+}
+
+/**
+ * Failed token requests (a junk code or refresh token, an unknown client, a wrong secret or verifier), each a KV
+ * read and, on its miss, one of D1's primary: in the address's gate, per client id there, and a far higher backstop
+ * over every client id (ids are the caller's to choose). Asked first; at a limit, a request that names a live grant
+ * (the grant's unused code, its current refresh token) is still served, and counts nothing: a hosted assistant's
+ * backend calls for many people from one address, and anyone can make it exchange junk (`?code=junk` on its
+ * callback), which must not lock out the people whose grants are good.
+ */
+export const oauthTokenLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.req.method !== "POST") return next();
+  const form = new URLSearchParams(new TextDecoder().decode(await c.req.raw.clone().arrayBuffer()));
+  const client = tokenClient(c, form);
+  const failures: SubjectLimit = {
+    subject: address,
+    counters: (l) => [
+      hourly(`oauth-token-failure:${client}`, l.oauthTokenFailuresPerClientAddressPerHour),
+      hourly("oauth-token-failure", l.oauthTokenFailuresPerAddressPerHour),
+    ],
+  };
+  const live = async () => (await import("../oauth/live-grant")).namesLiveGrant(c.env, c.get("meter"), form);
+  return limitBySubject([failures], failed, live)(c, next);
+};
+
+/** The credential a `/mcp` call carries: its bearer, or its `X-API-Key`. */
+const credentialOf = (c: Context<AppEnv>) => (c.req.header("authorization") ?? "").replace(/^Bearer\s+/i, "") || (c.req.header("x-api-key") ?? "");
+
 /**
  * The same failures on `/mcp`: a bearer with a `:` (an OAuth token's shape) that is refused 401. Counted after the
- * answer (`limitAfterFailures`), as a gate asked first would cost every OAuth call a trip.
+ * answer (`limitAfterFailures`), as a gate asked first would cost every OAuth call a trip. A bearer of a live grant
+ * (an access token that expired, which a host sends before it refreshes) is neither counted nor refused: a hosted
+ * assistant calls for many people from one address, each token expiring every hour.
  */
 export const mcpTokenFailureLimit = limitAfterFailures(
-  { ...oauthFailures, subject: (c) => ((c.req.header("authorization") ?? c.req.header("x-api-key") ?? "").includes(":") ? address(c) : null) },
+  { ...oauthFailures, subject: (c) => (credentialOf(c).includes(":") ? address(c) : null) },
   (status) => status === 401,
+  async (c) => (await import("../oauth/live-grant")).bearerOfLiveGrant(c.env, c.get("meter"), credentialOf(c)),
 );
 
 /**

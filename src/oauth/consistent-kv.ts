@@ -1,3 +1,7 @@
+import { meteredD1 } from "../db/metered";
+import type { Env } from "../env";
+import type { D1Counter } from "../lib/meter";
+
 /**
  * `OAUTH_KV` as the OAuth library sees it (issue 57). Workers KV is eventually consistent: a key written in one
  * location is read as missing in another for up to about a minute (and that miss is itself cached there). A host
@@ -74,3 +78,10 @@ export function consistentKv(kv: KVNamespace, primary: Pick<D1Database, "prepare
   };
   return wrapper as unknown as KVNamespace;
 }
+
+/** `OAUTH_KV` for one request: D1's primary behind every miss, in a session opened on first use and metered as the request's. */
+export const oauthKv = (env: Env, meter: D1Counter) =>
+  consistentKv(
+    env.OAUTH_KV,
+    meteredD1(() => env.DB.withSession("first-primary"), meter),
+  );

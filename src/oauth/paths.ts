@@ -13,6 +13,10 @@ export const SCOPE_WORDS: Record<string, string> = {
   [SCOPES.write]: "write: join queues, take turns and write segments, start stories and branches, vote and comment",
 };
 
+/** Access tokens live an hour (the library's default), a grant 30 days from its approval, however often refreshed. */
+export const ACCESS_TOKEN_SECONDS = 3600;
+export const GRANT_SECONDS = 30 * 86_400;
+
 export const AUTHORIZE_PATH = "/oauth/authorize";
 export const TOKEN_PATH = "/oauth/token";
 export const REGISTER_PATH = "/oauth/register";

@@ -1,10 +1,18 @@
-import { OAuthAuthorizationServer, type OAuthResourceAuth, OAuthResourceServer, type ValidatedAccessToken } from "@cloudflare/workers-oauth-provider";
+import {
+  AuthorizationError,
+  OAuthAuthorizationServer,
+  type OAuthHelpers,
+  type OAuthResourceAuth,
+  OAuthResourceServer,
+  type ValidatedAccessToken,
+} from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env";
 import type { GrantProps } from "../domain/oauth-grants";
-import { meteredD1 } from "../db/metered";
 import type { D1Counter } from "../lib/meter";
-import { consistentKv } from "./consistent-kv";
-import { ALL_SCOPES, AUTHORIZE_PATH, REGISTER_PATH, SCOPES, TOKEN_PATH } from "./paths";
+import { oauthKv } from "./consistent-kv";
+import { ACCESS_TOKEN_SECONDS, ALL_SCOPES, AUTHORIZE_PATH, GRANT_SECONDS, REGISTER_PATH, SCOPES, TOKEN_PATH } from "./paths";
+import { refreshVerdict } from "./refresh";
+import { registrationRefusal } from "./registration";
 
 /**
  * OAuth 2.1 for `/mcp` (issue 57), with Cloudflare's library in its two roles, both in this Worker: the
@@ -12,10 +20,6 @@ import { ALL_SCOPES, AUTHORIZE_PATH, REGISTER_PATH, SCOPES, TOKEN_PATH } from ".
  * page, src/web/oauth-routes.tsx) and the protected resource `{origin}/mcp` (its metadata, the 401 challenge, the
  * token's audience). Built once per origin (the config's `PUBLIC_ORIGIN`).
  */
-
-/** Access tokens live an hour (the library's default), a grant 30 days from its approval, however often refreshed. */
-export const ACCESS_TOKEN_SECONDS = 3600;
-export const GRANT_SECONDS = 30 * 86_400;
 
 /** What `/mcp` is handed by the resource server for a valid OAuth token. */
 export interface OAuthCall {
@@ -45,6 +49,10 @@ function build(origin: string): OAuthServers {
     clientIdMetadataDocumentEnabled: true,
     accessTokenTTL: ACCESS_TOKEN_SECONDS,
     refreshTokenTTL: GRANT_SECONDS,
+    // Where a refresh's presented token is judged (a rotated one: its lost answer, or the grant ended).
+    tokenExchangeCallback: refreshVerdict,
+    // A registration is held to a few short fields (its name and addresses are shown to people).
+    clientRegistrationCallback: registrationRefusal,
   });
   const resource = new OAuthResourceServer<Env, GrantProps>({
     resourceMetadata: { resource: resourceUrl, authorization_servers: [origin], bearer_methods_supported: ["header"], resource_name: "Storyloom" },
@@ -97,13 +105,7 @@ export function oauthServers(origin: string): OAuthServers {
  * The bindings the library is handed for one request: `OAUTH_KV` read through D1's primary on a miss
  * (src/oauth/consistent-kv.ts), in a session opened on first use and metered as the request's (Server-Timing).
  */
-export const oauthEnv = (env: Env, meter: D1Counter): Env => ({
-  ...env,
-  OAUTH_KV: consistentKv(
-    env.OAUTH_KV,
-    meteredD1(() => env.DB.withSession("first-primary"), meter),
-  ),
-});
+export const oauthEnv = (env: Env, meter: D1Counter): Env => ({ ...env, OAUTH_KV: oauthKv(env, meter) });
 
 /** The context for `resource.fetch`: the request's own (for `waitUntil`), with the handler's continuation. */
 export function mcpContext(ctx: ExecutionContext | undefined, serve: McpContext["serve"]): ExecutionContext {
@@ -116,7 +118,29 @@ export function mcpContext(ctx: ExecutionContext | undefined, serve: McpContext[
 }
 
 /** The library's helpers (parse an authorization request, consent, complete, revoke) for this origin. */
-export const oauthApi = (origin: string, env: Env, meter: D1Counter) => oauthServers(origin).authorization.getOAuthApi(oauthEnv(env, meter));
+export const oauthApi = (origin: string, env: Env, meter: D1Counter) => pkceRequired(oauthServers(origin).authorization.getOAuthApi(oauthEnv(env, meter)));
+
+/**
+ * PKCE (S256) of every client, as OAuth 2.1 and MCP require: the library asks it only of public clients, so a
+ * confidential one (`client_secret_basic`) could get and redeem a code without. Its parse refuses a request without
+ * a `code_challenge` as it refuses other invalid requests (`invalid_request`, with the validated redirect); the
+ * library itself refuses `plain` (the metadata says S256 only).
+ */
+function pkceRequired(api: OAuthHelpers): OAuthHelpers {
+  const parse = api.parseAuthRequest.bind(api);
+  api.parseAuthRequest = async (request) => {
+    const parsed = await parse(request);
+    if (!parsed.codeChallenge)
+      throw new AuthorizationError("invalid_request", {
+        description: "PKCE is required of every client: send a code_challenge (S256)",
+        redirectUri: parsed.redirectUri,
+        state: parsed.state || undefined,
+        issuer: parsed.issuer,
+      });
+    return parsed;
+  };
+  return api;
+}
 
 /** The grant a token of ours belongs to: its middle part. */
 export const grantIdOf = (token: string) => token.split(":")[1] ?? "";
