@@ -75,12 +75,16 @@ export async function revokeGrant(db: Db, personId: string, grantId: string): Pr
   return row;
 }
 
-/** Ends every grant acting as the bot (its retirement), as a statement of the retiring batch: only while `retiring` holds (its condition). */
+/**
+ * Ends every grant acting as the bot (its retirement), as a statement of the retiring batch: only while `retiring`
+ * holds (its condition). Answers the grants it ended, for the library to end them in its store too.
+ */
 export const endGrantsOf = (db: Db, botId: string, at: string, retiring: SQL) =>
   db
     .update(oauthGrants)
     .set({ revokedAt: at })
-    .where(and(eq(oauthGrants.actorId, botId), isNull(oauthGrants.revokedAt), retiring));
+    .where(and(eq(oauthGrants.actorId, botId), isNull(oauthGrants.revokedAt), retiring))
+    .returning({ id: oauthGrants.id, actorId: oauthGrants.actorId });
 
 /** "Last used" (a background write, src/oauth/use.ts). */
 export async function markGrantUsed(d1: D1Database, grantId: string, at: string) {

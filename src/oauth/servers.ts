@@ -4,7 +4,7 @@ import type { GrantProps } from "../domain/oauth-grants";
 import { meteredD1 } from "../db/metered";
 import type { D1Counter } from "../lib/meter";
 import { consistentKv } from "./consistent-kv";
-import { ALL_SCOPES, AUTHORIZE_PATH, REGISTER_PATH, SCOPES, TOKEN_PATH } from "./paths";
+import { ALL_SCOPES, AUTHORIZE_PATH, REGISTER_PATH, TOKEN_PATH } from "./paths";
 
 /**
  * OAuth 2.1 for `/mcp` (issue 57), with Cloudflare's library in its two roles, both in this Worker: the
@@ -48,7 +48,9 @@ function build(origin: string): OAuthServers {
   });
   const resource = new OAuthResourceServer<Env, GrantProps>({
     resourceMetadata: { resource: resourceUrl, authorization_servers: [origin], bearer_methods_supported: ["header"], resource_name: "Storyloom" },
-    requiredScopes: [SCOPES.read],
+    // Both scopes, advertised (not enforced: `/mcp` checks the write scope per tool): a host asks for what it is
+    // told, and one that asked to read only failed its first write. The person still unticks writing on consent.
+    requiredScopes: ALL_SCOPES,
     validateToken: (env) => (audience, token) => validated(token, () => authorization.validateToken<GrantProps>(audience, token, env)),
     handler: { fetch: (_request, _env, ctx) => (ctx as unknown as McpContext).serve({ props: ctx.props, auth: ctx.auth }) },
   });

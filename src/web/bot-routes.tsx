@@ -6,6 +6,7 @@ import { requireStanding } from "../middleware/standing";
 import { registrationLimit } from "../middleware/subject-limits";
 import { botEditBody, botRegisterBody } from "../schemas/auth";
 import { registerBot } from "../usecases/auth";
+import { endLibraryGrants } from "../oauth/revoke";
 import { editBot, myBots, retireBot, rotateBotKey } from "../usecases/bots";
 import { MyBotsPage, type ShownOnce } from "./bot-pages";
 import { fieldsOf, labelsFrom, optional, parseWith, showErrorsIn } from "./form-errors";
@@ -87,7 +88,7 @@ botPageRoutes.post(
   session,
   showErrorsIn((c) => `retire-${c.req.param("bot_id")}`, labels, myBotsPage),
   async (c) => {
-    await retireBot(callerOf(c), botIdOf(c));
+    await retireBot(callerOf(c), botIdOf(c), (grants) => endLibraryGrants(c, grants));
     return c.redirect(MY_BOTS, 303);
   },
 );

@@ -42,6 +42,16 @@ function refused(err: unknown): never {
   throw err;
 }
 
+/**
+ * The CSP source for where Approve and Deny lead: the validated redirect URI's origin (scheme, host and port; CSP
+ * ignores a path after a redirect anyway), or for an app's private-use scheme (`cursor://…`, which has no origin)
+ * the scheme alone, the narrowest source CSP can name for it.
+ */
+export function formTargetOf(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  return url.protocol === "http:" || url.protocol === "https:" ? url.origin : url.protocol;
+}
+
 const parsed = (c: Context<AppEnv>): Promise<AuthRequest> => api(c).parseAuthRequest(canonical(c)).catch(refused);
 
 /** The consent page (its first showing, or again with a form error): a new handle each time, bound to this browser. */
@@ -51,6 +61,7 @@ export async function consentPage(c: Context<AppEnv>, state: FormState | null = 
   const request = await parsed(c);
   const oauth = api(c);
   const details = await oauth.describeConsent(request);
+  c.set("formTarget", formTargetOf(details.redirectUri));
   const consent = await oauth.beginConsent(request);
   const bots = (await myBots(callerOf(c))).filter((b) => b.status === "active" && !b.suspended);
   const res = await page(

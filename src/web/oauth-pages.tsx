@@ -79,8 +79,24 @@ export function ConsentPage({ canonical, action, viewer, details, handle, bots, 
             <input type="checkbox" id="scope-read" checked disabled /> <label for="scope-read">{words(SCOPES.read)}</label>
           </p>
           <p class="choice">
-            <input type="checkbox" id="scope-write" name="write" value="1" checked={state ? state.values.write === "1" : asksWrite} />{" "}
+            <input
+              type="checkbox"
+              id="scope-write"
+              name="write"
+              value="1"
+              checked={state ? state.values.write === "1" : asksWrite}
+              aria-describedby={asksWrite ? undefined : "scope-write-hint"}
+            />{" "}
             <label for="scope-write">{words(SCOPES.write)}</label>
+            {asksWrite ? null : (
+              <>
+                {" "}
+                <small class="hint" id="scope-write-hint">
+                  {details.clientName} asked to read only. Tick this to let it write too; unticked, it can read, and will ask you again the first time it tries
+                  to write.
+                </small>
+              </>
+            )}
           </p>
         </fieldset>
         <IdentityChoice viewer={viewer} bots={bots} state={state} />
