@@ -5,7 +5,7 @@ import { ApiError } from "../lib/errors";
 import { callerOf } from "../middleware/caller";
 import { requireStanding } from "../middleware/standing";
 import { ALL_SCOPES, AUTHORIZE_PATH, SCOPES } from "../oauth/paths";
-import { forgetGrant, oauthApi } from "../oauth/servers";
+import { forgetGrant, oauthApi, oauthEnv } from "../oauth/servers";
 import { myBots } from "../usecases/bots";
 import { connectApp, disconnectApp, identityFor } from "../usecases/oauth";
 import { fieldsOf, optional } from "./form-errors";
@@ -115,4 +115,22 @@ export async function decide(c: Context<AppEnv>): Promise<Response> {
 export async function revoke(c: Context<AppEnv>, grantId: string) {
   await disconnectApp(callerOf(c), api(c), grantId);
   forgetGrant(grantId);
+}
+
+/**
+ * The grants an app holds tokens for: D1 records a grant when its person approves, before its code is sent, but
+ * a code that never reached the app (a blocked redirect, a closed tab) is never exchanged, and the library's grant
+ * lapses with it in ten minutes. A grant used at `/mcp` was exchanged; any other is listed only once the library's
+ * record shows its code spent (the code's key is gone from it), so a click that came to nothing leaves no entry.
+ */
+export async function exchangedGrants<G extends { id: string; actorId: string; lastUsedAt: string | null }>(c: Context<AppEnv>, grants: G[]): Promise<G[]> {
+  const kv = oauthEnv(c.env, c.get("meter")).OAUTH_KV;
+  const spent = await Promise.all(
+    grants.map(async (g) => {
+      if (g.lastUsedAt) return true;
+      const record = await kv.get<{ authCodeWrappedKey?: string }>(`grant:${g.actorId}:${g.id}`, "json");
+      return record !== null && !record.authCodeWrappedKey;
+    }),
+  );
+  return grants.filter((_, i) => spent[i]);
 }
