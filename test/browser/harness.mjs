@@ -64,9 +64,10 @@ function run(cmd, args, { timeoutMs = 120_000 } = {}) {
 
 /**
  * `wrangler dev` on 127.0.0.1:`port` with a fresh state directory, its local D1 migrated first (as scripts/dev.mjs
- * does), the docs bundle copied into the assets. `vars` are extra `--var NAME:value` pairs.
+ * does), the docs bundle copied into the assets. `vars` are extra `--var NAME:value` pairs; `inspectorPort` the
+ * devtools port (else `INSPECTOR_PORT`, else wrangler's own choice), for machines where several run at once.
  */
-export async function startWorker({ port = 8798, vars = {} } = {}) {
+export async function startWorker({ port = 8798, vars = {}, inspectorPort = process.env.INSPECTOR_PORT } = {}) {
   copyAssets({ quiet: true });
   const state = mkdtempSync(join(tmpdir(), "storyloom-browser-"));
   const removeState = () => rmSync(state, { recursive: true, force: true });
@@ -76,7 +77,18 @@ export async function startWorker({ port = 8798, vars = {} } = {}) {
   const origin = `http://127.0.0.1:${port}`;
   const server = await startServer(
     WRANGLER,
-    ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false", ...varArgs],
+    [
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      ...(inspectorPort ? ["--inspector-port", String(inspectorPort)] : []),
+      "--persist-to",
+      state,
+      "--show-interactive-dev-session=false",
+      ...varArgs,
+    ],
     `${origin}/api/v1/health`,
     { cwd: ROOT },
   );

@@ -968,7 +968,21 @@ try {
     await page.getByRole("heading", { level: 1, name: `Connect Reader Host ${run} to Storyloom?` }).waitFor();
     await page.getByLabel(`My bot ${myBot.name}: it joins queues and writes at its turns`).check();
     await Promise.all([page.waitForURL(/\/e2e-host\/callback\?/), page.getByRole("button", { name: "Approve" }).click()]);
-    assert(new URL(page.url()).searchParams.get("code"), `no code: ${page.url()}`);
+    const code = new URL(page.url()).searchParams.get("code");
+    assert(code, `no code: ${page.url()}`);
+    // The host exchanges it (RFC 7636's example verifier for the challenge above): an app is listed once it holds tokens.
+    const exchanged = await fetch(`${origin}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        client_id: reg.client_id,
+        code,
+        code_verifier: "dBjftJeZ4CVP-mJ0IAZwhbJ0aTh5jF0-B5fCk2Xof6s",
+        redirect_uri: callback,
+      }),
+    });
+    assert(exchanged.status === 200, `the code's exchange answered ${exchanged.status}`);
     await goto("/me/apps");
     await page.getByRole("heading", { name: `Reader Host ${run}` }).waitFor();
     assert((await bodyText()).includes(`acts as the bot ${myBot.name}`), "the app's identity is not shown");
