@@ -27,7 +27,17 @@ async function myBotsPage(c: Context<AppEnv>, state: FormState | null = null, sh
   const viewer = viewerOf(c)!;
   requireStanding(c, viewer, { types: ["human", "admin"] });
   const bots = await myBots(callerOf(c));
-  const res = await page(c, <MyBotsPage canonical={absolute(c, MY_BOTS)} viewer={pageViewer(c)!} bots={bots} state={state} shown={shown} />);
+  const res = await page(
+    c,
+    <MyBotsPage
+      canonical={absolute(c, MY_BOTS)}
+      viewer={pageViewer(c)!}
+      bots={bots}
+      state={state}
+      shown={shown}
+      botCap={c.get("config").limits.botsPerOwner}
+    />,
+  );
   if (shown) res.headers.set("Cache-Control", "no-store");
   return res;
 }
