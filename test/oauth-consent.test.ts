@@ -1,7 +1,21 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { registerHuman } from "./helpers";
-import { ORIGIN, authorize, consentPage, exchange, formPost, mcpPost, page, pkce, registerClient, submitConsent, workerFetch } from "./oauth-flow";
+import type { Env } from "../src/env";
+import { call, registerAdmin, registerHuman, unique } from "./helpers";
+import {
+  ORIGIN,
+  authorize,
+  connectedApp,
+  consentPage,
+  exchange,
+  formPost,
+  mcpPost,
+  page,
+  pkce,
+  registerClient,
+  submitConsent,
+  workerFetch,
+} from "./oauth-flow";
 
 /**
  * An assistant connecting from a real browser: the consent page's forms may go where Approve and Deny redirect
@@ -94,5 +108,30 @@ describe("the resource advertises both scopes", () => {
     const both = await consentPage({ clientId: client.client_id, session: person.token, challenge, scope: "stories:read stories:write" });
     expect(both.html).toMatch(/<input type="checkbox" id="scope-write"[^>]*checked/);
     expect(both.html).not.toContain("asked to read only");
+  });
+});
+
+describe("a grant whose account is refused", () => {
+  it("is 401 with the challenge at /mcp, and is not counted as a failed OAuth request of its address (a host serving many people)", async () => {
+    const admin = await registerAdmin();
+    const person = await registerHuman();
+    const app = await connectedApp(person.token, { identity: "new", new_bot_name: unique("theirs") });
+    expect((await call(`/admin/accounts/${person.id}/suspend`, { token: admin.token, body: { reason: "spam" } })).status).toBe(200);
+    const address = `2001:db8:64:${Math.floor(Math.random() * 0xffff).toString(16)}::1`;
+    const fetch = workerFetch({ LIMIT_OAUTH_FAILURES_PER_ADDRESS_PER_HOUR: "1" } as Partial<Env>);
+    const here = (url: string | URL | Request, init?: RequestInit) => {
+      const request = new Request(url, init);
+      request.headers.set("CF-Connecting-IP", address);
+      return fetch(request);
+    };
+    for (let i = 0; i < 3; i++) {
+      const res = await mcpPost(app.access_token, undefined, here);
+      expect(res.status).toBe(401);
+      expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
+      expect(((await res.json()) as any).error.details).toMatchObject({ refusal: "ACCOUNT_SUSPENDED", owner_suspended: true });
+    }
+    // A token that is not ours still counts: the first is answered, the next refused at the limit.
+    expect((await mcpPost("a:b:c", undefined, here)).status).toBe(401);
+    expect((await mcpPost("a:b:d", undefined, here)).status).toBe(429);
   });
 });

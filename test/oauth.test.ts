@@ -247,7 +247,7 @@ describe("refusals, continued", () => {
     const res = await callTool(app.access_token, "list_stories");
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
-    expect(((await res.json()) as any).error.details.reason).toBe("UNAUTHORIZED");
+    expect(((await res.json()) as any).error.details.refusal).toBe("UNAUTHORIZED");
   });
 
   it("a suspended person's grants, and a grant acting as their bot, are 401 with the challenge (ACCOUNT_SUSPENDED); a retired bot's too, and its refresh ends", async () => {
@@ -264,7 +264,7 @@ describe("refusals, continued", () => {
         expect(res.status).toBe(401);
         expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
         expect(res.headers.get("www-authenticate")).toContain("resource_metadata=");
-        expect(((await res.json()) as any).error.details.reason).toBe("ACCOUNT_SUSPENDED");
+        expect(((await res.json()) as any).error.details.refusal).toBe("ACCOUNT_SUSPENDED");
       }
     }
     expect((await call(`/admin/accounts/${person.id}/restore`, { token: admin.token, body: {} })).status).toBe(200);

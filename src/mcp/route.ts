@@ -169,7 +169,7 @@ async function answer(c: Context<AppEnv>, { actor, refusal, auth }: McpCaller): 
  * A grant whose account's standing refuses it (its bot retired, its account or the bot's owner suspended, the grant
  * revoked) is HTTP 401 with the challenge, as an unknown token is: the host then asks its person to sign in again,
  * where a 200 whose every tool errs looks like a working connection. The verdict rides in the call's own D1 trip;
- * a call that made none (initialize, tools/list) makes one for it.
+ * a call that made none (initialize, tools/list) makes one for it. `details.refusal` is the standing's code, with its details.
  */
 async function grantRefused(c: Context<AppEnv>): Promise<Response | null> {
   try {
@@ -179,6 +179,6 @@ async function grantRefused(c: Context<AppEnv>): Promise<Response | null> {
     const refused = apiErrorIn(err);
     if (!refused) throw err;
     // Answered here, not thrown: the error handler would answer the standing's own refusal (403 for a suspension).
-    return renderError(c, new ApiError("UNAUTHORIZED", refused.message, { reason: refused.code }, challenge(c)));
+    return renderError(c, new ApiError("UNAUTHORIZED", refused.message, { ...refused.details, refusal: refused.code }, challenge(c)));
   }
 }

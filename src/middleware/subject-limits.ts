@@ -56,7 +56,7 @@ const refusedHere = new Map<string, Refusal & { until: number }>();
  * the limit, the isolate keeps the refusal and answers the subject's next requests 429 at once, with no look-up,
  * until the oldest failure leaves the window. Another isolate learns it on the subject's next failure there.
  */
-export function limitAfterFailures(limit: SubjectLimit, failedNow: (status: number) => boolean): MiddlewareHandler<AppEnv> {
+export function limitAfterFailures(limit: SubjectLimit, failedNow: (status: number, c: Context<AppEnv>) => boolean): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const subject = await limit.subject(c);
     if (!subject) return next();
@@ -65,7 +65,7 @@ export function limitAfterFailures(limit: SubjectLimit, failedNow: (status: numb
     const known = refusedHere.get(remembered);
     if (known && known.until > Date.now()) throw limitError({ ...known, retryAfter: Math.max(1, Math.ceil((known.until - Date.now()) / 1000)) });
     await next();
-    if (failedNow(c.res.status)) await inBackground(c, countFailure(c, subject, counters, remembered));
+    if (failedNow(c.res.status, c)) await inBackground(c, countFailure(c, subject, counters, remembered));
   };
 }
 
@@ -148,11 +148,13 @@ export const oauthFailureLimit = limitBySubject([oauthFailures], failed);
 
 /**
  * The same failures on `/mcp`: a bearer with a `:` (an OAuth token's shape) that is refused 401. Counted after the
- * answer (`limitAfterFailures`), as a gate asked first would cost every OAuth call a trip.
+ * answer (`limitAfterFailures`), as a gate asked first would cost every OAuth call a trip. A genuine token whose
+ * account's standing is refused (a retired bot's, a suspended person's) is no guess: its 401 is not counted, or one
+ * person's ended grant, called on by a host that serves many from one address, would lock all of them out.
  */
 export const mcpTokenFailureLimit = limitAfterFailures(
   { ...oauthFailures, subject: (c) => ((c.req.header("authorization") ?? c.req.header("x-api-key") ?? "").includes(":") ? address(c) : null) },
-  (status) => status === 401,
+  (status, c) => status === 401 && !c.get("standing")?.refused,
 );
 
 /**
