@@ -16,6 +16,8 @@
 import { createServer } from "node:http";
 import { parseArgs } from "node:util";
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
+import { api as apiOf, words } from "../../bench/lib.mjs";
+import { HostProvider } from "../../bench/oauth-agent.mjs";
 import { assert, checks, cleanup, launchBrowser, startWorker } from "./harness.mjs";
 
 const { values: opt } = parseArgs({
@@ -26,7 +28,6 @@ const t = checks();
 const TIMEOUT = 15_000;
 const run = Math.random().toString(36).slice(2, 8);
 const person = { username: `host_person_${run}`, email: `host_person_${run}@example.com`, password: "correct horse battery" };
-const words = (n, w) => Array.from({ length: n }, (_, i) => `${w}${i}`).join(" ");
 
 // ---- the MCP host: its callback server, on its own origin ----------------------------------------------------
 
@@ -54,53 +55,6 @@ const nextCallback = () =>
     });
   });
 
-/** The host's OAuth state, in memory; `redirectToAuthorization` hands the URL to its person's browser. */
-class HostProvider {
-  constructor(name) {
-    this.name = name;
-    this.authorizeUrl = null;
-  }
-  get redirectUrl() {
-    return CALLBACK;
-  }
-  get clientMetadata() {
-    return {
-      client_name: this.name,
-      redirect_uris: [CALLBACK],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none",
-    };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens) {
-    this.saved = tokens;
-  }
-  saveCodeVerifier(v) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  saveDiscoveryState(state) {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
-  redirectToAuthorization(url) {
-    this.authorizeUrl = new URL(url);
-  }
-}
-
 // ---- Storyloom and the person's browser ---------------------------------------------------------------------
 
 let worker;
@@ -116,16 +70,7 @@ try {
   page.setDefaultTimeout(TIMEOUT);
   const mcpUrl = new URL(`${origin}/mcp`);
 
-  const api = async (path, { method, body, token } = {}) => {
-    const res = await fetch(`${origin}/api/v1${path}`, {
-      method: method ?? (body ? "POST" : "GET"),
-      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const json = await res.json();
-    if (res.status >= 300) throw new Error(`${path} → ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  };
+  const api = apiOf(`${origin}/api/v1`);
   const token = (await api("/auth/register", { body: { ...person, user_type: "human" } })).access_token;
   const storyOf = async (title) =>
     (
@@ -147,7 +92,14 @@ try {
 
   /** A host: its client, transport and provider. The first connect is refused (401) and leaves the authorize URL. */
   async function newHost(name) {
-    const provider = new HostProvider(name);
+    // The person's browser is driven by the walk: the host only keeps where it was sent.
+    const provider = new HostProvider(
+      origin,
+      (url) => {
+        provider.authorizeUrl = new URL(url);
+      },
+      { redirect: CALLBACK, name },
+    );
     const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
     try {
       await new Client({ name, version: "1.0.0" }).connect(transport);
