@@ -135,3 +135,4 @@ describe("a grant whose account is refused", () => {
     expect((await mcpPost("a:b:d", undefined, here)).status).toBe(429);
   });
 });
+

@@ -44,12 +44,12 @@ function refused(err: unknown): never {
 
 /**
  * The CSP source for where Approve and Deny lead: the validated redirect URI's origin (scheme, host and port; CSP
- * ignores a path after a redirect anyway), or for an app's private-use scheme (`cursor://…`, which has no origin)
- * the scheme alone, the narrowest source CSP can name for it.
+ * ignores a path after a redirect anyway). The library accepts only https, or http on a loopback host, so there is
+ * always one; anything else widens nothing.
  */
-export function formTargetOf(redirectUri: string): string {
-  const url = new URL(redirectUri);
-  return url.protocol === "http:" || url.protocol === "https:" ? url.origin : url.protocol;
+function formTargetOf(redirectUri: string): string | undefined {
+  const url = URL.canParse(redirectUri) ? new URL(redirectUri) : null;
+  return url && (url.protocol === "https:" || url.protocol === "http:") ? url.origin : undefined;
 }
 
 const parsed = (c: Context<AppEnv>): Promise<AuthRequest> => api(c).parseAuthRequest(canonical(c)).catch(refused);
@@ -61,7 +61,8 @@ export async function consentPage(c: Context<AppEnv>, state: FormState | null = 
   const request = await parsed(c);
   const oauth = api(c);
   const details = await oauth.describeConsent(request);
-  c.set("formTarget", formTargetOf(details.redirectUri));
+  const target = formTargetOf(details.redirectUri);
+  if (target) c.set("formTarget", target);
   const consent = await oauth.beginConsent(request);
   const bots = (await myBots(callerOf(c))).filter((b) => b.status === "active" && !b.suspended);
   const res = await page(
