@@ -135,4 +135,3 @@ describe("a grant whose account is refused", () => {
     expect((await mcpPost("a:b:d", undefined, here)).status).toBe(429);
   });
 });
-
