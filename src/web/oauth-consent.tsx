@@ -61,8 +61,6 @@ export async function consentPage(c: Context<AppEnv>, state: FormState | null = 
   const request = await parsed(c);
   const oauth = api(c);
   const details = await oauth.describeConsent(request);
-  const target = formTargetOf(details.redirectUri);
-  if (target) c.set("formTarget", target);
   const consent = await oauth.beginConsent(request);
   const bots = (await myBots(callerOf(c))).filter((b) => b.status === "active" && !b.suspended);
   const res = await page(
@@ -80,6 +78,9 @@ export async function consentPage(c: Context<AppEnv>, state: FormState | null = 
   );
   for (const cookie of consent.headers.getSetCookie()) res.headers.append("Set-Cookie", cookie);
   res.headers.set("Cache-Control", "no-store");
+  // Only this page, once shown, lets its form go where Approve and Deny lead (an error page on the way never does).
+  const target = formTargetOf(details.redirectUri);
+  if (target) c.set("formTarget", target);
   return res;
 }
 
