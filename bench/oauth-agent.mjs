@@ -13,10 +13,14 @@ const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 export const launchChromium = () =>
   chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"] });
 
-/** The host's side of OAuth, kept in memory; `redirectToAuthorization` is the person's browser. */
-class HostProvider {
-  constructor(origin, approve) {
-    this.redirect = callbackOf(origin);
+/**
+ * The host's side of OAuth, kept in memory; `redirectToAuthorization` is the person's browser (`approve`). Its
+ * callback is a path of Storyloom's own origin unless `redirect` names another (test/browser/oauth-host.mjs).
+ */
+export class HostProvider {
+  constructor(origin, approve, { redirect = callbackOf(origin), name = "e2e host" } = {}) {
+    this.redirect = redirect;
+    this.name = name;
     this.approve = approve;
     this.info = undefined;
     this.saved = undefined;
@@ -28,7 +32,7 @@ class HostProvider {
   }
   get clientMetadata() {
     return {
-      client_name: "e2e host",
+      client_name: this.name,
       redirect_uris: [this.redirect],
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],

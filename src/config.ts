@@ -67,6 +67,7 @@ const schema = z.object({
   LIMIT_OAUTH_TOKEN_FAILURES_PER_CLIENT_ADDRESS_PER_HOUR: count,
   LIMIT_OAUTH_TOKEN_FAILURES_PER_ADDRESS_PER_HOUR: count,
   LIMIT_FOLLOWS_PER_ACCOUNT: count,
+  LIMIT_BOTS_PER_OWNER: count,
   INBOX_COLLAPSE_SECONDS: count,
   INBOX_ITEMS_PER_ACCOUNT: positive,
   FANOUT_PAGE_SIZE: positive,
@@ -115,6 +116,7 @@ function toConfig(v: z.infer<typeof schema>) {
       oauthTokenFailuresPerClientAddressPerHour: v.LIMIT_OAUTH_TOKEN_FAILURES_PER_CLIENT_ADDRESS_PER_HOUR,
       oauthTokenFailuresPerAddressPerHour: v.LIMIT_OAUTH_TOKEN_FAILURES_PER_ADDRESS_PER_HOUR,
       followsPerAccount: v.LIMIT_FOLLOWS_PER_ACCOUNT,
+      botsPerOwner: v.LIMIT_BOTS_PER_OWNER,
     },
     /** The inbox (issue 59): how long an item takes the next events of its kind, how many items an account keeps, a fan-out page (`FanoutOptions`). */
     inbox: {

@@ -34,6 +34,11 @@ export interface AppEnv {
     unread?: number;
     /** The write's Idempotency-Key, set by `limitsAndIdempotency()`: domain writes record it in their batch. */
     idempotency?: IdempotentRequest;
+    /**
+     * Another origin the page's forms may go to (CSP `form-action`, after `'self'`): the consent page's, where
+     * Approve's and Deny's redirects lead. Browsers apply `form-action` to the redirect after a form's POST too.
+     */
+    formTarget?: string;
     /** The writer's segment limits for the room to count, set by `limitsAndIdempotency("segment")` (src/usecases/caller.ts). */
     segmentQuota?: SegmentQuota;
   };

@@ -60,18 +60,27 @@ describe("discovery", () => {
     for (const path of ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"]) {
       const res = await get(path);
       expect(res.status, path).toBe(200);
-      expect(await res.json()).toMatchObject({ resource: `${ORIGIN}/mcp`, authorization_servers: [ORIGIN], scopes_supported: ["stories:read"] });
+      // Both scopes: a host asks for what the resource advertises (the person may still untick writing).
+      expect(await res.json()).toMatchObject({
+        resource: `${ORIGIN}/mcp`,
+        authorization_servers: [ORIGIN],
+        scopes_supported: ["stories:read", "stories:write"],
+      });
     }
   });
 
-  it("answers /mcp without a credential 401 with the challenge naming the metadata and the read scope", async () => {
+  it("answers /mcp without a credential 401 with the challenge naming the metadata and both scopes", async () => {
     const res = await mcpPost(null);
     expect(res.status).toBe(401);
     const challenge = res.headers.get("www-authenticate") ?? "";
     expect(challenge).toMatch(/^Bearer /);
     expect(challenge).toContain(`resource_metadata="${ORIGIN}/.well-known/oauth-protected-resource/mcp"`);
-    expect(challenge).toContain('scope="stories:read"');
+    expect(challenge).toContain('scope="stories:read stories:write"');
     expect(res.headers.get("x-request-id")).toBeTruthy();
+    // An invalid credential of ours is challenged the same way.
+    const bad = await mcpPost("sl_nothing");
+    expect(bad.status).toBe(401);
+    expect(bad.headers.get("www-authenticate")).toContain('scope="stories:read stories:write"');
   });
 });
 
@@ -235,11 +244,13 @@ describe("refusals, continued", () => {
     const app = await connectedApp(person.token);
     const grantId = app.access_token.split(":")[1];
     await env.DB.prepare("UPDATE oauth_grants SET revoked_at = ? WHERE id = ?").bind(new Date().toISOString(), grantId).run();
-    const result = await toolResult(await callTool(app.access_token, "list_stories"));
-    expect(result.result.structuredContent.error.code).toBe("UNAUTHORIZED");
+    const res = await callTool(app.access_token, "list_stories");
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    expect(((await res.json()) as any).error.details.refusal).toBe("UNAUTHORIZED");
   });
 
-  it("a suspended person's grants, and a grant acting as their bot, answer ACCOUNT_SUSPENDED; a retired bot's grant, UNAUTHORIZED", async () => {
+  it("a suspended person's grants, and a grant acting as their bot, are 401 with the challenge (ACCOUNT_SUSPENDED); a retired bot's too, and its refresh ends", async () => {
     const admin = await registerAdmin();
     const person = await registerHuman();
     const asMe = await connectedApp(person.token);
@@ -248,14 +259,28 @@ describe("refusals, continued", () => {
     expect((await toolResult(await callTool(asBot.access_token, "list_stories"))).result.isError ?? false).toBe(false);
     expect((await call(`/admin/accounts/${person.id}/suspend`, { token: admin.token, body: { reason: "spam" } })).status).toBe(200);
     for (const app of [asMe, asBot]) {
-      const result = await toolResult(await callTool(app.access_token, "list_stories"));
-      expect(result.result.structuredContent.error.code).toBe("ACCOUNT_SUSPENDED");
+      // A tool call, and a call that reads nothing of D1 (tools/list): the host is told to sign in again.
+      for (const res of [await callTool(app.access_token, "list_stories"), await mcpPost(app.access_token)]) {
+        expect(res.status).toBe(401);
+        expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
+        expect(res.headers.get("www-authenticate")).toContain("resource_metadata=");
+        expect(((await res.json()) as any).error.details.refusal).toBe("ACCOUNT_SUSPENDED");
+      }
     }
     expect((await call(`/admin/accounts/${person.id}/restore`, { token: admin.token, body: {} })).status).toBe(200);
+    expect((await mcpPost(asBot.access_token)).status).toBe(200);
     expect((await call(`/bots/${bot.bot_id}/retire`, { method: "POST", token: person.token })).status).toBe(200);
-    const retired = await toolResult(await callTool(asBot.access_token, "list_stories"));
-    expect(retired.result.structuredContent.error.code).toBe("UNAUTHORIZED");
+    for (const res of [await callTool(asBot.access_token, "list_stories"), await mcpPost(asBot.access_token)]) {
+      expect(res.status).toBe(401);
+      expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    }
+    // Its grant ended in the library's store too: its refresh token is refused.
+    const refreshed = await token({ grant_type: "refresh_token", client_id: asBot.client.client_id, refresh_token: asBot.refresh_token });
+    expect(refreshed.status).toBe(400);
+    expect(refreshed.body.error).toBe("invalid_grant");
     expect(await (await page("/me/apps", person.token)).text()).not.toContain(`the bot ${bot.name}`);
+    // The person's own grant is untouched.
+    expect((await mcpPost(asMe.access_token)).status).toBe(200);
   });
 
   it("names the OAuth client in the access log", async () => {

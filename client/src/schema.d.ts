@@ -63,7 +63,7 @@ export interface paths {
         put?: never;
         /**
          * Register a bot; its api_key and webhook_secret are shown only here
-         * @description Without a credential the bot is nobody's (whoever holds its key is the bot). With a person's credential (a human's or an admin's JWT or API token) that person owns it: they list it (`GET /me/bots`), re-key, edit and retire it, and their suspension suspends it. A bot's credential is refused (403 FORBIDDEN): bots do not own bots.
+         * @description Without a credential the bot is nobody's (whoever holds its key is the bot). With a person's credential (a human's or an admin's JWT or API token) that person owns it: they list it (`GET /me/bots`), re-key, edit and retire it, and their suspension suspends it. A bot's credential is refused (403 FORBIDDEN): bots do not own bots. A person owns at most `LIMIT_BOTS_PER_OWNER` bots at once (retired ones do not count): one more is 409 CONFLICT with `details.reason` `bot_limit`, `details.limit` and `details.bots`.
          */
         post: operations["postAuthBotRegister"];
         delete?: never;

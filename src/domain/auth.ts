@@ -2,6 +2,7 @@ import { type SQL, and, eq, ne, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
 import { nowIso, uniqueViolation } from "../db/client";
+import { checkBotCap, underBotCap } from "./bot-cap";
 import { apiTokens, bots, revokedSessions, users, type BotRow, type UserRow, inGoodStanding } from "../db/schema";
 import type { Actor } from "./actor";
 import { unreadCountQuery } from "./inbox";
@@ -61,14 +62,26 @@ export interface NewBot {
   ownerId?: string | null;
 }
 
-export async function registerBot(db: Db, input: NewBot) {
+/**
+ * Registers a bot; one with an owner only while the owner has fewer than `botCap` live bots (the insert's batch
+ * aborts otherwise, so two at once cannot pass the cap together).
+ */
+export async function registerBot(db: Db, input: NewBot, botCap: number) {
   const made = await newBot(input);
-  await db.insert(bots).values(made.bot).catch(botNameTaken);
+  const owner = made.bot.ownerId;
+  const insert = db.insert(bots).values(made.bot);
+  await (owner ? db.batch([underBotCap(db, owner, botCap), insert]) : insert).catch(botRefused(db, owner, botCap));
   return made;
 }
 
 /** A bot's name already taken (its unique key): 409 naming the field, as registration answers; any other error as it is. */
 export const botNameTaken = (err: unknown): never => conflict(err, ["name"]);
+
+/** Why a new bot's batch failed: the owner at the cap (read again), else its name taken, else the error as it is. */
+export const botRefused = (db: Db, ownerId: string | null, cap: number) => async (err: unknown) => {
+  if (ownerId) await checkBotCap(db, ownerId, cap);
+  return botNameTaken(err);
+};
 
 /** A new bot's row, not yet written, and its API key (stored only as its hash). */
 export async function newBot(input: NewBot): Promise<{ bot: BotRow; apiKey: string }> {

@@ -2,6 +2,7 @@ import { type SQL, and, desc, eq, getTableColumns, isNull, ne, sql } from "drizz
 import { type Db, nowIso } from "../db/client";
 import { type BotRow, type OAuthGrantRow, bots, oauthGrants } from "../db/schema";
 import { notFound } from "../lib/errors";
+import { underBotCap } from "./bot-cap";
 
 /**
  * The apps people connected through OAuth (issue 57), as D1 knows them: written when the person approves (before
@@ -36,7 +37,7 @@ const isCimd = (clientId: string) => clientId.startsWith("https://");
  * grants for the same client (for a CIMD client, with the same redirect URI too), as the library would replace
  * them. Answers the ended grants' ids, for the library to delete their tokens once D1 has them ended.
  */
-export async function recordGrant(db: Db, grant: NewGrant, made?: BotRow): Promise<string[]> {
+export async function recordGrant(db: Db, grant: NewGrant, made?: { bot: BotRow; cap: number }): Promise<string[]> {
   const replaced = and(
     eq(oauthGrants.actorId, grant.actorId),
     eq(oauthGrants.clientId, grant.clientId),
@@ -45,7 +46,7 @@ export async function recordGrant(db: Db, grant: NewGrant, made?: BotRow): Promi
     isCimd(grant.clientId) ? eq(oauthGrants.redirectUri, grant.redirectUri) : undefined,
   );
   const statements = [
-    ...(made ? [db.insert(bots).values(made)] : []),
+    ...(made ? [underBotCap(db, grant.personId, made.cap), db.insert(bots).values(made.bot)] : []),
     db.insert(oauthGrants).values(grant),
     db.update(oauthGrants).set({ revokedAt: grant.createdAt }).where(replaced).returning({ id: oauthGrants.id }),
   ];
@@ -75,12 +76,16 @@ export async function revokeGrant(db: Db, personId: string, grantId: string): Pr
   return row;
 }
 
-/** Ends every grant acting as the bot (its retirement), as a statement of the retiring batch: only while `retiring` holds (its condition). */
+/**
+ * Ends every grant acting as the bot (its retirement), as a statement of the retiring batch: only while `retiring`
+ * holds (its condition). Answers the grants it ended, for the library to end them in its store too.
+ */
 export const endGrantsOf = (db: Db, botId: string, at: string, retiring: SQL) =>
   db
     .update(oauthGrants)
     .set({ revokedAt: at })
-    .where(and(eq(oauthGrants.actorId, botId), isNull(oauthGrants.revokedAt), retiring));
+    .where(and(eq(oauthGrants.actorId, botId), isNull(oauthGrants.revokedAt), retiring))
+    .returning({ id: oauthGrants.id, actorId: oauthGrants.actorId });
 
 /** "Last used" (a background write, src/oauth/use.ts). */
 export async function markGrantUsed(d1: D1Database, grantId: string, at: string) {

@@ -118,7 +118,7 @@ export async function retireBot(db: Db, owner: Pick<Actor, "id">, botId: string)
   const updatedAt = nowIso();
   const owned = ownedLive(owner, botId);
   const retiring = exists(db.select({ one: sql`1` }).from(bots).where(owned));
-  const [, memberships, [row]] = await db.batch([
+  const [grants, memberships, [row]] = await db.batch([
     // Its grants end with it: "Connected apps" no longer lists them (its standing already refuses them).
     endGrantsOf(db, botId, updatedAt, retiring),
     rawAll<{ branch_id: string; bot_id: string }>(db, sql`SELECT m.branch_id, m.bot_id FROM branch_members m WHERE m.bot_id = ${botId} AND ${retiring}`),
@@ -129,5 +129,5 @@ export async function retireBot(db: Db, owner: Pick<Actor, "id">, botId: string)
       .returning(),
   ]);
   if (!row) throw await refusal(db, owner, botId);
-  return { bot: botView(row), memberships };
+  return { bot: botView(row), memberships, grants };
 }

@@ -126,6 +126,7 @@ function limitRows(config: Config): string[] {
     ],
     ["failed token requests, per address per hour (all clients)", l.oauthTokenFailuresPerAddressPerHour, "LIMIT_OAUTH_TOKEN_FAILURES_PER_ADDRESS_PER_HOUR"],
     ["follows, per account (stories, branches and authors together)", l.followsPerAccount, "LIMIT_FOLLOWS_PER_ACCOUNT"],
+    ["bots a person owns at once (a cap; retired ones do not count)", l.botsPerOwner, "LIMIT_BOTS_PER_OWNER"],
   ];
   return ["| limit | number | set by |", "| --- | --- | --- |", ...rows.map(([what, n, name]) => `| ${what} | ${n} | \`${name}\` |`)];
 }

@@ -1,7 +1,9 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../context";
 import type { Actor } from "../domain/actor";
-import { ApiError } from "../lib/errors";
+import { ApiError, apiErrorIn } from "../lib/errors";
+import { settlePrelude } from "../db/metered";
+import { renderError } from "../middleware/render-error";
 import { insufficientScope, type OAuthResourceAuth } from "@cloudflare/workers-oauth-provider";
 import { readCredential, resolveActor } from "../middleware/auth";
 import { executionContextOf } from "../middleware/access-log";
@@ -19,7 +21,7 @@ const WRITE_TOOLS = new Set(TOOLS.filter((t) => !t.readOnly).map((t) => t.name))
 
 /** The 401 of an invalid credential carries the challenge MCP clients look for, naming the resource's metadata. */
 const challenge = (c: Context<AppEnv>) => ({
-  "WWW-Authenticate": `Bearer resource_metadata="${c.get("config").publicOrigin}${RESOURCE_METADATA_PATH}/mcp", scope="${SCOPES.read}", error="invalid_token"`,
+  "WWW-Authenticate": `Bearer resource_metadata="${c.get("config").publicOrigin}${RESOURCE_METADATA_PATH}/mcp", scope="${ALL_SCOPES.join(" ")}", error="invalid_token"`,
 });
 
 /**
@@ -146,11 +148,37 @@ async function answer(c: Context<AppEnv>, { actor, refusal, auth }: McpCaller): 
     c.set("errorCode", "insufficient_scope");
     return insufficientScope(auth, ALL_SCOPES, "This app may only read: approve writing to let it write");
   }
-  if (auth) stampGrantUse(c, grantIdOf(auth.token));
   const door = { ...doorOf(c, actor), call: toolCalled(body), refusal };
   const authInfo = { token: "", clientId: actor ? `${actor.type}:${actor.id}` : "anonymous", scopes: auth?.scope ?? [], extra: { door } };
   const progress = wantsProgress(body);
+  // A stream that reports progress is under way before its end is known: its grant's standing is settled first.
+  const early = auth && progress ? await grantRefused(c) : null;
+  if (early) return early;
   const res = await mcpHandler.fetch(request, { authInfo, wantsProgress: progress, ...(body === undefined ? {} : { parsedBody: body }) });
-  if (!res.body || progress || !res.headers.get("content-type")?.startsWith("text/event-stream")) return res;
-  return new Response(await res.text(), { status: res.status, headers: res.headers });
+  const whole =
+    !res.body || progress || !res.headers.get("content-type")?.startsWith("text/event-stream")
+      ? res
+      : new Response(await res.text(), { status: res.status, headers: res.headers });
+  const late = auth && !progress ? await grantRefused(c) : null;
+  if (late) return late;
+  if (auth) stampGrantUse(c, grantIdOf(auth.token));
+  return whole;
+}
+
+/**
+ * A grant whose account's standing refuses it (its bot retired, its account or the bot's owner suspended, the grant
+ * revoked) is HTTP 401 with the challenge, as an unknown token is: the host then asks its person to sign in again,
+ * where a 200 whose every tool errs looks like a working connection. The verdict rides in the call's own D1 trip;
+ * a call that made none (initialize, tools/list) makes one for it. `details.refusal` is the standing's code, with its details.
+ */
+async function grantRefused(c: Context<AppEnv>): Promise<Response | null> {
+  try {
+    await settlePrelude(c.get("db").$client);
+    return null;
+  } catch (err) {
+    const refused = apiErrorIn(err);
+    if (!refused) throw err;
+    // Answered here, not thrown: the error handler would answer the standing's own refusal (403 for a suspension).
+    return renderError(c, new ApiError("UNAUTHORIZED", refused.message, { ...refused.details, refusal: refused.code }, challenge(c)));
+  }
 }

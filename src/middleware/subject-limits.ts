@@ -66,7 +66,7 @@ const refusedHere = new Map<string, Refusal & { until: number }>();
  */
 export function limitAfterFailures(
   limit: SubjectLimit,
-  failedNow: (status: number) => boolean,
+  failedNow: (status: number, c: Context<AppEnv>) => boolean,
   spared?: (c: Context<AppEnv>) => Promise<boolean>,
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -81,7 +81,7 @@ export function limitAfterFailures(
       throw limitError({ ...known, retryAfter: Math.max(1, Math.ceil((known.until - Date.now()) / 1000)) });
     }
     await next();
-    if (!failedNow(c.res.status)) return;
+    if (!failedNow(c.res.status, c)) return;
     const count = async () => {
       if (!(spared && (await spared(c)))) await countFailure(c, subject, counters, remembered);
     };
@@ -211,12 +211,13 @@ const credentialOf = (c: Context<AppEnv>) => (c.req.header("authorization") ?? "
 /**
  * The same failures on `/mcp`: a bearer with a `:` (an OAuth token's shape) that is refused 401. Counted after the
  * answer (`limitAfterFailures`), as a gate asked first would cost every OAuth call a trip. A bearer of a live grant
- * (an access token that expired, which a host sends before it refreshes) is neither counted nor refused: a hosted
- * assistant calls for many people from one address, each token expiring every hour.
+ * (an access token that expired, which a host sends before it refreshes) is neither counted nor refused, and a genuine
+ * token whose account's standing is refused (a retired bot's, a suspended person's) is no guess: its 401 is not
+ * counted. A hosted assistant calls for many people from one address; one person's tokens must not lock out the rest.
  */
 export const mcpTokenFailureLimit = limitAfterFailures(
   { ...oauthFailures, subject: (c) => (credentialOf(c).includes(":") ? address(c) : null) },
-  (status) => status === 401,
+  (status, c) => status === 401 && !c.get("standing")?.refused,
   async (c) => (await import("../oauth/live-grant")).bearerOfLiveGrant(c.env, c.get("meter"), credentialOf(c)),
 );
 

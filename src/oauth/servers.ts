@@ -56,7 +56,9 @@ function build(origin: string): OAuthServers {
   });
   const resource = new OAuthResourceServer<Env, GrantProps>({
     resourceMetadata: { resource: resourceUrl, authorization_servers: [origin], bearer_methods_supported: ["header"], resource_name: "Storyloom" },
-    requiredScopes: [SCOPES.read],
+    // Both scopes, advertised (not enforced: `/mcp` checks the write scope per tool): a host asks for what it is
+    // told, and one that asked to read only failed its first write. The person still unticks writing on consent.
+    requiredScopes: ALL_SCOPES,
     validateToken: (env) => (audience, token) => validated(token, () => authorization.validateToken<GrantProps>(audience, token, env)),
     handler: { fetch: (_request, _env, ctx) => (ctx as unknown as McpContext).serve({ props: ctx.props, auth: ctx.auth }) },
   });

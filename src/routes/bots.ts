@@ -8,6 +8,7 @@ import { callerOf } from "../middleware/caller";
 import { publicReadCache } from "../middleware/read-cache";
 import { botEditBody } from "../schemas/auth";
 import { roleSchema } from "../schemas/fields";
+import { endLibraryGrants } from "../oauth/revoke";
 import { editBot, myBots, retireBot, rotateBotKey } from "../usecases/bots";
 import { authErrors, idParam } from "./schemas";
 
@@ -108,4 +109,4 @@ export const botRoutes = createRouter()
   })
   .openapi(rotateRoute, async (c) => ok(c, await rotateBotKey(callerOf(c), botId(c.req.valid("param").bot_id))))
   .openapi(editRoute, async (c) => ok(c, await editBot(callerOf(c), botId(c.req.valid("param").bot_id), c.req.valid("json"))))
-  .openapi(retireRoute, async (c) => ok(c, await retireBot(callerOf(c), botId(c.req.valid("param").bot_id))));
+  .openapi(retireRoute, async (c) => ok(c, await retireBot(callerOf(c), botId(c.req.valid("param").bot_id), (grants) => endLibraryGrants(c, grants))));

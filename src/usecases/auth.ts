@@ -44,7 +44,7 @@ export async function logIn({ db, config }: Guest, body: LoginBody) {
  */
 export async function registerBot({ db, config }: Guest, body: BotRegisterBody, owner?: Pick<Actor, "id">) {
   const webhookUrl = body.webhook_url ? checkWebhookUrl(body.webhook_url, { allowPrivate: config.allowPrivateWebhooks }) : null;
-  const { bot, apiKey } = await domain.registerBot(db, { ...body, webhookUrl, ownerId: owner?.id ?? null });
+  const { bot, apiKey } = await domain.registerBot(db, { ...body, webhookUrl, ownerId: owner?.id ?? null }, config.limits.botsPerOwner);
   return {
     bot_id: bot.id,
     api_key: apiKey,

@@ -17,9 +17,16 @@ export async function editBot({ db, config, actor }: Caller, botId: string, body
   return owned.editBot(db, actor, botId, { name: body.name, model: body.model, role: body.role, webhookUrl });
 }
 
-/** Retires the bot, then it leaves every queue it was in (each room passes the turn as a leave does). */
-export async function retireBot(caller: Caller, botId: string) {
-  const { bot, memberships } = await owned.retireBot(caller.db, caller.actor, botId);
+/** Grants D1 has ended, to be ended in the OAuth library's store too (the door does it: src/oauth/revoke.ts). */
+export type EndGrants = (grants: { id: string; actorId: string }[]) => Promise<void>;
+
+/**
+ * Retires the bot, then it leaves every queue it was in (each room passes the turn as a leave does), and the grants
+ * acting as it end in the library's store as they did in D1: their refresh tokens stop, as Connected apps' Revoke does.
+ */
+export async function retireBot(caller: Caller, botId: string, endGrants: EndGrants) {
+  const { bot, memberships, grants } = await owned.retireBot(caller.db, caller.actor, botId);
+  await endGrants(grants);
   await expelEverywhere(caller, memberships, "left");
   return bot;
 }

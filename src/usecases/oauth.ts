@@ -1,7 +1,8 @@
 import type { AuthRequest, OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { BotRow } from "../db/schema";
 import type { Actor } from "../domain/actor";
-import { botNameTaken, newBot } from "../domain/auth";
+import { botRefused, newBot } from "../domain/auth";
+import { checkBotCap } from "../domain/bot-cap";
 import { type GrantProps, recordGrant, revokeGrant } from "../domain/oauth-grants";
 import { ownedBot } from "../domain/owned-bots";
 import { validationError } from "../lib/errors";
@@ -40,6 +41,8 @@ async function newBotFor(caller: Caller, choice: IdentityChoice): Promise<Identi
   const parsed = botRegisterBody.safeParse({ name: choice.newBotName ?? "", model: choice.newBotModel?.trim() || "assistant" });
   if (!parsed.success)
     throw validationError([{ field: "new_bot_name", issue: "a bot needs a name of 1 to 50 characters, without control or format characters" }]);
+  // At the cap the person hears it here, before the consent's handle is spent (the grant's batch checks it again).
+  await checkBotCap(caller.db, caller.actor.id, caller.config.limits.botsPerOwner);
   // Its key is never shown: the grant is how it acts.
   const { bot } = await newBot({ ...parsed.data, ownerId: caller.actor.id });
   return { id: bot.id, type: "bot", name: bot.name, made: bot };
@@ -74,7 +77,10 @@ export async function connectApp(caller: Caller, api: OAuthHelpers, approved: Au
     scope: approved.scope.join(" "),
     createdAt: new Date().toISOString(),
   };
-  const replaced = await recordGrant(caller.db, grant, identity.made).catch((err) => (identity.made ? botNameTaken(err) : Promise.reject(err)));
+  const cap = caller.config.limits.botsPerOwner;
+  const replaced = await recordGrant(caller.db, grant, identity.made && { bot: identity.made, cap }).catch((err) =>
+    identity.made ? botRefused(caller.db, caller.actor.id, cap)(err) : Promise.reject(err),
+  );
   await Promise.allSettled(replaced.map((id) => api.revokeGrant(id, identity.id)));
   return { redirectTo, replaced };
 }

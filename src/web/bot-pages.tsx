@@ -15,6 +15,8 @@ export interface MyBotsProps {
   bots: BotView[];
   state: FormState | null;
   shown?: ShownOnce | null;
+  /** Bots a person may have at once (retired ones do not count). */
+  botCap: number;
 }
 
 const ROLES = ["", "narrator", "challenger", "voice"] as const;
@@ -88,10 +90,13 @@ function BotItem({ bot, state }: { bot: BotView; state: FormState | null }) {
                 <button type="submit">Save {bot.name}</button>
               </PostForm>
             </Fold>
-            <PostForm action={`${base}/retire`} state={stateOf(state, `retire-${bot.id}`)} class="inline">
-              <button type="submit">Retire {bot.name}</button>
-            </PostForm>
-            <p class="meta">Retiring it takes it out of every queue and stops its key and every app acting as it; what it wrote stays.</p>
+            {/* Asked before it acts, without a script: the first press only opens the question. */}
+            <Fold summary={`Retire ${bot.name}…`} state={stateOf(state, `retire-${bot.id}`)}>
+              <p>Retiring {bot.name} takes it out of every queue and stops its key and every app acting as it, for good; what it wrote stays.</p>
+              <PostForm action={`${base}/retire`} state={stateOf(state, `retire-${bot.id}`)} class="inline">
+                <button type="submit">Yes, retire {bot.name}</button>
+              </PostForm>
+            </Fold>
           </>
         )}
       </article>
@@ -100,7 +105,7 @@ function BotItem({ bot, state }: { bot: BotView; state: FormState | null }) {
 }
 
 /** "My bots" (issue 57): the signed-in person's bots, a form to make one, and each bot's key, edit and retire controls. */
-export function MyBotsPage({ canonical, viewer, bots, state, shown }: MyBotsProps) {
+export function MyBotsPage({ canonical, viewer, bots, state, shown, botCap }: MyBotsProps) {
   const newState = stateOf(state, "new-bot");
   return (
     <Layout title="My bots" canonical={canonical} viewer={viewer} scripts={[READER_SCRIPT]} error={!!state}>
@@ -112,6 +117,9 @@ export function MyBotsPage({ canonical, viewer, bots, state, shown }: MyBotsProp
       {shown ? <KeyShownOnce shown={shown} /> : null}
       <section aria-labelledby="new-bot">
         <h2 id="new-bot">Make a bot</h2>
+        <p>
+          You may have up to {botCap} bots at once ({bots.filter((b) => b.status !== "retired").length} now); retired ones do not count.
+        </p>
         <PostForm action="/me/bots" state={newState} class="stacked" id="new-bot-form">
           <Input id="bot-name" name="name" label="Bot name" state={newState} required maxlength={50} />
           <Input id="bot-model" name="model" label="Model" state={newState} required maxlength={100} hint="The model it writes with, e.g. gpt-5 or claude." />

@@ -6,6 +6,7 @@ import { requireStanding } from "../middleware/standing";
 import { registrationLimit } from "../middleware/subject-limits";
 import { botEditBody, botRegisterBody } from "../schemas/auth";
 import { registerBot } from "../usecases/auth";
+import { endLibraryGrants } from "../oauth/revoke";
 import { editBot, myBots, retireBot, rotateBotKey } from "../usecases/bots";
 import { MyBotsPage, type ShownOnce } from "./bot-pages";
 import { fieldsOf, labelsFrom, optional, parseWith, showErrorsIn } from "./form-errors";
@@ -26,7 +27,17 @@ async function myBotsPage(c: Context<AppEnv>, state: FormState | null = null, sh
   const viewer = viewerOf(c)!;
   requireStanding(c, viewer, { types: ["human", "admin"] });
   const bots = await myBots(callerOf(c));
-  const res = await page(c, <MyBotsPage canonical={absolute(c, MY_BOTS)} viewer={pageViewer(c)!} bots={bots} state={state} shown={shown} />);
+  const res = await page(
+    c,
+    <MyBotsPage
+      canonical={absolute(c, MY_BOTS)}
+      viewer={pageViewer(c)!}
+      bots={bots}
+      state={state}
+      shown={shown}
+      botCap={c.get("config").limits.botsPerOwner}
+    />,
+  );
   if (shown) res.headers.set("Cache-Control", "no-store");
   return res;
 }
@@ -87,7 +98,7 @@ botPageRoutes.post(
   session,
   showErrorsIn((c) => `retire-${c.req.param("bot_id")}`, labels, myBotsPage),
   async (c) => {
-    await retireBot(callerOf(c), botIdOf(c));
+    await retireBot(callerOf(c), botIdOf(c), (grants) => endLibraryGrants(c, grants));
     return c.redirect(MY_BOTS, 303);
   },
 );

@@ -5,7 +5,7 @@ import { ApiError } from "../lib/errors";
 import { callerOf } from "../middleware/caller";
 import { requireStanding } from "../middleware/standing";
 import { ALL_SCOPES, AUTHORIZE_PATH, SCOPES } from "../oauth/paths";
-import { forgetGrant, oauthApi } from "../oauth/servers";
+import { forgetGrant, oauthApi, oauthEnv } from "../oauth/servers";
 import { myBots } from "../usecases/bots";
 import { connectApp, disconnectApp, identityFor } from "../usecases/oauth";
 import { fieldsOf, optional } from "./form-errors";
@@ -42,6 +42,16 @@ function refused(err: unknown): never {
   throw err;
 }
 
+/**
+ * The CSP source for where Approve and Deny lead: the validated redirect URI's origin (scheme, host and port; CSP
+ * ignores a path after a redirect anyway). The library accepts only https, or http on a loopback host, so there is
+ * always one; anything else widens nothing.
+ */
+function formTargetOf(redirectUri: string): string | undefined {
+  const url = URL.canParse(redirectUri) ? new URL(redirectUri) : null;
+  return url && (url.protocol === "https:" || url.protocol === "http:") ? url.origin : undefined;
+}
+
 const parsed = (c: Context<AppEnv>): Promise<AuthRequest> => api(c).parseAuthRequest(canonical(c)).catch(refused);
 
 /** The consent page (its first showing, or again with a form error): a new handle each time, bound to this browser. */
@@ -68,6 +78,9 @@ export async function consentPage(c: Context<AppEnv>, state: FormState | null = 
   );
   for (const cookie of consent.headers.getSetCookie()) res.headers.append("Set-Cookie", cookie);
   res.headers.set("Cache-Control", "no-store");
+  // Only this page, once shown, lets its form go where Approve and Deny lead (an error page on the way never does).
+  const target = formTargetOf(details.redirectUri);
+  if (target) c.set("formTarget", target);
   return res;
 }
 
@@ -104,4 +117,22 @@ export async function decide(c: Context<AppEnv>): Promise<Response> {
 export async function revoke(c: Context<AppEnv>, grantId: string) {
   await disconnectApp(callerOf(c), api(c), grantId);
   forgetGrant(grantId);
+}
+
+/**
+ * The grants an app holds tokens for: D1 records a grant when its person approves, before its code is sent, but
+ * a code that never reached the app (a blocked redirect, a closed tab) is never exchanged, and the library's grant
+ * lapses with it in ten minutes. A grant used at `/mcp` was exchanged; any other is listed only once the library's
+ * record shows its code spent (the code's key is gone from it), so a click that came to nothing leaves no entry.
+ */
+export async function exchangedGrants<G extends { id: string; actorId: string; lastUsedAt: string | null }>(c: Context<AppEnv>, grants: G[]): Promise<G[]> {
+  const kv = oauthEnv(c.env, c.get("meter")).OAUTH_KV;
+  const spent = await Promise.all(
+    grants.map(async (g) => {
+      if (g.lastUsedAt) return true;
+      const record = await kv.get<{ authCodeWrappedKey?: string }>(`grant:${g.actorId}:${g.id}`, "json");
+      return record !== null && !record.authCodeWrappedKey;
+    }),
+  );
+  return grants.filter((_, i) => spent[i]);
 }

@@ -2,7 +2,7 @@ import type { ConsentDescription } from "@cloudflare/workers-oauth-provider";
 import type { OAuthGrantRow } from "../db/schema";
 import type { BotView } from "../domain/owned-bots";
 import { SCOPE_WORDS, SCOPES } from "../oauth/paths";
-import { type FormState, Input, PostForm } from "./forms";
+import { Fold, type FormState, Input, PostForm } from "./forms";
 import { Layout, type Viewer, When } from "./layout";
 
 /**
@@ -79,8 +79,24 @@ export function ConsentPage({ canonical, action, viewer, details, handle, bots, 
             <input type="checkbox" id="scope-read" checked disabled /> <label for="scope-read">{words(SCOPES.read)}</label>
           </p>
           <p class="choice">
-            <input type="checkbox" id="scope-write" name="write" value="1" checked={state ? state.values.write === "1" : asksWrite} />{" "}
+            <input
+              type="checkbox"
+              id="scope-write"
+              name="write"
+              value="1"
+              checked={state ? state.values.write === "1" : asksWrite}
+              aria-describedby={asksWrite ? undefined : "scope-write-hint"}
+            />{" "}
             <label for="scope-write">{words(SCOPES.write)}</label>
+            {asksWrite ? null : (
+              <>
+                {" "}
+                <small class="hint" id="scope-write-hint">
+                  {details.clientName} asked to read only. Tick this to let it write too; unticked, it can read, and will ask you again the first time it tries
+                  to write.
+                </small>
+              </>
+            )}
           </p>
         </fieldset>
         <IdentityChoice viewer={viewer} bots={bots} state={state} />
@@ -105,6 +121,15 @@ export interface ConnectedAppsProps {
   state: FormState | null;
 }
 
+/**
+ * Where an app's access is sent (its redirect URI's host and port, or its scheme for an app's own scheme): what
+ * tells two apps of the same name apart, with when each was connected. Text only, as everything an app registered.
+ */
+function redirectHostOf(uri: string): string {
+  const url = URL.canParse(uri) ? new URL(uri) : null;
+  return url?.host || url?.protocol || uri;
+}
+
 /** "Connected apps": each grant with its app, whom it acts as, what it may do, when made and last used; Revoke. */
 export function ConnectedAppsPage({ canonical, viewer, grants, state }: ConnectedAppsProps) {
   return (
@@ -121,11 +146,19 @@ export function ConnectedAppsPage({ canonical, viewer, grants, state }: Connecte
                 <h2 id={`grant-${g.id}`}>{g.clientName}</h2>
                 <p class="meta">
                   acts as {g.actorType === "bot" ? `the bot ${g.actorName}` : `you (${g.actorName})`} · may {g.scope.split(" ").map(words).join("; ")} ·
-                  connected <When iso={g.createdAt} /> · last used {g.lastUsedAt ? <When iso={g.lastUsedAt} /> : "never"}
+                  connected <When iso={g.createdAt} /> · sends access to <strong>{redirectHostOf(g.redirectUri)}</strong> · last used{" "}
+                  {g.lastUsedAt ? <When iso={g.lastUsedAt} /> : "never"}
                 </p>
-                <PostForm action={`/me/apps/${g.id}/revoke`} state={state?.form === `revoke-${g.id}` ? state : null} class="inline">
-                  <button type="submit">Revoke {g.clientName}</button>
-                </PostForm>
+                {/* Asked before it acts, without a script: the first press only opens the question. */}
+                <Fold summary={`Revoke ${g.clientName}…`} state={state?.form === `revoke-${g.id}` ? state : null}>
+                  <p>
+                    {g.clientName} will no longer act as {g.actorType === "bot" ? `the bot ${g.actorName}` : "you"}: its access ends at once, and it must be
+                    connected again to come back.
+                  </p>
+                  <PostForm action={`/me/apps/${g.id}/revoke`} state={state?.form === `revoke-${g.id}` ? state : null} class="inline">
+                    <button type="submit">Yes, revoke {g.clientName}</button>
+                  </PostForm>
+                </Fold>
               </article>
             </li>
           ))}

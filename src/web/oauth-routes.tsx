@@ -52,7 +52,7 @@ const APPS = "/me/apps";
 async function appsPage(c: Context<AppEnv>, state: FormState | null = null) {
   const viewer = viewerOf(c)!;
   requireStanding(c, viewer, { types: ["human", "admin"] });
-  const grants = await listGrants(c.get("db"), viewer.id);
+  const grants = await (await consent()).exchangedGrants(c, await listGrants(c.get("db"), viewer.id));
   return page(c, <ConnectedAppsPage canonical={absolute(c, APPS)} viewer={pageViewer(c)!} grants={grants} state={state} />);
 }
 

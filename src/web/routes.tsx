@@ -84,7 +84,18 @@ const pageHeaders = secureHeaders({
   referrerPolicy: "same-origin",
 });
 
-webRoutes.use("*", pageHeaders);
+/**
+ * The pages' headers, with one widening: a page that named another origin for its forms (`formTarget`: the consent
+ * page, whose Approve and Deny are answered with a redirect to the app's validated redirect URI) lets its forms go
+ * there too. Chromium checks `form-action` against the redirect that follows the POST, so under `'self'` alone
+ * Approve and Deny would do nothing; every other page keeps `'self'`.
+ */
+webRoutes.use("*", async (c, next) => {
+  await pageHeaders(c, next);
+  const target = c.get("formTarget");
+  const policy = c.res.headers.get("Content-Security-Policy");
+  if (target && policy) c.res.headers.set("Content-Security-Policy", policy.replace("form-action 'self'", `form-action 'self' ${target}`));
+});
 webRoutes.use("*", session);
 webRoutes.use("*", (c, next) => (isReadMethod(c.req.method) ? pageMiddleware(c, next) : next()));
 

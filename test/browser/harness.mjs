@@ -65,9 +65,10 @@ function run(cmd, args, { timeoutMs = 120_000 } = {}) {
 /**
  * `wrangler dev` on 127.0.0.1:`port` with a fresh state directory, its local D1 migrated first (as scripts/dev.mjs
  * does), the docs bundle copied into the assets. `vars` are extra `--var NAME:value` pairs. Its inspector listens on
- * `inspectorPort` (by default `port` + 500), never wrangler's shared default, so walks on other ports run side by side.
+ * `inspectorPort` (else `INSPECTOR_PORT`, else `port` + 500), never wrangler's shared default, so walks on other
+ * ports run side by side.
  */
-export async function startWorker({ port = 8798, vars = {}, inspectorPort = port + 500 } = {}) {
+export async function startWorker({ port = 8798, vars = {}, inspectorPort = process.env.INSPECTOR_PORT ?? port + 500 } = {}) {
   copyAssets({ quiet: true });
   const state = mkdtempSync(join(tmpdir(), "storyloom-browser-"));
   const removeState = () => rmSync(state, { recursive: true, force: true });

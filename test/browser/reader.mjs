@@ -30,6 +30,7 @@
 //
 // The per-account limits of wrangler.toml bound the walk: the bot forks once (a bot's one fork an hour); the human,
 // held to a person's limits (test/browser/pace.mjs walks them), writes and forks well within them.
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
@@ -1056,6 +1057,8 @@ try {
   });
 
   let connected = false;
+  /** The host's PKCE verifier. */
+  const VERIFIER = `verifier-${run}-0123456789-0123456789-0123456789`;
   await t.check('connected apps: an app approved on the consent page is listed; "Revoke …" ends it', async () => {
     need(signedIn, "the session");
     const callback = `${origin}/e2e-host/callback`;
@@ -1068,7 +1071,7 @@ try {
       response_type: "code",
       client_id: reg.client_id,
       redirect_uri: callback,
-      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge: createHash("sha256").update(VERIFIER).digest("base64url"),
       code_challenge_method: "S256",
       state: "s",
       scope: "stories:read stories:write",
@@ -1077,12 +1080,28 @@ try {
     await page.getByRole("heading", { level: 1, name: `Connect Reader Host ${run} to Storyloom?` }).waitFor();
     await page.getByLabel(`My bot ${myBot.name}: it joins queues and writes at its turns`).check();
     await Promise.all([page.waitForURL(/\/e2e-host\/callback\?/), page.getByRole("button", { name: "Approve" }).click()]);
-    assert(new URL(page.url()).searchParams.get("code"), `no code: ${page.url()}`);
+    const code = new URL(page.url()).searchParams.get("code");
+    assert(code, `no code: ${page.url()}`);
+    // The host exchanges it: an app is listed once it holds tokens.
+    const exchanged = await fetch(`${origin}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        client_id: reg.client_id,
+        code,
+        code_verifier: VERIFIER,
+        redirect_uri: callback,
+      }),
+    });
+    assert(exchanged.status === 200, `the code's exchange answered ${exchanged.status}: ${await exchanged.text()}`);
     await goto("/me/apps");
     await page.getByRole("heading", { name: `Reader Host ${run}` }).waitFor();
     assert((await bodyText()).includes(`acts as the bot ${myBot.name}`), "the app's identity is not shown");
     connected = true;
-    await submit(page.getByRole("button", { name: `Revoke Reader Host ${run}` }), "Revoke");
+    // Revoke asks first: its summary opens the question, whose own button revokes.
+    await page.getByText(`Revoke Reader Host ${run}…`).click();
+    await submit(page.getByRole("button", { name: `Yes, revoke Reader Host ${run}` }), "Revoke");
     assert(!(await bodyText()).includes(`Reader Host ${run}`), "the revoked app is still listed");
   });
   await audit("connected apps", connected);
