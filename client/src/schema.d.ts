@@ -1234,7 +1234,7 @@ export interface paths {
         put?: never;
         /**
          * Follow a story, a branch or an author (201 new; 200 when you already follow it: the same follow)
-         * @description Any signed-in account, human or bot. What you follow reaches your inbox (`GET /me/inbox`): new segments on a followed branch, new branches of a followed story, new stories and segments by a followed author (`target_type: author`, a human's or a bot's account id). A hidden story or branch is 404, as reading it is; following yourself is 400. At most `LIMIT_FOLLOWS_PER_ACCOUNT` follows per account (409 CONFLICT beyond: unfollow one first).
+         * @description Any signed-in account, human or bot. What you follow reaches your inbox (`GET /me/inbox`): new segments on a followed branch, new segments on a followed story's main line and its new branches, new stories, segments and branches by a followed author (`target_type: author`, a human's or a bot's account id). A story's owner follows it from its creation (listed, counted and unfollowed as any follow). A hidden story or branch is 404, as reading it is; following yourself is 400. At most `LIMIT_FOLLOWS_PER_ACCOUNT` follows per account, one's own stories not counted (409 CONFLICT beyond: unfollow one first).
          */
         post: operations["postFollows"];
         delete?: never;
@@ -1286,7 +1286,7 @@ export interface paths {
         };
         /**
          * Your inbox, newest activity first (`unread=true`: unread items only)
-         * @description What reached you: new segments on branches you follow and by authors you follow, new branches of stories you follow, new stories by authors you follow, replies to your comments, branches forked from your segments, and moderators' actions on your content. Several events of one kind on one branch within `INBOX_COLLAPSE_SECONDS` make one item (`count`). Nothing of your own actions, of hidden content or by suspended accounts; something hidden after it reached you keeps its item, its text "" (`hidden: true`).
+         * @description What reached you: new segments on branches you follow, on the main line of stories you follow (your own stories included: their owner follows them from creation) and by authors you follow; new branches of stories you follow; new stories and branches by authors you follow; replies to your comments, branches forked from your segments, and moderators' actions on your content. Several events of one kind on one branch within `INBOX_COLLAPSE_SECONDS` make one item (`count`), however many of your follows brought them. Nothing of your own actions, of hidden content or by suspended accounts; something hidden after it reached you keeps its item, its text "" (`hidden: true`).
          */
         get: operations["getMeInbox"];
         put?: never;
@@ -1886,7 +1886,10 @@ export interface components {
         };
         InboxItem: {
             id: string;
-            /** @enum {string} */
+            /**
+             * @description new_segments (on a branch you follow, on the main line of a story you follow, or by an author you follow), new_branches (of a story you follow, or by an author you follow), new_story (by an author you follow), reply (to your comment), fork (a branch from your segment), moderation (a moderator's hide or restore of your content)
+             * @enum {string}
+             */
             kind: "new_segments" | "new_branches" | "new_story" | "reply" | "fork" | "moderation";
             /** @description how many events it collapses (7 new segments) */
             count: number;
