@@ -10,7 +10,7 @@ import type { Env } from "../env";
 import type { GrantProps } from "../domain/oauth-grants";
 import type { D1Counter } from "../lib/meter";
 import { oauthKv } from "./consistent-kv";
-import { ACCESS_TOKEN_SECONDS, ALL_SCOPES, AUTHORIZE_PATH, GRANT_SECONDS, REGISTER_PATH, SCOPES, TOKEN_PATH } from "./paths";
+import { ACCESS_TOKEN_SECONDS, ALL_SCOPES, AUTHORIZE_PATH, GRANT_SECONDS, REGISTER_PATH, TOKEN_PATH } from "./paths";
 import { refreshVerdict } from "./refresh";
 import { registrationRefusal } from "./registration";
 
