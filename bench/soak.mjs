@@ -10,7 +10,7 @@
 // The load is Node's own fetch, not wrk: a correctness run needs each answer tied to its endpoint and the minute it
 // came in, which wrk's script cannot tell (it never says which request an answer is for); the CPU it takes from the
 // server only slows the run, which is all the soak can afford to lose.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { NO_LIMITS, SEARCH_PATH, freePorts, startDev } from "./lib.mjs";
@@ -58,7 +58,11 @@ const stop = () => {
   if (!stopped) server.stop();
   stopped = true;
 };
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => (stop(), process.exit(130)));
+for (const signal of ["SIGINT", "SIGTERM"])
+  process.on(signal, () => {
+    stop();
+    process.exit(130);
+  });
 
 try {
   const data = await seed(BASE);
@@ -90,7 +94,7 @@ try {
     for (let a = 0; a < ADDRESSES; a++) {
       const ip = `10.7.${a >> 8}.${a & 255}`;
       for (const [name, path] of cached) list.push({ name, path, headers: { "cf-connecting-ip": ip } });
-      if (a % 2 === 0) list.push(writes[(round * ADDRESSES + a) / 2 % writes.length]);
+      if (a % 2 === 0) list.push(writes[((round * ADDRESSES + a) / 2) % writes.length]);
       if (a % 4 === 0) {
         const [name, path] = uncached[(a / 4) % uncached.length];
         list.push({ name, path, headers: { "cf-connecting-ip": ip, "x-d1-bookmark": bookmark } });
@@ -117,7 +121,8 @@ try {
     while (Date.now() < end) {
       const r = list[next++ % list.length];
       const minute = Math.floor((Date.now() - start) / 60_000);
-      const m = (perMinute[minute] ??= { requests: 0, fivexx: 0 });
+      perMinute[minute] ??= { requests: 0, fivexx: 0 };
+      const m = perMinute[minute];
       m.requests += 1;
       total += 1;
       try {

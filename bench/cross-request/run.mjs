@@ -50,7 +50,10 @@ try {
     for (const f of [...new Set(hot.failed)].slice(0, 2)) console.log(`  ${f}`);
     if (!query && cold.failed.length + hot.failed.length > 0) exit = 1;
   }
-  const errors = server.log().split("\n").filter((l) => l.includes("Cannot perform I/O on behalf of a different request")).length;
+  const errors = server
+    .log()
+    .split("\n")
+    .filter((l) => l.includes("Cannot perform I/O on behalf of a different request")).length;
   console.log(`the server logged "Cannot perform I/O on behalf of a different request" ${errors} times`);
 } finally {
   server.stop();
