@@ -10,6 +10,7 @@
 // The load is Node's own fetch, not wrk: a correctness run needs each answer tied to its endpoint and the minute it
 // came in, which wrk's script cannot tell (it never says which request an answer is for); the CPU it takes from the
 // server only slows the run, which is all the soak can afford to lose.
+import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -39,6 +40,12 @@ const BASE = `${ORIGIN}/api/v1`;
 const STATE = "bench/.tmp/soak";
 const LOG = `${STATE}.log`;
 const ADDRESSES = 70;
+/** The code the run served, for the record (a tree with changes not committed is marked so). */
+const COMMIT = (() => {
+  const git = (...args) => spawnSync("git", args, { encoding: "utf8" });
+  const head = git("rev-parse", "--short", "HEAD").stdout.trim() || "unknown";
+  return git("status", "--porcelain", "--untracked-files=no").stdout.trim() ? `${head}, with changes` : head;
+})();
 /** A request that takes longer than this counts as failed (a server that hangs is as wrong as one that answers 500). */
 const TIMEOUT_MS = 30_000;
 const gcd = (a, b) => (b ? gcd(b, a % b) : a);
@@ -168,7 +175,7 @@ try {
   const report = [
     "# Soak",
     "",
-    `Run ${new Date().toISOString()} on ${cpus().length} cores (load average ${loadavg()[0].toFixed(2)} at the end) by \`npm run bench:soak -- --minutes ${MINUTES}${CONNECTIONS === 10 ? "" : ` --connections ${CONNECTIONS}`}${values.silent ? " --silent" : ""}\``,
+    `Run ${new Date(start).toISOString()} (commit ${COMMIT}) on ${cpus().length} cores (load average ${loadavg()[0].toFixed(2)} at the end) by \`npm run bench:soak -- --minutes ${MINUTES}${CONNECTIONS === 10 ? "" : ` --connections ${CONNECTIONS}`}${values.silent ? " --silent" : ""}${values.write ? " --write" : ""}\``,
     `(bench/soak.mjs; bench/README.md says what it sends), against \`npm run dev\` with the per-account limits lifted, access log ${values.silent ? "off" : "on"}. Target: 0 × 5xx.`,
     "",
     `**${summary.slice("soak: ".length)}.**`,
