@@ -3,6 +3,7 @@ import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { BranchRoom } from "../src/durable/branch";
 import type { Env } from "../src/env";
+import { app } from "../src/app";
 import { memoryHit } from "../src/middleware/memory-hit";
 import { sweep } from "../src/queue/sweeper";
 import {
@@ -527,5 +528,36 @@ describe("the public read micro-cache", () => {
     const failed = await call(url, { headers: { "CF-Connecting-IP": uniqueAddress() }, env: { READ_CACHE_MS: "60000", READ_LIMITER: failing } });
     expectError(failed, 500, "INTERNAL_ERROR");
     expect(attempts).toBe(2);
+  });
+
+  it("never has a read await another request's lease purchase: two reads of one address at once, from two requests, each buy their own", async () => {
+    // Why: workerd hands a wait on another request's promise back to the waiting request only while V8 runs the code
+    // unoptimized; once it was hot, the waiter went on in the buyer's I/O context and its answer failed ("Cannot
+    // perform I/O on behalf of a different request", bench/cross-request/). The failure needs optimized code, which a
+    // test cannot bring about at will: this one checks the rule that prevents it.
+    const story = await createStory(w.owner.token);
+    const url = `${ORIGIN}/api/v1/stories/${story.id}`;
+    await call(url, { env: { READ_CACHE_MS: "60000" } });
+    const { calls, counting } = countingReadLimiter();
+    let started = 0;
+    const slow = {
+      limit: async (options: RateLimitOptions) => {
+        started++;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return counting.limit(options);
+      },
+    } as RateLimit;
+    const bindings = { ...env, READ_CACHE_MS: "60000", READ_LIMITER: slow } as Env;
+    const headers = { "CF-Connecting-IP": uniqueAddress() };
+    const answered = async (res: Response) => [res.status, res.headers.get("x-read-cache"), await res.text()];
+    // One in a Durable Object's I/O context (another request), the front door's; the other here, down the full path.
+    const inRoom = runInDurableObject(branchRoom(story.main_branch_id), async () => answered(await app.request(url, { headers }, bindings)));
+    await vi.waitFor(() => expect(started).toBe(1)); // its purchase is under way
+    const here = Promise.resolve(app.request(url, { headers: { ...headers, "X-Request-Id": "full-path" } }, bindings)).then(answered);
+    const [room, own] = await Promise.all([inRoom, here]);
+    expect(room.slice(0, 2)).toEqual([200, "hit"]);
+    expect(own.slice(0, 2)).toEqual([200, "hit"]);
+    expect(own[2]).toBe(room[2]);
+    expect(calls).toHaveLength(2);
   });
 });

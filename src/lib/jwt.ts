@@ -31,11 +31,21 @@ const MAX_VERIFIED = 10_000;
  * the claims of tokens whose signature already checked out. A signature never stops matching, so a remembered
  * token is only checked for expiry again; the account's standing is not the token's business (checked elsewhere).
  */
-let signer: { secret: string; key: Promise<CryptoKey>; verified: Map<string, JwtClaims> } | null = null;
+let signer: { secret: string; key: CryptoKey | null; verified: Map<string, JwtClaims> } | null = null;
 
 function signerFor(secret: string) {
-  if (signer?.secret !== secret) signer = { secret, key: importHmacKey(secret), verified: new Map() };
+  if (signer?.secret !== secret) signer = { secret, key: null, verified: new Map() };
   return signer;
+}
+
+/**
+ * The signer's key, imported by the first request that needs it. The key is kept, never the import's promise: a
+ * request never awaits another request's promise (docs/decisions.md, "Reads at the edge"); two first requests at
+ * once each import one.
+ */
+async function keyOf(s: NonNullable<typeof signer>): Promise<CryptoKey> {
+  s.key ??= await importHmacKey(s.secret);
+  return s.key;
 }
 
 /** Signs a token: `iat` and `exp` in integer seconds, `iat_ms` the issue time to the millisecond. */
@@ -56,7 +66,7 @@ export async function signJwt(
     iat_ms: Math.round(now * 1000),
   };
   const unsigned = `${encodeJson({ alg: "HS256", typ: "JWT" })}.${encodeJson(claims)}`;
-  return `${unsigned}.${base64url(await hmacSha256(await signerFor(secret).key, unsigned))}`;
+  return `${unsigned}.${base64url(await hmacSha256(await keyOf(signerFor(secret)), unsigned))}`;
 }
 
 const invalid = (reason: string, message = "Invalid token") => new ApiError("AUTH_INVALID_TOKEN", message, { reason });
@@ -93,8 +103,8 @@ function checkClaims(payload: Record<string, unknown>, now: number): JwtClaims {
 
 /** Verifies an HS256 JWT; throws AUTH_INVALID_TOKEN (with details.reason) or AUTH_EXPIRED_TOKEN. */
 export async function verifyJwt(token: string, secret: string, now = Math.floor(Date.now() / 1000)): Promise<JwtClaims> {
-  const { key, verified } = signerFor(secret);
-  const known = verified.get(token);
+  const s = signerFor(secret);
+  const known = s.verified.get(token);
   if (known) return checkClaims({ ...known }, now);
   const parts = token.split(".");
   if (parts.length !== 3) throw invalid("malformed", "Token is malformed");
@@ -107,10 +117,10 @@ export async function verifyJwt(token: string, secret: string, now = Math.floor(
   } catch {
     throw invalid("malformed", "Token is malformed");
   }
-  const expected = await hmacSha256(await key, `${head}.${body}`);
+  const expected = await hmacSha256(await keyOf(s), `${head}.${body}`);
   if (!timingSafeEqualBytes(given, expected)) throw invalid("bad_signature", "Token signature does not match");
   const claims = checkClaims(decodePart(body), now);
-  if (verified.size >= MAX_VERIFIED) verified.clear();
-  verified.set(token, claims);
+  if (s.verified.size >= MAX_VERIFIED) s.verified.clear();
+  s.verified.set(token, claims);
   return claims;
 }

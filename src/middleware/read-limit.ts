@@ -7,29 +7,23 @@ import { ReadLeases, WINDOW_SECONDS } from "../lib/read-leases";
 import { verifiedActor } from "./auth";
 
 const leases = new ReadLeases();
-/** One purchase in flight per address: concurrent reads that find no lease wait for it instead of each buying. */
-const purchases = new Map<string, Promise<boolean>>();
 
-/** Takes a read from the address's lease, buying one from the binding when none is left; false when refused. */
+/**
+ * Takes a read from the address's lease, buying one from the binding when none is left; false when refused.
+ *
+ * Each request buys for itself, even while another request's purchase for the same address is in flight: no
+ * request ever awaits another request's promise. Why: workerd hands such a wait back to the waiting request only
+ * while V8 runs the code unoptimized; once the front door's functions were hot (minutes into a soak), the waiter
+ * went on in the buyer's I/O context, built its answer there and failed with "Cannot perform I/O on behalf of a
+ * different request" (or hung). Concurrent buyers of one address lose nothing (`grant` adds to a live lease); a
+ * refused buyer still takes a read another buyer's lease brought meanwhile.
+ */
 async function admitRead(limiter: RateLimit, key: string): Promise<boolean> {
-  for (;;) {
-    if (leases.take(key, Date.now())) return true;
-    const pending = purchases.get(key);
-    if (pending) {
-      if (!(await pending)) return false;
-      continue;
-    }
-    const purchase = limiter
-      .limit({ key })
-      .then(({ success }) => {
-        if (success) leases.grant(key, Date.now());
-        return success;
-      })
-      .finally(() => purchases.delete(key));
-    purchases.set(key, purchase);
-    // The buyer's read is the first of its lease (grant takes it); waiters loop back to take theirs.
-    return purchase;
-  }
+  if (leases.take(key, Date.now())) return true;
+  const { success } = await limiter.limit({ key });
+  // The buyer's read is the first of its lease (grant takes it).
+  if (success) leases.grant(key, Date.now());
+  return success || leases.take(key, Date.now());
 }
 
 /** The client the limit counts: its address, an IPv6 address by its /64 (src/lib/address.ts). */
@@ -38,7 +32,7 @@ const readKey = (c: Context<AppEnv>) => readKeyOf(c.req.header("cf-connecting-ip
 
 /**
  * An anonymous read taken from the address's lease at once when it can be: true when there is no limit or a lease
- * had a read left; otherwise a promise that buys (or waits for) a lease, false when the binding refuses.
+ * had a read left; otherwise a promise that buys a lease, false when the binding refuses.
  */
 export function leasedRead(limiter: RateLimit | undefined, address: string | null): true | Promise<boolean> {
   if (!limiter) return true;
