@@ -216,6 +216,30 @@ describe("following a story", () => {
     expect((await storedItems(owner.id)).map((i: any) => [i.kind, i.count])).toEqual([["new_segments", 1]]);
   });
 
+  it("the owner hears of another account's main-line segments from the write itself: no event, nothing queued, the item at once and collapsed; a follower of the writer still gets the fan-out, and the owner no second item", async () => {
+    const owner = await registerHuman();
+    const story = await createStory(owner.token);
+    const writer = await registerHuman();
+    const captured = capturedQueue();
+    expect((await write(writer.token, story.main_branch_id, words(4), { FANOUT: captured.queue })).status).toBe(201);
+    expect((await write(writer.token, story.main_branch_id, words(5), { FANOUT: captured.queue })).status).toBe(201);
+    expect(captured.sent).toEqual([]);
+    const events = await env.DB.prepare("SELECT count(*) AS n FROM inbox_events WHERE story_id = ? AND kind = 'segment'").bind(story.id).first<{ n: number }>();
+    expect(events!.n).toBe(0);
+    expect(await storedItems(owner.id)).toEqual([{ kind: "new_segments", count: 2, collapse_key: `segments ${story.main_branch_id}` }]);
+    // The owner follows the writer too, and so does a reader: the fan-out tells the reader, and leaves the owner out.
+    const reader = await registerHuman();
+    for (const who of [owner, reader]) expect((await followOf(who.token, "author", writer.id)).status).toBe(201);
+    expect((await write(writer.token, story.main_branch_id, words(6), { FANOUT: captured.queue })).status).toBe(201);
+    expect(await drain(captured)).toBe(1);
+    expect(await storedItems(owner.id)).toEqual([{ kind: "new_segments", count: 3, collapse_key: `segments ${story.main_branch_id}` }]);
+    expect(await storedItems(reader.id)).toEqual([{ kind: "new_segments", count: 1, collapse_key: `segments ${story.main_branch_id}` }]);
+    // A segment on another branch is no news of the story: its owner is not told.
+    const fork = await createBranch(writer.token, story.id);
+    await write(writer.token, fork.id, words(7), { FANOUT: captured.queue });
+    expect((await storedItems(owner.id)).filter((i: any) => i.kind === "new_segments")).toHaveLength(1);
+  });
+
   it("the stories one owns do not count toward LIMIT_FOLLOWS_PER_ACCOUNT: with two stories and a cap of 1, one more follow, then 409", async () => {
     const limit = { LIMIT_FOLLOWS_PER_ACCOUNT: "1" };
     const owner = await registerHuman();

@@ -37,7 +37,7 @@ export interface FanoutOptions {
 type StepEvent = Pick<
   InboxEventRow,
   "id" | "kind" | "storyId" | "branchId" | "segmentId" | "commentId" | "recipientId" | "cursor" | "leaderId" | "settledAt" | "createdAt"
-> & { actorId: string; data: string | null; weight: number; latestSegmentId: string | null; latestAt: string; onMain: number };
+> & { actorId: string; data: string | null; weight: number; latestSegmentId: string | null; latestAt: string; onMain: number; ownerId: string | null };
 
 /** What an event makes in an inbox: the item's kind and collapse key. */
 interface Item {
@@ -61,7 +61,7 @@ function audienceOf(e: StepEvent): Audience {
       ];
       // The main line's segments are its story's news: its followers get the branch's item (the same key).
       if (e.onMain) followed.push(["story", e.storyId]);
-      return { followed, item: { kind: "new_segments", key: `segments ${e.branchId}` } };
+      return { followed, item: { kind: SEGMENTS_ITEM.kind, key: `${SEGMENTS_ITEM.keyPrefix}${e.branchId}` } };
     }
     case "branch":
       return {
@@ -136,50 +136,109 @@ function readStep(db: Db, eventId: string, now: string) {
           e.created_at AS createdAt, (SELECT count(*) FROM inbox_events x WHERE x.leader_id = e.id) AS weight,
           (SELECT x.segment_id FROM inbox_events x WHERE x.leader_id = e.id ORDER BY x.created_at DESC, x.id DESC LIMIT 1) AS latestSegmentId,
           coalesce((SELECT max(x.created_at) FROM inbox_events x WHERE x.leader_id = e.id), e.created_at) AS latestAt,
-          coalesce((SELECT b.is_main FROM branches b WHERE b.id = e.branch_id), 0) AS onMain
+          coalesce((SELECT b.is_main FROM branches b WHERE b.id = e.branch_id), 0) AS onMain,
+          (SELECT s.owner_id FROM stories s WHERE s.id = e.story_id) AS ownerId
         FROM inbox_events e WHERE e.id = ${eventId}`,
     ),
   ] as const;
 }
+
+/**
+ * What one change writes into the inboxes of some accounts: its item's kind and collapse key (per account: a fork's
+ * author gets another item than its followers), what it names, how many changes it carries (`weight`) and when the
+ * latest was (`at`; an unread item of the key begun since `windowStart` takes it). Values may be SQL or placeholders
+ * (a prepared statement, src/domain/segment-write.ts).
+ */
+export interface ItemWrite {
+  kindOf: (account: SQL) => SQL;
+  keyOf: (account: SQL) => SQL;
+  storyId: unknown;
+  branchId: unknown;
+  segmentId: unknown;
+  commentId: unknown;
+  actorId: unknown;
+  data: unknown;
+  eventId: unknown;
+  weight: unknown;
+  at: unknown;
+  windowStart: unknown;
+  itemsPerAccount: unknown;
+}
+
+/**
+ * The inbox writes of one change for `accounts` (SQL selecting `id`), each only while `guard` holds: collapse into
+ * an unread item of the same key whose window covers it (count + weight, its latest, moved to the top), else a new
+ * item; then each account's items beyond `itemsPerAccount` pruned, the oldest activity first. The one place an
+ * inbox item is written: the fan-out's pages and a segment's own batch (its story's owner) both use it.
+ */
+export function itemWrites(w: ItemWrite, accounts: SQL, guard: SQL): [SQL, SQL, SQL] {
+  const at = w.at;
+  const window = sql`BETWEEN ${w.windowStart} AND ${at}`;
+  const latest = (column: string, value: unknown) => sql`${sql.raw(column)} = CASE WHEN ${at} >= updated_at THEN ${value} ELSE ${sql.raw(column)} END`;
+  return [
+    sql`UPDATE inbox_items SET count = count + ${w.weight}, seq = (SELECT max(j.seq) FROM inbox_items j WHERE j.account_id = inbox_items.account_id) + 1,
+          ${latest("branch_id", w.branchId)}, ${latest("segment_id", w.segmentId)}, ${latest("comment_id", w.commentId)}, ${latest("actor_id", w.actorId)},
+          ${latest("data", w.data)}, ${latest("event_id", w.eventId)}, updated_at = max(updated_at, ${at})
+        WHERE account_id IN (${accounts}) AND read_at IS NULL AND collapse_key = ${w.keyOf(sql`inbox_items.account_id`)} AND started_at ${window} AND ${guard}`,
+    sql`INSERT INTO inbox_items (id, account_id, kind, collapse_key, story_id, branch_id, segment_id, comment_id, actor_id, data, event_id, count, seq, started_at, updated_at)
+        SELECT ${NEW_UUID}, p.id, ${w.kindOf(sql`p.id`)}, ${w.keyOf(sql`p.id`)}, ${w.storyId}, ${w.branchId}, ${w.segmentId}, ${w.commentId}, ${w.actorId},
+          ${w.data}, ${w.eventId}, ${w.weight}, coalesce((SELECT max(j.seq) FROM inbox_items j WHERE j.account_id = p.id), 0) + 1, ${at}, ${at}
+        FROM (${accounts}) p
+        WHERE ${guard} AND NOT EXISTS (SELECT 1 FROM inbox_items i WHERE i.account_id = p.id AND i.read_at IS NULL AND i.collapse_key = ${w.keyOf(sql`p.id`)} AND i.started_at ${window})`,
+    sql`DELETE FROM inbox_items WHERE id IN (SELECT i.id FROM (${accounts}) p JOIN inbox_items i ON i.account_id = p.id
+        AND i.seq <= (SELECT max(j.seq) FROM inbox_items j WHERE j.account_id = p.id) - ${w.itemsPerAccount})`,
+  ];
+}
+
+/** A segment's item: its branch's run of new segments (the main line's too, for its story's followers). */
+export const SEGMENTS_ITEM = { kind: "new_segments", keyPrefix: "segments " } as const;
+
+/**
+ * SQL: the story's owner hears of this main-line segment from its own batch (src/domain/segment-write.ts), not
+ * from the fan-out: they follow the story, and the segment is on its main line. The fan-out leaves them out.
+ */
+export const ownerHearsAtWriteSql = (owner: SQL | string, storyId: unknown, branchId: unknown): SQL =>
+  sql`(EXISTS (SELECT 1 FROM branches WHERE id = ${branchId} AND is_main = 1)
+    AND EXISTS (SELECT 1 FROM follows WHERE follower_id = ${owner} AND target_type = 'story' AND target_id = ${storyId}))`;
 
 /** The statements of one page, for one batch (see the module's comment), ending with the event's state after it. */
 function pageStatements(db: Db, e: StepEvent, options: FanoutOptions, now: string) {
   const a = audienceOf(e);
   const n = options.pageSize;
   const page = pageSql(a, e, n);
-  const accounts = sql`SELECT id FROM (${page}) WHERE id != ${e.actorId}`;
+  // A main-line segment's story owner heard of it from its own batch already.
+  const ownerHeard = e.kind === "segment" ? sql` AND NOT (id = ${e.ownerId ?? ""} AND ${ownerHearsAtWriteSql(e.ownerId ?? "", e.storyId, e.branchId)})` : sql``;
+  const accounts = sql`SELECT id FROM (${page}) WHERE id != ${e.actorId}${ownerHeard}`;
   const items = a.item && a.direct ? [a.item, a.direct] : [(a.item ?? a.direct)!];
   const per = (account: SQL, pick: (i: Item) => string) =>
     items.length === 2 ? sql`CASE WHEN ${account} = ${e.recipientId} THEN ${pick(items[1])} ELSE ${pick(items[0])} END` : sql`${pick(items[0])}`;
-  const key = (account: SQL) => per(account, (i) => i.key);
-  const at = e.latestAt;
-  const window = sql`BETWEEN ${new Date(Date.parse(at) - options.collapseMs).toISOString()} AND ${at}`;
   const eligible = eligibleSql(e, now);
   const mine = sql`id = ${e.id} AND cursor = ${e.cursor} AND settled_at IS NULL AND leader_id = ${e.id}`;
   const guard = sql`EXISTS (SELECT 1 FROM inbox_events WHERE ${mine}) AND ${eligible}`;
-  const segment = e.latestSegmentId ?? e.segmentId;
-  const latest = (column: string, value: unknown) => sql`${sql.raw(column)} = CASE WHEN ${at} >= updated_at THEN ${value} ELSE ${sql.raw(column)} END`;
+  const writes = itemWrites(
+    {
+      kindOf: (account) => per(account, (i) => i.kind),
+      keyOf: (account) => per(account, (i) => i.key),
+      storyId: e.storyId,
+      branchId: e.branchId,
+      segmentId: e.latestSegmentId ?? e.segmentId,
+      commentId: e.commentId,
+      actorId: e.actorId,
+      data: e.data,
+      eventId: e.id,
+      weight: e.weight,
+      at: e.latestAt,
+      windowStart: new Date(Date.parse(e.latestAt) - options.collapseMs).toISOString(),
+      itemsPerAccount: options.itemsPerAccount,
+    },
+    accounts,
+    guard,
+  );
+  const [collapse, insert, prune] = writes;
   return [
-    rawRun(
-      db,
-      sql`UPDATE inbox_items SET count = count + ${e.weight}, seq = (SELECT max(j.seq) FROM inbox_items j WHERE j.account_id = inbox_items.account_id) + 1,
-          ${latest("branch_id", e.branchId)}, ${latest("segment_id", segment)}, ${latest("comment_id", e.commentId)}, ${latest("actor_id", e.actorId)},
-          ${latest("data", e.data)}, ${latest("event_id", e.id)}, updated_at = max(updated_at, ${at})
-        WHERE account_id IN (${accounts}) AND read_at IS NULL AND collapse_key = ${key(sql`inbox_items.account_id`)} AND started_at ${window} AND ${guard}`,
-    ),
-    rawRun(
-      db,
-      sql`INSERT INTO inbox_items (id, account_id, kind, collapse_key, story_id, branch_id, segment_id, comment_id, actor_id, data, event_id, count, seq, started_at, updated_at)
-        SELECT ${NEW_UUID}, p.id, ${per(sql`p.id`, (i) => i.kind)}, ${key(sql`p.id`)}, ${e.storyId}, ${e.branchId}, ${segment}, ${e.commentId}, ${e.actorId},
-          ${e.data}, ${e.id}, ${e.weight}, coalesce((SELECT max(j.seq) FROM inbox_items j WHERE j.account_id = p.id), 0) + 1, ${at}, ${at}
-        FROM (${accounts}) p
-        WHERE ${guard} AND NOT EXISTS (SELECT 1 FROM inbox_items i WHERE i.account_id = p.id AND i.read_at IS NULL AND i.collapse_key = ${key(sql`p.id`)} AND i.started_at ${window})`,
-    ),
-    rawRun(
-      db,
-      sql`DELETE FROM inbox_items WHERE id IN (SELECT i.id FROM (${accounts}) p JOIN inbox_items i ON i.account_id = p.id
-        AND i.seq <= (SELECT max(j.seq) FROM inbox_items j WHERE j.account_id = p.id) - ${options.itemsPerAccount})`,
-    ),
+    rawRun(db, collapse),
+    rawRun(db, insert),
+    rawRun(db, prune),
     rawRun(
       db,
       sql`UPDATE inbox_events SET cursor = coalesce((SELECT max(id) FROM (${page})), cursor), due_at = ${now},

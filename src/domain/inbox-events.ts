@@ -70,7 +70,7 @@ function eventStatement(db: Db, e: NewEvent, when: SQL, followed: [FollowTarget,
 
 /**
  * A segment, in its room's batch: the followers of its branch and of its writer hear of it, once it was written,
- * and on the main line the story's followers too (its owner among them). Segments of one writer on one branch
+ * and on the main line the story's followers too (but its owner, told in the same batch). Segments of one writer on one branch
  * share a merge key: waiting together, they are fanned out in one pass. Plain SQL of its values (a prepared
  * statement, src/domain/segment-write.ts).
  */
@@ -78,8 +78,16 @@ export const segmentEventSql = (v: { id: string; authorId: string; storyId: stri
   sql`INSERT INTO inbox_events (id, kind, actor_id, story_id, branch_id, segment_id, merge_key, created_at, due_at)
     SELECT ${v.id}, 'segment', ${v.authorId}, ${v.storyId}, ${v.branchId}, ${v.id}, 'segment ' || ${v.branchId} || ' ' || ${v.authorId}, ${v.createdAt}, ${v.createdAt}
     WHERE EXISTS (SELECT 1 FROM segments WHERE id = ${v.id}) AND (${followedSql("branch", v.branchId, v.authorId)} OR ${followedSql("author", v.authorId, v.authorId)}
-      OR (${followedSql("story", v.storyId, v.authorId)} AND ${mainLineSql(v.branchId)}))
+      OR (${storyFollowedByOthersSql(v.storyId, v.authorId)} AND ${mainLineSql(v.branchId)}))
     RETURNING id`;
+
+/**
+ * SQL: someone other than `actor` and the story's owner follows the story (its owner hears of a main-line segment
+ * from the segment's own batch: src/domain/segment-write.ts).
+ */
+const storyFollowedByOthersSql = (storyId: SQL | string, actor: SQL | string): SQL =>
+  sql`EXISTS (SELECT 1 FROM follows WHERE target_type = 'story' AND target_id = ${storyId} AND follower_id != ${actor}
+    AND follower_id != (SELECT owner_id FROM stories WHERE id = ${storyId}))`;
 
 /** A new story: its owner's followers hear of it. */
 export const storyEvent = (db: Db, story: { id: string; ownerId: string; createdAt: string }) =>

@@ -5,6 +5,7 @@ import type { ActorType } from "./actor";
 import { type LimitValues, type SegmentLimits, type SegmentUsage, limitValues, underLimits, usageSql } from "./segment-quota";
 import { indexSegmentSql } from "./search-index";
 import { type NewSegment, type SegmentValues, insertLog, insertSegment, segmentValues } from "./segments";
+import { SEGMENTS_ITEM, itemWrites, ownerHearsAtWriteSql } from "./fanout";
 import { segmentEventSql } from "./inbox-events";
 import { type Subject, inGoodStanding } from "./standing";
 import { takesWrites } from "./writable";
@@ -22,7 +23,14 @@ interface Shape {
   limits: "none" | "all" | "branch";
 }
 
-type WriteValues = SegmentValues & LimitValues & { subjectId: string; jti: string; issuedAt: string; now: string };
+/** The inbox's numbers a write's own item for the story's owner follows (the fan-out's, src/config.ts). */
+export interface InboxBounds {
+  collapseMs: number;
+  itemsPerAccount: number;
+}
+
+type WriteValues = SegmentValues &
+  LimitValues & { subjectId: string; jti: string; issuedAt: string; now: string; itemKey: string; windowStart: string; itemsPerAccount: number };
 
 /** SQL (`AND …`): the segment `id` was written by this batch; the later statements of a write depend on it. */
 export const written = (id: string): SQL => sql`AND EXISTS (SELECT 1 FROM segments WHERE id = ${id})`;
@@ -56,19 +64,55 @@ const indexedSegment = prepared(indexSegmentSql);
 const usage = prepared(usageSql);
 const segmentEvent = prepared(segmentEventSql);
 
+/** The story's owner, when another account writes on its main line and they follow it (as they do from its creation). */
+const ownerToTell = (v: WriteValues): SQL =>
+  sql`SELECT s.owner_id AS id FROM stories s WHERE s.id = ${v.storyId} AND s.owner_id != ${v.authorId} AND ${ownerHearsAtWriteSql(sql`s.owner_id`, v.storyId, v.branchId)}`;
+
+/**
+ * The owner's inbox item, written in the segment's own batch (only if the segment was): a story's owner hears of
+ * every other account's main-line segment, so a fan-out step through the queue for them alone would cost each such
+ * write a queue message and two more batches (the fan-out leaves them out: src/domain/fanout.ts).
+ */
+export const ownerItemSql = (v: WriteValues): [SQL, SQL, SQL] =>
+  itemWrites(
+    {
+      kindOf: () => sql`${SEGMENTS_ITEM.kind}`,
+      keyOf: () => sql`${v.itemKey}`,
+      storyId: v.storyId,
+      branchId: v.branchId,
+      segmentId: v.id,
+      commentId: null,
+      actorId: v.authorId,
+      data: null,
+      eventId: v.id,
+      weight: 1,
+      at: v.createdAt,
+      windowStart: v.windowStart,
+      itemsPerAccount: v.itemsPerAccount,
+    },
+    ownerToTell(v),
+    sql`EXISTS (SELECT 1 FROM segments WHERE id = ${v.id})`,
+  );
+
+const ownerItem = [0, 1, 2].map((i) => prepared((v: WriteValues) => ownerItemSql(v)[i]));
+
 /** Limit values for a write that counts none (an admin's): its statements never read them. */
 const NO_LIMITS: SegmentLimits = { perHour: 0, perDay: 0, perBranchPerHour: null };
 
 /** What a room's write binds, and its shape. */
-export function writeValues(seg: NewSegment, subject: Subject, quota: Quota | null): { values: WriteValues; shape: Shape } {
+export function writeValues(seg: NewSegment, subject: Subject, quota: Quota | null, inbox: InboxBounds): { values: WriteValues; shape: Shape } {
+  const segment = segmentValues(seg);
   const values: WriteValues = {
-    ...segmentValues(seg),
+    ...segment,
     ...limitValues(seg.author.id, seg.branchId, quota?.limits ?? NO_LIMITS, quota?.now ?? 0),
     subjectId: subject.id,
     // `revoked` tests `jti ?? ""` (and the key's replacement `issuedAt ?? ""`): bound as the statement built with the value would bind it.
     jti: subject.jti ?? "",
     issuedAt: subject.issuedAt ?? "",
     now: nowIso(),
+    itemKey: `${SEGMENTS_ITEM.keyPrefix}${segment.branchId}`,
+    windowStart: new Date(Date.parse(segment.createdAt) - inbox.collapseMs).toISOString(),
+    itemsPerAccount: inbox.itemsPerAccount,
   };
   return { values, shape: { type: subject.type, limits: quota ? (quota.perBranch ? "branch" : "all") : "none" } };
 }
@@ -76,9 +120,9 @@ export function writeValues(seg: NewSegment, subject: Subject, quota: Quota | nu
 /**
  * A segment written by its branch's room, as prepared statements (compiled once per shape, src/db/compile.ts: a
  * write's SQL was most of its Drizzle time and garbage): the guarded segment, its log entry, the branch's and the
- * story's counters, its search index row and its inbox event (`event`: only when someone follows the branch or the
- * writer), each later one only if the segment was written; and, with limits, the read of the writer's usage that
- * ends the batch (`usage`).
+ * story's counters, its search index row, its story owner's inbox item (`ownerItemSql`) and its inbox event (`event`:
+ * only when someone else follows the branch, the writer or, on the main line, the story), each later one only if the
+ * segment was written; and, with limits, the read of the writer's usage that ends the batch (`usage`).
  */
 export function segmentWrite(db: Db, { values: v, shape }: ReturnType<typeof writeValues>) {
   const event = rawAll<{ id: string }>(db, segmentEvent(v));
@@ -89,6 +133,7 @@ export function segmentWrite(db: Db, { values: v, shape }: ReturnType<typeof wri
       rawRun(db, countedOnBranch(v)),
       rawRun(db, countedOnStory(v)),
       rawRun(db, indexedSegment(v)),
+      ...ownerItem.map((statement) => rawRun(db, statement(v))),
       event,
     ] as const,
     event,

@@ -617,7 +617,7 @@ export class BranchRoom extends DurableObject<Env> {
         const data = this.submitResult(seg, applied);
         // The writer's standing and limits are conditions of the segment's own INSERT (no statement of their own):
         // a refused write inserts nothing, and every later statement is conditional on the segment being there.
-        const write = segmentWrite(this.db, writeValues(seg, subject, quota));
+        const write = segmentWrite(this.db, writeValues(seg, subject, quota, configOf(this.env).inbox));
         const ifWritten = written(seg.id);
         const statements = [
           ...write.statements,

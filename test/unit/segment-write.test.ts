@@ -6,7 +6,7 @@ import { compileSimple } from "../../src/db/compile";
 import type { Writer } from "../../src/domain/actor";
 import { segmentEventSql } from "../../src/domain/inbox-events";
 import { usageSql } from "../../src/domain/segment-quota";
-import { countedOnBranchSql, countedOnStorySql, guardedSegmentSql, type Quota, segmentWrite, writeValues } from "../../src/domain/segment-write";
+import { countedOnBranchSql, countedOnStorySql, guardedSegmentSql, ownerItemSql, type Quota, segmentWrite, writeValues } from "../../src/domain/segment-write";
 import { insertLog, type NewSegment } from "../../src/domain/segments";
 import { indexSegmentSql } from "../../src/domain/search-index";
 import type { Subject } from "../../src/domain/standing";
@@ -54,7 +54,10 @@ describe("segmentWrite: prepared statements bind what their builders would", () 
   it.each(cases)("%s", (_, subject, quota) => {
     // Twice per shape with other values: the second call runs the statement compiled by the first.
     for (const n of [1, 2]) {
-      const { values, shape } = writeValues(segment({ id: subject.id, type: subject.type, name: `name ${n}` }, n), subject, quota);
+      const { values, shape } = writeValues(segment({ id: subject.id, type: subject.type, name: `name ${n}` }, n), subject, quota, {
+        collapseMs: 600_000,
+        itemsPerAccount: 1000,
+      });
       const write = segmentWrite(db, { values, shape });
       const built: SQL[] = [
         guardedSegmentSql(values, shape),
@@ -62,6 +65,7 @@ describe("segmentWrite: prepared statements bind what their builders would", () 
         countedOnBranchSql(values),
         countedOnStorySql(values),
         indexSegmentSql(values),
+        ...ownerItemSql(values),
         segmentEventSql(values),
       ];
       expect(write.statements).toHaveLength(built.length);
