@@ -355,6 +355,14 @@ describe("PUT /bots/{id}/webhook", () => {
       expect(expectError(res, 400, "VALIDATION_ERROR").details.fields[0].field, url).toBe("webhook_url");
     }
   });
+
+  it("checks the address before the id: a bad address is 400 whatever the id, a good one for a malformed id 404", async () => {
+    const bot = await registerBot();
+    const bad = await call("/bots/not-a-bot-id/webhook", { method: "PUT", token: bot.token, body: { webhook_url: "not a url" } });
+    expect(expectError(bad, 400, "VALIDATION_ERROR").details.fields[0].field).toBe("webhook_url");
+    const good = await call("/bots/not-a-bot-id/webhook", { method: "PUT", token: bot.token, body: { webhook_url: "https://hooks.example.com/x" } });
+    expectError(good, 404, "NOT_FOUND");
+  });
 });
 
 describe("GET /bots/{id}/webhook/status", () => {

@@ -1,8 +1,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../context";
 import { createRoute, z } from "@hono/zod-openapi";
-import * as authDomain from "../domain/auth";
-import { actorOf, auth, readCredential } from "../middleware/auth";
+import { auth, readCredential } from "../middleware/auth";
 import { callerOf, guestOf } from "../middleware/caller";
 import { successSchema } from "../lib/envelope";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "./openapi";
@@ -10,7 +9,7 @@ import { failedLoginLimit, registrationLimit } from "../middleware/subject-limit
 import { botRegisterBody, loginBody, registerBody } from "../schemas/auth";
 import { roleSchema } from "../schemas/fields";
 import { authErrors } from "./schemas";
-import { account, logIn, logInBot, logOut, logInBotByName, registerBot, registerHuman } from "../usecases/auth";
+import { account, generateApiToken, logIn, logInBot, logOut, logInBotByName, registerBot, registerHuman } from "../usecases/auth";
 
 const userSchema = z.object({ id: z.string(), username: z.string(), email: z.string(), user_type: z.enum(["human", "admin"]) }).openapi("User");
 const userAuthSchema = z.object({ message: z.string(), user: userSchema, access_token: z.string() });
@@ -199,7 +198,7 @@ export const authRoutes = createRouter()
     return c.json({ message: "Logged out: this token is revoked" }, 200);
   })
   .openapi(apiTokenRoute, async (c) => {
-    const { token, expiresAt, remainingDays } = await authDomain.generateApiToken(c.get("db"), actorOf(c).id);
+    const { token, expiresAt, remainingDays } = await generateApiToken(callerOf(c));
     return c.json(
       {
         message: "API token generated; it replaces any earlier token",

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import * as domain from "../domain/comments";
-import { actorOf, auth, viewerOfRequest } from "../middleware/auth";
+import { listComments } from "../domain/comments";
+import { auth, viewerOfRequest } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
 import { LIMIT_ERRORS, idempotencyParameter, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
@@ -8,7 +8,7 @@ import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "./openapi";
 import { pageQuery, paginationSchema } from "../lib/pagination";
 import { commentBody } from "../schemas/comments";
-import { addComment } from "../usecases/comments";
+import { addComment, deleteComment } from "../usecases/comments";
 import { authErrors, idParam } from "./schemas";
 import { publicReadCache } from "../middleware/read-cache";
 
@@ -75,10 +75,10 @@ export const commentRoutes = createRouter()
   .openapi(listRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
     const { limit, offset } = c.req.valid("query");
-    return ok(c, await domain.listComments(c.get("db"), id, limit, offset, await viewerOfRequest(c)));
+    return ok(c, await listComments(c.get("db"), id, limit, offset, await viewerOfRequest(c)));
   })
   .openapi(addRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
     return ok(c, await addComment(callerOf(c), id, c.req.valid("json")), 201);
   })
-  .openapi(deleteRoute, async (c) => ok(c, await domain.deleteComment(c.get("db"), actorOf(c), pathId(c.req.valid("param").comment_id, "Comment"))));
+  .openapi(deleteRoute, async (c) => ok(c, await deleteComment(callerOf(c), pathId(c.req.valid("param").comment_id, "Comment"))));

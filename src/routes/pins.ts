@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import * as domain from "../domain/pins";
-import { actorOf, auth, viewerOfRequest } from "../middleware/auth";
+import { listPins } from "../domain/pins";
+import { auth, viewerOfRequest } from "../middleware/auth";
+import { callerOf } from "../middleware/caller";
 import { LIMIT_ERRORS, idempotencyParameter, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
@@ -9,6 +10,7 @@ import { queryBoolean } from "../lib/pagination";
 import { pinSchema } from "../schemas/pins";
 import { authErrors, idParam } from "./schemas";
 import { publicReadCache } from "../middleware/read-cache";
+import { createPin, updatePin } from "../usecases/pins";
 
 const pinType = z.enum(["announcement", "rule", "context"]);
 const pinFields = { title: z.string().trim().min(1).max(200), content: z.string().min(1).max(5000) };
@@ -70,20 +72,11 @@ const patchRoute = createRoute({
 });
 
 export const pinRoutes = createRouter()
-  .openapi(createRouteDef, async (c) =>
-    ok(
-      c,
-      await domain.createPin(c.get("db"), actorOf(c), pathId(c.req.valid("param").story_id, "Story"), c.req.valid("json"), {
-        activePinCap: c.get("config").limits.activePinsPerStory,
-        idempotency: c.get("idempotency"),
-      }),
-      201,
-    ),
-  )
+  .openapi(createRouteDef, async (c) => ok(c, await createPin(callerOf(c), pathId(c.req.valid("param").story_id, "Story"), c.req.valid("json")), 201))
   .openapi(listRoute, async (c) =>
     ok(
       c,
-      await domain.listPins(
+      await listPins(
         c.get("db"),
         pathId(c.req.valid("param").story_id, "Story"),
         { includeInactive: c.req.valid("query").include_inactive },
@@ -93,10 +86,5 @@ export const pinRoutes = createRouter()
   )
   .openapi(patchRoute, async (c) => {
     const { story_id, pin_id } = c.req.valid("param");
-    return ok(
-      c,
-      await domain.updatePin(c.get("db"), actorOf(c), pathId(story_id, "Story"), pathId(pin_id, "Pin"), c.req.valid("json"), {
-        activePinCap: c.get("config").limits.activePinsPerStory,
-      }),
-    );
+    return ok(c, await updatePin(callerOf(c), pathId(story_id, "Story"), pathId(pin_id, "Pin"), c.req.valid("json")));
   });

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import * as domain from "../domain/rewrites";
-import { actorOf, auth, viewerOfRequest } from "../middleware/auth";
+import { listRewrites } from "../domain/rewrites";
+import { auth, viewerOfRequest } from "../middleware/auth";
+import { callerOf } from "../middleware/caller";
 import { LIMIT_ERRORS, idempotencyParameter, limitsAndIdempotency } from "../middleware/limits";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
@@ -10,6 +11,7 @@ import { segmentText } from "../schemas/fields";
 import { voteSummarySchema } from "../schemas/votes";
 import { authErrors, idParam } from "./schemas";
 import { publicReadCache } from "../middleware/read-cache";
+import { addRewrite } from "../usecases/rewrites";
 
 const rewriteSchema = z
   .object({
@@ -59,10 +61,8 @@ const listRoute = createRoute({
 });
 
 export const rewriteRoutes = createRouter()
-  .openapi(addRoute, async (c) =>
-    ok(c, await domain.addRewrite(c.get("db"), actorOf(c), pathId(c.req.valid("param").segment_id, "Segment"), c.req.valid("json"), c.get("idempotency")), 201),
-  )
+  .openapi(addRoute, async (c) => ok(c, await addRewrite(callerOf(c), pathId(c.req.valid("param").segment_id, "Segment"), c.req.valid("json")), 201))
   .openapi(listRoute, async (c) => {
     const { limit, offset } = c.req.valid("query");
-    return ok(c, await domain.listRewrites(c.get("db"), pathId(c.req.valid("param").segment_id, "Segment"), limit, offset, await viewerOfRequest(c)));
+    return ok(c, await listRewrites(c.get("db"), pathId(c.req.valid("param").segment_id, "Segment"), limit, offset, await viewerOfRequest(c)));
   });

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { generateSummary, getSummary, writeSummary } from "../domain/summaries";
-import { actorOf, auth, viewerOfRequest } from "../middleware/auth";
+import { getSummary } from "../domain/summaries";
+import { auth, viewerOfRequest } from "../middleware/auth";
+import { callerOf } from "../middleware/caller";
 import { plainText } from "../lib/characters";
 import { ok, successSchema } from "../lib/envelope";
 import { ApiError } from "../lib/errors";
@@ -10,6 +11,7 @@ import { queryBoolean } from "../lib/pagination";
 import { authErrors, idParam } from "./schemas";
 import { publicReadCache } from "../middleware/read-cache";
 import { summaryLimit } from "../middleware/subject-limits";
+import { regenerateSummary, writeSummary } from "../usecases/summaries";
 
 const summarySchema = z
   .object({
@@ -92,14 +94,11 @@ export const summaryRoutes = createRouter()
   .openapi(getSummaryRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
     if (!c.req.valid("query").force_refresh) return ok(c, await getSummary(c.get("db"), id, await viewerOfRequest(c)));
-    const actor = c.get("actor");
-    if (!actor) throw new ApiError("UNAUTHORIZED", "force_refresh needs a credential");
-    return ok(c, await generateSummary(c.get("db"), c.get("config").llm, id, actor));
+    if (!c.get("actor")) throw new ApiError("UNAUTHORIZED", "force_refresh needs a credential");
+    return ok(c, await regenerateSummary(callerOf(c), id));
   })
-  .openapi(postSummaryRoute, async (c) =>
-    ok(c, await generateSummary(c.get("db"), c.get("config").llm, pathId(c.req.valid("param").branch_id, "Branch"), actorOf(c))),
-  )
+  .openapi(postSummaryRoute, async (c) => ok(c, await regenerateSummary(callerOf(c), pathId(c.req.valid("param").branch_id, "Branch"))))
   .openapi(patchSummaryRoute, async (c) => {
     const id = pathId(c.req.valid("param").branch_id, "Branch");
-    return ok(c, withInkPathNames(await writeSummary(c.get("db"), actorOf(c), id, c.req.valid("json").current_summary)));
+    return ok(c, withInkPathNames(await writeSummary(callerOf(c), id, c.req.valid("json").current_summary)));
   });

@@ -1,12 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listDeliveries, setWebhook, webhookStatus } from "../domain/bot-webhooks";
+import { listDeliveries, webhookStatus } from "../domain/bot-webhooks";
 import { actorOf, auth } from "../middleware/auth";
+import { callerOf } from "../middleware/caller";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "./openapi";
 import { pageQuery, paginationSchema } from "../lib/pagination";
-import { checkWebhookUrl } from "../lib/webhook-url";
 import { authErrors, idParam } from "./schemas";
+import { setWebhook } from "../usecases/webhooks";
 
 // Any credential: an unknown bot id is 404 for everyone, so the kind of caller is checked after the id.
 const anyCredential = auth();
@@ -93,10 +94,7 @@ const statusRoute = createRoute({
 });
 
 export const webhookRoutes = createRouter()
-  .openapi(putRoute, async (c) => {
-    const url = checkWebhookUrl(c.req.valid("json").webhook_url, { allowPrivate: c.get("config").allowPrivateWebhooks });
-    return ok(c, await setWebhook(c.get("db"), actorOf(c), pathId(c.req.valid("param").bot_id, "Bot"), url));
-  })
+  .openapi(putRoute, async (c) => ok(c, await setWebhook(callerOf(c), c.req.valid("param").bot_id, c.req.valid("json").webhook_url)))
   .openapi(deliveriesRoute, async (c) => {
     const { limit, offset } = c.req.valid("query");
     return ok(c, await listDeliveries(c.get("db"), actorOf(c), pathId(c.req.valid("param").bot_id, "Bot"), limit, offset));

@@ -90,3 +90,6 @@ export async function account({ db, actor }: Caller) {
 
 /** Logs the caller's credential out (a JWT revoked, an API token deleted): refused from the next request on. */
 export const logOut = ({ db, actor }: Caller, credential: string) => domain.logOut(db, actor, credential);
+
+/** A new 30-day API token for the calling human (or admin); any earlier one is revoked in the same batch. */
+export const generateApiToken = ({ db, actor }: Caller) => domain.generateApiToken(db, actor.id);

@@ -9,3 +9,6 @@ export async function addComment(caller: Caller, branchId: string, body: Comment
   await caller.background(publishInboxEvents(caller.fanout, caller.db, events));
   return created;
 }
+
+/** Deletes a comment (its author or an admin). */
+export const deleteComment = ({ db, actor }: Caller, commentId: string) => domain.deleteComment(db, actor, commentId);
