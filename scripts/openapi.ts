@@ -5,5 +5,5 @@ import { parseArgs } from "node:util";
 import { openApiDocument } from "../src/app";
 
 const { values } = parseArgs({ options: { out: { type: "string", default: "openapi.json" } } });
-writeFileSync(values.out!, `${JSON.stringify(openApiDocument(), null, 2)}\n`);
+writeFileSync(values.out!, `${JSON.stringify(await openApiDocument(), null, 2)}\n`);
 console.log(`wrote ${values.out}`);

@@ -4,6 +4,7 @@ import { requestId } from "hono/request-id";
 import { getPath } from "hono/utils/url";
 import type { AppEnv } from "./context";
 import type { Env } from "./env";
+import { API_VERSION } from "./lib/api-version";
 import { contentTag } from "./lib/content-tag";
 import { refusalFirst } from "./db/metered";
 import { ApiError } from "./lib/errors";
@@ -58,12 +59,22 @@ const WRITE_METHODS = ["POST", "PUT", "PATCH", "DELETE"];
 export const MCP_PATH = "/mcp";
 export const GUIDE_PATH = "/llms.txt";
 
-let documentOf: () => unknown = () => {
+let documentOf: () => Promise<unknown> = () => {
   throw new Error("the API is not built yet");
 };
 
 /** The OpenAPI 3.1 document, as `GET /api/v1/openapi.json` serves it (scripts read it without a server). */
 export const openApiDocument = () => documentOf();
+
+/**
+ * The MCP server's tools and prompt, named in the document's description from their own definitions (loaded with the
+ * document, not at start-up: isolates that serve neither the document nor `/mcp` never evaluate them).
+ */
+async function mcpNames() {
+  const [{ TOOLS }, { continueStoryPrompt }] = await Promise.all([import("./mcp/tools"), import("./mcp/prompts")]);
+  const tools = TOOLS.map((t) => t.name);
+  return `the tools ${tools.slice(0, -1).join(", ")} and ${tools.at(-1)}, and the prompt ${continueStoryPrompt.name}`;
+}
 
 function buildApi() {
   const api = createRouter();
@@ -115,31 +126,33 @@ function buildApi() {
     in: "header",
     name: "X-API-Key",
   });
-  let document: unknown; // built once, on first use, after every route is registered
-  documentOf = () =>
-    (document ??= describeMiddlewareHeaders(
+  let document: Promise<unknown> | undefined; // built once, on first use, after every route is registered
+  const build = async () =>
+    describeMiddlewareHeaders(
       api.getOpenAPI31Document({
         openapi: "3.1.0",
         info: {
           title: "Storyloom API",
-          version: "1.1.1",
+          version: API_VERSION,
           description:
             "Humans and bots writing stories together.\n\n" +
             "AI agents can also join through MCP: a Streamable HTTP MCP server at `/mcp` on this origin (revisions 2025-11-25 and " +
             "2026-07-28; `Authorization: Bearer <credential>` with any credential this API accepts, or an OAuth 2.1 access token from this " +
             "origin's authorization server (`/.well-known/oauth-authorization-server`); without a credential it answers 401 with the " +
-            "OAuth challenge, and anonymous reading is this API's, the web reader's and `/llms.txt`'s) with the " +
-            "tools list_stories, search, get_story, read_branch, create_story, create_branch, join_branch, leave_branch, wait_for_turn, " +
-            "write_segment, vote, comment, list_bookmarks, bookmark_segment, remove_bookmark, follow, unfollow, list_follows, read_inbox and " +
-            "mark_inbox_read, and the prompt continue_story. The agents' guide, generated from this document and the " +
-            "configuration, is at `/llms.txt` (and `/api/v1/guide.md`).",
+            `OAuth challenge, and anonymous reading is this API's, the web reader's and \`/llms.txt\`'s) with ${await mcpNames()}. ` +
+            "The agents' guide, generated from this document and the configuration, is at `/llms.txt` (and `/api/v1/guide.md`).",
           // `identifier` (SPDX) is OpenAPI 3.1; the generator's typings know only 3.0's license object.
           license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" } as { name: string },
         },
         servers: [{ url: API_PREFIX }],
       }),
-    ));
-  api.get("/openapi.json", (c) => c.json(documentOf()));
+    );
+  documentOf = () =>
+    (document ??= build().catch((err: unknown) => {
+      document = undefined; // a failed build is not kept: the next request tries again
+      throw err;
+    }));
+  api.get("/openapi.json", async (c) => c.json(await documentOf()));
   // The agents' guide (also at /llms.txt): Markdown generated from this document and the config.
   api.get("/guide.md", serveGuide);
   // The reference page: same-origin scripts only (static assets), under a strict CSP (src/routes/docs.ts).
@@ -182,7 +195,7 @@ const passOn: MiddlewareHandler<AppEnv> = (_c, next) => next();
 /** `/llms.txt`, the agents' guide: generated once per config from the OpenAPI document; ETag, no credential. */
 async function serveGuide(c: Context<AppEnv>) {
   const { agentsGuide } = await import("./mcp/guide");
-  const text = agentsGuide(openApiDocument(), c.get("config"));
+  const text = agentsGuide(await openApiDocument(), c.get("config"));
   return c.body(text, 200, { "content-type": "text/markdown; charset=utf-8", etag: await contentTag(text), "cache-control": "public, max-age=300" });
 }
 

@@ -3,7 +3,6 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { outboxStatements, publish, yourTurnMessage } from "../src/domain/webhook-events";
 import { getDb } from "../src/db/client";
-import type { AccountGate } from "../src/durable/account";
 import type { BranchRoom } from "../src/durable/branch";
 import worker from "../src/index";
 import { sweep } from "../src/queue/sweeper";
@@ -11,8 +10,8 @@ import { call, createStory, expectError, join, registerAdmin, registerBot, regis
 
 /** Recovery paths that can be reached without a real crash; `npm run test:crash` is the end-to-end proof. */
 
-const room = (branchId: string) => env.BRANCH_ROOM.get(env.BRANCH_ROOM.idFromName(branchId)) as DurableObjectStub<BranchRoom>;
-const gate = (actorId: string) => env.ACCOUNT_GATE.get(env.ACCOUNT_GATE.idFromName(actorId)) as DurableObjectStub<AccountGate>;
+const room = (branchId: string) => env.BRANCH_ROOM.get(env.BRANCH_ROOM.idFromName(branchId));
+const gate = (actorId: string) => env.ACCOUNT_GATE.get(env.ACCOUNT_GATE.idFromName(actorId));
 const withKey = (key: string, token: string, path: string, body: unknown) => call(path, { token, body, headers: { "Idempotency-Key": key } });
 /** What a crash between D1's commit and the gate's bookkeeping leaves: D1 has the write, the gate knows nothing. */
 const forgetAnswers = (actorId: string) => runInDurableObject(gate(actorId), (_i, state) => void state.storage.sql.exec("DELETE FROM stored_answers"));

@@ -266,6 +266,18 @@ describe("a suspended bot leaves every turn queue at once", () => {
     expect(JSON.stringify(queue)).not.toContain(b.id);
   });
 
+  it("…and a room that refuses to expel it (its branch is gone) is logged: the delivery is still settled, not retried", async () => {
+    const bot = await registerBot({ webhook_url: "https://receiver.test/hook" });
+    await env.DB.prepare("UPDATE bots SET suspended_at = ? WHERE id = ?").bind(new Date().toISOString(), bot.id).run();
+    const message = yourTurnMessage(bot.id, crypto.randomUUID());
+    const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const [ack, retry] = [vi.fn(), vi.fn()];
+    await handleQueue({ queue: "webhooks", messages: [{ id: "m", body: message, attempts: 1, ack, retry }] } as never, env);
+    expect(logged.mock.calls.map((c) => String(c[0]))).toEqual([expect.stringContaining('"event":"expel failed"')]);
+    expect([ack.mock.calls.length, retry.mock.calls.length]).toEqual([1, 0]);
+    logged.mockRestore();
+  });
+
   it("its webhooks stop: a queued delivery is settled undelivered, nothing is sent", async () => {
     const { story } = await storyWithSegments();
     const bot = await registerBot({ webhook_url: "https://receiver.test/hook" });

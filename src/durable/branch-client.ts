@@ -1,20 +1,22 @@
 import type { Writer } from "../domain/actor";
-import type { IdempotentRequest } from "../domain/idempotency";
+import { type IdempotentRequest, KeyAlreadyCommitted } from "../domain/idempotency";
 import type { Session } from "../domain/standing";
 import type { LiveEvent } from "../domain/live-events";
-import type { RequestMeter } from "../lib/meter";
+import { ApiError } from "../lib/errors";
+import { RequestMeter } from "../lib/meter";
 import type { Role } from "../schemas/fields";
 import type { BranchRoom, ExpelResult, JoinResult, LeaveResult, SubmitOptions, Submitted, TurnWait } from "./branch";
 import { type Outcome, unwrap } from "./result";
 
 /**
  * The caller's side of the branch rooms: finds a branch's object, times the call for Server-Timing, and turns
- * the outcome back into the value or the ApiError the room reported. Routes use it from `c.var.rooms`.
+ * the outcome back into the value or the ApiError the room reported. Routes use it from `c.var.rooms`; the sweeper
+ * and the queue consumers make their own, with no request to time (their meter is read by nobody).
  */
 export class BranchRooms {
   constructor(
-    private readonly namespace: DurableObjectNamespace,
-    private readonly meter: RequestMeter,
+    private readonly namespace: DurableObjectNamespace<BranchRoom>,
+    private readonly meter: RequestMeter = new RequestMeter(),
   ) {}
 
   submit(branchId: string, writer: Writer, content: string, options: SubmitOptions): Promise<Submitted> {
@@ -39,6 +41,11 @@ export class BranchRooms {
     return this.call(branchId, (room) => room.waitForTurn(branchId, botId, timeoutMs));
   }
 
+  /** The sweeper's nudge for a turn whose deadline passed unnoticed: the room re-arms its alarm from D1. */
+  wake(branchId: string): Promise<{ deadline: number | null }> {
+    return this.call(branchId, (room) => room.wake(branchId));
+  }
+
   /** Tells a branch's live stream that its story was archived. */
   archived(branchId: string): Promise<{ sockets: number }> {
     return this.call(branchId, (room) => room.archived(branchId));
@@ -50,7 +57,20 @@ export class BranchRooms {
   }
 
   private async call<T>(branchId: string, fn: (room: DurableObjectStub<BranchRoom>) => Promise<unknown>): Promise<T> {
-    const room = this.namespace.get(this.namespace.idFromName(branchId)) as DurableObjectStub<BranchRoom>;
+    const room = this.namespace.get(this.namespace.idFromName(branchId));
     return unwrap((await this.meter.timeObject("BranchRoom", () => fn(room))) as Outcome<T>);
+  }
+}
+
+/**
+ * For a caller with no request to answer (the sweeper, the queue consumers): a room's refusal (the ApiError, or the
+ * committed key, that `unwrap` throws) is null, to be ignored or logged; a failure of the call itself still throws.
+ */
+export async function unlessRefused<T>(call: Promise<T>): Promise<T | null> {
+  try {
+    return await call;
+  } catch (err) {
+    if (err instanceof ApiError || err instanceof KeyAlreadyCommitted) return null;
+    throw err;
   }
 }

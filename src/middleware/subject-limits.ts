@@ -39,7 +39,7 @@ export function limitBySubject(
       const subject = await limit.subject(c);
       if (!subject) continue;
       const counters = limit.counters(c.get("config").limits, c);
-      const gate = c.env.ACCOUNT_GATE.get(c.env.ACCOUNT_GATE.idFromName(subject)) as DurableObjectStub<AccountGate>;
+      const gate = c.env.ACCOUNT_GATE.get(c.env.ACCOUNT_GATE.idFromName(subject));
       const admission = await c.get("meter").timeObject("AccountGate", async (): Promise<Admission> => await gate.admit(null, counters));
       if (admission.kind === "limited") {
         await release();
@@ -91,7 +91,7 @@ export function limitAfterFailures(
 
 /** Counts one failure in the subject's gate; remembers the refusal once the gate says the limit is reached. */
 async function countFailure(c: Context<AppEnv>, subject: string, counters: Counter[], remembered: string) {
-  const gate = c.env.ACCOUNT_GATE.get(c.env.ACCOUNT_GATE.idFromName(subject)) as DurableObjectStub<AccountGate>;
+  const gate = c.env.ACCOUNT_GATE.get(c.env.ACCOUNT_GATE.idFromName(subject));
   const admission = await gate.admit(null, counters);
   if (admission.kind === "proceed") await gate.settle(null, admission.reservation, { counted: true, response: null, keys: counters.map((k) => k.key) });
   const rate = admission.kind === "limited" ? admission.rate : admission.kind === "proceed" ? admission.rate : null;

@@ -5,7 +5,7 @@ import { branches, idempotencyKeys, inboxEvents, outbox } from "../db/schema";
 import { publishInboxEvents } from "../domain/inbox-events";
 import { hiddenFrame } from "../domain/live-events";
 import { messageOf } from "../domain/webhook-events";
-import type { BranchRoom } from "../durable/branch";
+import { BranchRooms, unlessRefused } from "../durable/branch-client";
 import type { Env } from "../env";
 
 const SWEEP_LIMIT = 100;
@@ -106,10 +106,11 @@ export async function sweep(env: Env, now = Date.now()) {
       .set({ sends: sql`${inboxEvents.sends} + 1`, dueAt: nowText })
       .where(inArray(inboxEvents.id, ids));
   }
-  const room = (id: string) => env.BRANCH_ROOM.get(env.BRANCH_ROOM.idFromName(id)) as DurableObjectStub<BranchRoom>;
-  await Promise.all(stuck.map(({ id }) => room(id).wake(id)));
-  await Promise.all(leftovers.map((m) => room(m.branch_id).expel(m.branch_id, m.bot_id)));
+  // A room that refuses (its branch gone since, say) has nothing to catch up on: no failure of the sweep.
+  const rooms = new BranchRooms(env.BRANCH_ROOM);
+  await Promise.all(stuck.map(({ id }) => unlessRefused(rooms.wake(id))));
+  await Promise.all(leftovers.map((m) => unlessRefused(rooms.expel(m.branch_id, m.bot_id))));
   const told = new Map(hides.map((h) => [h.branch_id, hiddenFrame(h.branch_id, { type: h.target_type, id: h.target_id }, h.at)]));
-  await Promise.all([...told].map(([id, frame]) => room(id).moderated(frame, true)));
+  await Promise.all([...told].map(([id, frame]) => unlessRefused(rooms.moderated(id, frame, true))));
   return { requeued: unpicked.length, refanned: stalled.length, woken: stuck.length, expelled: leftovers.length, told: told.size };
 }

@@ -4,7 +4,7 @@ import { webhookAttempts, webhookDeliveries } from "../db/schema";
 import { configOf } from "../config";
 import { buildDeliveryBody, deliveryTarget, outboxProgress } from "../domain/webhook-delivery";
 import type { WebhookMessage } from "../domain/webhook-events";
-import type { BranchRoom } from "../durable/branch";
+import { BranchRooms, unlessRefused } from "../durable/branch-client";
 import type { Env } from "../env";
 import { hmacSha256Hex } from "../lib/crypto";
 import { checkWebhookUrl } from "../lib/webhook-url";
@@ -85,9 +85,8 @@ async function record(db: Db, m: WebhookMessage, attempt: number, r: AttemptResu
 }
 
 async function expelFrom(env: Env, branchId: string, botId: string) {
-  const room = env.BRANCH_ROOM.get(env.BRANCH_ROOM.idFromName(branchId)) as DurableObjectStub<BranchRoom>;
-  const outcome = await room.expel(branchId, botId);
-  if (!outcome.ok) console.error(JSON.stringify({ at: nowIso(), event: "expel failed", branch_id: branchId, bot_id: botId }));
+  const expelled = await unlessRefused(new BranchRooms(env.BRANCH_ROOM).expel(branchId, botId));
+  if (!expelled) console.error(JSON.stringify({ at: nowIso(), event: "expel failed", branch_id: branchId, bot_id: botId }));
 }
 
 /** One attempt at one delivery. Only a 2xx acknowledges it; anything else retries this message alone. */

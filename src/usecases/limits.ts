@@ -28,7 +28,7 @@ export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
  */
 export interface LimitServices {
   config: Config;
-  accountGates: DurableObjectNamespace;
+  accountGates: DurableObjectNamespace<AccountGate>;
   meter: RequestMeter;
   db: Db;
 }
@@ -111,7 +111,7 @@ export async function admitWrite(services: LimitServices, actor: Actor, action: 
   const counters = actor.type === "admin" ? [] : countersFor(action, actor.type, services.config.limits);
   if (!idem && !counters.length) return { kind: "proceed", rate: null, settle: nothingToSettle };
   const ns = services.accountGates;
-  const gate = ns.get(ns.idFromName(actor.id)) as DurableObjectStub<AccountGate>;
+  const gate = ns.get(ns.idFromName(actor.id));
   const timed = <T>(call: () => Promise<T>) => services.meter.timeObject("AccountGate", call);
   const admission = await timed(async () => await gate.admit(idem, counters));
   if (admission.kind === "replay") {

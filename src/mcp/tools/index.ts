@@ -1,3 +1,4 @@
+import { API_VERSION } from "../../lib/api-version";
 import type { Tool } from "../tool";
 import { bookmarkSegmentTool, listBookmarksTool, removeBookmarkTool } from "./bookmarks";
 import { followTool, listFollowsTool, markInboxReadTool, readInboxTool, unfollowTool } from "./follows";
@@ -34,7 +35,7 @@ export const TOOLS: Tool[] = [
 
 export const TOOL_NAMES = new Set(TOOLS.map((t) => t.name));
 
-export const SERVER_INFO = { name: "storyloom", version: "1.1.1" };
+export const SERVER_INFO = { name: "storyloom", version: API_VERSION };
 
 /** What the server tells a host about itself at connection (the model's first orientation). */
 export const INSTRUCTIONS =
