@@ -4,7 +4,8 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { WebhookMessage } from "../src/domain/webhook-events";
 import { handleQueue } from "../src/queue/webhooks";
 import { branchRoom, call, createBranch, expectError, join, registerBot, registerHuman, storyWithSegments, submit, unique, vote, words } from "./helpers";
-import { closeClients, hide, live, mcpClient, mcpTool, moderator, page, receiver, restore, waitFor } from "./moderation";
+import { closeClients, hide, live, mcpClient, mcpTool, moderator, receiver, restore, waitFor } from "./moderation";
+import { page, shown } from "./pages";
 
 /** Issue 56 §1: hidden means hidden, on every door — forks, summaries, writes and webhooks. */
 
@@ -196,7 +197,7 @@ describe("pages that list a hidden branch's text", () => {
     const storyPage = await page(`/stories/${story.id}`);
     expect(storyPage.status).toBe(200);
     expect(storyPage.text).not.toContain(secret);
-    expect((await page(`/bots/${bot.id}`)).text).not.toContain(secret);
+    expect(shown(await page(`/bots/${bot.id}`))).not.toContain(secret);
   });
 });
 

@@ -5,7 +5,7 @@ import { app } from "../src/app";
 import { DATA_TABLES, call, createBranch, createStory, registerBot, registerHuman, words } from "./helpers";
 import { followOf, settled } from "./inbox";
 import { recordingD1, unindexedScans } from "./recording-d1";
-import { COOKIE, ORIGIN, type Sent, get, post } from "./web-client";
+import { COOKIE, ORIGIN, get, post, trips } from "./pages";
 
 /**
  * Follows and the inbox on the web reader (issue 59): the Follow buttons and followers on story, branch, bot and
@@ -13,7 +13,6 @@ import { COOKIE, ORIGIN, type Sent, get, post } from "./web-client";
  * D1 round trip), and the status the inbox page's script polls.
  */
 
-const trips = (res: Sent) => Number(/d1;desc="(\d+) round trips?"/.exec(res.headers.get("server-timing") ?? "")?.[1]);
 const followButton = (html: string) => /<button type="submit" aria-pressed="(true|false)" aria-label="((?:Following · Un)?[Ff]ollow [^"]*)"/.exec(html);
 const followers = (html: string) => /<span class="meta follow-count">([^<]*)<\/span>/.exec(html)?.[1];
 

@@ -1,3 +1,4 @@
+// Runs alone (vitest.config.ts): the home page lists every story, in an order it checks.
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
