@@ -129,7 +129,7 @@ describe("the /admin pages", () => {
   });
 
   it("a moderator sees the reported text and resolves with one click and a reason; the audit log shows it", async () => {
-    const { owner, story, segments } = await storyWithSegments();
+    const { story, segments } = await storyWithSegments();
     const reader = await registerHuman();
     const filed = (await call("/reports", { token: reader.token, body: { target_type: "segment", target_id: segments[2].id, reason: "abuse", note: "mean" } }))
       .body.data;
@@ -166,7 +166,6 @@ describe("the /admin pages", () => {
     expect(log.text).toContain("resolve_report (hide)");
     expect(log.text).toContain("insults");
     expect(log.text).toContain(`segment <code>${segments[2].id}</code>`);
-    expect(owner.id).toBeTruthy();
   });
 
   it("a report whose comment was deleted stays actionable: no hide button, its author suspended with one click (issue 56)", async () => {
