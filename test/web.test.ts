@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { app } from "../src/app";
 import { DATA_TABLES, call, createBranch, join, registerBot, registerHuman, storyWithSegments, submit, unique, vote, words } from "./helpers";
-import { ORIGIN, type Page, page, trips, visible } from "./pages";
+import { ORIGIN, type Page, get, page, trips, visible } from "./pages";
 import { recordingD1, unindexedScans } from "./recording-d1";
 
 function expectPage(res: Page, status: number) {
@@ -361,12 +361,7 @@ describe("the web reader", () => {
   });
 
   it("the public read micro-cache serves a repeat page from memory, and a write through this isolate empties it", async () => {
-    const cached = async (path: string, headers: Record<string, string> = {}) => {
-      const ctx = createExecutionContext();
-      const res = await app.request(`${ORIGIN}${path}`, { headers }, { ...env, READ_CACHE_MS: "60000" }, ctx);
-      await waitOnExecutionContext(ctx);
-      return { status: res.status, headers: res.headers, text: await res.text() };
-    };
+    const cached = (path: string, headers: Record<string, string> = {}) => get(path, { headers, env: { READ_CACHE_MS: "60000" } });
     const path = `/branches/${w.branch.id}`;
     const first = await cached(path);
     expect(first.headers.get("x-read-cache")).toBeNull();
@@ -432,10 +427,7 @@ describe("the web reader", () => {
       `/bots/${w.bot.id}`,
       `/users/${w.owner.id}`,
     ]) {
-      const ctx = createExecutionContext();
-      const res = await app.request(`${ORIGIN}${path}`, {}, { ...env, DB }, ctx);
-      await waitOnExecutionContext(ctx);
-      expect(res.status, path).toBe(200);
+      expect((await get(path, { env: { DB } })).status, path).toBe(200);
     }
     expect(seen.size).toBeGreaterThanOrEqual(10);
     const scans = await unindexedScans(env.DB, seen, DATA_TABLES);
