@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { strFromU8, unzipSync } from "fflate";
 import { beforeAll, describe, expect, it } from "vitest";
 import { app } from "../src/app";
-import { BASE, call, createBranch, createStory, expectError, hanzi, registerBot, registerHuman, submit, words } from "./helpers";
+import { BASE, address, call, createBranch, createStory, expectError, hanzi, registerBot, registerHuman, submit, words } from "./helpers";
 import { hide, moderator, restore } from "./moderation";
 import { COOKIE, ORIGIN, page, shown, trips } from "./pages";
 import { type XmlElement, elements, parseXml, textOf } from "./xml";
@@ -22,7 +22,7 @@ interface Download {
  * copy) is awaited, so the next download sees it. `web`: the web reader's address, with the session cookie `session`.
  */
 async function download(path: string, options: { token?: string; session?: string; web?: boolean; headers?: Record<string, string> } = {}) {
-  const headers: Record<string, string> = { "CF-Connecting-IP": `198.51.100.${Math.floor(Math.random() * 250)}`, ...options.headers };
+  const headers: Record<string, string> = { "CF-Connecting-IP": address(), ...options.headers };
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
   if (options.session) headers.Cookie = `${COOKIE}=${options.session}`;
   const ctx = createExecutionContext();

@@ -40,11 +40,13 @@ export async function withBindings<T>(bindings: Partial<Env>, fn: () => Promise<
   }
 }
 
+/** A client address at random: a fresh one per request keeps the anonymous read limit out of unrelated tests. */
+export const address = () => `198.51.100.${Math.floor(Math.random() * 250)}`;
+
 /** Calls the Worker's own fetch handler, as a client over HTTP would: an API path, or a whole URL (a page, a feed). */
 export async function call<T = any>(path: string, options: CallOptions = {}): Promise<CallResult<T>> {
   const url = path.startsWith("https://") ? path : `${BASE}${path}`;
-  // A fresh client address per call keeps the anonymous read limit out of unrelated tests.
-  const headers: Record<string, string> = { "CF-Connecting-IP": `198.51.100.${Math.floor(Math.random() * 250)}`, ...options.headers };
+  const headers: Record<string, string> = { "CF-Connecting-IP": address(), ...options.headers };
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
   let body = options.rawBody;
   if (options.body !== undefined) {

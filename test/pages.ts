@@ -3,6 +3,7 @@ import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
 import { app } from "../src/app";
 import type { Env } from "../src/env";
+import { address } from "./helpers";
 
 /**
  * The web reader as the tests fetch and read it: pages and form POSTs through the Worker's own fetch, as a browser
@@ -40,9 +41,6 @@ export interface Visit {
   /** The site's own address (default ORIGIN), e.g. http://localhost:8787. */
   site?: string;
 }
-
-/** A fresh client address per request keeps the anonymous read limit out of unrelated tests. */
-export const address = () => `198.51.100.${Math.floor(Math.random() * 250)}`;
 
 const visitOf = (v: string | Visit | undefined): Visit => (typeof v === "string" ? { session: v } : (v ?? {}));
 

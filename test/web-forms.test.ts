@@ -1,7 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { call, expectError, join, registerBot, registerHuman, storyWithSegments, submit, unique, words } from "./helpers";
-import { COOKIE, ORIGIN, type Sent, address, get, post, shown } from "./pages";
+import { address, call, expectError, join, registerBot, registerHuman, storyWithSegments, submit, unique, words } from "./helpers";
+import { COOKIE, ORIGIN, type Sent, get, post, shown } from "./pages";
 
 /**
  * The web reader's forms (src/web/write-routes.tsx): sessions, every form's happy path, its errors shown in words
