@@ -14,7 +14,9 @@ const ALL = ["test/**/*.test.ts", "client/test/**/*.test.ts"];
  *   request, which workerd refuses.
  */
 const ALONE = ["test", "client/test"]
-  .flatMap((dir) => readdirSync(path.join(import.meta.dirname, dir), { recursive: true, encoding: "utf8" }).map((name) => `${dir}/${name.split(path.sep).join("/")}`))
+  .flatMap((dir) =>
+    readdirSync(path.join(import.meta.dirname, dir), { recursive: true, encoding: "utf8" }).map((name) => `${dir}/${name.split(path.sep).join("/")}`),
+  )
   .filter((file) => file.endsWith(".test.ts"))
   .filter((file) => {
     const text = readFileSync(path.join(import.meta.dirname, file), "utf8");

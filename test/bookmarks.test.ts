@@ -321,7 +321,9 @@ describe("the web reader", () => {
     const beacon = await post(`/branches/${main}/place`, { segment_id: segments[2].id, from: "script" }, reader.token);
     expect([beacon.status, beacon.text]).toEqual([204, ""]);
     expect(await placeOn(reader.token, main)).toMatchObject({ sequence_order: 3 });
-    expect((await post(`/branches/${main}/place`, { segment_id: segments[3].id, from: "script" }, { session: reader.token, origin: "https://evil.example" })).status).toBe(403);
+    expect(
+      (await post(`/branches/${main}/place`, { segment_id: segments[3].id, from: "script" }, { session: reader.token, origin: "https://evil.example" })).status,
+    ).toBe(403);
     expect((await post("/me/bookmarks", { segment_id: segments[3].id }, { session: reader.token, origin: "https://evil.example" })).status).toBe(403);
     expect(await placeOn(reader.token, main)).toMatchObject({ sequence_order: 3 });
     expect((await call("/me/bookmarks", { token: reader.token })).body.data.bookmarks).toEqual([]);

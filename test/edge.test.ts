@@ -30,7 +30,6 @@ import { capturedQueue, drain } from "./inbox";
 import { heldD1, recordingD1, sortsInMemory, unindexedScans } from "./recording-d1";
 import { ORIGIN, trips } from "./pages";
 
-
 let w: Awaited<ReturnType<typeof world>>;
 async function world() {
   const { owner, story, segments } = await storyWithSegments();

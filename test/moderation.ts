@@ -6,7 +6,6 @@ import { ORIGIN } from "./pages";
 
 /** What the moderation tests share (test/hide.test.ts, test/hide-leaks.test.ts): moderators, hiding, and every door. */
 
-
 /** A human made a moderator (the role is set in D1, as an admin's route would). */
 export async function moderator() {
   const human = await registerHuman();

@@ -2,18 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../src/env";
 import { call, registerAdmin, registerHuman, unique } from "./helpers";
-import {
-  ORIGIN,
-  authorize,
-  connectedApp,
-  consentPage,
-  exchange,
-  mcpPost,
-  pkce,
-  registerClient,
-  submitConsent,
-  workerFetch,
-} from "./oauth-flow";
+import { ORIGIN, authorize, connectedApp, consentPage, exchange, mcpPost, pkce, registerClient, submitConsent, workerFetch } from "./oauth-flow";
 import { get, post } from "./pages";
 
 /**
@@ -60,8 +49,7 @@ describe("the consent page's Content-Security-Policy", () => {
   });
 });
 
-const grantIdsListed = async (session: string) =>
-  [...((await get("/me/apps", session)).text).matchAll(/action="\/me\/apps\/([^/]+)\/revoke"/g)].map((m) => m[1]);
+const grantIdsListed = async (session: string) => [...(await get("/me/apps", session)).text.matchAll(/action="\/me\/apps\/([^/]+)\/revoke"/g)].map((m) => m[1]);
 
 describe("Connected apps lists only grants an app holds tokens for", () => {
   it("an approval whose code was never exchanged is not listed (pending, or lapsed); once exchanged, it is", async () => {

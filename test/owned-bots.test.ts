@@ -2,20 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import type { BranchRoom } from "../src/durable/branch";
 import { describe, expect, it } from "vitest";
-import {
-  apiTokenOf,
-  branchRoom,
-  call,
-  createStory,
-  expectError,
-  join,
-  registerAdmin,
-  registerBot,
-  registerHuman,
-  submit,
-  unique,
-  words,
-} from "./helpers";
+import { apiTokenOf, branchRoom, call, createStory, expectError, join, registerAdmin, registerBot, registerHuman, submit, unique, words } from "./helpers";
 import { callTool, connectedApp, toolResult } from "./oauth-flow";
 import { get, page, post, shown, trips } from "./pages";
 
