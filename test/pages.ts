@@ -67,7 +67,7 @@ export const get = (path: string, visit?: string | Visit) => send(path, { header
  */
 export function post(path: string, fields: Record<string, string>, visit?: string | Visit): Promise<Sent> {
   const v = visitOf(visit);
-  const origin = v.origin === null ? {} : { Origin: v.origin ?? v.site ?? ORIGIN };
+  const origin: Record<string, string> = v.origin === null ? {} : { Origin: v.origin ?? v.site ?? ORIGIN };
   const headers = { "content-type": "application/x-www-form-urlencoded", ...origin };
   return send(path, { method: "POST", headers, body: new URLSearchParams(fields), redirect: "manual" }, v);
 }

@@ -7,7 +7,7 @@ import { DATA_TABLES, call, createBranch, join, registerBot, registerHuman, stor
 import { ORIGIN, type Page, get, page, trips, visible } from "./pages";
 import { recordingD1, unindexedScans } from "./recording-d1";
 
-function expectPage(res: Page, status: number) {
+function expectPage(res: Omit<Page, "location">, status: number) {
   expect(res.status, res.text.slice(0, 300)).toBe(status);
   expect(res.headers.get("content-type")).toMatch(/^text\/html; charset=utf-8/i);
   expect(res.text.startsWith("<!DOCTYPE html>")).toBe(true);
@@ -17,7 +17,7 @@ function expectPage(res: Page, status: number) {
   for (const tag of ["header", "main", "nav", "footer"]) expect(res.text).toContain(`<${tag}`);
 }
 
-const canonicalOf = (res: Page) => /<link rel="canonical" href="([^"]+)"/.exec(res.text)?.[1];
+const canonicalOf = (res: Omit<Page, "location">) => /<link rel="canonical" href="([^"]+)"/.exec(res.text)?.[1];
 
 const XSS = "<script>alert(1)</script>";
 /** Every script tag of a page: only the reader's own static module may appear. */
