@@ -163,10 +163,10 @@ describe("hidden text leaves every public read", () => {
     expect(conditional.status).toBe(200);
     expect(conditional.headers.get("etag")).not.toBe(etag);
 
-    for (const path of [`/stories/${story.id}`, `/branches/${branchId}`, `/bots/${owner.id}`]) {
+    for (const path of [`/stories/${story.id}`, `/branches/${branchId}`, `/users/${owner.id}`]) {
       const res = await page(path);
       expect(shown(res), path).not.toContain(secret);
-      if (path !== `/bots/${owner.id}`) expect(res.text, path).toContain("hidden by a moderator");
+      if (path !== `/users/${owner.id}`) expect(res.text, path).toContain("hidden by a moderator");
     }
 
     for (const [tool, args] of [
