@@ -1,17 +1,28 @@
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
 const ALL = ["test/**/*.test.ts", "client/test/**/*.test.ts"];
+
 /**
- * Files that need the database to themselves (see `projects` below), and the files that drive `/mcp` with the SDK's
- * client (test/moderation.ts keeps its clients in the module: shared across files, one file's open client was closed
- * or awaited from another file's request, which workerd refuses).
+ * The test files that run in workers of their own (see `projects` below), read from the files themselves:
+ * - a file that needs the database to itself (it drops a table, empties the search index, counts or orders everything,
+ *   or sweeps every overdue row) says so in a line `// Runs alone (vitest.config.ts): <why>`;
+ * - a file that drives `/mcp` with the SDK's client, or uses test/moderation.ts (which keeps such clients in the
+ *   module), runs alone too: shared across files, one file's open client was closed or awaited from another file's
+ *   request, which workerd refuses.
  */
-const ALONE = [
-  ...["health", "search", "crash-recovery", "dashboard", "web", "first-page"],
-  ...["bookmarks", "export", "feeds", "follows", "hide-leaks", "hide", "inbox", "map", "mcp", "oauth", "path-page", "standing", "story-labels"],
-].map((name) => `test/${name}.test.ts`);
+const ALONE = ["test", "client/test"]
+  .flatMap((dir) =>
+    readdirSync(path.join(import.meta.dirname, dir), { recursive: true, encoding: "utf8" }).map((name) => `${dir}/${name.split(path.sep).join("/")}`),
+  )
+  .filter((file) => file.endsWith(".test.ts"))
+  .filter((file) => {
+    const text = readFileSync(path.join(import.meta.dirname, file), "utf8");
+    return /^\/\/ Runs alone\b/m.test(text) || /from "(@modelcontextprotocol\/client|\.\/moderation)"/.test(text);
+  })
+  .sort();
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));

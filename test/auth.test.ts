@@ -5,7 +5,8 @@ import { app } from "../src/app";
 import { base64url, fromBase64url, hmacSha256 } from "../src/lib/crypto";
 import { signJwt } from "../src/lib/jwt";
 import { PBKDF2_ITERATIONS } from "../src/lib/password";
-import { BASE, call, expectError, registerBot, registerHuman, unique } from "./helpers";
+// The file about registration and passwords: its humans register through the API, paying the real 100,000 iterations.
+import { BASE, call, expectError, registerBot, registerHumanByApi as registerHuman, unique } from "./helpers";
 
 const b64json = (v: unknown) => base64url(new TextEncoder().encode(JSON.stringify(v)));
 async function forge(header: object, payload: object, secret = "test-jwt-secret") {

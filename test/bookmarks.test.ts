@@ -1,7 +1,5 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { app } from "../src/app";
 import type { Env } from "../src/env";
 import {
   DATA_TABLES,
@@ -19,7 +17,7 @@ import {
 } from "./helpers";
 import { closeClients, hide, mcpClient, mcpTool, moderator, restore } from "./moderation";
 import { callTool, connectedApp, toolResult } from "./oauth-flow";
-import { ORIGIN, trips, visible } from "./pages";
+import { get, post, shown, trips, visible } from "./pages";
 import { recordingD1, unindexedScans } from "./recording-d1";
 
 /**
@@ -38,34 +36,6 @@ const placeOn = async (token: string, branchId: string) => (await progressOf(tok
 const tick = () => new Promise((resolve) => setTimeout(resolve, 2));
 
 // ---- the web reader, as a browser sends it ----
-
-const SESSION = "__Host-storyloom_session";
-
-interface Sent {
-  status: number;
-  headers: Headers;
-  text: string;
-  location: string | null;
-}
-
-async function send(path: string, init: RequestInit & { headers: Record<string, string> }, bindings?: Partial<Env>): Promise<Sent> {
-  const request = { ...init, headers: { "CF-Connecting-IP": `198.51.100.${Math.floor(Math.random() * 250)}`, ...init.headers }, redirect: "manual" as const };
-  let res: Response;
-  if (bindings) {
-    const ctx = createExecutionContext();
-    res = await app.request(`${ORIGIN}${path}`, request, { ...env, ...bindings }, ctx);
-    await waitOnExecutionContext(ctx);
-  } else res = await exports.default.fetch(`${ORIGIN}${path}`, request);
-  return { status: res.status, headers: res.headers, text: await res.text(), location: res.headers.get("location") };
-}
-
-const get = (path: string, session?: string, bindings?: Partial<Env>) => send(path, { headers: session ? { Cookie: `${SESSION}=${session}` } : {} }, bindings);
-const post = (path: string, fields: Record<string, string>, session?: string, origin = ORIGIN) =>
-  send(path, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", Origin: origin, ...(session ? { Cookie: `${SESSION}=${session}` } : {}) },
-    body: new URLSearchParams(fields),
-  });
 
 /** A story whose main line has 4 segments (the starter and three), read by a human; a bot to write on it. */
 async function scene() {
@@ -215,6 +185,7 @@ describe("bookmarks: POST, GET, DELETE /me/bookmarks", () => {
     await hide(mod.token, "segments", segmentId);
     await hide(mod.token, "branches", fork.id);
     const list = await call("/me/bookmarks", { token: reader.token });
+    expect(list.status, list.text).toBe(200);
     expect(list.text).not.toContain(secret);
     expect(list.text).not.toContain(fork.title);
     const [onFork, onMain] = list.body.data.bookmarks;
@@ -320,7 +291,7 @@ describe("the web reader", () => {
   it("the path page offers a signed-in reader a Bookmark under each segment and Keep my place; the form bookmarks and comes back; one round trip", async () => {
     const { segments, reader, main } = await scene();
     const anonymous = await get(`/branches/${main}/read`);
-    expect(anonymous.text).not.toContain("Bookmark");
+    expect(shown(anonymous)).not.toContain("Bookmark");
     expect(anonymous.text).not.toContain("data-place");
     const before = await get(`/branches/${main}/read`, reader.token);
     expect(before.status).toBe(200);
@@ -350,8 +321,10 @@ describe("the web reader", () => {
     const beacon = await post(`/branches/${main}/place`, { segment_id: segments[2].id, from: "script" }, reader.token);
     expect([beacon.status, beacon.text]).toEqual([204, ""]);
     expect(await placeOn(reader.token, main)).toMatchObject({ sequence_order: 3 });
-    expect((await post(`/branches/${main}/place`, { segment_id: segments[3].id, from: "script" }, reader.token, "https://evil.example")).status).toBe(403);
-    expect((await post("/me/bookmarks", { segment_id: segments[3].id }, reader.token, "https://evil.example")).status).toBe(403);
+    expect(
+      (await post(`/branches/${main}/place`, { segment_id: segments[3].id, from: "script" }, { session: reader.token, origin: "https://evil.example" })).status,
+    ).toBe(403);
+    expect((await post("/me/bookmarks", { segment_id: segments[3].id }, { session: reader.token, origin: "https://evil.example" })).status).toBe(403);
     expect(await placeOn(reader.token, main)).toMatchObject({ sequence_order: 3 });
     expect((await call("/me/bookmarks", { token: reader.token })).body.data.bookmarks).toEqual([]);
     const anonymous = await post("/me/bookmarks", { segment_id: segments[3].id });
@@ -370,7 +343,7 @@ describe("the web reader", () => {
     expect(res.text).toContain(`aria-label="Bookmark segment #1"`);
     expect(res.text).not.toContain(`aria-label="Bookmark segment #2"`);
     expect(visible(res.text)).toContain("Keep my place at #4");
-    expect((await get(`/branches/${main}`)).text).not.toContain("Keep my place");
+    expect(shown(await get(`/branches/${main}`))).not.toContain("Keep my place");
   });
 
   it("the Bookmarks page lists them with their notes; a note is saved, a bad one shown in words in its form, a bookmark removed", async () => {
@@ -427,8 +400,8 @@ describe("the web reader", () => {
     expect(visible(section)).toContain(`${story.title}: The Keeper's Daughter · at #3 of 3 · up to date`);
     expect(visible(section)).toContain(`${story.title} · at #2 of 5 · 3 segments after your place`);
     // Not for anyone else, not on a later page, not for a hidden branch.
-    expect((await get("/")).text).not.toContain("continue-reading");
-    expect((await get("/?page=2", reader.token)).text).not.toContain("continue-reading");
+    expect(shown(await get("/"))).not.toContain("continue-reading");
+    expect(shown(await get("/?page=2", reader.token))).not.toContain("continue-reading");
     const forgot = await post(`/branches/${fork.id}/place/delete`, {}, reader.token);
     expect([forgot.status, forgot.location]).toEqual([303, "/"]);
     expect((await post(`/branches/${fork.id}/place/delete`, {}, reader.token)).status).toBe(303);
@@ -437,7 +410,7 @@ describe("the web reader", () => {
     expect(left).toContain(main);
     const mod = await moderator();
     await hide(mod.token, "stories", story.id);
-    expect((await get("/", reader.token)).text).not.toContain("continue-reading");
+    expect(shown(await get("/", reader.token))).not.toContain("continue-reading");
     // The header links to the Bookmarks page for a signed-in reader.
     expect(home.text).toContain('<a href="/me/bookmarks">Bookmarks</a>');
   });
@@ -458,7 +431,7 @@ describe("the web reader", () => {
     });
     await keep(reader.token, main, segments[0].id);
     for (const path of ["/", `/branches/${main}`, `/branches/${fork.id}/read`, "/me/bookmarks"])
-      expect((await get(path, reader.token, { DB })).status, path).toBe(200);
+      expect((await get(path, { session: reader.token, env: { DB } })).status, path).toBe(200);
     expect([...seen].some((q) => q.includes("reading_progress"))).toBe(true);
     expect([...seen].some((q) => q.includes("INSERT INTO bookmarks"))).toBe(true);
     expect(await unindexedScans(env.DB, seen, DATA_TABLES)).toEqual([]);

@@ -1,15 +1,14 @@
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, expectError, registerHuman, unique } from "./helpers";
-import { authorize, consentPage, page, pkce, registerClient, submitConsent, workerFetch } from "./oauth-flow";
+import { authorize, consentPage, pkce, registerClient, submitConsent, workerFetch } from "./oauth-flow";
+import { ORIGIN, get, post } from "./pages";
 
 /**
  * Bots per owner are capped (`LIMIT_BOTS_PER_OWNER`, live bots; retired ones do not count) wherever a person makes
  * one: the API, "My bots", the consent page's new bot. Retire and Revoke ask before they act.
  */
 
-const ORIGIN = "https://storyloom.test";
-const COOKIE = "__Host-storyloom_session";
 const CAP = { LIMIT_BOTS_PER_OWNER: "2" };
 
 const register = (token: string, name = unique("capped"), limit: Record<string, string> = CAP) =>
@@ -50,24 +49,12 @@ describe("bots per owner", () => {
 
   it("My bots says the cap, and shows the refusal in words inside the form", async () => {
     const owner = await registerHuman();
-    const post = (fields: Record<string, string>) =>
-      exports.default.fetch(`${ORIGIN}/me/bots`, {
-        method: "POST",
-        redirect: "manual",
-        headers: {
-          "content-type": "application/x-www-form-urlencoded",
-          Origin: ORIGIN,
-          Cookie: `${COOKIE}=${owner.token}`,
-          "CF-Connecting-IP": "198.51.100.10",
-        },
-        body: new URLSearchParams(fields),
-      });
-    const list = await (await page("/me/bots", owner.token)).text();
+    const list = (await get("/me/bots", owner.token)).text;
     expect(list).toContain("You may have up to 10 bots at once (0 now)");
     await fillUp(owner.token);
-    const refused = await post({ name: unique("eleventh"), model: "m" });
+    const refused = await post("/me/bots", { name: unique("eleventh"), model: "m" }, owner.token);
     expect(refused.status).toBe(409);
-    const html = await refused.text();
+    const html = refused.text;
     expect(html).toContain("You have 10 bots, the most one person may have at once (10): retire one first");
     expect(html).toContain("(10 now)");
   });
@@ -93,7 +80,7 @@ describe("Retire and Revoke ask first", () => {
   it("My bots: 'Retire …' opens a question whose own button retires; Connected apps: the same for Revoke, each app with when and where", async () => {
     const owner = await registerHuman();
     const bot = (await register(owner.token)).body.data;
-    const bots = await (await page("/me/bots", owner.token)).text();
+    const bots = (await get("/me/bots", owner.token)).text;
     expect(bots).toMatch(new RegExp(`<details class="fold"><summary>Retire ${bot.name}…</summary>[\\s\\S]*?Yes, retire ${bot.name}</button>`));
     expect(bots).not.toContain(`>Retire ${bot.name}</button>`);
     const client = await registerClient("Twin App", ["https://one.example/cb"]);
@@ -110,7 +97,7 @@ describe("Retire and Revoke ask first", () => {
     };
     await connect(client.client_id, "https://one.example/cb");
     await connect(twin.client_id, "http://127.0.0.1:4411/cb");
-    const apps = await (await page("/me/apps", owner.token)).text();
+    const apps = (await get("/me/apps", owner.token)).text;
     expect(apps).toContain("sends access to <strong>one.example</strong>");
     expect(apps).toContain("sends access to <strong>127.0.0.1:4411</strong>");
     expect(apps.match(/<summary>Revoke Twin App…<\/summary>/g)).toHaveLength(2);

@@ -1,3 +1,4 @@
+// Runs alone (vitest.config.ts): its sweeps wake every overdue row and room, not only its own.
 import { createExecutionContext, createScheduledController, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";

@@ -1,3 +1,4 @@
+// Runs alone (vitest.config.ts): the site-wide counts must move by exactly what it does.
 import { describe, expect, it } from "vitest";
 import { call, createStory, join, registerBot, registerHuman, submit, vote, words } from "./helpers";
 

@@ -28,13 +28,7 @@ import {
 } from "./helpers";
 import { capturedQueue, drain } from "./inbox";
 import { heldD1, recordingD1, sortsInMemory, unindexedScans } from "./recording-d1";
-import { ORIGIN } from "./pages";
-
-const trips = (res: CallResult) => {
-  const m = /d1;desc="(\d+) round trips?";dur=([\d.]+)/.exec(res.headers.get("server-timing") ?? "");
-  if (!m) throw new Error(`no d1 Server-Timing on ${res.status} ${res.text.slice(0, 100)}`);
-  return Number(m[1]);
-};
+import { ORIGIN, trips } from "./pages";
 
 let w: Awaited<ReturnType<typeof world>>;
 async function world() {

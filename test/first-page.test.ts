@@ -1,8 +1,8 @@
+// Runs alone (vitest.config.ts): its first test sees a site with no story yet.
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, createBranch, registerHuman, storyWithSegments, submit, vote, words } from "./helpers";
-import { ORIGIN, page, visible } from "./pages";
-import { get } from "./web-client";
+import { ORIGIN, get, page, shown, visible } from "./pages";
 
 /**
  * The first page a person sees: what Storyloom is and the two next steps (an empty site inviting the first story),
@@ -41,7 +41,7 @@ describe("the home page", () => {
     expect(res.text).toMatch(/<h2 id="stories">Newest stories<\/h2>/);
     expect(text).not.toContain("No stories yet");
     // The intro heads the first page only; a later page is the list alone.
-    expect(visible((await page("/?page=2")).text)).not.toContain(WHAT);
+    expect(visible(shown(await page("/?page=2")))).not.toContain(WHAT);
   });
 
   it("a story card: its background as a blurb cut short, its labels, its length and its last activity", async () => {
@@ -87,7 +87,7 @@ describe("a story page", () => {
     expect(login.headers.get("location")).toBe(write);
     expect((await get(`/branches/${story.main_branch_id}`, reader.token)).text).toContain('id="write-form"');
     expect((await call(`/stories/${story.id}`, { method: "PATCH", token: owner.token, body: { status: "archived" } })).status).toBe(200);
-    expect((await get(`/stories/${story.id}`, owner.token)).text).not.toContain("Continue this story");
+    expect(shown(await get(`/stories/${story.id}`, owner.token))).not.toContain("Continue this story");
   });
 });
 
@@ -111,7 +111,7 @@ describe("small things", () => {
   });
 
   it('the register page says bots are made on "My bots", not that they register through the API', async () => {
-    const text = visible((await page("/register")).text);
+    const text = visible(shown(await page("/register")));
     expect(text).not.toContain("Bots register through the API");
     expect(text).toContain("Bots are made by their people: once you are signed in, “My bots” makes one and gives it its key.");
   });

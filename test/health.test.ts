@@ -1,3 +1,4 @@
+// Runs alone (vitest.config.ts): drops a table (pins) to see a database failure answered as a 500.
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { call, createStory, expectError, registerHuman } from "./helpers";

@@ -1,9 +1,10 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
-import { adminInsertSql } from "../scripts/admin-sql";
 import { app } from "../src/app";
 import type { Env } from "../src/env";
+import { base64url, randomBytes } from "../src/lib/crypto";
+import { nameKey } from "../src/lib/names";
 
 export const BASE = "https://storyloom.test/api/v1";
 
@@ -39,11 +40,13 @@ export async function withBindings<T>(bindings: Partial<Env>, fn: () => Promise<
   }
 }
 
+/** A client address at random: a fresh one per request keeps the anonymous read limit out of unrelated tests. */
+export const address = () => `198.51.100.${Math.floor(Math.random() * 250)}`;
+
 /** Calls the Worker's own fetch handler, as a client over HTTP would: an API path, or a whole URL (a page, a feed). */
 export async function call<T = any>(path: string, options: CallOptions = {}): Promise<CallResult<T>> {
   const url = path.startsWith("https://") ? path : `${BASE}${path}`;
-  // A fresh client address per call keeps the anonymous read limit out of unrelated tests.
-  const headers: Record<string, string> = { "CF-Connecting-IP": `198.51.100.${Math.floor(Math.random() * 250)}`, ...options.headers };
+  const headers: Record<string, string> = { "CF-Connecting-IP": address(), ...options.headers };
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
   let body = options.rawBody;
   if (options.body !== undefined) {
@@ -82,7 +85,41 @@ export function expectError(res: CallResult, status: number, code: string) {
 
 export const unique = (prefix = "u") => `${prefix}${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
 
-export async function registerHuman(overrides: Record<string, unknown> = {}) {
+/**
+ * A password's stored hash at one PBKDF2 iteration. The hash carries its iteration count and a login reads it from
+ * there (src/lib/password.ts), so an account made with it logs in through the real route for almost nothing, where a
+ * registration pays the production 100,000 (about a tenth of a second of CPU each, hundreds of times in the suite).
+ */
+async function cheapHash(password: string) {
+  const salt = randomBytes(16);
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(password), "PBKDF2", false, ["deriveBits"]);
+  const bits = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt, iterations: 1 }, key, 256);
+  return `pbkdf2-sha256$1$${base64url(salt)}$${base64url(new Uint8Array(bits))}`;
+}
+
+/**
+ * An account's row as registration (or the operator's admin script) writes it, with a cheap hash, then logged in
+ * through `POST /auth/login`: the token is a real login's. For every test not about registration or passwords.
+ */
+async function accountFixture(userType: "human" | "admin", input: { username: string; email: string; password: string }) {
+  const id = userType === "admin" ? `admin-${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}` : crypto.randomUUID();
+  await env.DB.prepare("INSERT INTO users (id, username, username_key, email, password_hash, user_type, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+    .bind(id, input.username, nameKey(input.username), input.email, await cheapHash(input.password), userType, new Date().toISOString())
+    .run();
+  const res = await call("/auth/login", { body: { email: input.email, password: input.password } });
+  expect(res.status, res.text).toBe(200);
+  return { ...res.body, token: res.body.access_token as string, id: res.body.user.id as string };
+}
+
+/** A fresh human, signed in (a fixture: see `accountFixture`; `registerHumanByApi` registers through the API). */
+export async function registerHuman(overrides: { username?: string; email?: string; password?: string } = {}) {
+  const username = overrides.username ?? unique("human");
+  const input = { username, email: `${username}@example.com`, password: "correct horse battery", user_type: "human", ...overrides };
+  return { ...(await accountFixture("human", input)), input };
+}
+
+/** A fresh human registered through `POST /auth/register`, as a client does (the real 100,000 PBKDF2 iterations). */
+export async function registerHumanByApi(overrides: Record<string, unknown> = {}) {
   const username = unique("human");
   const input = { username, email: `${username}@example.com`, password: "correct horse battery", user_type: "human", ...overrides };
   const res = await call("/auth/register", { body: input });
@@ -100,14 +137,11 @@ export async function registerBot(overrides: Record<string, unknown> = {}) {
   return { ...data, input, id: data.bot_id as string, apiKey: data.api_key as string, token: login.body.access_token as string };
 }
 
-/** A fresh admin account, made with the operator script's SQL, logged in. */
+/** A fresh admin account, as the operator script makes it (test/auth.test.ts runs the script itself), logged in. */
 export async function registerAdmin() {
-  const email = `${unique("admin")}@example.com`;
-  const { id, sql } = await adminInsertSql({ username: unique("admin"), email, password: "admin password" });
-  await env.DB.exec(sql);
-  const res = await call("/auth/login", { body: { email, password: "admin password" } });
-  expect(res.status, res.text).toBe(200);
-  return { id, email, token: res.body.access_token as string };
+  const input = { username: unique("admin"), email: `${unique("admin")}@example.com`, password: "admin password" };
+  const { id, token } = await accountFixture("admin", input);
+  return { id, email: input.email, token };
 }
 
 /** A human's API token (slt_…); generating one revokes that human's previous one. */

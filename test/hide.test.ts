@@ -16,13 +16,12 @@ import {
   withBindings,
   words,
 } from "./helpers";
-import { closeClients, hide, live, mcpTool, moderator, page, receiver, restore, waitFor } from "./moderation";
+import { closeClients, hide, live, mcpTool, moderator, receiver, restore, waitFor } from "./moderation";
+import { page, shown, trips } from "./pages";
 
 /** Issue 23: moderators hide and restore segments, comments, stories and branches. */
 
 const TYPES = ["segments", "comments", "stories", "branches"] as const;
-
-const trips = (res: { headers: Headers }) => Number(/d1;desc="(\d+) round trips?"/.exec(res.headers.get("server-timing") ?? "")?.[1]);
 
 afterEach(async () => {
   vi.restoreAllMocks();
@@ -158,16 +157,16 @@ describe("hidden text leaves every public read", () => {
     }
     // Another signed-in reader sees the public view too.
     const other = await registerHuman();
-    expect((await call(`/branches/${branchId}/segments`, { token: other.token })).text).not.toContain(secret);
+    expect(shown(await call(`/branches/${branchId}/segments`, { token: other.token }))).not.toContain(secret);
     // The ETag changed with the body: no 304 confirms hidden text.
     const conditional = await call(`/branches/${branchId}/segments`, { headers: { "If-None-Match": etag } });
     expect(conditional.status).toBe(200);
     expect(conditional.headers.get("etag")).not.toBe(etag);
 
-    for (const path of [`/stories/${story.id}`, `/branches/${branchId}`, `/bots/${owner.id}`]) {
+    for (const path of [`/stories/${story.id}`, `/branches/${branchId}`, `/users/${owner.id}`]) {
       const res = await page(path);
-      expect(res.text, path).not.toContain(secret);
-      if (path !== `/bots/${owner.id}`) expect(res.text, path).toContain("hidden by a moderator");
+      expect(shown(res), path).not.toContain(secret);
+      if (path !== `/users/${owner.id}`) expect(res.text, path).toContain("hidden by a moderator");
     }
 
     for (const [tool, args] of [
@@ -197,7 +196,7 @@ describe("hidden text leaves every public read", () => {
     expect(turn.body).not.toContain(secret);
 
     const summary = await call(`/branches/${branchId}/summary?force_refresh=true`, { token: owner.token });
-    expect(summary.text).not.toContain(secret);
+    expect(shown(summary)).not.toContain(secret);
 
     // Restored: back everywhere, and the stream says so.
     const again = await live(branchId);
@@ -222,14 +221,14 @@ describe("hidden text leaves every public read", () => {
       // The hide (a write through this isolate) empties the cache.
       await hide(mod.token, "segments", w.segment.id);
       // Anonymous first (stored), then the author, then anonymous again (a hit), then the author again (a hit of theirs).
-      expect((await call(path)).text).not.toContain(w.secret);
+      expect(shown(await call(path))).not.toContain(w.secret);
       const mine = await call(path, { token: w.owner.token });
       expect(mine.headers.get("x-read-cache")).toBeNull();
       expect(mine.body.data.segments.find((s: any) => s.id === w.segment.id)).toMatchObject({ hidden: true, content: expect.stringContaining(w.secret) });
       const anonymous = await call(path);
       expect(anonymous.headers.get("x-read-cache")).toBe("hit");
-      expect(anonymous.text).not.toContain(w.secret);
-      expect((await call(path, { token: stranger.token })).text).not.toContain(w.secret);
+      expect(shown(anonymous)).not.toContain(w.secret);
+      expect(shown(await call(path, { token: stranger.token }))).not.toContain(w.secret);
       const again = await call(path, { token: w.owner.token });
       expect(again.headers.get("x-read-cache")).toBe("hit");
       expect(again.text).toContain(w.secret);
@@ -342,6 +341,6 @@ describe("hidden stories and branches", () => {
     const ids = (await call(`/stories/${w.story.id}/branches?include_all=true`)).body.data.branches.map((b: any) => b.id);
     expect(ids).not.toContain(branch.id);
     expect(JSON.stringify((await call(`/stories/${w.story.id}/branches/tree`)).body.data)).not.toContain(branch.id);
-    expect((await page(`/stories/${w.story.id}`)).text).not.toContain(branch.id);
+    expect(shown(await page(`/stories/${w.story.id}`))).not.toContain(branch.id);
   });
 });

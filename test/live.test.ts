@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import { app } from "../src/app";
 import { INBOUND_FRAMES_PER_MINUTE, LIVE_SOCKETS } from "../src/domain/live-bounds";
 import type { Env } from "../src/env";
-import { BASE, call, createStory, expectError, join, registerBot, registerHuman, storyWithSegments, submit, words } from "./helpers";
+import { BASE, address, call, createStory, expectError, join, registerBot, registerHuman, storyWithSegments, submit, words } from "./helpers";
 
 /** GET /branches/{id}/live: the branch's room speaks over a hibernatable WebSocket. */
 
@@ -30,7 +30,7 @@ interface UpgradeOptions {
 /** An upgrade request as a client sends it; a fresh client address unless the test names one. */
 function upgrade(branchId: string, { query = "", headers = {}, env: bindings }: UpgradeOptions = {}): Promise<Response> {
   const request = new Request(`${BASE}/branches/${branchId}/live${query}`, {
-    headers: { Upgrade: "websocket", "CF-Connecting-IP": `198.51.100.${Math.floor(Math.random() * 250)}`, ...headers },
+    headers: { Upgrade: "websocket", "CF-Connecting-IP": address(), ...headers },
   });
   if (!bindings) return exports.default.fetch(request);
   return Promise.resolve(app.fetch(request, { ...env, ...bindings }, createExecutionContext()));

@@ -6,8 +6,8 @@ import { app } from "../src/app";
 import type { Env } from "../src/env";
 import { ERROR_STATUS } from "../src/lib/errors";
 import { BASE, branchRoom, call, createStory, join, leave, registerBot, registerHuman, storyWithSegments, submit, words } from "./helpers";
+import { ORIGIN } from "./pages";
 
-const ORIGIN = "https://storyloom.test";
 const MCP_URL = `${ORIGIN}/mcp`;
 const ERAS = ["legacy", "modern"] as const;
 type Era = (typeof ERAS)[number];
@@ -185,6 +185,8 @@ describe("the MCP door: round trips", () => {
           { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } },
         );
         const body = await res.text();
+        expect(res.status, body).toBe(200);
+        expect(body, name).toContain('"result"');
         expect(body, name).not.toContain('"isError":true');
         expect(res.headers.get("server-timing"), `${name} ${credential.slice(0, 4)}`).toMatch(new RegExp(`^d1;desc="${trips}";`));
       }

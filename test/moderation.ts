@@ -2,10 +2,9 @@ import { env, exports } from "cloudflare:workers";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { expect, vi } from "vitest";
 import { BASE, call, registerBot, registerHuman } from "./helpers";
+import { ORIGIN } from "./pages";
 
 /** What the moderation tests share (test/hide.test.ts, test/hide-leaks.test.ts): moderators, hiding, and every door. */
-
-export const ORIGIN = "https://storyloom.test";
 
 /** A human made a moderator (the role is set in D1, as an admin's route would). */
 export async function moderator() {
@@ -16,12 +15,6 @@ export async function moderator() {
 
 export const hide = (token: string | undefined, type: string, id: string, reason = "spam") => call(`/admin/${type}/${id}/hide`, { token, body: { reason } });
 export const restore = (token: string | undefined, type: string, id: string) => call(`/admin/${type}/${id}/restore`, { token, method: "POST" });
-
-/** A web reader's page, as a browser asks for it. */
-export async function page(path: string) {
-  const res = await exports.default.fetch(`${ORIGIN}${path}`, { headers: { Accept: "text/html", "CF-Connecting-IP": "198.51.100.7" } });
-  return { status: res.status, text: await res.text() };
-}
 
 export async function waitFor<T>(fn: () => T | undefined, ms = 8000): Promise<T> {
   for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {

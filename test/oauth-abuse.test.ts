@@ -13,7 +13,6 @@ import {
   exchange,
   mcpPost,
   oneAddress,
-  page,
   pkce,
   registerClient,
   submitConsent,
@@ -21,6 +20,7 @@ import {
   toolResult,
   workerFetch,
 } from "./oauth-flow";
+import { get } from "./pages";
 
 /** The red-team of issue 57's OAuth surface: each finding, refused as it should be. */
 
@@ -47,10 +47,10 @@ describe("the authorize page redirects only after the person acted", () => {
       `${base}&response_type=token`,
       `${base}&response_type=code&code_challenge=${"c".repeat(43)}&code_challenge_method=S256&resource=https://other.example/`,
     ]) {
-      const signedIn = await page(`/oauth/authorize?${query}`, person.token);
+      const signedIn = await get(`/oauth/authorize?${query}`, person.token);
       expect(signedIn.status, query).toBe(400);
       expect(signedIn.headers.get("location"), query).toBeNull();
-      expect(await signedIn.text()).toContain("Start again from the app");
+      expect(signedIn.text).toContain("Start again from the app");
       // A visitor is sent to sign in first, on this site.
       const anonymous = await workerFetch()(`${ORIGIN}/oauth/authorize?${query}`, { redirect: "manual" });
       expect(anonymous.status).toBe(303);
@@ -273,7 +273,11 @@ describe("the consent page's write box", () => {
     const person = await registerHuman();
     const client = await registerClient();
     const { challenge } = await pkce();
-    const writeBox = (html: string) => /<input type="checkbox" id="scope-write"[^>]*>/.exec(html)?.[0] ?? "";
+    const writeBox = (html: string) => {
+      const box = /<input type="checkbox" id="scope-write"[^>]*>/.exec(html)?.[0];
+      expect(box, "the write box").toBeTruthy();
+      return box!;
+    };
     const asked = async (scope?: string) => writeBox((await consentPage({ clientId: client.client_id, session: person.token, challenge, scope })).html);
     expect(await asked("stories:read")).not.toContain("checked");
     expect(await asked("stories:read stories:write")).toContain("checked");

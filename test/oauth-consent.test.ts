@@ -2,20 +2,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../src/env";
 import { call, registerAdmin, registerHuman, unique } from "./helpers";
-import {
-  ORIGIN,
-  authorize,
-  connectedApp,
-  consentPage,
-  exchange,
-  formPost,
-  mcpPost,
-  page,
-  pkce,
-  registerClient,
-  submitConsent,
-  workerFetch,
-} from "./oauth-flow";
+import { ORIGIN, authorize, connectedApp, consentPage, exchange, mcpPost, pkce, registerClient, submitConsent, workerFetch } from "./oauth-flow";
+import { get, post } from "./pages";
 
 /**
  * An assistant connecting from a real browser: the consent page's forms may go where Approve and Deny redirect
@@ -23,7 +11,7 @@ import {
  * leaves no connected app; the resource advertises both scopes.
  */
 
-const formAction = (res: Response) => /form-action ([^;]*)/.exec(res.headers.get("content-security-policy") ?? "")?.[1];
+const formAction = (res: { headers: Headers }) => /form-action ([^;]*)/.exec(res.headers.get("content-security-policy") ?? "")?.[1];
 
 describe("the consent page's Content-Security-Policy", () => {
   it("lets its forms go to the validated redirect's origin and nowhere else; every other page keeps 'self'", async () => {
@@ -48,7 +36,7 @@ describe("the consent page's Content-Security-Policy", () => {
     expect(formAction(again)).toBe("'self' http://127.0.0.1:33418");
     expect(again.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
     // Every other page: its own origin alone.
-    for (const path of ["/", "/me/apps", "/me/bots", "/login"]) expect(formAction(await page(path, person.token)), path).toBe("'self'");
+    for (const path of ["/", "/me/apps", "/me/bots", "/login"]) expect(formAction(await get(path, person.token)), path).toBe("'self'");
   });
 
   it("an authorization request the library refuses is a page whose forms stay on the site", async () => {
@@ -61,8 +49,7 @@ describe("the consent page's Content-Security-Policy", () => {
   });
 });
 
-const grantIdsListed = async (session: string) =>
-  [...(await (await page("/me/apps", session)).text()).matchAll(/action="\/me\/apps\/([^/]+)\/revoke"/g)].map((m) => m[1]);
+const grantIdsListed = async (session: string) => [...(await get("/me/apps", session)).text.matchAll(/action="\/me\/apps\/([^/]+)\/revoke"/g)].map((m) => m[1]);
 
 describe("Connected apps lists only grants an app holds tokens for", () => {
   it("an approval whose code was never exchanged is not listed (pending, or lapsed); once exchanged, it is", async () => {
@@ -81,10 +68,10 @@ describe("Connected apps lists only grants an app holds tokens for", () => {
     // Exchanged: listed, before any call to /mcp ("last used never").
     const tokens = await exchange(client.client_id, code, verifier);
     expect(await grantIdsListed(person.token)).toEqual([code.split(":")[1]]);
-    expect(await (await page("/me/apps", person.token)).text()).toContain("last used never");
+    expect((await get("/me/apps", person.token)).text).toContain("last used never");
     expect((await mcpPost(tokens.access_token)).status).toBe(200);
     // Revoke still works on it.
-    expect((await formPost(`/me/apps/${code.split(":")[1]}/revoke`, {}, person.token)).status).toBe(303);
+    expect((await post(`/me/apps/${code.split(":")[1]}/revoke`, {}, person.token)).status).toBe(303);
     expect(await grantIdsListed(person.token)).toEqual([]);
   });
 });

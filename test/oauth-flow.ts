@@ -6,10 +6,11 @@ import type { Env } from "../src/env";
 
 /** OAuth from a host's side (issue 57): register a client, sign its person in and approve, exchange the code. */
 
-export const ORIGIN = "https://storyloom.test";
+import { COOKIE, ORIGIN } from "./pages";
+
+export { ORIGIN };
 export const MCP_URL = `${ORIGIN}/mcp`;
 export const REDIRECT = "https://host.example/oauth/callback";
-const COOKIE = "__Host-storyloom_session";
 
 /** The Worker's own fetch, or `app.request` with some bindings changed (a KV seen from another location). */
 export function workerFetch(bindings?: Partial<Env>) {
@@ -185,18 +186,6 @@ export async function toolResult(res: Response): Promise<any> {
 
 export const callTool = (bearer: string, name: string, args: Record<string, unknown> = {}, fetch = workerFetch()) =>
   mcpPost(bearer, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name, arguments: args } }, fetch);
-
-/** A page of the reader with a person's session. */
-export const page = (path: string, session: string) => workerFetch()(`${ORIGIN}${path}`, { headers: { Cookie: `${COOKIE}=${session}` }, redirect: "manual" });
-
-/** A form POST from the reader's own pages. */
-export const formPost = (path: string, fields: Record<string, string>, session: string) =>
-  workerFetch()(`${ORIGIN}${path}`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", Origin: ORIGIN, Cookie: `${COOKIE}=${session}` },
-    body: new URLSearchParams(fields),
-  });
 
 /**
  * KV as two locations see it: `kv` writes (to the real binding) and reads as the writer's location does; each

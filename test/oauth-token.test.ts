@@ -11,7 +11,6 @@ import {
   connectedApp,
   exchange,
   oneAddress,
-  page,
   mcpPost,
   pkce,
   publicClient,
@@ -20,6 +19,7 @@ import {
   toolResult,
   workerFetch,
 } from "./oauth-flow";
+import { get } from "./pages";
 
 /** The token endpoint's hardening: refresh-token reuse, limits a shared host cannot trip, PKCE for every client. */
 
@@ -139,14 +139,14 @@ describe("PKCE for every client", () => {
     const person = await registerHuman();
     const client = await confidentialClient();
     const query = new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: REDIRECT, state: "s", resource: MCP_URL });
-    const res = await page(`/oauth/authorize?${query}`, person.token);
+    const res = await get(`/oauth/authorize?${query}`, person.token);
     expect(res.status).toBe(400);
     expect(res.headers.get("location")).toBeNull();
-    expect(await res.text()).toContain("PKCE is required of every client");
+    expect(res.text).toContain("PKCE is required of every client");
     // With `plain`, as the metadata says S256 only.
     query.set("code_challenge", "c".repeat(43));
     query.set("code_challenge_method", "plain");
-    expect((await page(`/oauth/authorize?${query}`, person.token)).status).toBe(400);
+    expect((await get(`/oauth/authorize?${query}`, person.token)).status).toBe(400);
   });
 
   it("with S256 it connects: the code is redeemed with its secret and the verifier", async () => {

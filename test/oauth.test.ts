@@ -19,10 +19,8 @@ import {
   connectedApp,
   consentPage,
   exchange,
-  formPost,
   laggingKv,
   mcpPost,
-  page,
   pkce,
   registerClient,
   submitConsent,
@@ -30,6 +28,7 @@ import {
   toolResult,
   workerFetch,
 } from "./oauth-flow";
+import { COOKIE, get, post, shown } from "./pages";
 
 /** A bot `owner` registered: its id. */
 const ownedBotOf = async (owner: { token: string }) =>
@@ -37,11 +36,11 @@ const ownedBotOf = async (owner: { token: string }) =>
 
 /** OAuth 2.1 for /mcp (issue 57 §2–§4): discovery, DCR, sign-in → consent → code → token → refresh, and each refusal. */
 
-const get = (path: string) => workerFetch()(`${ORIGIN}${path}`);
+const fetchAt = (path: string) => workerFetch()(`${ORIGIN}${path}`);
 
 describe("discovery", () => {
   it("serves RFC 8414 metadata: the endpoints, PKCE S256 only, DCR, CIMD, the scopes", async () => {
-    const res = await get("/.well-known/oauth-authorization-server");
+    const res = await fetchAt("/.well-known/oauth-authorization-server");
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({
       issuer: ORIGIN,
@@ -58,7 +57,7 @@ describe("discovery", () => {
 
   it("serves RFC 9728 metadata at the path form and the root form", async () => {
     for (const path of ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"]) {
-      const res = await get(path);
+      const res = await fetchAt(path);
       expect(res.status, path).toBe(200);
       // Both scopes: a host asks for what the resource advertises (the person may still untick writing).
       expect(await res.json()).toMatchObject({
@@ -218,24 +217,24 @@ describe("refusals, continued", () => {
     const person = await registerHuman();
     const app = await connectedApp(person.token);
     expect((await toolResult(await callTool(app.access_token, "list_stories"))).result.isError ?? false).toBe(false);
-    const list = await page("/me/apps", person.token);
-    const html = await list.text();
+    const list = await get("/me/apps", person.token);
+    const html = shown(list);
     expect(html).toContain("Test Host");
     expect(html).toContain("acts as you");
     const grantId = /action="\/me\/apps\/([^/]+)\/revoke"/.exec(html)?.[1];
-    const revoked = await formPost(`/me/apps/${grantId}/revoke`, {}, person.token);
+    const revoked = await post(`/me/apps/${grantId}/revoke`, {}, person.token);
     expect(revoked.status).toBe(303);
     const res = await callTool(app.access_token, "list_stories");
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toContain("resource_metadata=");
-    expect(await (await page("/me/apps", person.token)).text()).not.toContain("Test Host");
+    expect(shown(await get("/me/apps", person.token))).not.toContain("Test Host");
     // Its refresh token is gone with it.
     expect((await token({ grant_type: "refresh_token", client_id: app.client.client_id, refresh_token: app.refresh_token })).status).toBe(400);
     // Someone else's grant is not theirs to revoke.
     const other = await registerHuman();
     const app2 = await connectedApp(other.token);
-    const id2 = /action="\/me\/apps\/([^/]+)\/revoke"/.exec(await (await page("/me/apps", other.token)).text())?.[1];
-    expect((await formPost(`/me/apps/${id2}/revoke`, {}, person.token)).status).toBe(404);
+    const id2 = /action="\/me\/apps\/([^/]+)\/revoke"/.exec((await get("/me/apps", other.token)).text)?.[1];
+    expect((await post(`/me/apps/${id2}/revoke`, {}, person.token)).status).toBe(404);
     expect((await toolResult(await callTool(app2.access_token, "list_stories"))).result.isError ?? false).toBe(false);
   });
 
@@ -278,7 +277,7 @@ describe("refusals, continued", () => {
     const refreshed = await token({ grant_type: "refresh_token", client_id: asBot.client.client_id, refresh_token: asBot.refresh_token });
     expect(refreshed.status).toBe(400);
     expect(refreshed.body.error).toBe("invalid_grant");
-    expect(await (await page("/me/apps", person.token)).text()).not.toContain(`the bot ${bot.name}`);
+    expect(shown(await get("/me/apps", person.token))).not.toContain(`the bot ${bot.name}`);
     // The person's own grant is untouched.
     expect((await mcpPost(asMe.access_token)).status).toBe(200);
   });
@@ -362,7 +361,7 @@ describe("the consent page", () => {
       headers: {
         "content-type": "application/x-www-form-urlencoded",
         Origin: "https://evil.example",
-        Cookie: `__Host-storyloom_session=${person.token}; ${consent.binding}`,
+        Cookie: `${COOKIE}=${person.token}; ${consent.binding}`,
       },
       body: new URLSearchParams({ handle: consent.handle!, decision: "approve", identity: "me", write: "1" }),
     });
@@ -464,7 +463,7 @@ class BrowserProvider implements OAuthClientProvider {
   /** The browser: the consent page with the person's session, Approve, and the redirect back. */
   async redirectToAuthorization(url: URL) {
     const fetch = workerFetch();
-    const session = `__Host-storyloom_session=${this.session}`;
+    const session = `${COOKIE}=${this.session}`;
     const consentUrl = `${ORIGIN}${url.pathname}${url.search}`;
     const res = await fetch(consentUrl, { headers: { Cookie: session }, redirect: "manual" });
     const html = await res.text();

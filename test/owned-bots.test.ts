@@ -1,27 +1,12 @@
 import { runInDurableObject } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import type { BranchRoom } from "../src/durable/branch";
 import { describe, expect, it } from "vitest";
-import {
-  type CallResult,
-  apiTokenOf,
-  branchRoom,
-  call,
-  createStory,
-  expectError,
-  join,
-  registerAdmin,
-  registerBot,
-  registerHuman,
-  submit,
-  unique,
-  words,
-} from "./helpers";
-import { callTool, connectedApp, page, toolResult } from "./oauth-flow";
+import { apiTokenOf, branchRoom, call, createStory, expectError, join, registerAdmin, registerBot, registerHuman, submit, unique, words } from "./helpers";
+import { callTool, connectedApp, toolResult } from "./oauth-flow";
+import { get, page, post, shown, trips } from "./pages";
 
 /** People own bots (issue 57 §1): registering with a credential, `/me/bots`, re-keying, editing, retiring, standing. */
-
-const trips = (res: CallResult) => Number(/d1;desc="(\d+) round trips?"/.exec(res.headers.get("server-timing") ?? "")?.[1]);
 
 /** A bot registered by `owner`'s credential, logged in (its JWT) as well. */
 async function ownedBot(owner: { token: string }, overrides: Record<string, unknown> = {}) {
@@ -61,10 +46,10 @@ describe("registering a bot with a person's credential", () => {
   it("shows on the bot's page who runs it", async () => {
     const owner = await registerHuman();
     const bot = await ownedBot(owner);
-    const html = await (await exports.default.fetch(`https://storyloom.test/bots/${bot.id}`)).text();
+    const html = shown(await page(`/bots/${bot.id}`));
     expect(html).toContain(`Run by ${owner.user.username}`);
     const unowned = await registerBot();
-    expect(await (await exports.default.fetch(`https://storyloom.test/bots/${unowned.id}`)).text()).toContain("Run by nobody");
+    expect((await page(`/bots/${unowned.id}`)).text).toContain("Run by nobody");
   });
 });
 
@@ -184,7 +169,7 @@ describe("retiring a bot", () => {
     expect(grants.results).toEqual([{ revoked_at: null }]);
     const listed = await toolResult(await callTool(asBot.access_token, "list_stories"));
     expect(listed.result.isError ?? false, JSON.stringify(listed)).toBe(false);
-    expect(await (await page("/me/apps", owner.token)).text()).toContain(`the bot ${bot.name}`);
+    expect((await get("/me/apps", owner.token)).text).toContain(`the bot ${bot.name}`);
     expect((await call("/auth/me", { token: bot.token })).status).toBe(200);
   });
 
@@ -262,18 +247,6 @@ describe("an owner's suspension suspends the bots they own", () => {
 });
 
 describe("the My bots page", () => {
-  const ORIGIN = "https://storyloom.test";
-  const COOKIE = "__Host-storyloom_session";
-  const get = (path: string, session?: string) =>
-    exports.default.fetch(`${ORIGIN}${path}`, { redirect: "manual", headers: session ? { Cookie: `${COOKIE}=${session}` } : {} });
-  const post = (path: string, fields: Record<string, string>, session: string, origin = ORIGIN) =>
-    exports.default.fetch(`${ORIGIN}${path}`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded", Origin: origin, Cookie: `${COOKIE}=${session}`, "CF-Connecting-IP": "198.51.100.9" },
-      body: new URLSearchParams(fields),
-    });
-
   it("sends a visitor to log in first", async () => {
     const res = await get("/me/bots");
     expect(res.status).toBe(303);
@@ -286,7 +259,7 @@ describe("the My bots page", () => {
     const made = await post("/me/bots", { name, model: "gpt" }, owner.token);
     expect(made.status).toBe(200);
     expect(made.headers.get("cache-control")).toBe("no-store");
-    const html = await made.text();
+    const html = made.text;
     const key = /<code id="api-key">(slk_[^<]+)<\/code>/.exec(html)?.[1];
     expect(key, html).toBeTruthy();
     expect(html).toContain('data-copy="api-key"');
@@ -295,9 +268,9 @@ describe("the My bots page", () => {
     expect(bot.name).toBe(name);
     expect((await call("/auth/me", { token: key })).body.id).toBe(bot.id);
     // The list shows no key.
-    expect(await (await get("/me/bots", owner.token)).text()).not.toContain("slk_");
+    expect(shown(await get("/me/bots", owner.token))).not.toContain("slk_");
 
-    const rotated = await (await post(`/me/bots/${bot.id}/api-key`, {}, owner.token)).text();
+    const rotated = (await post(`/me/bots/${bot.id}/api-key`, {}, owner.token)).text;
     const fresh = /<code id="api-key">(slk_[^<]+)<\/code>/.exec(rotated)?.[1];
     expect(fresh).toBeTruthy();
     expect(fresh).not.toBe(key);
@@ -316,8 +289,8 @@ describe("the My bots page", () => {
     const owner = await registerHuman();
     const bad = await post("/me/bots", { name: "", model: "m" }, owner.token);
     expect(bad.status).toBe(400);
-    expect(await bad.text()).toContain("Name: is required");
-    const foreign = await post("/me/bots", { name: unique("x"), model: "m" }, owner.token, "https://evil.example");
+    expect(bad.text).toContain("Name: is required");
+    const foreign = await post("/me/bots", { name: unique("x"), model: "m" }, { session: owner.token, origin: "https://evil.example" });
     expect(foreign.status).toBe(403);
     expect((await call("/me/bots", { token: owner.token })).body.data.count).toBe(0);
     const other = await ownedBot(await registerHuman());

@@ -1,3 +1,4 @@
+// Runs alone (vitest.config.ts): empties the search index and reads the whole of it.
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { indexText } from "../src/lib/search-text";

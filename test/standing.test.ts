@@ -10,7 +10,6 @@ import type { Env } from "../src/env";
 import { handleQueue } from "../src/queue/webhooks";
 import { sweep } from "../src/queue/sweeper";
 import {
-  type CallResult,
   apiTokenOf,
   branchRoom,
   call,
@@ -25,36 +24,15 @@ import {
   submit,
   words,
 } from "./helpers";
+import { COOKIE, ORIGIN, get, post, shown, trips } from "./pages";
 
 /** Account standing (issue 23): suspended, deleted, demoted and logged-out credentials, whichever kind, whichever door. */
 
-const ORIGIN = "https://storyloom.test";
-const COOKIE = "__Host-storyloom_session";
 const future = () => new Date(Date.now() + 86_400_000).toISOString();
 
 const suspend = (token: string, id: string, body: Record<string, unknown> = { reason: "spam" }) => call(`/admin/accounts/${id}/suspend`, { token, body });
 const restore = (token: string, id: string, body: Record<string, unknown> = {}) => call(`/admin/accounts/${id}/restore`, { token, body });
 const setRole = (token: string, id: string, role: string) => call(`/admin/accounts/${id}/role`, { token, body: { role } });
-
-const trips = (res: CallResult | Response) => Number(/d1;desc="(\d+) round trips?"/.exec(res.headers.get("server-timing") ?? "")?.[1]);
-
-/** A page of the web reader with a session cookie. */
-const page = (path: string, session: string) =>
-  exports.default.fetch(`${ORIGIN}${path}`, { headers: { Cookie: `${COOKIE}=${session}`, "CF-Connecting-IP": "198.51.100.7" }, redirect: "manual" });
-
-/** A form POST from the reader's own pages. */
-const form = (path: string, fields: Record<string, string>, session?: string) =>
-  exports.default.fetch(`${ORIGIN}${path}`, {
-    method: "POST",
-    redirect: "manual",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      Origin: ORIGIN,
-      "CF-Connecting-IP": "198.51.100.8",
-      ...(session ? { Cookie: `${COOKIE}=${session}` } : {}),
-    },
-    body: new URLSearchParams(fields),
-  });
 
 /** One MCP tool call (through the Worker's own fetch, or with some bindings changed). */
 async function mcpTool(token: string, name: string, args: Record<string, unknown>, bindings?: Partial<Env>) {
@@ -126,13 +104,13 @@ describe("a suspension refuses every credential from the next request on", () =>
 
     // The web reader: the page is asked for again without the cookie (cleared), to be seen signed out (issue 56);
     // a form answers 403 with the reason, signing nobody in.
-    const home = await page("/", human.token);
+    const home = await get("/", human.token);
     expect(home.status).toBe(303);
     expect(home.headers.get("location")).toBe("/");
     expect(home.headers.get("set-cookie")).toMatch(new RegExp(`${COOKIE}=;`));
-    const refusedForm = await form(`/branches/${story.main_branch_id}/comments`, { content: "no" }, human.token);
+    const refusedForm = await post(`/branches/${story.main_branch_id}/comments`, { content: "no" }, human.token);
     expect(refusedForm.status).toBe(403);
-    const html = await refusedForm.text();
+    const html = refusedForm.text;
     expect(html).toContain("suspended");
     expect(html).not.toContain(human.input.username);
     expect(refusedForm.headers.get("set-cookie")).toMatch(new RegExp(`${COOKIE}=;`));
@@ -143,7 +121,7 @@ describe("a suspension refuses every credential from the next request on", () =>
     expect((await restore(admin.token, human.id, { reason: "appeal upheld" })).body.data).toMatchObject({ suspended: false, suspended_at: null });
     expect((await call("/auth/me", { token: human.token })).status).toBe(200);
     expect((await call("/auth/me", { token: apiToken })).status).toBe(200);
-    expect((await page("/", human.token)).status).toBe(200);
+    expect((await get("/", human.token)).status).toBe(200);
     expect((await call("/auth/login", { body: { email: human.input.email, password: human.input.password } })).status).toBe(200);
     expect((await auditOf(human.id)).results).toEqual([
       { actor_id: admin.id, action: "suspend", target_type: "account", reason: "spam", detail: JSON.stringify({ until }) },
@@ -409,7 +387,7 @@ describe("logout revokes the session's token", () => {
     expectError(await call("/auth/me", { token: human.token }), 401, "UNAUTHORIZED");
     expectError(await call("/stories", { token: human.token, body: storyInput() }), 401, "UNAUTHORIZED");
     expectError(await call("/auth/logout", { method: "POST", token: human.token }), 401, "UNAUTHORIZED");
-    const home = await page("/", human.token);
+    const home = await get("/", human.token);
     expect(home.status).toBe(303); // the page again, signed out
     expect(home.headers.get("set-cookie")).toMatch(new RegExp(`${COOKIE}=;`));
     const { story } = await storyWithSegments();
@@ -433,18 +411,18 @@ describe("logout revokes the session's token", () => {
 
   it("the web reader's logout revokes the cookie's token on the server, not only in the browser", async () => {
     const human = await registerHuman();
-    const login = await form("/login", { email: human.input.email, password: human.input.password });
+    const login = await post("/login", { email: human.input.email, password: human.input.password });
     const session = new RegExp(`${COOKIE}=([^;]+)`).exec(login.headers.get("set-cookie") ?? "")?.[1];
     expect(session).toBeTruthy();
-    expect((await page("/", session!)).status).toBe(200);
-    const out = await form("/logout", {}, session);
+    expect((await get("/", session!)).status).toBe(200);
+    const out = await post("/logout", {}, session);
     expect(out.status).toBe(303);
     expect(out.headers.get("set-cookie")).toMatch(new RegExp(`${COOKIE}=;`));
     // A copy of the cookie signs nobody in, on the pages or as a bearer on the API.
-    expect((await page("/", session!)).status).toBe(303); // the page again, signed out
+    expect((await get("/", session!)).status).toBe(303); // the page again, signed out
     expectError(await call("/auth/me", { token: session }), 401, "UNAUTHORIZED");
     // Logging out a session already refused just clears the cookie.
-    expect((await form("/logout", {}, session)).status).toBe(303);
+    expect((await post("/logout", {}, session)).status).toBe(303);
   });
 
   it("the sweeper prunes revoked sessions once their tokens have expired anyway", async () => {
@@ -468,7 +446,7 @@ describe("the standing check's round trips", () => {
     const read = await call(`/stories/${story.id}`, { token: human.token });
     expect(read.status).toBe(200);
     expect(trips(read)).toBe(1);
-    const page200 = await page(`/stories/${story.id}`, human.token);
+    const page200 = await get(`/stories/${story.id}`, human.token);
     expect(page200.status).toBe(200);
     expect(trips(page200)).toBe(1);
     await suspend(admin.token, human.id);
@@ -635,7 +613,7 @@ describe("a suspended account may still log out; a refused browser session sees 
     const admin = await registerAdmin();
     const human = await registerHuman();
     await suspend(admin.token, human.id);
-    const out = await form("/logout", {}, human.token);
+    const out = await post("/logout", {}, human.token);
     expect(out.status).toBe(303);
     expect(out.headers.get("set-cookie")).toMatch(new RegExp(`${COOKIE}=;`));
     await restore(admin.token, human.id);
@@ -650,18 +628,16 @@ describe("a suspended account may still log out; a refused browser session sees 
     await suspend(admin.token, suspended.id);
     for (const human of [revoked, suspended]) {
       for (const path of ["/", `/stories/${story.id}?x=1`, `/branches/${story.main_branch_id}`]) {
-        const res = await page(path, human.token);
+        const res = await get(path, human.token);
         expect(res.status, path).toBe(303);
         expect(res.headers.get("location")).toBe(path);
         expect(res.headers.get("set-cookie")).toMatch(new RegExp(`${COOKIE}=;`));
-        const again = await exports.default.fetch(`${ORIGIN}${path}`, { headers: { "CF-Connecting-IP": "198.51.100.7" } });
-        expect(again.status).toBe(200);
-        const html = await again.text();
+        const html = shown(await get(path));
         expect(html).not.toContain(human.input.username);
         expect(html).toContain("Log in");
       }
       // A page that needs a sign-in: the same, then the usual way to the login.
-      const admin404 = await page("/admin", human.token);
+      const admin404 = await get("/admin", human.token);
       expect(admin404.status).toBe(303);
       expect(admin404.headers.get("location")).toBe("/admin");
     }

@@ -1,11 +1,9 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { app } from "../src/app";
 import { DATA_TABLES, call, createBranch, createStory, registerBot, registerHuman, words } from "./helpers";
 import { followOf, settled } from "./inbox";
 import { recordingD1, unindexedScans } from "./recording-d1";
-import { COOKIE, ORIGIN, type Sent, get, post } from "./web-client";
+import { get, post, trips } from "./pages";
 
 /**
  * Follows and the inbox on the web reader (issue 59): the Follow buttons and followers on story, branch, bot and
@@ -13,7 +11,6 @@ import { COOKIE, ORIGIN, type Sent, get, post } from "./web-client";
  * D1 round trip), and the status the inbox page's script polls.
  */
 
-const trips = (res: Sent) => Number(/d1;desc="(\d+) round trips?"/.exec(res.headers.get("server-timing") ?? "")?.[1]);
 const followButton = (html: string) => /<button type="submit" aria-pressed="(true|false)" aria-label="((?:Following · Un)?[Ff]ollow [^"]*)"/.exec(html);
 const followers = (html: string) => /<span class="meta follow-count">([^<]*)<\/span>/.exec(html)?.[1];
 
@@ -205,10 +202,7 @@ describe("their queries", () => {
     const seen = new Set<string>();
     const DB = recordingD1(env.DB, (q) => seen.add(q));
     for (const path of ["/inbox", "/inbox?unread=true&page=2", "/follows", `/users/${owner.id}`, "/inbox/status", `/stories/${story.id}`]) {
-      const ctx = createExecutionContext();
-      const res = await app.request(`${ORIGIN}${path}`, { headers: { Cookie: `${COOKIE}=${reader.token}` } }, { ...env, DB }, ctx);
-      await waitOnExecutionContext(ctx);
-      expect(res.status, path).toBe(200);
+      expect((await get(path, { session: reader.token, env: { DB } })).status, path).toBe(200);
     }
     expect([...seen].some((q) => q.includes("FROM inbox_items i JOIN stories st"))).toBe(true);
     expect(await unindexedScans(env.DB, seen, DATA_TABLES)).toEqual([]);

@@ -1,69 +1,13 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { app } from "../src/app";
-import type { Env } from "../src/env";
-import { call, expectError, join, registerBot, registerHuman, storyWithSegments, submit, unique, words } from "./helpers";
+import { address, call, expectError, join, registerBot, registerHuman, storyWithSegments, submit, unique, words } from "./helpers";
+import { COOKIE, ORIGIN, type Sent, get, post, shown } from "./pages";
 
 /**
  * The web reader's forms (src/web/write-routes.tsx): sessions, every form's happy path, its errors shown in words
  * on its page, and the session's security (Origin check, cookie flags, no open redirect, the cookie is not an
  * API credential). Everything goes through the Worker's own fetch, as a browser would send it.
  */
-
-const ORIGIN = "https://storyloom.test";
-/** The session cookie's name on this (non-local) host: `__Host-` prefixed; on localhost it is `storyloom_session`. */
-const COOKIE = "__Host-storyloom_session";
-
-interface Sent {
-  status: number;
-  headers: Headers;
-  text: string;
-  location: string | null;
-}
-
-interface FormOptions {
-  /** The session token (the cookie's value). */
-  session?: string;
-  /** The Origin header; `null` sends none. Default: this site. */
-  origin?: string | null;
-  headers?: Record<string, string>;
-  /** The site's own address (default https://storyloom.test). */
-  site?: string;
-  /** Bindings changed for this request (the spec's limits: the test config raises them). */
-  env?: Partial<Env>;
-}
-
-/** The Worker's fetch, or the app with some bindings changed. */
-async function send(url: string, init: RequestInit, bindings?: Partial<Env>): Promise<Response> {
-  if (!bindings) return exports.default.fetch(url, init);
-  const ctx = createExecutionContext();
-  const res = await app.request(url, init, { ...env, ...bindings }, ctx);
-  await waitOnExecutionContext(ctx);
-  return res;
-}
-
-const address = () => `198.51.100.${Math.floor(Math.random() * 250)}`;
-
-/** A form POST as a browser sends it from one of the pages: urlencoded, with Origin, no redirect followed. */
-async function post(path: string, fields: Record<string, string>, options: FormOptions = {}): Promise<Sent> {
-  const site = options.site ?? ORIGIN;
-  const headers: Record<string, string> = {
-    "content-type": "application/x-www-form-urlencoded",
-    "CF-Connecting-IP": address(),
-    ...(options.origin === null ? {} : { Origin: options.origin ?? site }),
-    ...(options.session ? { Cookie: `${COOKIE}=${options.session}` } : {}),
-    ...options.headers,
-  };
-  const res = await send(`${site}${path}`, { method: "POST", headers, body: new URLSearchParams(fields), redirect: "manual" }, options.env);
-  return { status: res.status, headers: res.headers, text: await res.text(), location: res.headers.get("location") };
-}
-
-async function get(path: string, session?: string): Promise<Sent> {
-  const headers: Record<string, string> = { "CF-Connecting-IP": address(), ...(session ? { Cookie: `${COOKIE}=${session}` } : {}) };
-  const res = await exports.default.fetch(`${ORIGIN}${path}`, { headers, redirect: "manual" });
-  return { status: res.status, headers: res.headers, text: await res.text(), location: res.headers.get("location") };
-}
 
 const sessionOf = (res: Sent) => new RegExp(`${COOKIE}=([^;]+)`).exec(res.headers.get("set-cookie") ?? "")?.[1];
 
@@ -234,7 +178,7 @@ describe("web forms: the happy path", () => {
     // Its forms cost nothing more: still one D1 round trip (the session is a signed token, not a look-up).
     expect(mine.headers.get("server-timing")).toMatch(/d1;desc="1 round trip"/);
     const anonymous = await get(`/branches/${branchId}`);
-    expect(anonymous.text).not.toContain("Signed in as");
+    expect(shown(anonymous)).not.toContain("Signed in as");
     expect(anonymous.text).toContain("to write, vote, comment and fork");
     expect(anonymous.headers.get("cache-control")).toBe("no-cache");
   });
@@ -385,7 +329,7 @@ describe("web forms: errors in words, next to the form", () => {
     expect(res.text).toMatch(new RegExp(`action="/branches/${branchId}/segments/${segments[0].id}/votes" class="vote"><div class="form-error"`));
     expect(res.text).toMatch(/<title>Error: /);
     // Shown normally, one's own segments carry no vote buttons; others' do.
-    const page = (await get(`/branches/${branchId}`, owner.token)).text;
+    const page = shown(await get(`/branches/${branchId}`, owner.token));
     expect(page).not.toContain(`action="/branches/${branchId}/segments/${segments[0].id}/votes"`);
     const stranger = await registerHuman();
     expect((await get(`/branches/${branchId}`, stranger.token)).text).toContain(`action="/branches/${branchId}/segments/${segments[0].id}/votes"`);
@@ -526,11 +470,10 @@ describe("web forms: security", () => {
 
   it("a bot's token is no web session, in the cookie or in an Authorization header", async () => {
     const bot = await registerBot();
-    expect((await get("/", bot.token)).text).not.toContain("Signed in as");
+    expect(shown(await get("/", bot.token))).not.toContain("Signed in as");
     const human = await registerHuman();
     for (const token of [bot.token, human.token]) {
-      const res = await exports.default.fetch(`${ORIGIN}/`, { headers: { Authorization: `Bearer ${token}`, "CF-Connecting-IP": address() } });
-      expect(await res.text()).not.toContain("Signed in as");
+      expect(shown(await get("/", { headers: { Authorization: `Bearer ${token}` } }))).not.toContain("Signed in as");
     }
   });
 
@@ -596,8 +539,8 @@ describe("web forms: security", () => {
     }
     const register = await post("/register?next=/.//evil.example", { username: unique("w"), email: `${unique("w")}@example.com`, password: "a good password" });
     expectSeeOther(register, "/");
-    const page = await send(`${ORIGIN}/login?next=/%2e//evil.example`, {});
-    expect(await page.text()).toContain('action="/login"');
+    const page = await get("/login?next=/%2e//evil.example");
+    expect(page.text).toContain('action="/login"');
   });
 
   it("the cookie is not an API credential", async () => {

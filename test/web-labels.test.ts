@@ -1,10 +1,7 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { app } from "../src/app";
-import type { Env } from "../src/env";
 import { DATA_TABLES, call, createStory, registerBot, registerHuman, storyInput, submit, unique, words } from "./helpers";
-import { ORIGIN, trips, visible } from "./pages";
+import { ORIGIN, PREFS, get, post, shown, trips, visible } from "./pages";
 import { recordingD1, unindexedScans } from "./recording-d1";
 
 /**
@@ -13,43 +10,6 @@ import { recordingD1, unindexedScans } from "./recording-d1";
  * cookie; §2: the search box on every page and the search page. Everything through the Worker's own fetch, as a
  * browser sends it.
  */
-
-const SESSION = "__Host-storyloom_session";
-const PREFS = "__Host-storyloom_prefs";
-
-interface Sent {
-  status: number;
-  headers: Headers;
-  text: string;
-  location: string | null;
-}
-
-const address = () => `198.51.100.${Math.floor(Math.random() * 250)}`;
-
-async function send(path: string, init: RequestInit & { headers: Record<string, string> }, bindings?: Partial<Env>): Promise<Sent> {
-  const url = `${ORIGIN}${path}`;
-  const request = { ...init, headers: { "CF-Connecting-IP": address(), ...init.headers }, redirect: "manual" as const };
-  let res: Response;
-  if (bindings) {
-    const ctx = createExecutionContext();
-    res = await app.request(url, request, { ...env, ...bindings }, ctx);
-    await waitOnExecutionContext(ctx);
-  } else res = await exports.default.fetch(url, request);
-  return { status: res.status, headers: res.headers, text: await res.text(), location: res.headers.get("location") };
-}
-
-const cookies = (c: { session?: string; prefs?: string }) =>
-  [c.session ? `${SESSION}=${c.session}` : "", c.prefs ? `${PREFS}=${c.prefs}` : ""].filter(Boolean).join("; ");
-
-const get = (path: string, c: { session?: string; prefs?: string } = {}, bindings?: Partial<Env>) =>
-  send(path, { headers: c.session || c.prefs ? { Cookie: cookies(c) } : {} }, bindings);
-
-const post = (path: string, fields: Record<string, string>, c: { session?: string; prefs?: string } = {}) =>
-  send(path, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", Origin: ORIGIN, ...(c.session || c.prefs ? { Cookie: cookies(c) } : {}) },
-    body: new URLSearchParams(fields),
-  });
 
 /** The chips of the story whose title is `title` on a list page, as read. */
 function chipsOf(html: string, title: string): string {
@@ -200,12 +160,12 @@ describe("a reader's preference: hide mature stories and chosen tags", () => {
     expect(visible((await get(`/tags/${w.other}`)).text)).toContain(w.mixed.title);
     // With the micro-cache on, a page read with the cookie is neither served from it nor stored in it.
     const cached = { READ_CACHE_MS: "60000" };
-    const plain = await get(`/tags/${w.other}`, {}, cached);
+    const plain = await get(`/tags/${w.other}`, { env: cached });
     expect(visible(plain.text)).toContain(w.mixed.title);
-    const withCookie = await get(`/tags/${w.other}`, { prefs }, cached);
+    const withCookie = await get(`/tags/${w.other}`, { prefs, env: cached });
     expect(withCookie.headers.get("x-read-cache")).toBeNull();
-    expect(visible(withCookie.text)).not.toContain(w.mixed.title);
-    expect((await get(`/tags/${w.other}`, {}, cached)).headers.get("x-read-cache")).toBe("hit");
+    expect(visible(shown(withCookie))).not.toContain(w.mixed.title);
+    expect((await get(`/tags/${w.other}`, { env: cached })).headers.get("x-read-cache")).toBe("hit");
     // A cookie that is not ours is ignored.
     expect(visible((await get(`/tags/${w.other}`, { prefs: "garbage%7B" })).text)).toContain(w.mixed.title);
   });
@@ -219,7 +179,7 @@ describe("a reader's preference: hide mature stories and chosen tags", () => {
     expect((await call("/me/preferences", { token: reader.token })).body.data).toMatchObject({ hide_mature: true, hidden_tags: [] });
     const page = await get(`/tags/${w.tag}`, { session: reader.token });
     expect(trips(page)).toBe(1);
-    const text = visible(page.text);
+    const text = visible(shown(page));
     expect(text).not.toContain(w.mixed.title);
     expect(text).toContain(w.robot.title);
     expect(text).toContain("Your preferences leave out mature stories");
@@ -251,7 +211,7 @@ describe("a reader's preference: hide mature stories and chosen tags", () => {
       [`/search?q=${w.tag}`, { session: reader.token }],
       [`/search?q=${w.tag}&type=segment`, { prefs }],
     ] as const) {
-      expect((await get(path, c, { DB })).status, path).toBe(200);
+      expect((await get(path, { ...c, env: { DB } })).status, path).toBe(200);
     }
     expect(await unindexedScans(env.DB, seen, DATA_TABLES)).toEqual([]);
   });
@@ -338,7 +298,7 @@ describe("search (§2): the box on every page, the results page", () => {
     const w = await world();
     const prefs = encodeURIComponent(JSON.stringify({ m: true, t: [] }));
     const anonymous = await get(`/search?q=${w.tag}&type=story`, { prefs });
-    expect(visible(anonymous.text)).not.toContain(w.mixed.title);
+    expect(visible(shown(anonymous))).not.toContain(w.mixed.title);
     expect(visible(anonymous.text)).toContain(w.human.title);
     expect(visible(anonymous.text)).toContain("Your preferences leave out mature stories");
     expect(visible((await get(`/search?q=${w.tag}&type=story`)).text)).toContain(w.mixed.title);
@@ -346,7 +306,7 @@ describe("search (§2): the box on every page, the results page", () => {
     await call("/me/preferences", { method: "PUT", token: reader.token, body: { hide_mature: false, hidden_tags: [w.other] } });
     const signedIn = await get(`/search?q=${w.tag}&type=story`, { session: reader.token });
     expect(trips(signedIn)).toBe(1);
-    expect(visible(signedIn.text)).not.toContain(w.mixed.title);
+    expect(visible(shown(signedIn))).not.toContain(w.mixed.title);
     expect(visible(signedIn.text)).toContain("Your preferences leave out stories with 1 hidden tag");
   });
 });

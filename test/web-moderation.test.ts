@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, registerAdmin, registerBot, registerHuman, storyWithSegments } from "./helpers";
-import { get, post } from "./web-client";
+import { get, post, shown } from "./pages";
 
 /**
  * Reports and moderation on the web reader (issue 23): the Report control on the pages, its form (Origin check,
@@ -100,6 +100,7 @@ describe("the Report control", () => {
     expect(res.status).toBe(403);
     expect((await reportsOn(w.story.id)).results.some((r) => r.reporter_id === reader.id)).toBe(false);
     const page = await get(reportPath("story", w.story.id, "//attacker.example/x"), reader.token);
+    expect(shown(page)).toContain('name="reason"');
     expect(page.text).not.toContain("attacker.example");
   });
 });
@@ -128,7 +129,7 @@ describe("the /admin pages", () => {
   });
 
   it("a moderator sees the reported text and resolves with one click and a reason; the audit log shows it", async () => {
-    const { owner, story, segments } = await storyWithSegments();
+    const { story, segments } = await storyWithSegments();
     const reader = await registerHuman();
     const filed = (await call("/reports", { token: reader.token, body: { target_type: "segment", target_id: segments[2].id, reason: "abuse", note: "mean" } }))
       .body.data;
@@ -152,7 +153,7 @@ describe("the /admin pages", () => {
     });
     const hidden = await env.DB.prepare("SELECT hidden_by FROM segments WHERE id = ?").bind(segments[2].id).first<{ hidden_by: string }>();
     expect(hidden?.hidden_by).toBe(moderator.id);
-    expect((await get("/admin?target_type=segment", moderator.token)).text).not.toContain(`id="r-${filed.id}"`);
+    expect(shown(await get("/admin?target_type=segment", moderator.token))).not.toContain(`id="r-${filed.id}"`);
     const resolved = await get("/admin?status=resolved&target_type=segment", moderator.token);
     expect(resolved.text).toContain(`id="r-${filed.id}"`);
 
@@ -165,7 +166,6 @@ describe("the /admin pages", () => {
     expect(log.text).toContain("resolve_report (hide)");
     expect(log.text).toContain("insults");
     expect(log.text).toContain(`segment <code>${segments[2].id}</code>`);
-    expect(owner.id).toBeTruthy();
   });
 
   it("a report whose comment was deleted stays actionable: no hide button, its author suspended with one click (issue 56)", async () => {

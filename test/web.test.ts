@@ -1,12 +1,13 @@
+// Runs alone (vitest.config.ts): the home page lists every story, in an order it checks.
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { app } from "../src/app";
 import { DATA_TABLES, call, createBranch, join, registerBot, registerHuman, storyWithSegments, submit, unique, vote, words } from "./helpers";
-import { ORIGIN, type Page, page, trips, visible } from "./pages";
+import { ORIGIN, type Page, get, page, trips, visible } from "./pages";
 import { recordingD1, unindexedScans } from "./recording-d1";
 
-function expectPage(res: Page, status: number) {
+function expectPage(res: Omit<Page, "location">, status: number) {
   expect(res.status, res.text.slice(0, 300)).toBe(status);
   expect(res.headers.get("content-type")).toMatch(/^text\/html; charset=utf-8/i);
   expect(res.text.startsWith("<!DOCTYPE html>")).toBe(true);
@@ -16,7 +17,7 @@ function expectPage(res: Page, status: number) {
   for (const tag of ["header", "main", "nav", "footer"]) expect(res.text).toContain(`<${tag}`);
 }
 
-const canonicalOf = (res: Page) => /<link rel="canonical" href="([^"]+)"/.exec(res.text)?.[1];
+const canonicalOf = (res: Omit<Page, "location">) => /<link rel="canonical" href="([^"]+)"/.exec(res.text)?.[1];
 
 const XSS = "<script>alert(1)</script>";
 /** Every script tag of a page: only the reader's own static module may appear. */
@@ -360,12 +361,7 @@ describe("the web reader", () => {
   });
 
   it("the public read micro-cache serves a repeat page from memory, and a write through this isolate empties it", async () => {
-    const cached = async (path: string, headers: Record<string, string> = {}) => {
-      const ctx = createExecutionContext();
-      const res = await app.request(`${ORIGIN}${path}`, { headers }, { ...env, READ_CACHE_MS: "60000" }, ctx);
-      await waitOnExecutionContext(ctx);
-      return { status: res.status, headers: res.headers, text: await res.text() };
-    };
+    const cached = (path: string, headers: Record<string, string> = {}) => get(path, { headers, env: { READ_CACHE_MS: "60000" } });
     const path = `/branches/${w.branch.id}`;
     const first = await cached(path);
     expect(first.headers.get("x-read-cache")).toBeNull();
@@ -431,10 +427,7 @@ describe("the web reader", () => {
       `/bots/${w.bot.id}`,
       `/users/${w.owner.id}`,
     ]) {
-      const ctx = createExecutionContext();
-      const res = await app.request(`${ORIGIN}${path}`, {}, { ...env, DB }, ctx);
-      await waitOnExecutionContext(ctx);
-      expect(res.status, path).toBe(200);
+      expect((await get(path, { env: { DB } })).status, path).toBe(200);
     }
     expect(seen.size).toBeGreaterThanOrEqual(10);
     const scans = await unindexedScans(env.DB, seen, DATA_TABLES);

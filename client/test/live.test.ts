@@ -234,6 +234,7 @@ describe("live(): keeping the connection honest", () => {
     abort.abort();
     await seen.done;
     expect(seen.error).toBe(null);
+    expect(seen.items.length).toBeGreaterThan(0);
     expect(seen.items.every((e) => e.type === "hello")).toBe(true);
   });
 });

@@ -73,8 +73,11 @@ describe("segmentWrite: prepared statements bind what their builders would", () 
         const { sql: text, params } = statement.getQuery();
         expect({ sql: text, params }).toEqual(compileSimple(built[i]));
       });
-      if (quota) expect(write.usage?.getQuery()).toMatchObject(compileSimple(usageSql(values)) ?? {});
-      else expect(write.usage).toBeNull();
+      if (quota) {
+        const usage = compileSimple(usageSql(values));
+        expect(usage, "the usage statement compiles").not.toBeNull();
+        expect(write.usage?.getQuery()).toMatchObject(usage!);
+      } else expect(write.usage).toBeNull();
     }
   });
 });
