@@ -205,7 +205,7 @@ async function serveGuide(c: Context<AppEnv>) {
  * `/mcp` request, so isolates that never serve one never evaluate it.
  */
 function createAgentsApp() {
-  // No client bookmark here (issue 57's red-team): `/mcp` and the OAuth endpoints are POSTs on the primary, so a
+  // No client bookmark here: `/mcp` and the OAuth endpoints are POSTs on the primary, so a
   // call's standing (a revoked grant, a logout) is read where it was written, never on a replica a bookmark names.
   const app = withServices(platform(), { bookmarks: false });
   // A refused OAuth token is counted against its address after the answer; past the limit, 429 before any look-up.
@@ -214,7 +214,7 @@ function createAgentsApp() {
     return serveMcp(c);
   });
   app.get(GUIDE_PATH, etag(), anonymousReadLimit, serveGuide);
-  // OAuth 2.1 for /mcp (issue 57): the library's metadata, token and registration endpoints, loaded on first use. A
+  // OAuth 2.1 for /mcp: the library's metadata, token and registration endpoints, loaded on first use. A
   // registration identical to a known public client's is answered before the limit, which it does not count.
   const sameRegistration: MiddlewareHandler<AppEnv> = async (c, next) => (await import("./oauth/registration")).sameRegistration(c, next);
   const limits: Record<string, MiddlewareHandler<AppEnv>[]> = { [REGISTER_PATH]: [sameRegistration, oauthRegistrationLimit], [TOKEN_PATH]: [oauthTokenLimit] };

@@ -5,12 +5,12 @@ import type { Env } from "./env";
  * The Worker's settings, parsed once per environment object from the vars in wrangler.toml (and the secrets).
  * Every number the service is configured by lives in wrangler.toml `[vars]`; nothing else reads `env.X` strings.
  */
-/** A story's content rating (issue 58), mildest first; `general` by default. */
+/** A story's content rating, mildest first; `general` by default. */
 export const RATINGS = ["general", "teen", "mature"] as const;
 export type Rating = (typeof RATINGS)[number];
 
 /**
- * The content warnings a story may carry (issue 58): a fixed list, in the order stories show them. Fixed here, not in
+ * The content warnings a story may carry: a fixed list, in the order stories show them. Fixed here, not in
  * `[vars]`: the OpenAPI document's enums and the clients generated from it are built from it, so an environment that
  * changed it would refuse what its own document offers. `/llms.txt` prints it.
  */
@@ -118,7 +118,7 @@ function toConfig(v: z.infer<typeof schema>) {
       followsPerAccount: v.LIMIT_FOLLOWS_PER_ACCOUNT,
       botsPerOwner: v.LIMIT_BOTS_PER_OWNER,
     },
-    /** The inbox (issue 59): how long an item takes the next events of its kind, how many items an account keeps, a fan-out page (`FanoutOptions`). */
+    /** The inbox: how long an item takes the next events of its kind, how many items an account keeps, a fan-out page (`FanoutOptions`). */
     inbox: {
       collapseMs: v.INBOX_COLLAPSE_SECONDS * 1000,
       itemsPerAccount: v.INBOX_ITEMS_PER_ACCOUNT,

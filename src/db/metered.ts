@@ -13,7 +13,7 @@ async function timed<T>(meter: D1Counter, run: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Statements that ride at the front of the request's first round trip (the account's standing, issue 23), and
+ * Statements that ride at the front of the request's first round trip (the account's standing), and
  * what to do with their results before the caller sees anything of that trip.
  */
 export interface Prelude {
@@ -29,7 +29,7 @@ export interface Prelude {
 }
 
 /**
- * A read that rides behind a prelude in the same trip (the unread count a signed-in page's header shows, issue 59):
+ * A read that rides behind a prelude in the same trip (the unread count a signed-in page's header shows):
  * one statement, and what to do with its result once the prelude's verdict let the trip through.
  */
 export interface Rider {
@@ -223,7 +223,7 @@ export async function settlePrelude(d1: D1Database): Promise<void> {
 }
 
 /**
- * The error a failed request answers with (issue 56): the caller's own refusal (401, 403) when its standing was
+ * The error a failed request answers with: the caller's own refusal (401, 403) when its standing was
  * still unsettled and refuses, else `err`. A JWT's standing rides in the request's first D1 trip, and a request
  * refused before making one (the branch room's `NOT_YOUR_TURN` from its memory, the account gate's 429 or 422)
  * would otherwise answer a logged-out or suspended caller as if it stood well. Costs one read, on such an error

@@ -5,7 +5,7 @@ import { type ContentWarning, RATINGS } from "../config";
 // Timestamps are ISO 8601 UTC strings ("2026-01-02T03:04:05.678Z"): they sort as text and are returned as stored.
 
 /**
- * An account's standing (issue 23): suspended from `suspended_at` until `suspended_until` (null: until restored).
+ * An account's standing: suspended from `suspended_at` until `suspended_until` (null: until restored).
  * Checked on every request by src/domain/standing.ts.
  */
 const suspension = () => ({
@@ -17,7 +17,7 @@ const suspension = () => ({
 /** A new account's standing columns: in good standing. */
 export const inGoodStanding = { suspendedAt: null, suspendedUntil: null, suspensionReason: null } as const;
 
-/** A moderator's hide (issue 23): the item keeps its place, its text leaves every public read. Null: visible. */
+/** A moderator's hide: the item keeps its place, its text leaves every public read. Null: visible. */
 /** A new item's hiding columns: visible. */
 export const visible = { hiddenAt: null, hiddenBy: null, hiddenReason: null } as const;
 
@@ -57,9 +57,9 @@ export const bots = sqliteTable(
     /** The name's uniqueness key (src/lib/names.ts): NFKC with full case folding. */
     nameKey: text("name_key"),
     model: text("model").notNull(),
-    /** `active`, or `retired` by its owner (issue 57): its credentials and grants stop, its segments stay. */
+    /** `active`, or `retired` by its owner: its credentials and grants stop, its segments stay. */
     status: text("status").notNull().default("active"),
-    /** The human who created it with their credential (issue 57); null: an unowned bot, registered without one. */
+    /** The human who created it with their credential; null: an unowned bot, registered without one. */
     ownerId: text("owner_id"),
     role: text("role", { enum: ["narrator", "challenger", "voice"] }),
     language: text("language").notNull().default("zh"),
@@ -109,7 +109,7 @@ export const stories = sqliteTable(
       .notNull()
       .default("active"),
     storyPack: text("story_pack", { mode: "json" }),
-    /** A content rating (issue 58): `general`, `teen` or `mature` (src/config.ts). */
+    /** A content rating: `general`, `teen` or `mature` (src/config.ts). */
     rating: text("rating", { enum: RATINGS }).notNull().default("general"),
     /** Content warnings from the fixed list (src/config.ts), in the list's order, as a JSON array. */
     warnings: text("warnings", { mode: "json" }).$type<ContentWarning[]>().notNull().default([]),
@@ -124,7 +124,7 @@ export const stories = sqliteTable(
 );
 
 /**
- * A tag (issue 58) by its key (src/lib/tags.ts: NFKC, case-folded, white space collapsed), with the first spelling
+ * A tag by its key (src/lib/tags.ts: NFKC, case-folded, white space collapsed), with the first spelling
  * any story gave it: what tag pages and suggestions show. Never deleted (a tag no listed story carries is not suggested).
  */
 export const tags = sqliteTable("tags", {
@@ -147,7 +147,7 @@ export const storyTags = sqliteTable(
   (t) => [primaryKey({ columns: [t.storyId, t.tagKey] }), index("story_tags_tag_idx").on(t.tagKey, t.storyId)],
 );
 
-/** A reader's preferences for the lists (issue 58), any account's: hide `mature` stories, hide stories with these tag keys (a JSON array). */
+/** A reader's preferences for the lists, any account's: hide `mature` stories, hide stories with these tag keys (a JSON array). */
 export const preferences = sqliteTable("preferences", {
   accountId: text("account_id").primaryKey(),
   hideMature: integer("hide_mature", { mode: "boolean" }).notNull().default(false),
@@ -267,7 +267,7 @@ export const branchMembers = sqliteTable(
 );
 
 /**
- * A reader's place on a path (issue 59 §4): one row per account and branch (the path's branch), the last segment
+ * A reader's place on a path: one row per account and branch (the path's branch), the last segment
  * reached on its reading path (a segment of the branch, or of an ancestor up to the fork) and when. Written only when
  * the reader says so (`PUT /me/progress/{branch_id}`, the web reader's script or form), never by a read.
  */
@@ -286,7 +286,7 @@ export const readingProgress = sqliteTable(
   (t) => [primaryKey({ columns: [t.accountId, t.branchId] }), index("reading_progress_account_updated_idx").on(t.accountId, t.updatedAt, t.branchId)],
 );
 
-/** A reader's bookmark on a segment (issue 59 §4), with an optional note: one per account and segment, any account's. */
+/** A reader's bookmark on a segment, with an optional note: one per account and segment, any account's. */
 export const bookmarks = sqliteTable(
   "bookmarks",
   {
@@ -493,7 +493,7 @@ export const outbox = sqliteTable(
 
 export type OutboxRow = typeof outbox.$inferSelect;
 
-/** Reports (issue 23): one open report per reporter and target; a repeat updates it. */
+/** Reports: one open report per reporter and target; a repeat updates it. */
 export const reports = sqliteTable(
   "reports",
   {
@@ -504,7 +504,7 @@ export const reports = sqliteTable(
     targetId: text("target_id").notNull(),
     /**
      * Who answered for the target when it was reported (its author, owner or creator; the account itself), so the
-     * report can still be acted on once the target is deleted (issue 56). Null only for reports older than it whose target was gone.
+     * report can still be acted on once the target is deleted. Null only for reports older than it whose target was gone.
      */
     targetAuthorId: text("target_author_id"),
     reason: text("reason", { enum: ["spam", "abuse", "copyright", "other"] }).notNull(),
@@ -529,7 +529,7 @@ export const reports = sqliteTable(
   ],
 );
 
-/** Every moderation action (issue 23), append-only: migrations/0008 refuses UPDATE and DELETE on it. */
+/** Every moderation action, append-only: migrations/0008 refuses UPDATE and DELETE on it. */
 export const auditLog = sqliteTable(
   "audit_log",
   {
@@ -567,7 +567,7 @@ export const revokedSessions = sqliteTable(
 );
 
 /**
- * An app a person connected through OAuth (issue 57): the grant the OAuth library keeps in KV, recorded here too so
+ * An app a person connected through OAuth: the grant the OAuth library keeps in KV, recorded here too so
  * "Connected apps" lists it, Revoke holds on the next request (the standing statement reads `revoked_at` and the
  * acting bot's owner), and the retiring of a bot ends its grants. `id` is the library's grant id.
  */
@@ -595,7 +595,7 @@ export const oauthGrants = sqliteTable(
 export type OAuthGrantRow = typeof oauthGrants.$inferSelect;
 
 /**
- * What the OAuth library wrote to KV in the last minutes (issue 57), read only when KV misses: KV is eventually
+ * What the OAuth library wrote to KV in the last minutes, read only when KV misses: KV is eventually
  * consistent across locations, D1 is not (src/oauth/consistent-kv.ts). Rows outlive KV's window, then the sweeper
  * prunes them.
  */
@@ -610,7 +610,7 @@ export const oauthKv = sqliteTable(
 );
 
 /**
- * Follows (issue 59): an account (a human or a bot) follows a story, a branch or an author (a human or a bot, by
+ * Follows: an account (a human or a bot) follows a story, a branch or an author (a human or a bot, by
  * id). One row per follower and target; at most LIMIT_FOLLOWS_PER_ACCOUNT per follower, a condition of the INSERT.
  */
 export const follows = sqliteTable(
@@ -646,7 +646,7 @@ export const followCounts = sqliteTable(
 );
 
 /**
- * The inbox's outbox (issue 59): one row per change that followers hear of, written in the same batch as the change
+ * The inbox's outbox: one row per change that followers hear of, written in the same batch as the change
  * (only when someone may hear of it), then fanned out to inboxes by the `inbox-fanout` queue's consumer a page of
  * followers at a time (src/queue/fanout.ts). Its id is the change's own (the segment's, story's, branch's, comment's,
  * audit row's). `cursor` is the last follower id done (keyset; "" before the first page), moved in the same batch as
@@ -686,7 +686,7 @@ export const inboxEvents = sqliteTable(
 export type InboxEventRow = typeof inboxEvents.$inferSelect;
 
 /**
- * An account's inbox (issue 59): one item per (account, collapse key) and window, counting the events it collapses
+ * An account's inbox: one item per (account, collapse key) and window, counting the events it collapses
  * ("7 new segments on The Tide"). `seq` orders an account's items, newest activity highest (an update moves its item
  * up); the oldest beyond INBOX_ITEMS_PER_ACCOUNT are pruned as new ones come. An unread item whose window (from
  * `started_at`) is still open takes the next event of its key; a read one never does.
@@ -721,7 +721,7 @@ export const inboxItems = sqliteTable(
 );
 
 /**
- * An account's private inbox feed (issue 59 §3): the token in its address, hashed as the API's tokens are. One per
+ * An account's private inbox feed: the token in its address, hashed as the API's tokens are. One per
  * account (minting another replaces it); deleting the row revokes it.
  */
 export const feedTokens = sqliteTable(

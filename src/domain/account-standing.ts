@@ -12,7 +12,7 @@ export interface Requirement {
 }
 
 /**
- * One request's check of its caller's standing (issue 23). A JWT's account is read in the request's first D1
+ * One request's check of its caller's standing. A JWT's account is read in the request's first D1
  * round trip (a prelude of the metered D1: docs/decisions.md, "account standing"), so a read costs no extra trip;
  * until then the actor is what the token claims, and the verdict updates it in place (its current type and
  * role) or refuses the request before the caller sees anything of that trip. An API key or API token was read

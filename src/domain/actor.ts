@@ -2,7 +2,7 @@ import { type Column, type SQL, eq, sql } from "drizzle-orm";
 import { ApiError } from "../lib/errors";
 
 export type ActorType = "human" | "bot" | "admin";
-/** `oauth`: an access token Storyloom's OAuth server issued for `/mcp` (issue 57), acting as its grant's account. */
+/** `oauth`: an access token Storyloom's OAuth server issued for `/mcp`, acting as its grant's account. */
 export type CredentialKind = "jwt" | "api_token" | "api_key" | "oauth";
 
 /**
@@ -18,7 +18,7 @@ export interface Actor {
   type: ActorType;
   name: string;
   credential: CredentialKind;
-  /** A human's moderator role (issue 23), once the account's standing has been read; admins moderate by their type. */
+  /** A human's moderator role, once the account's standing has been read; admins moderate by their type. */
   role?: "user" | "moderator";
   /**
    * A JWT's id, expiry and issue time (seconds): what a logout revokes, and what a bot's key rotation ends (issued

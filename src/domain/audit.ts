@@ -15,7 +15,7 @@ export interface AuditEntry {
 
 /**
  * The audit row of a moderation action, as a statement for the action's own `db.batch()`: the action and its
- * record land together or not at all (issue 23). The table refuses UPDATE and DELETE (migrations/0008).
+ * record land together or not at all. The table refuses UPDATE and DELETE (migrations/0008).
  */
 export const auditStatement = (db: Db, by: Pick<Actor, "id" | "name">, entry: AuditEntry, at = nowIso()) =>
   db.insert(auditLog).values({

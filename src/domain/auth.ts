@@ -58,7 +58,7 @@ export interface NewBot {
   role?: BotRow["role"];
   language?: string;
   webhookUrl?: string | null;
-  /** The human registering it with their credential (issue 57); none: an unowned bot. */
+  /** The human registering it with their credential; none: an unowned bot. */
   ownerId?: string | null;
 }
 
@@ -107,7 +107,7 @@ export async function newBot(input: NewBot): Promise<{ bot: BotRow; apiKey: stri
   return { bot: row, apiKey };
 }
 
-/** A bot with its owner's suspension (issue 57), read in the same statement; a retired bot is not found. */
+/** A bot with its owner's suspension, read in the same statement; a retired bot is not found. */
 export type OwnedBotRow = BotRow & { ownerSuspendedAt: string | null; ownerSuspendedUntil: string | null };
 
 const owner = alias(users, "owner");
@@ -150,7 +150,7 @@ export async function actorForBotKey(db: Db, apiKey: string, expect: KeyStanding
   return { id: bot.id, type: "bot", name: bot.name, credential: "api_key", role: "user" };
 }
 
-/** The standing columns, read with a key's or token's own look-up (issue 23: no trip of their own). */
+/** The standing columns, read with a key's or token's own look-up (no trip of their own). */
 const standingOf = (t: typeof users) => ({ role: t.role, suspendedAt: t.suspendedAt, suspendedUntil: t.suspendedUntil, suspensionReason: t.suspensionReason });
 
 /**
@@ -202,20 +202,20 @@ export async function generateApiToken(db: Db, userId: string) {
   return { token, expiresAt, remainingDays: Math.ceil((Date.parse(expiresAt) - now) / DAY_MS) };
 }
 
-/** A human's (or admin's) account with its unread inbox count (issue 59): one round trip. */
+/** A human's (or admin's) account with its unread inbox count: one round trip. */
 export async function userWithUnread(db: Db, id: string) {
   const [[user], [{ unread }]] = await db.batch([db.select().from(users).where(eq(users.id, id)).limit(1), unreadCountQuery(db, id)]);
   return user && { user, unread };
 }
 
-/** A bot's account with its unread inbox count (issue 59): one round trip. */
+/** A bot's account with its unread inbox count: one round trip. */
 export async function botWithUnread(db: Db, id: string) {
   const [[bot], [{ unread }]] = await db.batch([db.select().from(bots).where(eq(bots.id, id)).limit(1), unreadCountQuery(db, id)]);
   return bot && { bot, unread };
 }
 
 /**
- * A logout (issue 23): a JWT's jti joins the revoked sessions until the token would have expired anyway (the
+ * A logout: a JWT's jti joins the revoked sessions until the token would have expired anyway (the
  * sweeper then prunes it); a human's API token is deleted (it was the token's own row). An API key is a bot's
  * identity, not a session: `POST /auth/logout` refuses it (403).
  */

@@ -3,7 +3,7 @@ import { round3 } from "../lib/round";
 import type { Authorship } from "../schemas/fields";
 
 /**
- * Who wrote a story or a branch (issue 58), computed from what was written, never declared: `human` when no bot wrote
+ * Who wrote a story or a branch, computed from what was written, never declared: `human` when no bot wrote
  * a segment of it (none written yet included), `bot` when bots wrote every one, `mixed` otherwise; `bot_share` the
  * share of its segments by bots, rounded to 3 decimals, a mixed one's kept within 0.001–0.999 (never read as none or
  * all). Counted from the row's counters (`segments_count`, `bot_segments_count`), which every segment's batch moves:

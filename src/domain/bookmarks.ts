@@ -10,7 +10,7 @@ import { type Viewer, branchShown, segmentShown, storyShown, viewerOf } from "./
 import { EXCERPT_LENGTH, excerpt } from "./reports";
 
 /**
- * Bookmarks (issue 59 §4): any account's, on any segment it may read, with an optional note. One per account and
+ * Bookmarks: any account's, on any segment it may read, with an optional note. One per account and
  * segment (a repeat answers the bookmark there is, its note replaced when one is sent); at most a cap per account,
  * counted in the INSERT itself, so concurrent bookmarks cannot pass it. A bookmark is its account's alone.
  */

@@ -11,7 +11,7 @@ import { WEBHOOK_SECRET_PREFIX } from "./auth";
 /** A bot's own webhook settings: its address and secret, and the deliveries made to it. */
 
 /**
- * Only the bot itself manages its webhook; its owner (issue 57) reads its deliveries and status too (`owner`). An id
+ * Only the bot itself manages its webhook; its owner reads its deliveries and status too (`owner`). An id
  * that names no bot is 404 whoever asks; for an existing bot another bot is 403 PERMISSION_DENIED, and so is a
  * person reading an owned bot they do not own; any other human (or admin) is 403 FORBIDDEN (the wrong kind).
  */

@@ -21,7 +21,7 @@ import {
 } from "./export-words";
 
 /**
- * A path's book as EPUB 3 (issue 59 §5): a title page (title, branch, rating and warnings, who wrote it, the
+ * A path's book as EPUB 3: a title page (title, branch, rating and warnings, who wrote it, the
  * authors, where it comes from), the story's background as a foreword, then one XHTML document per chapter; the
  * table of contents lists them all. The story's text is in its language; the words around it are English, marked so.
  */

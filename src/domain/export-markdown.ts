@@ -15,7 +15,7 @@ import {
 } from "./export-words";
 
 /**
- * A path's book as Markdown (CommonMark), issue 59 §5: the title, the branch, the labels, who wrote it and the
+ * A path's book as Markdown (CommonMark): the title, the branch, the labels, who wrote it and the
  * authors, the background as a foreword, then a `##` heading per chapter, each segment's lines as paragraphs
  * followed by its byline. The text people wrote is escaped so that it reads as the words they typed, never as
  * Markdown or HTML: a `*`, a `<script>` or a line starting with `#` stays text.

@@ -11,7 +11,7 @@ import { type PathSegment, asPath, hiddenOnPathQuery, readingPathQuery } from ".
 import { storyView } from "./stories";
 
 /**
- * A branch's reading path as a book (issue 59 §5): what its EPUB and Markdown exports hold, in chapters. Hidden
+ * A branch's reading path as a book: what its EPUB and Markdown exports hold, in chapters. Hidden
  * segments are left out of a reader's copy unless they may read them (their author, moderators, admins), and the
  * segments they may read are all in it, ancestors' included, as the path page has them.
  */
@@ -32,7 +32,7 @@ export interface StoryLabels {
   authorship: { authorship: Authorship; bot_share: number } | null;
 }
 
-/** What the story says of itself (issue 58), as a book shows it: its rating, content warnings and who wrote it. */
+/** What the story says of itself, as a book shows it: its rating, content warnings and who wrote it. */
 export function storyLabels(record: ReturnType<typeof storyView>): StoryLabels {
   return { rating: record.rating, warnings: record.warnings, authorship: { authorship: record.authorship, bot_share: record.bot_share } };
 }
@@ -70,7 +70,7 @@ function versionOf(found: Record<string, unknown>[], [story]: StoryRow[], hidden
   if (!branch || !story) throw notFound("Branch");
   const length = branch.forkSequence + branch.segmentsCount;
   const marks = hidden.map((h) => [h.sequence_order, Number(h.shown)]);
-  // The whole story record: what the book shows of it (and, with issue 58, who wrote it) changes with it.
+  // The whole story record: what the book shows of it (and who wrote it) changes with it.
   const key = JSON.stringify([BOOK_EDITION, story, branch.id, branch.title, length, marks]);
   return { key, shared: hidden.every((h) => !Number(h.shown)), story, branch };
 }

@@ -7,7 +7,7 @@ import { branchShown, storyShown } from "./hidden";
 import { accountNotSuspendedSql } from "./standing";
 
 /**
- * The inbox's fan-out (issue 59): one step writes one page of an event's audience into their inboxes, in one D1
+ * The inbox's fan-out: one step writes one page of an event's audience into their inboxes, in one D1
  * batch, so no consumer invocation does unbounded work (a story with 100,000 followers is 200 steps of 500, each a
  * queue message of its own: src/queue/fanout.ts).
  *

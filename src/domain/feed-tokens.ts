@@ -8,7 +8,7 @@ import { refuseIfSuspended } from "./auth";
 import { itemView, latestItemsQuery } from "./inbox";
 
 /**
- * The private inbox feed (issue 59 §3): an account's inbox as Atom, at an address whose last part is a token, so a
+ * The private inbox feed: an account's inbox as Atom, at an address whose last part is a token, so a
  * feed reader (which sends no credential) can follow it. One token per account, stored hashed as the API's tokens
  * are; minting another replaces it, revoking deletes it: the old address stops answering at once.
  */

@@ -7,7 +7,7 @@ import { accountNotSuspendedSql } from "./standing";
 import { filterOf, storyFilterSql } from "./story-filter";
 
 /**
- * The public Atom feeds' reads (issue 59 §3): what anonymous readers may see, newest first, FEED_ENTRIES at most,
+ * The public Atom feeds' reads: what anonymous readers may see, newest first, FEED_ENTRIES at most,
  * each feed one round trip (its head and its entries). Never a hidden story, branch or segment (nor what a hidden
  * story or branch holds), nor anything by an account suspended now (a bot's owner's suspension included): the
  * feeds show what the inbox would tell (src/domain/fanout.ts), to anyone.

@@ -8,7 +8,7 @@ import { type Actor, writerType } from "./actor";
 import { type Viewer, branchShown, storyShown } from "./hidden";
 
 /**
- * Follows (issue 59): an account follows a story, a branch or an author. Following is idempotent (one row per
+ * Follows: an account follows a story, a branch or an author. Following is idempotent (one row per
  * follower and target, a repeat answers the row there is); an account follows at most `followsPerAccount` things,
  * counted in the INSERT itself, so concurrent follows cannot pass the cap. `follow_counts` keeps each target's
  * number of followers in the same batches. A story's owner follows it from its creation (`ownerFollowStatements`),

@@ -3,7 +3,7 @@ import { preparedByShape } from "../db/compile";
 import type { Actor } from "./actor";
 
 /**
- * Hidden content (issue 23): what a viewer may see of an item a moderator hid. Every read that shows text takes
+ * Hidden content: what a viewer may see of an item a moderator hid. Every read that shows text takes
  * its text through `shownText`, in the read's own query (no extra statement), so one rule decides everywhere: the
  * item keeps its place and its fields, gains `hidden: true`, and its text is "" for everyone but its author (its
  * owner, for a story; its creator, for a branch), admins and moderators.

@@ -6,7 +6,7 @@ import type { Actor } from "./actor";
 import { handOver } from "./webhook-events";
 
 /**
- * Producing inbox events (issue 59). A change that followers hear of (a segment, a branch, a story, a reply, a
+ * Producing inbox events. A change that followers hear of (a segment, a branch, a story, a reply, a
  * moderator's action) writes one `inbox_events` row in its own batch, only when someone may hear of it (someone
  * follows what it names, or it has a recipient), so a change nobody follows costs one conditional INSERT and no
  * queue send. The request then hands the event to the `inbox-fanout` queue; its consumer (src/domain/fanout.ts)

@@ -6,7 +6,7 @@ import type { Actor } from "./actor";
 import { type Viewer, branchShown, seesHidden, storyShown } from "./hidden";
 
 /**
- * Reading an inbox (issue 59): the account's items, newest activity first, each naming what it is about as its
+ * Reading an inbox: the account's items, newest activity first, each naming what it is about as its
  * reader may see it now. The text goes through the hidden rules in the read's own query (src/domain/hidden.ts),
  * so a hide after the event takes the item's titles and excerpt at once ("" and `hidden: true`), with no inbox
  * row rewritten.
@@ -154,7 +154,7 @@ export function inboxRead(db: Db, actor: Pick<Actor, "id" | "type">, opts: { unr
 export const latestItemsQuery = (db: Db, account: string | SQL, viewer: Viewer, limit: number) =>
   itemRecords(db, viewer, sql`WHERE i.account_id = ${account} ORDER BY i.seq DESC LIMIT ${limit}`);
 
-/** What the inbox page's script polls (issue 59): the unread count and when the newest activity was (null: none). */
+/** What the inbox page's script polls: the unread count and when the newest activity was (null: none). */
 export async function inboxStatus(db: Db, accountId: string) {
   const [[{ unread }], [latest]] = await db.batch([
     unreadCountQuery(db, accountId),

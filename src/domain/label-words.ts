@@ -1,6 +1,6 @@
 import type { ContentWarning, Rating } from "../config";
 
-/** What a story's rating and content warnings (issue 58) are called wherever people read them: chips, forms, exports. */
+/** What a story's rating and content warnings are called wherever people read them: chips, forms, exports. */
 export const RATING_WORDS: Record<Rating, string> = { general: "General", teen: "Teen", mature: "Mature" };
 export const WARNING_WORDS: Record<ContentWarning, string> = {
   violence: "violence",

@@ -24,7 +24,7 @@ export async function listLogs(db: Db, q: LogQuery, now = Date.now()) {
       .select({
         id: logs.id,
         story_id: logs.storyId,
-        // A hidden story's entries stay (they are counts of writing), without its title (issue 23).
+        // A hidden story's entries stay (they are counts of writing), without its title.
         story_title: sql<string>`CASE WHEN ${stories.hiddenAt} IS NULL THEN ${stories.title} ELSE '' END`,
         branch_id: logs.branchId,
         segment_id: logs.segmentId,

@@ -8,7 +8,7 @@ import { type EventWrite, moderationEvent } from "./inbox-events";
 import { forgetGeneratedSummaries } from "./summaries";
 import { branchScoreStatement } from "./votes";
 
-/** What a moderator can hide (issue 23). */
+/** What a moderator can hide. */
 export const HIDEABLE = ["segment", "comment", "story", "branch"] as const;
 export type HideableType = (typeof HIDEABLE)[number];
 
@@ -21,7 +21,7 @@ const TABLE: Record<HideableType, string> = { segment: "segments", comment: "com
 const NAME: Record<HideableType, string> = { segment: "Segment", comment: "Comment", story: "Story", branch: "Branch" };
 
 /**
- * Nobody moderates their own case (issue 56): their own account, their own content, or a report about either,
+ * Nobody moderates their own case: their own account, their own content, or a report about either,
  * admins included: 403 PERMISSION_DENIED (another moderator decides). `what` completes "You cannot …".
  */
 export function refuseOwnCase(actor: Pick<Actor, "id">, accountId: string | null, what: string): void {
@@ -72,7 +72,7 @@ export const hidingView = (target: HideTarget, p: Pick<Place, "hidden_at" | "hid
 
 /**
  * The statements of a hide (or a restore, `hide` false) for one D1 batch: the item's hiding columns (set only when
- * they change, so a repeat writes nothing), its audit row, the inbox event that tells its author (issue 59), the
+ * they change, so a repeat writes nothing), its audit row, the inbox event that tells its author, the
  * branch's stored vote score when a segment's votes stop (or start again) counting, and the generated summaries
  * that may quote a hidden segment or branch. `extra` rides along.
  */
@@ -103,7 +103,7 @@ export function hidingStatements(
     event.statement,
   ];
   if (target.type === "segment" && place.branch_id) statements.push(branchScoreStatement(db, place.branch_id));
-  // A branch's forks made before its hide quote it in theirs too (issue 56).
+  // A branch's forks made before its hide quote it in theirs too.
   if (change.hide && (target.type === "segment" || target.type === "branch")) statements.push(forgetGeneratedSummaries(db, place.story_id));
   return { statements, event };
 }

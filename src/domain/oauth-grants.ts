@@ -5,7 +5,7 @@ import { notFound } from "../lib/errors";
 import { underBotCap } from "./bot-cap";
 
 /**
- * The apps people connected through OAuth (issue 57), as D1 knows them: written when the person approves (before
+ * The apps people connected through OAuth, as D1 knows them: written when the person approves (before
  * the code is sent, with the bot made for it if any), listed on "Connected apps", revoked there (the standing statement then refuses the grant's
  * next call), and ended with the bot they act as when it is retired. The tokens themselves are the OAuth library's.
  */

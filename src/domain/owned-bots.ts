@@ -10,7 +10,7 @@ import { endGrantsOf } from "./oauth-grants";
 import { suspendedNow } from "./standing";
 
 /**
- * Bots people own (issue 57): a human who registers a bot with their credential owns it, and only they manage it
+ * Bots people own: a human who registers a bot with their credential owns it, and only they manage it
  * (an admin moderates bots, it does not run them). Each write is one statement conditioned on the ownership, so a
  * refused one changes nothing; only then is the bot read to say why (404, 403, 409).
  */

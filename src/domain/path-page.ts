@@ -9,7 +9,7 @@ import { type PathSegment, asPath, readingPathPageQuery } from "./reading-path";
 import { type MapNode, mapOf, mapRowsQuery } from "./story-map";
 
 /**
- * A branch's reading path as one continuous page (issue 58 §4, the web reader's `/branches/{id}/read`): a page at a
+ * A branch's reading path as one continuous page (the web reader's `/branches/{id}/read`): a page at a
  * time, with where the path crosses a fork and, under each segment, the other branches forking from it.
  */
 

@@ -3,7 +3,7 @@ import type { Db } from "../db/client";
 import { preferences } from "../db/schema";
 import type { Tag } from "../lib/tags";
 
-/** A reader's preferences for lists (issue 58), as the API shows them; the defaults (nothing hidden) when never set. */
+/** A reader's preferences for lists, as the API shows them; the defaults (nothing hidden) when never set. */
 export interface PreferencesView {
   hide_mature: boolean;
   hidden_tags: string[];

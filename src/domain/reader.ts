@@ -156,14 +156,14 @@ export const CONTINUE_READING = 5;
 
 /**
  * The home page's list and, for a signed-in reader, the paths they kept a place on most recently ("Continue
- * reading", issue 59 §4): one round trip, the places' statement in the list's batch.
+ * reading"): one round trip, the places' statement in the list's batch.
  */
 export function readerHome(db: Db, opts: ReaderListOptions, reader: Viewer) {
   const places = reader ? placesRead(db, reader, CONTINUE_READING) : readOf([], (): ProgressView[] => []);
   return oneTrip(db, readerListRead(db, opts), places);
 }
 
-/** The search page (issue 58 §2): the hits as `GET /search` finds them, the reader's preference applied and said: one round trip. */
+/** The search page: the hits as `GET /search` finds them, the reader's preference applied and said: one round trip. */
 export async function readerSearch(db: Db, query: SearchQuery, preference: ReaderPreference) {
   const [found, hiding] = await oneTrip(db, searchRead(db, query, preference), hidingRead(db, preference));
   return { ...found, hiding };
@@ -330,7 +330,7 @@ export const BOT_PAGE_SEGMENTS = 20;
 
 /**
  * An author's latest segments with their stories (a query for a page's batch), their text as anonymous readers see
- * it; nothing of a hidden story or branch (issue 56), as their own pages show nothing.
+ * it; nothing of a hidden story or branch, as their own pages show nothing.
  */
 const latestSegmentsQuery = (db: Db, authorId: string) =>
   db
@@ -349,7 +349,7 @@ const latestSegmentsQuery = (db: Db, authorId: string) =>
     })
     .from(segments)
     .innerJoin(stories, eq(stories.id, segments.storyId))
-    // Nothing of a hidden story or branch (issue 56): the segments anyone may read, as their own pages show them.
+    // Nothing of a hidden story or branch: the segments anyone may read, as their own pages show them.
     .where(and(eq(segments.authorId, authorId), sql`EXISTS (SELECT 1 FROM branches sb WHERE sb.id = "segments"."branch_id" AND ${branchShown("sb", null)})`))
     .orderBy(desc(segments.createdAt), desc(segments.id))
     .limit(BOT_PAGE_SEGMENTS);
@@ -361,7 +361,7 @@ const latestSegmentsQuery = (db: Db, authorId: string) =>
  */
 export async function readerBot(db: Db, id: string, viewer: Viewer = null) {
   const [[bot], [{ total }], [{ n }], latest, [follow]] = await db.batch([
-    // Who runs it (issue 57): its owner's name, none for an unowned bot.
+    // Who runs it: its owner's name, none for an unowned bot.
     db
       .select({ id: bots.id, name: bots.name, model: bots.model, status: bots.status, created_at: bots.createdAt, owner_name: users.username })
       .from(bots)
@@ -380,7 +380,7 @@ export async function readerBot(db: Db, id: string, viewer: Viewer = null) {
 export const USER_PAGE_STORIES = 20;
 
 /**
- * A human writer as readers see them (issue 59): their name and when they joined (never their e-mail), the stories
+ * A human writer as readers see them: their name and when they joined (never their e-mail), the stories
  * they started (hidden ones left out), their latest segments and their followers (with the viewer's own follow):
  * one round trip.
  */

@@ -42,7 +42,7 @@ const chain = (branchId: string | SQL) => sql`
     )`;
 
 /**
- * A path segment's columns. A segment on a hidden ancestor is hidden with it (issue 56): a fork made before the hide
+ * A path segment's columns. A segment on a hidden ancestor is hidden with it: a fork made before the hide
  * shows that branch's text only to each segment's author and to moderators, as the branch itself would.
  */
 const pathColumns = (viewer: Viewer) =>

@@ -10,7 +10,7 @@ import { type Viewer, branchShown, viewerOf } from "./hidden";
 import { onReadingPath } from "./reading-path";
 
 /**
- * Reading progress (issue 59 §4): a reader's place on each path they read, one row per account and branch (the
+ * Reading progress: a reader's place on each path they read, one row per account and branch (the
  * path's branch), kept only when the reader says so (`PUT /me/progress/{branch_id}`, the web reader's script and
  * its "Keep my place" form), never by a read. "Segments since" is counted from the place on the path: the branch's
  * last sequence_order (its fork point plus its own segments) less the place's, so an ancestor growing after the

@@ -106,7 +106,7 @@ export async function fileReport(db: Db, actor: Actor, input: ReportBody, idem?:
     reporterType: actor.type === "bot" ? "bot" : "human",
     targetType: input.target_type,
     targetId,
-    targetAuthorId: target.t_author, // kept, so the report outlives its target (issue 56)
+    targetAuthorId: target.t_author, // kept, so the report outlives its target
     reason: input.reason,
     note: input.note ?? null,
     status: "open",

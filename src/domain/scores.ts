@@ -4,7 +4,7 @@ import { countedVote } from "./hidden";
 
 /** Vote arithmetic shared by votes, rewrites, reputation, branches and the dashboard, written once. */
 
-/** Votes on a hidden segment or branch count for nothing (issue 23): the one place scores and reputation meet the rule. */
+/** Votes on a hidden segment or branch count for nothing: the one place scores and reputation meet the rule. */
 const weightedText = (v: string) => `coalesce(sum(CASE WHEN ${countedVote(v)} THEN ${v}.vote * ${v}.effective_weight END), 0)`;
 
 /**

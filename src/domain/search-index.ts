@@ -4,7 +4,7 @@ import { indexText } from "../lib/search-text";
 import type { Tag } from "../lib/tags";
 
 /**
- * The full-text indexes (issue 58 §2, migrations/0018_search.sql), fed by the write's own batch: a trigger could not
+ * The full-text indexes (migrations/0018_search.sql), fed by the write's own batch: a trigger could not
  * segment CJK text (src/lib/search-text.ts). Each index row has its story's or segment's rowid; hides touch nothing
  * here, as search joins every hit back to its live rows (src/domain/search.ts).
  */

@@ -20,7 +20,7 @@ import {
 } from "./story-filter";
 
 /**
- * Full-text search (issue 58 §2) over the FTS5 indexes the writes feed (src/domain/search-index.ts): stories by title,
+ * Full-text search over the FTS5 indexes the writes feed (src/domain/search-index.ts): stories by title,
  * background and tags, segments by their text, ranked by bm25, a page and the counts in one round trip.
  *
  * What may be found is decided at read, on the live rows every hit is joined back to, so a hide or a suspension takes

@@ -5,7 +5,7 @@ import { OAUTH_JTI_PREFIX } from "./oauth-grants";
 import type { Actor, ActorType } from "./actor";
 
 /**
- * An account's standing (issue 23): checked on every request that carries a credential, by one rule for every
+ * An account's standing: checked on every request that carries a credential, by one rule for every
  * kind of credential. The rule is `verdictOf` (pure); `standingQuery` reads what it needs in the request's own
  * round trip, and `standingGuard` is the same rule as a statement that aborts a write batch it leads.
  */
@@ -20,7 +20,7 @@ export interface StandingRow {
   suspended_until: string | null;
   suspension_reason: string | null;
   revoked: number;
-  /** A bot's owner's suspension (issue 57: a person's suspension suspends the bots they own); absent or null: none. */
+  /** A bot's owner's suspension (a person's suspension suspends the bots they own); absent or null: none. */
   owner_suspended_at?: string | null;
   owner_suspended_until?: string | null;
 }
@@ -33,7 +33,7 @@ export interface Expectation {
   types?: readonly ActorType[];
   /** The route is a moderator's (`moderatorsOnly`): an admin, or a human with the moderator role. */
   moderator?: boolean;
-  /** The route serves a suspended account too (logging out, issue 56): a suspension refuses nothing. */
+  /** The route serves a suspended account too (logging out): a suspension refuses nothing. */
   evenSuspended?: boolean;
   /**
    * The request has already composed work with the claimed type's rights (a write whose batch leads the trip):
@@ -133,7 +133,7 @@ export const sessionOf = (actor: Pick<Actor, "session">): Session => ({
 });
 
 /**
- * The session is over: a logged-out JWT's jti, or (issue 57) an OAuth grant (`oauth:<grant id>`) revoked, or acting
+ * The session is over: a logged-out JWT's jti, or an OAuth grant (`oauth:<grant id>`) revoked, or acting
  * as a bot its approver does not own. A grant row not found is not a refusal: a replica may not have it yet (its
  * token is the library's to check); Revoke's row is what ends it. One text whatever the value (prepared statements
  * bind it: src/db/compile.ts); SQLite's CASE reads only the branch the value takes.
@@ -146,7 +146,7 @@ const revoked = (jti: string | null) =>
 
 /**
  * SQL: none of the accounts `ids` (SQL expressions: authors, owners, creators) is suspended at `now`, whichever kind
- * each is, a bot also not when its owner is (issue 57); a retired bot's writing stays (one primary-key look-up per
+ * each is, a bot also not when its owner is; a retired bot's writing stays (one primary-key look-up per
  * id and table; an account that is gone is not suspended).
  */
 export const noneSuspended = (ids: SQL, now: string) =>
@@ -162,7 +162,7 @@ const keyReplacedSince = (b: string, issuedAt: string | null) => sql`(${issuedAt
 
 /** One row (none when the account is gone): the account's type, role and suspension, and whether the session was revoked. */
 export function standingQuery(subject: Subject): SQL {
-  // A retired bot (issue 57) is gone to its credentials; its owner's suspension is read in the same statement.
+  // A retired bot is gone to its credentials; its owner's suspension is read in the same statement.
   return subject.type === "bot"
     ? sql`SELECT 'bot' AS type, 'user' AS role, b.suspended_at, b.suspended_until, b.suspension_reason,
         (${revoked(subject.jti)} OR ${keyReplacedSince("b", subject.issuedAt)}) AS revoked,
@@ -175,21 +175,20 @@ export function standingQuery(subject: Subject): SQL {
 export const notSuspendedSql = (t: string, now: string) =>
   sql`(${sql.raw(t)}.suspended_at IS NULL OR (${sql.raw(t)}.suspended_until IS NOT NULL AND ${sql.raw(t)}.suspended_until <= ${now}))`;
 
-/** A bot (the row `b` of bots) not suspended, nor its owner (if any; issue 57). */
+/** A bot (the row `b` of bots) not suspended, nor its owner (if any). */
 const botNotSuspendedSql = (b: string, now: string) =>
   sql`(${notSuspendedSql(b, now)} AND NOT EXISTS (SELECT 1 FROM users owner WHERE owner.id = ${sql.raw(b)}.owner_id AND NOT ${notSuspendedSql("owner", now)}))`;
 
 /**
  * An account, by its id (`id`, SQL), not suspended now: a human not suspended, or a bot not suspended nor its owner;
- * true for an id that is no account. Who may still be heard of: the inbox's fan-out and the feeds (issue 59).
+ * true for an id that is no account. Who may still be heard of: the inbox's fan-out and the feeds.
  */
 export const accountNotSuspendedSql = (id: SQL, now: string) =>
   sql`(NOT EXISTS (SELECT 1 FROM users sa_u WHERE sa_u.id = ${id} AND NOT ${notSuspendedSql("sa_u", now)})
     AND NOT EXISTS (SELECT 1 FROM bots sa_b WHERE sa_b.id = ${id} AND NOT ${botNotSuspendedSql("sa_b", now)}))`;
 
 /**
- * A bot (the row `b` of bots) in good standing: not retired, not suspended, and its owner (if any) not suspended
- * (issue 57). One fact for the credentials' guard, the webhooks and the outbox.
+ * A bot (the row `b` of bots) in good standing: not retired, not suspended, and its owner (if any) not suspended. One fact for the credentials' guard, the webhooks and the outbox.
  */
 export const botInGoodStandingSql = (b: string, now: string) => sql`(${sql.raw(b)}.status <> 'retired' AND ${botNotSuspendedSql(b, now)})`;
 

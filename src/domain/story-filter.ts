@@ -4,7 +4,7 @@ import type { Authorship, StorySort } from "../schemas/fields";
 import { authorshipSql, botShareSql } from "./authorship";
 
 /**
- * Which stories a list shows and in what order (issue 58), as SQL on `stories s`, in one place: `GET /stories`, MCP's
+ * Which stories a list shows and in what order, as SQL on `stories s`, in one place: `GET /stories`, MCP's
  * `list_stories`, the web reader's lists and tag pages, and search, each in its own one statement. Hidden stories are
  * never listed (their owner and moderators open them by id).
  */
@@ -118,7 +118,7 @@ export const storyOrder = (t: string, sort: StorySort) =>
   `${sort === "new" ? "" : `${t === "s" ? "sort_key" : `${t}.sort_key`} DESC, `}${t}.created_at DESC, ${t}.id DESC`;
 
 /**
- * A story's labels as a list shows them (issue 58), on `stories s`: its `tags` (a JSON array of their spellings, in
+ * A story's labels as a list shows them, on `stories s`: its `tags` (a JSON array of their spellings, in
  * order), `rating`, `warnings` (a JSON array), `authorship` and `bot_share`.
  */
 export const storyLabelColumns = sql`(SELECT json_group_array(st.name ORDER BY st.position) FROM story_tags st WHERE st.story_id = s.id) AS tags,

@@ -5,7 +5,7 @@ import { activityScore, shownStoryQuery } from "./branches";
 import type { Viewer } from "./hidden";
 
 /**
- * The map of a story (issue 58 §3): every branch a reader may see, as a flat list in map order, for the story page's
+ * The map of a story: every branch a reader may see, as a flat list in map order, for the story page's
  * picture and `GET /stories/{id}/map`. One statement over the story's branches (by `branches_story_created_idx`),
  * with the name of the bot holding each branch's turn (a primary-key look-up per branch).
  */

@@ -40,7 +40,7 @@ const storyOf = (db: Db, branchId: string) =>
 const summaryTakesWrites = (branchId: string) =>
   takesWrites({ storyId: sql`(SELECT story_id FROM branches WHERE id = ${branchId})`, branchId }, { evenArchived: true });
 
-/** The texts a summary is made of: the reading path as anyone reads it, without what a moderator hid (issue 23). */
+/** The texts a summary is made of: the reading path as anyone reads it, without what a moderator hid. */
 const summarisedTexts = (path: Parameters<typeof asPath>[0]) =>
   asPath(path)
     .filter((s) => !s.hidden)
@@ -50,7 +50,7 @@ const summarisedTexts = (path: Parameters<typeof asPath>[0]) =>
 const unlessStored = (branchId: string) => sql`(SELECT ${branchId} WHERE NOT EXISTS (SELECT 1 FROM branch_summaries WHERE branch_id = ${branchId}))`;
 
 /**
- * The stored summary or, when none is, the extractive summary of the reading path as it is now (issue 56: not
+ * The stored summary or, when none is, the extractive summary of the reading path as it is now (not
  * stored, no provider called; InkPath's clients read one there). One round trip: the path is read only when needed.
  */
 export async function getSummary(db: Db, branchId: string, viewer: Viewer = null) {

@@ -4,7 +4,7 @@ import { prepared } from "../db/compile";
 import type { Tag } from "../lib/tags";
 
 /**
- * Tags (issue 58): a story's in `story_tags` (its spelling of each, in its order), every tag's first spelling in
+ * Tags: a story's in `story_tags` (its spelling of each, in its order), every tag's first spelling in
  * `tags`. What makes two spellings one tag is src/lib/tags.ts; which stories a tag lists is src/domain/story-filter.ts.
  */
 

@@ -24,7 +24,7 @@ export async function turnContext(db: Db, branchId: string) {
       })
       .from(branches)
       .innerJoin(stories, eq(stories.id, branches.storyId))
-      // A hidden branch or story gives no context: its bots get no `your_turn` (issue 23).
+      // A hidden branch or story gives no context: its bots get no `your_turn`.
       .where(and(eq(branches.id, branchId), branchShown('"branches"', null)))
       .limit(1),
     activePinsQuery(db, sql`(SELECT story_id FROM branches WHERE id = ${branchId})`),

@@ -21,7 +21,7 @@ export const outboxProgress = (db: Db, deliveryId: string, progress: { settled: 
 
 /**
  * SQL: the delivery's stored body shows a segment of its reading path (`your_turn`'s `previous_segments`) that a
- * moderator has hidden since, or whose branch they have (review of issue 56): the body must be built again.
+ * moderator has hidden since, or whose branch they have: the body must be built again.
  */
 const staleQuery = (db: Db, deliveryId: string) =>
   rawAll<{ stale: number }>(
@@ -34,7 +34,7 @@ const staleQuery = (db: Db, deliveryId: string) =>
 /**
  * The bot's receiver, on a retry the body already stored for this delivery (null when none is, or when it shows text
  * hidden since: it is then built again), and whether the event's branch and story may still be named (`hidden`: a
- * moderator hid one since the event was written, issue 56): one round trip.
+ * moderator hid one since the event was written): one round trip.
  */
 export async function deliveryTarget(db: Db, m: WebhookMessage) {
   const [[bot], [stored], shown, stale] = await db.batch([
@@ -52,7 +52,7 @@ export async function deliveryTarget(db: Db, m: WebhookMessage) {
     staleQuery(db, m.deliveryId),
   ]);
   const finished = stored?.status === "delivered" || stored?.status === "failed";
-  // A suspended bot's webhooks stop (issue 23), and a bot's whose owner is suspended (issue 57): its events are settled undelivered.
+  // A suspended bot's webhooks stop, and a bot's whose owner is suspended: its events are settled undelivered.
   const suspended = !!bot && !bot.standing;
   return { bot, storedBody: stale.length ? null : (stored?.body ?? null), finished, suspended, hidden: !shown.length };
 }

@@ -37,10 +37,10 @@ export const yourTurnMessage = (botId: string, branchId: string) => message("you
 
 /**
  * The outbox rows of these events, for the batch of the change that causes them; bots without a webhook get
- * none, and a suspended bot is sent nothing (issue 23): no event of its enters the outbox. `condition` (`AND …`)
+ * none, and a suspended bot is sent nothing: no event of its enters the outbox. `condition` (`AND …`)
  * ties them to the batch's own change.
  */
-/** A suspended bot (or one whose owner is suspended, issue 57) is sent nothing (issue 23): no event of its enters the outbox. */
+/** A suspended bot (or one whose owner is suspended) is sent nothing: no event of its enters the outbox. */
 const notSuspended = (now: string) => botInGoodStandingSql("bots", now);
 
 export const outboxStatements = (db: Db, messages: WebhookMessage[], condition: SQL = sql``) =>

@@ -3,7 +3,7 @@ import { type Db, rawAll, readOf, runRead } from "../db/client";
 import { type ApiError, notFound, storyArchived } from "../lib/errors";
 
 /**
- * Where a write goes (issue 56): its story, the branch and the segment it names, and for a fork (`withAncestors`)
+ * Where a write goes: its story, the branch and the segment it names, and for a fork (`withAncestors`)
  * the branch's ancestors too (a fork's reading path passes through them). Values may be SQL that selects them.
  */
 export interface WriteTarget {

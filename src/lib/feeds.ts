@@ -1,5 +1,5 @@
 /**
- * Where the Atom feeds are (issue 59 §3), at the site's root beside the pages: the public feeds of a story, a branch,
+ * Where the Atom feeds are, at the site's root beside the pages: the public feeds of a story, a branch,
  * an author and a tag, and an account's private inbox feed, whose address is its token. The web reader serves and
  * links them; the API answers the inbox feed's address when it mints the token.
  */

@@ -1,5 +1,5 @@
 /**
- * Full-text search's text (issue 58): what the FTS5 index is fed, how a query becomes a MATCH expression, and how a
+ * Full-text search's text: what the FTS5 index is fed, how a query becomes a MATCH expression, and how a
  * snippet FTS5 cut from the index reads again as the text it came from. Pure: src/domain/search.ts runs the SQL.
  *
  * The index is FTS5's `unicode61` tokenizer (English and every language that spaces its words: whole words, case and

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { isPlainName } from "./characters";
 import { nameKey } from "./names";
 
-/** At most this many tags on a story, and on a reader's list of hidden tags (issue 58). */
+/** At most this many tags on a story, and on a reader's list of hidden tags. */
 export const TAGS_PER_STORY = 10;
 export const HIDDEN_TAGS_PER_READER = 20;
 /** A tag's length, in characters, as shown (after trimming). */

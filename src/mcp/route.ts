@@ -47,7 +47,7 @@ interface McpCaller {
   auth?: OAuthResourceAuth;
 }
 
-/** The grant's account is the caller (issue 57): its limits, standing (the grant's own row too), idempotency and logs. */
+/** The grant's account is the caller: its limits, standing (the grant's own row too), idempotency and logs. */
 function grantCaller({ props, auth }: OAuthCall): McpCaller {
   const session = { jti: grantJti(grantIdOf(auth.token)), exp: auth.expiresAt ?? 0 };
   return { actor: { id: props.actorId, type: props.actorType, name: props.actorName, credential: "oauth", session, oauthClient: auth.clientId }, auth };

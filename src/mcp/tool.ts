@@ -6,7 +6,7 @@ import type { ToolResult } from "./results";
 
 /**
  * Who may call a tool: anyone (a read), any credential (a write), or a bot's credential only (the turn queue).
- * `/mcp` takes no call without a credential (issue 57); a read without one would count against the address's
+ * `/mcp` takes no call without a credential; a read without one would count against the address's
  * anonymous read limit.
  */
 export type Access = "anyone" | "credential" | "bot";

@@ -19,7 +19,7 @@ export interface LineFields {
   error: string | null;
   /** Only where the platform's record does not say it (the live stream's upgrade). */
   status?: number;
-  /** The OAuth client (its client id) a `/mcp` call came through (issue 57). */
+  /** The OAuth client (its client id) a `/mcp` call came through. */
   oauth_client?: string;
 }
 

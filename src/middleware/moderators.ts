@@ -5,7 +5,7 @@ import { actorOf } from "./auth";
 import { requireStanding } from "./standing";
 
 /**
- * Admin routes (issue 23): admins, and humans an admin made moderators; anyone else gets 403 FORBIDDEN. Runs after
+ * Admin routes: admins, and humans an admin made moderators; anyone else gets 403 FORBIDDEN. Runs after
  * `auth()`. The role is the account's current one, read with its standing in the request's first D1 trip (no trip
  * of its own): a route behind this refuses before its first trip returns anything, or before its first write.
  */

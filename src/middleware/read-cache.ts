@@ -52,7 +52,7 @@ const anonymousUrls = new Map<string, string>();
 
 /**
  * The route Hono matched, its decoded parameters, the raw query string and who reads: a verified caller may see
- * hidden content of their own (issue 23), so their reads are theirs; anonymous readers share one entry.
+ * hidden content of their own, so their reads are theirs; anonymous readers share one entry.
  */
 function keyOf(c: Context<AppEnv>, viewer: string): string {
   const url = c.req.url;

@@ -3,7 +3,7 @@ import type { Env } from "../env";
 import type { D1Counter } from "../lib/meter";
 
 /**
- * `OAUTH_KV` as the OAuth library sees it (issue 57). Workers KV is eventually consistent: a key written in one
+ * `OAUTH_KV` as the OAuth library sees it. Workers KV is eventually consistent: a key written in one
  * location is read as missing in another for up to about a minute (and that miss is itself cached there). A host
  * whose browser approved in one place and whose backend exchanges the code, or calls `/mcp` with the fresh token,
  * from another would be told `invalid_grant` or `401 invalid_token` — and treat the connection as broken.

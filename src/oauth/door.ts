@@ -7,7 +7,7 @@ import { serveToken } from "./refresh";
 import { forgetGrant, oauthEnv, oauthServers } from "./servers";
 
 /**
- * The OAuth library's own endpoints (issue 57), behind our request id, access log and services: the authorization
+ * The OAuth library's own endpoints, behind our request id, access log and services: the authorization
  * server's metadata, token (and revocation) and registration endpoints, and the resource's metadata at both the
  * path form (`/.well-known/oauth-protected-resource/mcp`, RFC 9728) and the root form (MCP 2025-11-25 clients try
  * it too). Each is answered on the site's own origin, as its issuer names it. The token endpoint refuses a

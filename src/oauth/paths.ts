@@ -1,5 +1,5 @@
 /**
- * OAuth's names (issue 57), without the library: `createApp`'s prefix test (src/app.ts) reads the paths on every
+ * OAuth's names, without the library: `createApp`'s prefix test (src/app.ts) reads the paths on every
  * request that is not the API's, so this module must cost nothing to load.
  */
 

@@ -15,7 +15,7 @@ import { refreshVerdict } from "./refresh";
 import { registrationRefusal } from "./registration";
 
 /**
- * OAuth 2.1 for `/mcp` (issue 57), with Cloudflare's library in its two roles, both in this Worker: the
+ * OAuth 2.1 for `/mcp`, with Cloudflare's library in its two roles, both in this Worker: the
  * authorization server (metadata, DCR, CIMD, the token and revocation endpoint; the authorize endpoint is our own
  * page, src/web/oauth-routes.tsx) and the protected resource `{origin}/mcp` (its metadata, the 401 challenge, the
  * token's audience). Built once per origin (the config's `PUBLIC_ORIGIN`).

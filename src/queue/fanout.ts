@@ -8,7 +8,7 @@ import { backoffSeconds } from "./webhooks";
 export const FANOUT_QUEUE = "inbox-fanout";
 
 /**
- * The inbox's fan-out consumer (issue 59): each message is one step of one event (a page of its followers, one D1
+ * The inbox's fan-out consumer: each message is one step of one event (a page of its followers, one D1
  * batch: src/domain/fanout.ts), and a step that leaves more queues the next step as a message of its own, so an
  * invocation writes at most a batch of pages however many follow. A failed step is retried (its page is written at
  * most once: the event's cursor guards it); one the queue gives up on is handed over again by the sweeper.

@@ -28,7 +28,7 @@ const PRUNE_LIMIT = 1000;
  * - tells again the rooms of branches and stories hidden in the last hour and still hidden (a hide whose request died
  *   before telling them: a warm room would answer its queue from memory; the writes themselves are refused in
  *   their batch meanwhile). Telling a room again changes nothing: it already refuses, and its stream is closed;
- * - hands over again the inbox events (issue 59) whose fan-out has not settled and made no step for as long (a
+ * - hands over again the inbox events whose fan-out has not settled and made no step for as long (a
  *   hand-over lost after the commit, a step the queue gave up on: the event's cursor says where to go on from);
  * - prunes idempotency records older than a day, outbox rows and inbox events settled more than a day ago, webhook
  *   deliveries with their attempts older than DELIVERY_RETENTION_DAYS, revoked sessions whose token has expired

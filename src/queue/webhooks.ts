@@ -100,7 +100,7 @@ async function deliver(env: Env, message: Message<WebhookMessage>) {
   const { bot, storedBody, finished, suspended, hidden } = await deliveryTarget(db, m);
   // A turn begun for a suspended bot: the request that suspended it died before it told this room (a warm room
   // still counted the bot). Every turn a room begins for a suspended bot comes through here (`handOverQuery`), so
-  // the room hears of it now, not at the sweeper's next run: it expels the bot and the turn passes on (issue 23).
+  // the room hears of it now, not at the sweeper's next run: it expels the bot and the turn passes on.
   if (suspended && m.event === "your_turn") await expelFrom(env, m.branchId, m.botId);
   // No receiver (any more), a suspended bot, a branch or story hidden since the event (no webhook names hidden
   // content, whatever the event carries), or a second hand-over (the sweeper's) of a delivery that already ended.

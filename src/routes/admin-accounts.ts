@@ -9,7 +9,7 @@ import { restoreAccount, setRole, suspendAccount } from "../usecases/standing";
 import { reasonField } from "../schemas/reports";
 import { authErrors, idParam } from "./schemas";
 
-/** The admin routes on accounts (issue 23): suspend, restore, the moderator role. Tag "Admin", moderators only. */
+/** The admin routes on accounts: suspend, restore, the moderator role. Tag "Admin", moderators only. */
 
 const accountStandingSchema = z
   .object({

@@ -11,7 +11,7 @@ import { hideItem, restoreItem } from "../usecases/moderation";
 import { reasonField } from "../schemas/reports";
 import { authErrors, idParam } from "./schemas";
 
-/** Hiding and restoring content (issue 23): `POST /admin/{segments|comments|stories|branches}/{id}/hide` and `…/restore`. */
+/** Hiding and restoring content: `POST /admin/{segments|comments|stories|branches}/{id}/hide` and `…/restore`. */
 
 const hidingSchema = z
   .object({

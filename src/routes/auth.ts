@@ -113,7 +113,7 @@ const botLoginAliasRoute = botLoginRouteAt("/bot/login", "/auth/bot/login");
 const botLoginByNameRoute = botLoginByNameRouteAt("/auth/bot/login-by-name");
 const botLoginByNameAliasRoute = botLoginByNameRouteAt("/bot/login-by-name", "/auth/bot/login-by-name");
 
-/** The account's unread inbox items (issue 59), as `GET /me/inbox` counts them. */
+/** The account's unread inbox items, as `GET /me/inbox` counts them. */
 const unreadCount = z.number().int().openapi({ description: "unread items in your inbox (GET /me/inbox?unread=true)" });
 
 const meRoute = createRoute({

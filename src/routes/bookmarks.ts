@@ -11,7 +11,7 @@ import { bookmark, forgetPlace, keepPlace, removeBookmark } from "../usecases/bo
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "./openapi";
 import { authErrors, idParam } from "./schemas";
 
-/** Bookmarks and reading progress (issue 59 §4): any signed-in account's own, under `/me`. */
+/** Bookmarks and reading progress: any signed-in account's own, under `/me`. */
 
 const bookmarkResult = successSchema(bookmarkSchema);
 const deleted = (id: string) => successSchema(z.object({ [id]: z.string(), deleted: z.literal(true) }));

@@ -28,7 +28,7 @@ const reputationRoute = createRoute({
   },
 });
 
-/** A person's bots (issue 57): any human credential; a bot's is the wrong kind (403 FORBIDDEN). */
+/** A person's bots: any human credential; a bot's is the wrong kind (403 FORBIDDEN). */
 const people = auth({ types: ["human", "admin"] });
 const ownerErrors = [...authErrors, "FORBIDDEN", "PERMISSION_DENIED", "NOT_FOUND", "CONFLICT"] as const;
 

@@ -22,7 +22,7 @@ export const botRegisterBody = z.object({
   role: roleSchema.optional(),
 });
 
-/** What a bot's owner may change (issue 57), by registration's rules; `webhook_url: null` clears it. */
+/** What a bot's owner may change, by registration's rules; `webhook_url: null` clears it. */
 export const botEditBody = z
   .object({
     name: nameSchema(50).optional(),

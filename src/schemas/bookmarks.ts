@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { noteField } from "./reports";
 
-/** A bookmark on a segment (issue 59 §4), whichever door it comes through: a repeat on the same segment is the same bookmark. */
+/** A bookmark on a segment, whichever door it comes through: a repeat on the same segment is the same bookmark. */
 export const bookmarkBody = z.object({
   segment_id: z.string().min(1).max(64).openapi({ description: "the segment to bookmark: any segment you may read" }),
   note: noteField.optional().openapi({
@@ -31,7 +31,7 @@ export const bookmarkSchema = z
   })
   .openapi("Bookmark");
 
-/** Where a reader is on a path (issue 59 §4): the segment reached, on the branch's reading path. */
+/** Where a reader is on a path: the segment reached, on the branch's reading path. */
 export const progressBody = z.object({
   segment_id: z
     .string()

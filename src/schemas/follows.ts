@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 
-/** What an account can follow (issue 59): a story, a branch, or an author (a human or a bot, by account id). */
+/** What an account can follow: a story, a branch, or an author (a human or a bot, by account id). */
 export const FOLLOW_TARGETS = ["story", "branch", "author"] as const;
 export type FollowTarget = (typeof FOLLOW_TARGETS)[number];
 

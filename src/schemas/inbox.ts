@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { queryBoolean } from "../lib/pagination";
 
-/** What an inbox item tells (issue 59). */
+/** What an inbox item tells. */
 export const INBOX_KINDS = ["new_segments", "new_branches", "new_story", "reply", "fork", "moderation"] as const;
 export type InboxKind = (typeof INBOX_KINDS)[number];
 
@@ -53,7 +53,7 @@ export const inboxItemSchema = z
   })
   .openapi("InboxItem");
 
-/** The private inbox feed's address (issue 59 §3), answered once when minted. */
+/** The private inbox feed's address, answered once when minted. */
 export const feedTokenSchema = z
   .object({
     url: z.string().openapi({ description: "the feed's address, the token in it: keep it secret; minting again replaces it" }),

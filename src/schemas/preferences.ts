@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { HIDDEN_TAGS_PER_READER, tagsField } from "../lib/tags";
 
-/** A reader's preferences for story lists (issue 58): a PUT states them all. */
+/** A reader's preferences for story lists: a PUT states them all. */
 export const preferencesBody = z.object({
   hide_mature: z.boolean().openapi({ description: "leave stories rated mature out of the web reader's lists" }),
   hidden_tags: tagsField(HIDDEN_TAGS_PER_READER).openapi({

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { plainNote } from "../lib/characters";
 
-/** What can be reported (issue 23): story text, a story, a branch, or an account (a human or a bot). */
+/** What can be reported: story text, a story, a branch, or an account (a human or a bot). */
 export const REPORT_TARGETS = ["segment", "comment", "story", "branch", "account"] as const;
 export type ReportTarget = (typeof REPORT_TARGETS)[number];
 

@@ -5,7 +5,7 @@ import { QUERY_MAX_LENGTH, hasSearchWords } from "../lib/search-text";
 import { AUTHORSHIPS } from "./fields";
 import { storyListOf, storyListQuery } from "./stories";
 
-/** What a search looks through (issue 58 §2): stories (title, background, tags), segments (their text), or both. */
+/** What a search looks through: stories (title, background, tags), segments (their text), or both. */
 export const SEARCH_TYPES = ["all", "story", "segment"] as const;
 export type SearchType = (typeof SEARCH_TYPES)[number];
 

@@ -20,7 +20,7 @@ export const storyTagsField = tagsField(TAGS_PER_STORY).openapi({
   description: "free-text tags, 1–50 characters each, at most 10: the same tag in another case, width or spacing is one tag (the first spelling kept)",
 });
 
-/** What a story is, as every record and list item shows it (issue 58): computed `authorship` and `bot_share`, never declared. */
+/** What a story is, as every record and list item shows it: computed `authorship` and `bot_share`, never declared. */
 const labels = {
   tags: z.array(z.string()).openapi({ description: "its tags' spellings, in the owner's order" }),
   rating: z.enum(RATINGS),
@@ -135,7 +135,7 @@ export const storyPatchBody = z
 
 const listParam = (name: string, description: string) => ({ param: { name, in: "query" as const, style: "form" as const, explode: true }, description });
 
-/** `GET /stories`' query (issue 58): a page, a status, a sort, and filters that may each repeat. */
+/** `GET /stories`' query: a page, a status, a sort, and filters that may each repeat. */
 export const storyListQuery = pageQuery(20).extend({
   status: z
     .enum(["active", "archived"])

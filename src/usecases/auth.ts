@@ -40,7 +40,7 @@ export async function logIn({ db, config }: Guest, body: LoginBody) {
 
 /**
  * Registers a bot; its api_key and webhook_secret are shown only in this answer. With a human's credential
- * (`owner`), that human owns it (issue 57); without one it is nobody's, as the spec has it.
+ * (`owner`), that human owns it; without one it is nobody's, as the spec has it.
  */
 export async function registerBot({ db, config }: Guest, body: BotRegisterBody, owner?: Pick<Actor, "id">) {
   const webhookUrl = body.webhook_url ? checkWebhookUrl(body.webhook_url, { allowPrivate: config.allowPrivateWebhooks }) : null;
@@ -75,7 +75,7 @@ export async function logInBotByName({ db, config }: Guest, botName: string, mas
   return botSignedIn(config, bot);
 }
 
-/** The calling account, a bot's or a human's, with its unread inbox count (issue 59). */
+/** The calling account, a bot's or a human's, with its unread inbox count. */
 export async function account({ db, actor }: Caller) {
   if (actor.type === "bot") {
     const found = await domain.botWithUnread(db, actor.id);

@@ -4,7 +4,7 @@ import type { BookmarkBody, ProgressBody } from "../schemas/bookmarks";
 import type { Caller } from "./caller";
 
 /**
- * Bookmarks and reading progress (issue 59 §4), the writes every door makes: `/me/bookmarks` and `/me/progress`, the
+ * Bookmarks and reading progress, the writes every door makes: `/me/bookmarks` and `/me/progress`, the
  * web reader's Bookmark buttons, Bookmarks page and kept places, MCP's bookmark tools.
  */
 

@@ -4,7 +4,7 @@ import type { BotEditBody } from "../schemas/auth";
 import type { Caller } from "./caller";
 import { expelEverywhere } from "./standing";
 
-/** A person's bots (issue 57): the owner lists, re-keys, edits and retires what they registered. */
+/** A person's bots: the owner lists, re-keys, edits and retires what they registered. */
 
 export const myBots = ({ db, actor }: Caller) => owned.listOwnedBots(db, actor.id);
 

@@ -19,7 +19,7 @@ export interface Caller {
   rooms: BranchRooms;
   /** The webhook queue: announcements already in the outbox are handed to it. */
   webhooks: Queue;
-  /** The inbox's fan-out queue: inbox events already written are handed to it (issue 59). */
+  /** The inbox's fan-out queue: inbox events already written are handed to it. */
   fanout: Queue;
   /** Lets work finish after the answer (the Worker's `waitUntil`), or awaits it where there is no such context. */
   background: (work: Promise<unknown>) => Promise<void>;

@@ -6,7 +6,7 @@ import { contentTag } from "../lib/content-tag";
 import type { Guest } from "./caller";
 
 /**
- * A branch's reading path as a file to take away (issue 59 §5), EPUB or Markdown, as the viewer may read it.
+ * A branch's reading path as a file to take away, EPUB or Markdown, as the viewer may read it.
  *
  * Why two round trips: a copy's version (the story, the branch, the path's length and its hidden segments, with whom
  * they are shown to) is read first, without any text, so a reader who has this copy (`If-None-Match`) gets a 304 and

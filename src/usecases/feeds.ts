@@ -5,7 +5,7 @@ import { inboxFeedPath } from "../lib/feeds";
 import type { Caller } from "./caller";
 
 /**
- * The caller's private inbox feed (issue 59 §3), whichever door asks (`POST /me/feed-token`, the inbox page's form): a
+ * The caller's private inbox feed, whichever door asks (`POST /me/feed-token`, the inbox page's form): a
  * new address, answered once (any earlier one stops at once), and its revoking.
  */
 export async function mintFeedToken(caller: Caller) {

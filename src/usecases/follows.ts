@@ -5,7 +5,7 @@ import type { FollowBody } from "../schemas/follows";
 import type { MarkReadBody } from "../schemas/inbox";
 import type { Caller } from "./caller";
 
-/** What every door shares of follows and the inbox (issue 59): the caller's own, nobody else's. */
+/** What every door shares of follows and the inbox: the caller's own, nobody else's. */
 
 /** Follows a story, branch or author; `created` is false when the caller already followed it (the same follow). */
 export const follow = (caller: Caller, body: FollowBody) => follows.follow(caller.db, caller.actor, body, caller.config.limits.followsPerAccount);

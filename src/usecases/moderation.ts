@@ -8,7 +8,7 @@ import { sql } from "drizzle-orm";
 import type { Caller } from "./caller";
 
 /**
- * A moderator hides an item (issue 23): one D1 batch with the item's hiding columns, its audit row, its author's
+ * A moderator hides an item: one D1 batch with the item's hiding columns, its audit row, its author's
  * inbox event, the scores and summaries it touches and the caller's `extra` statements (a report's resolution), then,
  * in the same request, the branch's live stream learns it (a branch's or story's hide: the sweeper tells its rooms
  * again should this request die first, src/queue/sweeper.ts), and the event goes to the fan-out queue. Hiding a

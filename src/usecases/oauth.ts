@@ -10,7 +10,7 @@ import { botRegisterBody } from "../schemas/auth";
 import type { Caller } from "./caller";
 
 /**
- * Connecting an app through OAuth (issue 57): the person chooses whom it acts as, approves, and the grant is
+ * Connecting an app through OAuth: the person chooses whom it acts as, approves, and the grant is
  * made (the library's, in KV) and recorded (ours, in D1) before the code goes to the app.
  */
 

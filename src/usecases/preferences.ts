@@ -3,5 +3,5 @@ import * as domain from "../domain/preferences";
 import type { PreferencesBody } from "../schemas/preferences";
 import type { Caller } from "./caller";
 
-/** Sets the caller's preferences for lists (issue 58): `PUT /me/preferences` and the web reader's preferences form. */
+/** Sets the caller's preferences for lists: `PUT /me/preferences` and the web reader's preferences form. */
 export const setPreferences = (caller: Caller, body: PreferencesBody) => domain.setPreferences(caller.db, caller.actor.id, body, nowIso());

@@ -47,7 +47,7 @@ const tableOf = (row: AccountRow) => sql.raw(row.type === "bot" ? "bots" : "user
 async function target(caller: Caller, accountId: string, verb: string) {
   const [accounts, memberships] = await caller.db.batch([
     rawAll<AccountRow>(caller.db, accountQuery(accountId)),
-    // A bot's own queues, or a person's bots' (issue 57: a person's suspension suspends the bots they own).
+    // A bot's own queues, or a person's bots' (a person's suspension suspends the bots they own).
     rawAll<Membership>(
       caller.db,
       sql`SELECT branch_id, bot_id FROM branch_members WHERE bot_id = ${accountId} OR bot_id IN (SELECT id FROM bots WHERE owner_id = ${accountId})`,
@@ -67,7 +67,7 @@ export interface Suspension {
 }
 
 /**
- * Suspends an account (issue 23): its standing columns and the audit row in one D1 batch, with `extra` statements
+ * Suspends an account: its standing columns and the audit row in one D1 batch, with `extra` statements
  * of the caller's (a report's resolution) in the same batch. Every credential of the account is refused from its
  * next request on (the standing check). A bot then leaves every queue at once: each room where it is a member
  * passes the turn on; should this request die before a room is told, the sweeper expels it there

@@ -20,7 +20,7 @@ const PER_PAGE = 50;
 const MAX_PAGE = 1000;
 
 /**
- * The moderators' pages (issue 23): the report queue with one-click actions, and the audit log. Anyone else, signed
+ * The moderators' pages: the report queue with one-click actions, and the audit log. Anyone else, signed
  * in or not, gets the same 404 page as an address that does not exist: the pages do not say they are here.
  */
 export const adminRoutes = new Hono<AppEnv>();

@@ -15,7 +15,7 @@ import { safeNext } from "./safe-next";
 import { formPost, requireSession, viewerOf } from "./session";
 
 /**
- * Bookmarks and reading places in the web reader (issue 59 §4), through the API's use cases: the Bookmarks page and
+ * Bookmarks and reading places in the web reader, through the API's use cases: the Bookmarks page and
  * its forms (bookmark, note, remove), and the place on a path, kept by the "Keep my place" form and by the reader's
  * script as one reads (its beacon sends `from=script` and gets a 204, not a page). None of these changes what
  * anyone else reads, so none empties the public micro-cache.

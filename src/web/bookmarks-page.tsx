@@ -58,7 +58,7 @@ function BookmarkItem({ b, state }: { b: Bookmark; state: FormState | null }) {
   );
 }
 
-/** "Bookmarks" (issue 59 §4): the reader's bookmarks, newest first, each with where it is, its text, the note; edit, remove. */
+/** "Bookmarks": the reader's bookmarks, newest first, each with where it is, its text, the note; edit, remove. */
 export function BookmarksPage(props: { data: Bookmarks; page: number; cap: number; canonical: string; viewer: Viewer; state: FormState | null }) {
   const { data, page, cap, canonical, viewer, state } = props;
   const { bookmarks, pagination } = data;

@@ -104,7 +104,7 @@ function BotItem({ bot, state }: { bot: BotView; state: FormState | null }) {
   );
 }
 
-/** "My bots" (issue 57): the signed-in person's bots, a form to make one, and each bot's key, edit and retire controls. */
+/** "My bots": the signed-in person's bots, a form to make one, and each bot's key, edit and retire controls. */
 export function MyBotsPage({ canonical, viewer, bots, state, shown, botCap }: MyBotsProps) {
   const newState = stateOf(state, "new-bot");
   return (

@@ -15,7 +15,7 @@ import { absolute, page } from "./render";
 import { formPost, pageViewer, requireSession, viewerOf } from "./session";
 
 /**
- * "My bots" (issue 57): `/me/bots` lists the signed-in person's bots; its forms make one, rotate a key, edit and
+ * "My bots": `/me/bots` lists the signed-in person's bots; its forms make one, rotate a key, edit and
  * retire, through the API's own use cases and schemas. A key made here is shown on the answer to its POST alone
  * (no redirect could carry it), under `Cache-Control: no-store`; every other success is a 303 back to the list.
  */

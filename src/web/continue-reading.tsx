@@ -8,7 +8,7 @@ import { placePath } from "./reader-marks";
 const since = (p: ProgressView) => (p.segments_since ? `${plural(p.segments_since, "segment")} after your place` : "up to date");
 
 /**
- * "Continue reading" on the home page (issue 59 §4): the paths a signed-in reader kept a place on most recently, each
+ * "Continue reading" on the home page: the paths a signed-in reader kept a place on most recently, each
  * linked at that place on its path page, with the segments added after it, and a way to forget it.
  */
 export function ContinueReading({ places }: { places: ProgressView[] }) {

@@ -14,7 +14,7 @@ interface EditedStory {
 }
 
 /**
- * The owner's (or an admin's) form for what a story is (issue 58): its title, background and style rules, its tags,
+ * The owner's (or an admin's) form for what a story is: its title, background and style rules, its tags,
  * rating and warnings. Its language and length rule stay as they were (its segments were measured by them).
  */
 export function EditStoryPage({ story, canonical, viewer, state }: { story: EditedStory; canonical: string; viewer: Viewer; state: FormState | null }) {

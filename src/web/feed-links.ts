@@ -1,7 +1,7 @@
 import { authorFeedPath, branchFeedPath, storyFeedPath, tagFeedPath } from "../lib/feeds";
 import type { Feed } from "./layout";
 
-/** The Atom feed each page offers (issue 59 §3): in its head for feed readers, and as a link on the page. */
+/** The Atom feed each page offers: in its head for feed readers, and as a link on the page. */
 
 export const storyFeed = (story: { id: string; title: string }): Feed => ({
   href: storyFeedPath(story.id),

@@ -17,7 +17,7 @@ import { readHref } from "./path-links";
 import { absolute } from "./render";
 
 /**
- * The Atom feeds (issue 59 §3), at the site's root beside the pages but before their middleware (no session, no
+ * The Atom feeds, at the site's root beside the pages but before their middleware (no session, no
  * page headers): a feed is the same for every reader. The public feeds are cached reads as the pages are (the
  * micro-cache, one entry for everyone, and `public, max-age`); the private inbox feed is never stored by anyone but
  * its reader (`private, no-cache`). Every feed has a strong ETag (If-None-Match → 304) and counts as an anonymous

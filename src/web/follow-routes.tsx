@@ -16,7 +16,7 @@ import { safeNext } from "./safe-next";
 import { formPost, pageViewer, requireSession, viewerOf } from "./session";
 
 /**
- * Follows and the inbox on the web reader (issue 59): the Follow and Unfollow forms of the story, branch, bot and
+ * Follows and the inbox on the web reader: the Follow and Unfollow forms of the story, branch, bot and
  * writer pages (Origin-checked, a session, the API's use cases, a 303 back to the page), a writer's page, what one
  * follows, and the inbox with its read forms and the status its script polls. An error shows as the site's error
  * page, in words (following past the cap: 409).
@@ -83,7 +83,7 @@ followRoutes.get(
   (c) => inboxPage(c),
 );
 
-// The inbox's private feed (issue 59 §3): a new address (the old one stops), shown on this answer only; or revoked.
+// The inbox's private feed: a new address (the old one stops), shown on this answer only; or revoked.
 followRoutes.post("/inbox/feed", ...form, async (c) => inboxPage(c, (await mintFeedToken(callerOf(c))).url));
 
 followRoutes.post("/inbox/feed/revoke", ...form, async (c) => {

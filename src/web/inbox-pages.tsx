@@ -8,7 +8,7 @@ import { LatestSegments } from "./pages";
 
 type User = Awaited<ReturnType<typeof readerUser>>;
 
-/** A human writer's page (issue 59): who they are, their followers, the stories they started, their latest segments. */
+/** A human writer's page: who they are, their followers, the stories they started, their latest segments. */
 export function UserPage({ data, canonical, viewer }: { data: User; canonical: string; viewer: Viewer | null }) {
   const { user, stories, latest } = data;
   const href = `/users/${user.id}`;

@@ -5,7 +5,7 @@ import { type FormState, Input } from "./forms";
 import { WARNING_WORDS } from "../domain/label-words";
 
 /**
- * What a story is, in the new-story and edit forms (issue 58): its tags (one field, separated by commas; the reader's
+ * What a story is, in the new-story and edit forms: its tags (one field, separated by commas; the reader's
  * script suggests existing tags from `GET /api/v1/tags`), its rating and its warnings (a checkbox each).
  */
 

@@ -24,7 +24,7 @@ export interface LayoutProps {
   search?: string;
   /** Module scripts of the page (static assets under /reader/): the live parts only; the page works without them. */
   scripts?: string[];
-  /** The Atom feed of what the page shows (issue 59), for feed readers to find: `<link rel="alternate">`. */
+  /** The Atom feed of what the page shows, for feed readers to find: `<link rel="alternate">`. */
   alternate?: Feed;
   children?: Child;
 }
@@ -130,7 +130,7 @@ function SiteMenu({ viewer }: { viewer: Viewer | null }) {
   );
 }
 
-/** The search box of every page's header (issue 58 §2): a GET form to the search page, no script. */
+/** The search box of every page's header: a GET form to the search page, no script. */
 function SearchBox({ words }: { words?: string }) {
   return (
     <search class="site-search">

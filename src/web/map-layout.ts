@@ -1,5 +1,5 @@
 /**
- * Where the story map puts each branch (issue 58 §3), as a pure function: one lane per branch, the main line on the
+ * Where the story map puts each branch, as a pure function: one lane per branch, the main line on the
  * first, each branch's lane below the one it forks from, in map order; x by sequence_order (a branch's bar runs from
  * the segment it forks from to its last), y by lane. Deterministic: the same nodes and `expand` give the same picture.
  *

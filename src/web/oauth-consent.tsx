@@ -15,7 +15,7 @@ import { absolute, page } from "./render";
 import { pageViewer, viewerOf } from "./session";
 
 /**
- * Signing in an assistant (issue 57), the part that needs the OAuth library (loaded on these pages' first use,
+ * Signing in an assistant, the part that needs the OAuth library (loaded on these pages' first use,
  * src/web/oauth-routes.tsx): `/oauth/authorize` is the OAuth authorize endpoint as a page of the reader.
  * A visitor signs in (or registers) first and comes back to it; the page names the app, what it may do and whom it
  * will act as; its form (Origin-checked, bound to this browser by the library's consent cookie, under the pages'

@@ -6,7 +6,7 @@ import { Fold, type FormState, Input, PostForm } from "./forms";
 import { Layout, type Viewer, When } from "./layout";
 
 /**
- * The OAuth pages (issue 57): the consent page an assistant's sign-in lands on, and "Connected apps". Everything
+ * The OAuth pages: the consent page an assistant's sign-in lands on, and "Connected apps". Everything
  * an app registered (its name, its addresses, the scopes it asked for) is the app's to choose: JSX escapes it, and
  * nothing of it becomes a link or an attribute other than text.
  */

@@ -11,7 +11,7 @@ import { absolute, page } from "./render";
 import { formPost, pageViewer, requireSession, viewerOf } from "./session";
 
 /**
- * Signing in an assistant (issue 57): `/oauth/authorize` is the OAuth authorize endpoint as a page of the reader.
+ * Signing in an assistant: `/oauth/authorize` is the OAuth authorize endpoint as a page of the reader.
  * A visitor signs in (or registers) first and comes back to it; the page names the app, what it may do and whom it
  * will act as; its form (Origin-checked, bound to this browser by the library's consent cookie, under the pages'
  * `frame-ancestors 'none'`) approves or denies. Redirects go only to the redirect URI the library validated

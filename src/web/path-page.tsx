@@ -46,10 +46,10 @@ function Choices({ s }: { s: PathEntry }) {
 }
 
 /**
- * A branch's reading path as one page (issue 58 §4): its ancestors up to each fork, then its own segments, 50 a page,
+ * A branch's reading path as one page: its ancestors up to each fork, then its own segments, 50 a page,
  * each with an anchor (`#s-<sequence_order>`) so a link reopens at it; a mark where the path crosses a fork, and
  * under each segment the branches forking from it, as a choose-your-path book has them. A signed-in reader also gets
- * a Bookmark button under each segment and their place kept (issue 59 §4): as they read, with the script, or with
+ * a Bookmark button under each segment and their place kept: as they read, with the script, or with
  * "Keep my place" at the page's end.
  */
 export function PathPage({ data, canonical, viewer }: { data: Path; canonical: string; viewer: Viewer | null }) {

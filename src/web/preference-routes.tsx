@@ -13,7 +13,7 @@ import { absolute, page } from "./render";
 import { formPost, pageViewer, viewerOf } from "./session";
 
 /**
- * A reader's preferences for the lists (issue 58): a signed-in reader's kept with their account (the API's
+ * A reader's preferences for the lists: a signed-in reader's kept with their account (the API's
  * `PUT /me/preferences` use case), an anonymous reader's in a cookie (no D1 write). Post/Redirect/Get, as every form.
  */
 export const preferenceRoutes = new Hono<AppEnv>();

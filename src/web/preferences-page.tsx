@@ -3,7 +3,7 @@ import { type FormState, PostForm } from "./forms";
 import { TagsInput } from "./label-fields";
 import { Layout, READER_SCRIPT, type Viewer } from "./layout";
 
-/** What the lists leave out for this reader (issue 58): mature stories, and stories with chosen tags (by their keys). */
+/** What the lists leave out for this reader: mature stories, and stories with chosen tags (by their keys). */
 export interface ShownPreferences {
   hideMature: boolean;
   hiddenTags: string[];

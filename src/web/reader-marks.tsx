@@ -2,7 +2,7 @@ import type { ReaderMarks } from "../domain/reading-progress";
 import { PostForm } from "./forms";
 
 /**
- * A signed-in reader's marks on the branch and path pages (issue 59 §4): a "Bookmark" button under each segment, a
+ * A signed-in reader's marks on the branch and path pages: a "Bookmark" button under each segment, a
  * "Keep my place" form at the end of what the page shows, and the attributes the reader's script keeps the place by
  * as the reader scrolls (`data-place` on the list, `data-segment`/`data-sequence` on each segment).
  */

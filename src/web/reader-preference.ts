@@ -7,7 +7,7 @@ import { HIDDEN_TAGS_PER_READER, type Tag, tagKey } from "../lib/tags";
 import { cookieOptions, viewerOf } from "./session";
 
 /**
- * An anonymous reader's preferences for the lists (issue 58), kept in their browser: a cookie, never a D1 write. A
+ * An anonymous reader's preferences for the lists, kept in their browser: a cookie, never a D1 write. A
  * signed-in reader's are kept with their account (`preferences`, read by the list's own query).
  */
 const PREFERENCE_COOKIE = "storyloom_prefs";

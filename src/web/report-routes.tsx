@@ -13,7 +13,7 @@ import { safeNext } from "./safe-next";
 import { formPost, pageViewer, requireSession } from "./session";
 
 /**
- * Reports from the pages (issue 23): `/report?target_type=…&target_id=…&next=…` is the report form's page and where
+ * Reports from the pages: `/report?target_type=…&target_id=…&next=…` is the report form's page and where
  * it posts (Origin check, a session, the API's limits and use case); success is a 303 to the same page saying so.
  * An anonymous visitor is sent to log in and comes back to it.
  */

@@ -120,18 +120,18 @@ webRoutes.get(STYLESHEET_PATH, (c) => {
 
 // The forms and the account and new-story pages (before `/stories/:id`, which would take "new" for an id).
 webRoutes.route("/", writeRoutes);
-// Reports from every page, and the moderators' pages (issue 23).
+// Reports from every page, and the moderators' pages.
 webRoutes.route("/", reportRoutes);
 webRoutes.route("/", adminRoutes);
-// A person's bots (issue 57).
+// A person's bots.
 webRoutes.route("/", botPageRoutes);
-// Signing in an assistant through OAuth, and the person's connected apps (issue 57).
+// Signing in an assistant through OAuth, and the person's connected apps.
 webRoutes.route("/", oauthPageRoutes);
-// A reader's preferences for the lists (issue 58).
+// A reader's preferences for the lists.
 webRoutes.route("/", preferenceRoutes);
-// A reader's bookmarks and places on paths (issue 59 §4).
+// A reader's bookmarks and places on paths.
 webRoutes.route("/", bookmarkRoutes);
-// Follows, writers' pages and the inbox (issue 59).
+// Follows, writers' pages and the inbox.
 webRoutes.route("/", followRoutes);
 
 /**
@@ -159,7 +159,7 @@ function listQuery(c: Context<AppEnv>) {
 webRoutes.get("/", readCache, async (c) => {
   const q = listQuery(c);
   const viewer = viewerOf(c);
-  // "Continue reading" (issue 59 §4) heads the first page for a signed-in reader, read in the list's own batch.
+  // "Continue reading" heads the first page for a signed-in reader, read in the list's own batch.
   const opts = { sort: q.sort, limit: STORIES_PER_PAGE, offset: q.offset, preference: readerPreference(c) };
   const [data, places] = await readerHome(c.get("db"), opts, q.page === 1 ? viewer : null);
   return page(c, <HomePage data={data} places={places} sort={q.sort} page={q.page} canonical={q.canonical("/")} {...q.links("/")} viewer={pageViewer(c)} />);
@@ -236,7 +236,7 @@ webRoutes.get("/branches/:id/read", readCache, async (c) => {
   return page(c, <PathPage data={data} canonical={canonical} viewer={pageViewer(c)} />);
 });
 
-// The path as a file to take away (issue 59 §5), as the signed-in reader may read it: the API's export, for the cookie's
+// The path as a file to take away, as the signed-in reader may read it: the API's export, for the cookie's
 // viewer (the API reads no cookie). Never through the micro-cache: the file is streamed, and exports have a cache of their own.
 for (const format of ["epub", "md"] as const) {
   webRoutes.get(`/branches/:id/export.${format}`, (c) => exportResponse(c, pathId(c.req.param("id"), "Branch"), format, viewerOf(c)));

@@ -68,7 +68,7 @@ const HowTo = () => (
   </p>
 );
 
-/** The search page (issue 58 §2): the words, what was searched, the hits with their snippets, the pager. */
+/** The search page: the words, what was searched, the hits with their snippets, the pager. */
 export function SearchPage({ canonical, viewer, words, type, page, found, error, typeHref, pageHref }: SearchPageProps) {
   const title = words && found ? `Search: ${words}${page > 1 ? `, page ${page}` : ""}` : "Search";
   return (

@@ -48,7 +48,7 @@ export function pageViewer(c: Context<AppEnv>): PageViewer | null {
   return viewer && { id: viewer.id, name: viewer.name, unread: c.get("unread") ?? null };
 }
 
-/** The unread count, read behind the standing in a page's first D1 trip (issue 59): no trip of its own. */
+/** The unread count, read behind the standing in a page's first D1 trip: no trip of its own. */
 const unreadRider = (c: Context<AppEnv>, accountId: string): Rider => ({
   statement: statementOf(c.get("db"), unreadCountSql(accountId)),
   read: (result) => c.set("unread", (result.results[0] as { unread: number } | undefined)?.unread ?? 0),
@@ -89,7 +89,7 @@ export const session: MiddlewareHandler<AppEnv> = async (c, next) => {
 /**
  * A page its session's standing refused (logged out elsewhere, suspended, the account gone): the browser is sent
  * to the same page again, without the cookie (`session` clears it), so a public page is shown signed out rather
- * than as an error, and one that needs a sign-in sends it to log in as usual (issue 56). Null for a form POST
+ * than as an error, and one that needs a sign-in sends it to log in as usual. Null for a form POST
  * (its error page says why), or any other error.
  */
 export function pageAgainSignedOut(c: Context<AppEnv>): Response | null {

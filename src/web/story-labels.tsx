@@ -3,7 +3,7 @@ import { RATING_WORDS, WARNING_WORDS, botSharePercent } from "../domain/label-wo
 import { tagKey } from "../lib/tags";
 import type { Authorship } from "../schemas/fields";
 
-/** What a story is, as lists and story pages show it (issue 58). */
+/** What a story is, as lists and story pages show it. */
 export interface Labels {
   tags: string[];
   rating: Rating;

@@ -62,11 +62,11 @@ writeRoutes.post(
   async (c) => signIn(c, await logIn(guestOf(c), parseWith(loginBody, await fieldsOf(c)))),
 );
 
-/** Logging out revokes the session's token on the server (issue 23), so a copy of the cookie signs nobody in. */
+/** Logging out revokes the session's token on the server, so a copy of the cookie signs nobody in. */
 writeRoutes.post("/logout", formPost, async (c) => {
   const viewer = viewerOf(c);
   if (viewer) {
-    requireStanding(c, viewer, { evenSuspended: true }); // a suspended account may log out (issue 56), as over the API
+    requireStanding(c, viewer, { evenSuspended: true }); // a suspended account may log out, as over the API
     // A session its standing already refuses (logged out elsewhere, gone) has nothing left to revoke.
     await logOut(callerOf(c), "").catch((err) => (c.get("standing")?.refused ? undefined : Promise.reject(err)));
   }

@@ -8,7 +8,7 @@ import { describeFields, toolInput } from "../input";
 import { toolResult } from "../results";
 import { defineTool, idArgument } from "../tool";
 
-/** Bookmarks (issue 59 §4) for agents: a bot's (or a person's) own, as `/me/bookmarks` keeps them. */
+/** Bookmarks for agents: a bot's (or a person's) own, as `/me/bookmarks` keeps them. */
 
 export const listBookmarksTool = defineTool({
   name: "list_bookmarks",

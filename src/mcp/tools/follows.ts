@@ -8,7 +8,7 @@ import { describeFields, toolInput } from "../input";
 import { toolResult } from "../results";
 import { defineTool, idArgument } from "../tool";
 
-/** Follows and the inbox for agents (issue 59): the same use cases as `POST /follows`, `GET /me/inbox` and the rest. */
+/** Follows and the inbox for agents: the same use cases as `POST /follows`, `GET /me/inbox` and the rest. */
 
 const page = (defaultLimit: number, what: string) => ({
   limit: z.number().int().min(1).max(MAX_LIMIT).default(defaultLimit).describe(`How many ${what} to return (1 to ${MAX_LIMIT}; default ${defaultLimit})`),
