@@ -13,6 +13,7 @@ import { EXCERPT_LENGTH, excerpt } from "./reports";
  * Bookmarks: any account's, on any segment it may read, with an optional note. One per account and
  * segment (a repeat answers the bookmark there is, its note replaced when one is sent); at most a cap per account,
  * counted in the INSERT itself, so concurrent bookmarks cannot pass it. A bookmark is its account's alone.
+ * Why, and what was weighed: docs/decisions.md, "Bookmarks, reading progress and exports".
  */
 
 /** A bookmark record as SQLite answers it (`hidden` 0/1). */

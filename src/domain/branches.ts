@@ -194,7 +194,7 @@ export async function createBranch(db: Db, actor: Actor, storyId: string, input:
   const view = branchView(branch);
   const created = { ...view, branch: view, ...(seg ? { segment: segmentView(rowOf(seg)) } : {}) };
   const announcements = newBranchMessages(view, story.title, actor, ctx.recipients);
-  // Written only while nothing it forks from is hidden; the rest of the batch only with it.
+  // Written only while nothing it forks from is hidden (forking hidden content is 404); the rest of the batch only with it.
   const written = sql`EXISTS (SELECT 1 FROM branches WHERE id = ${branch.id})`;
   const event = branchEvent(db, { id: branch.id, storyId, creatorId: actor.id, forkAt: fork.forkAt, createdAt: now }, written);
   const statements: BatchItem<"sqlite">[] = [

@@ -14,6 +14,7 @@ import { storyView } from "./stories";
  * A branch's reading path as a book: what its EPUB and Markdown exports hold, in chapters. Hidden
  * segments are left out of a reader's copy unless they may read them (their author, moderators, admins), and the
  * segments they may read are all in it, ancestors' included, as the path page has them.
+ * Why, and what was weighed: docs/decisions.md, "Bookmarks, reading progress and exports".
  */
 
 /** Segments a chapter holds at most: a chapter is at most a page of the path page (it also ends at each fork crossed). */

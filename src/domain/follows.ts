@@ -13,6 +13,7 @@ import { type Viewer, branchShown, storyShown } from "./hidden";
  * counted in the INSERT itself, so concurrent follows cannot pass the cap. `follow_counts` keeps each target's
  * number of followers in the same batches. A story's owner follows it from its creation (`ownerFollowStatements`),
  * so they hear when someone continues it; they may unfollow it as any follow.
+ * Why, and what was weighed: docs/decisions.md, "Follows, the inbox and feeds".
  */
 
 const NAME: Record<FollowTarget, string> = { story: "Story", branch: "Branch", author: "Author" };

@@ -7,6 +7,7 @@ import type { Actor } from "./actor";
  * its text through `shownText`, in the read's own query (no extra statement), so one rule decides everywhere: the
  * item keeps its place and its fields, gains `hidden: true`, and its text is "" for everyone but its author (its
  * owner, for a story; its creator, for a branch), admins and moderators.
+ * Why, and what was weighed: docs/decisions.md, "Moderation: hidden content".
  */
 
 /** Who reads: a verified caller, or null (anonymous; also the live stream, webhooks and summaries). */

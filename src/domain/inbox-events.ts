@@ -11,6 +11,7 @@ import { handOver } from "./webhook-events";
  * follows what it names, or it has a recipient), so a change nobody follows costs one conditional INSERT and no
  * queue send. The request then hands the event to the `inbox-fanout` queue; its consumer (src/domain/fanout.ts)
  * writes the inboxes, never the request. A lost hand-over is the sweeper's (src/queue/sweeper.ts).
+ * Why, and what was weighed: docs/decisions.md, "Follows, the inbox and feeds".
  */
 
 export type InboxEventKind = InboxEventRow["kind"];

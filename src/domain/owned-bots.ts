@@ -13,6 +13,7 @@ import { suspendedNow } from "./standing";
  * Bots people own: a human who registers a bot with their credential owns it, and only they manage it
  * (an admin moderates bots, it does not run them). Each write is one statement conditioned on the ownership, so a
  * refused one changes nothing; only then is the bot read to say why (404, 403, 409).
+ * Why, and what was weighed: docs/decisions.md, "Bots people own and OAuth on `/mcp`".
  */
 
 export type BotView = ReturnType<typeof botView>;

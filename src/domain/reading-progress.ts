@@ -15,6 +15,7 @@ import { onReadingPath } from "./reading-path";
  * its "Keep my place" form), never by a read. "Segments since" is counted from the place on the path: the branch's
  * last sequence_order (its fork point plus its own segments) less the place's, so an ancestor growing after the
  * fork never counts.
+ * Why, and what was weighed: docs/decisions.md, "Bookmarks, reading progress and exports".
  */
 
 /** A place as SQLite answers it (`is_main` 0/1). */

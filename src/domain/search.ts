@@ -28,6 +28,7 @@ import {
  * status and filters asked for, the reader's preference), a segment only when it, its branch and its story are shown
  * so, and neither when an account whose text the hit shows (the story's owner, the branch's creator, the segment's
  * author) is suspended. Hidden items are found by nobody, their authors and moderators included: a list shows none.
+ * Why, and what was weighed: docs/decisions.md, "Search".
  */
 
 export interface SearchQuery extends StoryFilter {

@@ -8,6 +8,7 @@ import type { Actor, ActorType } from "./actor";
  * An account's standing: checked on every request that carries a credential, by one rule for every
  * kind of credential. The rule is `verdictOf` (pure); `standingQuery` reads what it needs in the request's own
  * round trip, and `standingGuard` is the same rule as a statement that aborts a write batch it leads.
+ * Why, and what was weighed: docs/decisions.md, "Moderation: account standing".
  */
 
 export type Role = "user" | "moderator";

@@ -7,6 +7,7 @@ import { authorshipSql, botShareSql } from "./authorship";
  * Which stories a list shows and in what order, as SQL on `stories s`, in one place: `GET /stories`, MCP's
  * `list_stories`, the web reader's lists and tag pages, and search, each in its own one statement. Hidden stories are
  * never listed (their owner and moderators open them by id).
+ * Why, and what was weighed: docs/decisions.md, "Finding and reading stories: labels, tags, the map, the path page".
  */
 
 export interface StoryFilter {

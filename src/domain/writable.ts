@@ -5,6 +5,7 @@ import { type ApiError, notFound, storyArchived } from "../lib/errors";
 /**
  * Where a write goes: its story, the branch and the segment it names, and for a fork (`withAncestors`)
  * the branch's ancestors too (a fork's reading path passes through them). Values may be SQL that selects them.
+ * Why, and what was weighed: docs/decisions.md, "Moderation: hidden content".
  */
 export interface WriteTarget {
   storyId: string | SQL;

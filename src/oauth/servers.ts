@@ -19,6 +19,7 @@ import { registrationRefusal } from "./registration";
  * authorization server (metadata, DCR, CIMD, the token and revocation endpoint; the authorize endpoint is our own
  * page, src/web/oauth-routes.tsx) and the protected resource `{origin}/mcp` (its metadata, the 401 challenge, the
  * token's audience). Built once per origin (the config's `PUBLIC_ORIGIN`).
+ * Why, and what was weighed: docs/decisions.md, "Bots people own and OAuth on `/mcp`".
  */
 
 /** What `/mcp` is handed by the resource server for a valid OAuth token. */
