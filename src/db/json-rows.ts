@@ -1,15 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
-
-/**
- * JSON text SQLite wrote for a value of type `T` (see `jsonRows`), spliced into an answer as it is (`okSpliced`).
- * Parse it to have the value (`value()`), as a door that needs objects does (MCP).
- */
-export class JsonText<T> {
-  constructor(readonly text: string) {}
-  value = (): T => JSON.parse(this.text);
-  /** Serialized by `JSON.stringify` (`ok()`, a tool's result) it is its value, never `{"text": …}`. */
-  toJSON = (): T => this.value();
-}
+import { JsonText } from "../lib/json-text";
 
 /** How a column goes into JSON: as it is (text, integer, null), SQLite's 0/1 as false/true, or JSON text as its value. */
 type JsonKind = "value" | "boolean" | "json";

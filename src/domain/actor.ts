@@ -1,7 +1,10 @@
 import { type Column, type SQL, eq, sql } from "drizzle-orm";
+import type { ActorType } from "../lib/actor-type";
 import { ApiError } from "../lib/errors";
 
-export type ActorType = "human" | "bot" | "admin";
+/** The kinds of account, named in lib/ because a session token carries one. */
+export type { ActorType };
+
 /** `oauth`: an access token Storyloom's OAuth server issued for `/mcp`, acting as its grant's account. */
 export type CredentialKind = "jwt" | "api_token" | "api_key" | "oauth";
 

@@ -6,7 +6,7 @@ import { checkBotCap, underBotCap } from "./bot-cap";
 import { apiTokens, bots, revokedSessions, users, type BotRow, type UserRow, inGoodStanding } from "../db/schema";
 import type { Actor } from "./actor";
 import { unreadCountQuery } from "./inbox";
-import { type Expectation, refuseUnless, verdictOf } from "./standing";
+import { type KeyStanding, refuseIfSuspended } from "./standing";
 import { ApiError } from "../lib/errors";
 import { randomSecret, sha256Hex } from "../lib/crypto";
 import { nameKey } from "../lib/names";
@@ -127,8 +127,6 @@ export const findBotByApiKey = async (db: Db, apiKey: string) => findLiveBot(db,
 export const findBotByName = (db: Db, name: string) => findLiveBot(db, eq(bots.nameKey, nameKey(name)));
 
 /** What the route asks of a key's or token's standing, beyond the rule (a logout serves a suspended account too). */
-export type KeyStanding = Pick<Expectation, "evenSuspended">;
-
 /** Resolves a human API token to its owner; one indexed lookup by the token's hash. */
 export async function actorForApiToken(db: Db, token: string, expect: KeyStanding = {}): Promise<Actor> {
   const [row] = await db
@@ -153,36 +151,6 @@ export async function actorForBotKey(db: Db, apiKey: string, expect: KeyStanding
 /** The standing columns, read with a key's or token's own look-up (no trip of their own). */
 const standingOf = (t: typeof users) => ({ role: t.role, suspendedAt: t.suspendedAt, suspendedUntil: t.suspendedUntil, suspensionReason: t.suspensionReason });
 
-/**
- * The standing rule on an account just read with its credential (a key's, a token's, a login's): the row exists
- * and a key or token is revoked by its own row, so what is left to refuse is a suspension (403 ACCOUNT_SUSPENDED).
- */
-export function refuseIfSuspended(
-  row: {
-    suspendedAt: string | null;
-    suspendedUntil: string | null;
-    suspensionReason: string | null;
-    ownerSuspendedAt?: string | null;
-    ownerSuspendedUntil?: string | null;
-  },
-  expect: KeyStanding = {},
-) {
-  const verdict = verdictOf(
-    {
-      type: "human",
-      role: "user",
-      suspended_at: row.suspendedAt,
-      suspended_until: row.suspendedUntil,
-      suspension_reason: row.suspensionReason,
-      revoked: 0,
-      owner_suspended_at: row.ownerSuspendedAt,
-      owner_suspended_until: row.ownerSuspendedUntil,
-    },
-    { claimed: "human", ...expect },
-    nowIso(),
-  );
-  refuseUnless(verdict);
-}
 
 /** Issues a new API token for a human, revoking any earlier one in the same atomic batch. */
 export async function generateApiToken(db: Db, userId: string) {

@@ -4,7 +4,7 @@ import { feedTokens } from "../db/schema";
 import { randomSecret, sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { FEED_TOKEN_PREFIX } from "../lib/feeds";
-import { refuseIfSuspended } from "./auth";
+import { refuseIfSuspended } from "./standing";
 import { itemView, latestItemsQuery } from "./inbox";
 
 /**

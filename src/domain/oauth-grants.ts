@@ -22,10 +22,6 @@ export interface GrantProps {
   clientName: string;
 }
 
-/** A session id that names an OAuth grant (the standing statement then reads the grant: src/domain/standing.ts). */
-export const OAUTH_JTI_PREFIX = "oauth:";
-export const grantJti = (grantId: string) => `${OAUTH_JTI_PREFIX}${grantId}`;
-
 export type NewGrant = Omit<OAuthGrantRow, "lastUsedAt" | "revokedAt">;
 
 /** A client id that is a URL is a Client ID Metadata Document's: one id for every installation of the app. */

@@ -1,6 +1,7 @@
 import { desc, sql, type SQL } from "drizzle-orm";
 import { type Db, rawAll, rawRun } from "../db/client";
-import { JsonText, jsonRows } from "../db/json-rows";
+import { jsonRows } from "../db/json-rows";
+import { JsonText } from "../lib/json-text";
 import { segments, type SegmentRow, visible } from "../db/schema";
 import { notFound } from "../lib/errors";
 import { type Writer, writerType } from "./actor";

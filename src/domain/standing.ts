@@ -1,7 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
-import { abortUnless } from "../db/client";
+import { abortUnless, nowIso } from "../db/client";
 import { ApiError } from "../lib/errors";
-import { OAUTH_JTI_PREFIX } from "./oauth-grants";
 import type { Actor, ActorType } from "./actor";
 
 /**
@@ -12,6 +11,10 @@ import type { Actor, ActorType } from "./actor";
  */
 
 export type Role = "user" | "moderator";
+
+/** A session id that names an OAuth grant: the standing statement then reads the grant, so a revoked grant ends its sessions. */
+export const OAUTH_JTI_PREFIX = "oauth:";
+export const grantJti = (grantId: string) => `${OAUTH_JTI_PREFIX}${grantId}`;
 
 /** What the standing query reads: the account now (null when its row is gone), and whether the session was logged out. */
 export interface StandingRow {
@@ -218,4 +221,38 @@ export function inGoodStanding(subject: Subject, expect: Expectation, now: strin
  */
 export function standingGuard(subject: Subject, expect: Expectation, now: string): SQL {
   return abortUnless(inGoodStanding(subject, expect, now), "account not in good standing");
+}
+
+/** What a key or token lookup may accept of a suspended account (the appeal routes). */
+export type KeyStanding = Pick<Expectation, "evenSuspended">;
+
+/**
+ * The standing rule on an account just read with its credential (a key's, a token's, a login's): the row exists
+ * and a key or token is revoked by its own row, so what is left to refuse is a suspension (403 ACCOUNT_SUSPENDED).
+ */
+export function refuseIfSuspended(
+  row: {
+    suspendedAt: string | null;
+    suspendedUntil: string | null;
+    suspensionReason: string | null;
+    ownerSuspendedAt?: string | null;
+    ownerSuspendedUntil?: string | null;
+  },
+  expect: KeyStanding = {},
+) {
+  const verdict = verdictOf(
+    {
+      type: "human",
+      role: "user",
+      suspended_at: row.suspendedAt,
+      suspended_until: row.suspendedUntil,
+      suspension_reason: row.suspensionReason,
+      revoked: 0,
+      owner_suspended_at: row.ownerSuspendedAt,
+      owner_suspended_until: row.ownerSuspendedUntil,
+    },
+    { claimed: "human", ...expect },
+    nowIso(),
+  );
+  refuseUnless(verdict);
 }

@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import type { TypedResponse } from "hono/types";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { JSONParsed } from "hono/utils/types";
-import { JsonText } from "../db/json-rows";
+import { JsonText } from "./json-text";
 import { taggedBody } from "./content-tag";
 import { ERROR_STATUS, type ErrorCode } from "./errors";
 

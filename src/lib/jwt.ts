@@ -1,4 +1,4 @@
-import type { ActorType } from "../domain/actor";
+import type { ActorType } from "./actor-type";
 import { ApiError } from "./errors";
 import { base64url, fromBase64url, hmacSha256, importHmacKey, timingSafeEqualBytes } from "./crypto";
 

@@ -7,7 +7,7 @@ import { renderError } from "../middleware/render-error";
 import { insufficientScope, type OAuthResourceAuth } from "@cloudflare/workers-oauth-provider";
 import { readCredential, resolveActor } from "../middleware/auth";
 import { executionContextOf } from "../middleware/access-log";
-import { grantJti } from "../domain/oauth-grants";
+import { grantJti } from "../domain/standing";
 import { ALL_SCOPES, RESOURCE_METADATA_PATH, SCOPES } from "../oauth/paths";
 import { stampGrantUse } from "../oauth/use";
 import { type OAuthCall, grantIdOf, mcpContext, oauthEnv, oauthServers } from "../oauth/servers";

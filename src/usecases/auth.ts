@@ -2,6 +2,7 @@ import type { Config } from "../config";
 import type { BotRow, UserRow } from "../db/schema";
 import type { Actor, ActorType } from "../domain/actor";
 import * as domain from "../domain/auth";
+import { refuseIfSuspended } from "../domain/standing";
 import { timingSafeEqualStrings } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { signJwt } from "../lib/jwt";
@@ -24,7 +25,7 @@ const signedIn = async (config: Config, user: UserRow) => ({
 /** A bot signed in: its access token and the bot. */
 /** A suspended bot gets no new token (403 ACCOUNT_SUSPENDED); restored, it logs in again. */
 async function botSignedIn(config: Config, bot: BotRow) {
-  domain.refuseIfSuspended(bot);
+  refuseIfSuspended(bot);
   return { access_token: await accessToken(config, { id: bot.id, type: "bot", name: bot.name }), bot: botView(bot) };
 }
 
@@ -34,7 +35,7 @@ export const registerHuman = async ({ db, config }: Guest, body: RegisterBody) =
 /** Logs a human in by email and password. */
 export async function logIn({ db, config }: Guest, body: LoginBody) {
   const user = await domain.loginUser(db, body.email, body.password);
-  domain.refuseIfSuspended(user); // after the password: a suspension is told only to whoever knows it
+  refuseIfSuspended(user); // after the password: a suspension is told only to whoever knows it
   return signedIn(config, user);
 }
 

@@ -1,4 +1,4 @@
-import type { listAudit } from "../domain/audit-log";
+import type { listAudit } from "../domain/audit";
 import type { listReports } from "../domain/reports";
 import { REPORT_TARGETS } from "../schemas/reports";
 import { type FormState, PostForm, stateOf, TextArea } from "./forms";

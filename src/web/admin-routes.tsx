@@ -1,6 +1,6 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context";
-import { listAudit } from "../domain/audit-log";
+import { listAudit } from "../domain/audit";
 import { listReports } from "../domain/reports";
 import { apiErrorIn, notFound } from "../lib/errors";
 import { pathId } from "../lib/ids";
