@@ -3,9 +3,9 @@
 // database. Each is taken from the domain read the route calls, run with a D1 that records what it is given and answers
 // nothing: the text follows the code, and no copy of it is kept here. Loaded by bench/lib.mjs with tsx.
 import { getDb } from "../src/db/client";
-import { search } from "../src/domain/search";
-import { listSegments } from "../src/domain/segments";
-import { listStories } from "../src/domain/stories";
+import { search } from "../src/domain/discovery/search";
+import { listSegments } from "../src/domain/stories/segments";
+import { listStories } from "../src/domain/stories/stories";
 
 /** A statement as D1 takes it. */
 export interface Statement {

@@ -287,7 +287,7 @@ async function runPhase(logged, data, reads) {
  * Seeds a fresh state once (silent server), takes the uncached cases' statements from it, and keeps a copy: each phase
  * starts from it (`restoreSeeded`), Storyloom and the ceiling's reads alike. Why: what a phase writes would otherwise
  * weigh on the next one. A writer's segment limits are counted over their last day of segments
- * (src/domain/segment-quota.ts), and a phase's write case has each of the ten writers write about 250, more than twice
+ * (src/domain/stories/segment-quota.ts), and a phase's write case has each of the ten writers write about 250, more than twice
  * the shipped daily limit (100): the second phase's writes each counted ~250 more rows than the first's (a write cost
  * ~0.6 ms more CPU once its writer had written 1,200 that day, measured on one server).
  */

@@ -12,7 +12,7 @@ import { accessLog, liveAccessLog } from "./middleware/access-log";
 import { apiCors } from "./middleware/cors";
 import { limitBody } from "./middleware/body-limit";
 import { configOf } from "./config";
-import { memoryHit, plainAnonymousGet } from "./middleware/memory-hit";
+import { memoryHit, plainAnonymousGet } from "./middleware/cache-first";
 import { renderError } from "./middleware/render-error";
 import { createRouter } from "./routes/openapi";
 import { describeMiddlewareHeaders } from "./lib/openapi-headers";
@@ -47,8 +47,8 @@ import { searchRoutes } from "./routes/search";
 import { preferenceRoutes } from "./routes/preferences";
 import { bookmarkRoutes } from "./routes/bookmarks";
 import { summaryRoutes } from "./routes/summaries";
-import { feedRoutes } from "./web/feed-routes";
-import { webRoutes } from "./web/routes";
+import { feedRoutes } from "./web/routes/feeds";
+import { webRoutes } from "./web/routes/reading";
 import { OAUTH_SERVER_PATHS, REGISTER_PATH, TOKEN_PATH } from "./oauth/paths";
 import { oauthErrorShape } from "./middleware/oauth-errors";
 import { mcpTokenFailureLimit, oauthRegistrationLimit, oauthTokenLimit } from "./middleware/subject-limits";
@@ -242,7 +242,7 @@ const orFullPath = (door: ReturnType<typeof memoryHit> | undefined, full: () => 
 /**
  * Two apps behind one prefix test, so an API request never runs the pages' middleware (sessions, CSP) and
  * each router holds only its own routes; a plain anonymous read the micro-cache holds is answered before either
- * (src/middleware/memory-hit.ts). `request` is Hono's test entry (a path or URL and its init), kept for the tests.
+ * (src/middleware/cache-first.ts). `request` is Hono's test entry (a path or URL and its init), kept for the tests.
  */
 export function createApp() {
   const api = createApiApp();

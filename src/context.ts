@@ -1,6 +1,6 @@
-import type { AccountStanding } from "./domain/account-standing";
-import type { Actor } from "./domain/actor";
-import type { IdempotentRequest } from "./domain/idempotency";
+import type { AccountStanding } from "./domain/standing/check";
+import type { Actor } from "./domain/shared/actor";
+import type { IdempotentRequest } from "./domain/shared/idempotency";
 import type { Env } from "./env";
 import type { RequestMeter } from "./lib/meter";
 import type { Caller, SegmentQuota } from "./usecases/caller";
@@ -26,11 +26,11 @@ export interface AppEnv {
     errorCode?: string;
     /** The authenticated caller, set by `auth()`. */
     actor?: Actor;
-    /** The caller's standing, checked in the request's first D1 trip (src/domain/account-standing.ts). */
+    /** The caller's standing, checked in the request's first D1 trip (src/domain/standing/check.ts). */
     standing?: AccountStanding;
-    /** The web reader's signed-in human, from the session cookie only (src/web/session.ts). */
+    /** The web reader's signed-in human, from the session cookie only (src/web/support/session.ts). */
     viewer?: Actor;
-    /** The signed-in human's unread inbox items, read in a page's first D1 trip (src/web/session.ts); unknown until then. */
+    /** The signed-in human's unread inbox items, read in a page's first D1 trip (src/web/support/session.ts); unknown until then. */
     unread?: number;
     /** The write's Idempotency-Key, set by `limitsAndIdempotency()`: domain writes record it in their batch. */
     idempotency?: IdempotentRequest;

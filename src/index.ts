@@ -1,7 +1,7 @@
 import { app } from "./app";
 import type { Env } from "./env";
-import type { FanoutMessage } from "./domain/inbox-events";
-import type { WebhookMessage } from "./domain/webhook-events";
+import type { FanoutMessage } from "./domain/events/inbox-events";
+import type { WebhookMessage } from "./domain/events/webhook-events";
 import { FANOUT_QUEUE, handleFanout } from "./queue/fanout";
 import { sweep } from "./queue/sweeper";
 import { handleQueue } from "./queue/webhooks";

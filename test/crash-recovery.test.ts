@@ -2,7 +2,7 @@
 import { createExecutionContext, createScheduledController, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { outboxStatements, publish, yourTurnMessage } from "../src/domain/webhook-events";
+import { outboxStatements, publish, yourTurnMessage } from "../src/domain/events/webhook-events";
 import { getDb } from "../src/db/client";
 import type { BranchRoom } from "../src/durable/branch";
 import worker from "../src/index";

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { BranchRoom } from "../src/durable/branch";
 import type { Env } from "../src/env";
 import { app } from "../src/app";
-import { memoryHit } from "../src/middleware/memory-hit";
+import { memoryHit } from "../src/middleware/cache-first";
 import { sweep } from "../src/queue/sweeper";
 import {
   BASE,

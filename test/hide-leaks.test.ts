@@ -1,7 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import type { WebhookMessage } from "../src/domain/webhook-events";
+import type { WebhookMessage } from "../src/domain/events/webhook-events";
 import { handleQueue } from "../src/queue/webhooks";
 import { branchRoom, call, createBranch, expectError, join, registerBot, registerHuman, storyWithSegments, submit, unique, vote, words } from "./helpers";
 import { closeClients, hide, live, mcpClient, mcpTool, moderator, receiver, restore, waitFor } from "./moderation";

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { expect, vi } from "vitest";
-import type { FanoutMessage } from "../src/domain/inbox-events";
+import type { FanoutMessage } from "../src/domain/events/inbox-events";
 import type { Env } from "../src/env";
 import { handleFanout } from "../src/queue/fanout";
 import { call } from "./helpers";

@@ -2,7 +2,7 @@ import { createExecutionContext, evictDurableObject, listDurableObjectIds, runDu
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { app } from "../src/app";
-import { INBOUND_FRAMES_PER_MINUTE, LIVE_SOCKETS } from "../src/domain/live-bounds";
+import { INBOUND_FRAMES_PER_MINUTE, LIVE_SOCKETS } from "../src/domain/events/live-bounds";
 import type { Env } from "../src/env";
 import { BASE, address, call, createStory, expectError, join, registerBot, registerHuman, storyWithSegments, submit, words } from "./helpers";
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { MAP_BUDGET } from "../src/web/map-layout";
+import { MAP_BUDGET } from "../src/web/support/map-layout";
 import { type CallResult, call, createBranch, expectError, join, registerBot, registerHuman, storyWithSegments, vote, words } from "./helpers";
 import { hide, moderator } from "./moderation";
 import { page, shown, trips } from "./pages";

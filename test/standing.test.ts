@@ -4,7 +4,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { describe, expect, it, vi } from "vitest";
 import { app } from "../src/app";
 import { getDb } from "../src/db/client";
-import { outboxStatements, yourTurnMessage } from "../src/domain/webhook-events";
+import { outboxStatements, yourTurnMessage } from "../src/domain/events/webhook-events";
 import type { BranchRoom } from "../src/durable/branch";
 import type { Env } from "../src/env";
 import { handleQueue } from "../src/queue/webhooks";

@@ -4,7 +4,7 @@ import { address, call, expectError, join, registerBot, registerHuman, storyWith
 import { COOKIE, ORIGIN, type Sent, get, post, shown } from "./pages";
 
 /**
- * The web reader's forms (src/web/write-routes.tsx): sessions, every form's happy path, its errors shown in words
+ * The web reader's forms (src/web/routes/writing.tsx): sessions, every form's happy path, its errors shown in words
  * on its page, and the session's security (Origin check, cookie flags, no open redirect, the cookie is not an
  * API credential). Everything goes through the Worker's own fetch, as a browser would send it.
  */

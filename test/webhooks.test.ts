@@ -1,7 +1,7 @@
 import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { WebhookMessage } from "../src/domain/webhook-events";
+import type { WebhookMessage } from "../src/domain/events/webhook-events";
 import worker from "../src/index";
 import { hmacSha256Hex } from "../src/lib/crypto";
 import { branchRoom, call, createBranch, createStory, expectError, join, registerBot, registerHuman, submit, words } from "./helpers";

@@ -1,4 +1,4 @@
-/** The service's length rule (src/domain/length.ts), for writers checking text before they send it. */
+/** The service's length rule (src/domain/shared/length.ts), for writers checking text before they send it. */
 
 const CHARACTER_LANGUAGES = ["zh", "ja", "ko"];
 

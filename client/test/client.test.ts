@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { contentLength as serverLength } from "../../src/domain/length";
+import { contentLength as serverLength } from "../../src/domain/shared/length";
 import { signJwt } from "../../src/lib/jwt";
 import { BASE, createStory, join, registerBot, registerHuman, words } from "../../test/helpers";
 import { StoryloomError, contentLength, createStoryloomClient, unwrap } from "../src";

@@ -1,7 +1,7 @@
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { WebhookMessage } from "../../src/domain/webhook-events";
+import type { WebhookMessage } from "../../src/domain/events/webhook-events";
 import worker from "../../src/index";
 import { createStory, join, registerBot, registerHuman } from "../../test/helpers";
 import { verifyWebhook } from "../src";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkLength } from "../../src/domain/length";
+import { checkLength } from "../../src/domain/shared/length";
 import { type WriteContext, fitLength, llmSettings, llmWrite, offlineWrite } from "../bot/writer";
 
 const ctx = (over: Partial<WriteContext> = {}): WriteContext => ({

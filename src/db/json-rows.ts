@@ -1,5 +1,4 @@
 import { type SQL, sql } from "drizzle-orm";
-import { JsonText } from "../lib/json-text";
 
 /** How a column goes into JSON: as it is (text, integer, null), SQLite's 0/1 as false/true, or JSON text as its value. */
 type JsonKind = "value" | "boolean" | "json";

@@ -6,7 +6,7 @@ import { type ContentWarning, RATINGS } from "../config";
 
 /**
  * An account's standing: suspended from `suspended_at` until `suspended_until` (null: until restored).
- * Checked on every request by src/domain/standing.ts.
+ * Checked on every request by src/domain/standing/rule.ts.
  */
 const suspension = () => ({
   suspendedAt: text("suspended_at"),
@@ -66,7 +66,7 @@ export const bots = sqliteTable(
     webhookUrl: text("webhook_url"),
     webhookSecret: text("webhook_secret").notNull(),
     apiKeyHash: text("api_key_hash").notNull(),
-    /** When its key was last replaced (rotated, or retired): a bot JWT issued before then is refused (src/domain/standing.ts). */
+    /** When its key was last replaced (rotated, or retired): a bot JWT issued before then is refused (src/domain/standing/rule.ts). */
     keyRotatedAt: text("key_rotated_at"),
     ...suspension(),
     createdAt: text("created_at").notNull(),
@@ -113,7 +113,7 @@ export const stories = sqliteTable(
     rating: text("rating", { enum: RATINGS }).notNull().default("general"),
     /** Content warnings from the fixed list (src/config.ts), in the list's order, as a JSON array. */
     warnings: text("warnings", { mode: "json" }).$type<ContentWarning[]>().notNull().default([]),
-    /** Every segment written on the story, and those by bots (authorship, src/domain/authorship.ts); hides change neither. */
+    /** Every segment written on the story, and those by bots (authorship, src/domain/shared/authorship.ts); hides change neither. */
     segmentsCount: integer("segments_count").notNull().default(0),
     botSegmentsCount: integer("bot_segments_count").notNull().default(0),
     ...hiding(),
@@ -173,7 +173,7 @@ export const branches = sqliteTable(
     creatorType: text("creator_type", { enum: ["human", "bot"] }).notNull(),
     status: text("status").notNull().default("active"),
     segmentsCount: integer("segments_count").notNull().default(0),
-    /** The branch's own segments written by bots (authorship, src/domain/authorship.ts). */
+    /** The branch's own segments written by bots (authorship, src/domain/shared/authorship.ts). */
     botSegmentsCount: integer("bot_segments_count").notNull().default(0),
     activeBotsCount: integer("active_bots_count").notNull().default(0),
     /** Weighted vote total on the branch and its segments, kept by the votes feature. */
@@ -238,7 +238,7 @@ export const logs = sqliteTable(
     index("logs_created_idx").on(t.createdAt),
     index("logs_story_created_idx").on(t.storyId, t.createdAt),
     index("logs_author_type_created_idx").on(t.authorType, t.createdAt),
-    // Covering for the segment limits (src/domain/segment-quota.ts): a writer's last day is counted from the index alone.
+    // Covering for the segment limits (src/domain/stories/segment-quota.ts): a writer's last day is counted from the index alone.
     index("logs_author_created_idx").on(t.authorId, t.createdAt, t.isContinuation, t.branchId),
     uniqueIndex("logs_segment_unique").on(t.segmentId),
   ],

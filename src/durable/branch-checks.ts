@@ -1,6 +1,6 @@
 import { type Db, nowIso, oneTrip, rawAll, readOf, runRead } from "../db/client";
-import { type StandingRow, type Subject, inGoodStanding, refuseUnless, standingQuery, verdictOf } from "../domain/standing";
-import { closedError, closedRead } from "../domain/writable";
+import { type StandingRow, type Subject, inGoodStanding, refuseUnless, standingQuery, verdictOf } from "../domain/standing/rule";
+import { closedError, closedRead } from "../domain/shared/writable";
 import { type Room, writeTarget } from "./branch-state";
 
 // Whether a write on the branch may happen: the writer's standing and the branch taking writes. They are conditions

@@ -1,7 +1,7 @@
-import type { Writer } from "../domain/actor";
-import { type IdempotentRequest, KeyAlreadyCommitted } from "../domain/idempotency";
-import type { Session } from "../domain/standing";
-import type { LiveEvent } from "../domain/live-events";
+import type { Writer } from "../domain/shared/actor";
+import { type IdempotentRequest, KeyAlreadyCommitted } from "../domain/shared/idempotency";
+import type { Session } from "../domain/standing/rule";
+import type { LiveEvent } from "../domain/events/live-events";
 import { ApiError } from "../lib/errors";
 import { RequestMeter } from "../lib/meter";
 import type { Role } from "../schemas/fields";

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
-import { commit, type IdempotentRequest, recordStatements } from "../domain/idempotency";
-import type { Session, Subject } from "../domain/standing";
-import { takesWrites } from "../domain/writable";
+import { commit, type IdempotentRequest, recordStatements } from "../domain/shared/idempotency";
+import type { Session, Subject } from "../domain/standing/rule";
+import { takesWrites } from "../domain/shared/writable";
 import type { rawRun } from "../db/client";
 import { ApiError, storyArchived } from "../lib/errors";
 import type { Role } from "../schemas/fields";

@@ -1,8 +1,8 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { branches, stories } from "../db/schema";
-import type { LengthRules } from "../domain/length";
-import { branchHeadQuery } from "../domain/segments";
+import type { LengthRules } from "../domain/shared/length";
+import { branchHeadQuery } from "../domain/stories/segments";
 import type { Env } from "../env";
 import { notFound } from "../lib/errors";
 import type { TurnState } from "../turns/rules";

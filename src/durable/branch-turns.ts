@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import type { rawRun } from "../db/client";
 import { configOf } from "../config";
-import type { LiveEvent, TurnReason } from "../domain/live-events";
-import { type WebhookMessage, handOverQuery, outboxStatements, publish, yourTurnMessage } from "../domain/webhook-events";
+import type { LiveEvent, TurnReason } from "../domain/events/live-events";
+import { type WebhookMessage, handOverQuery, outboxStatements, publish, yourTurnMessage } from "../domain/events/webhook-events";
 import { ApiError } from "../lib/errors";
 import { type Refusal, type TurnEvent, type TurnState, estimatedWait, holder, isoOrNull, queueView, resumesAt, sitsOut, transition } from "../turns/rules";
 import { memberStatement, turnColumnsStatement } from "../turns/store";

@@ -1,11 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
 import { type Db, getDb } from "../db/client";
 import { meteredD1 } from "../db/metered";
-import type { Writer } from "../domain/actor";
-import { type IdempotentRequest, KeyAlreadyCommitted } from "../domain/idempotency";
-import type { LiveEvent } from "../domain/live-events";
-import { SOCKET_HEADER, type SocketRequest } from "../domain/live-socket";
-import type { Session } from "../domain/standing";
+import type { Writer } from "../domain/shared/actor";
+import { type IdempotentRequest, KeyAlreadyCommitted } from "../domain/shared/idempotency";
+import type { LiveEvent } from "../domain/events/live-events";
+import { SOCKET_HEADER, type SocketRequest } from "../domain/events/live-socket";
+import type { Session } from "../domain/standing/rule";
 import type { Env } from "../env";
 import { ApiError } from "../lib/errors";
 import type { D1Counter } from "../lib/meter";

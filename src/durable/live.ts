@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { INBOUND_FRAMES_PER_MINUTE, INBOUND_WINDOW_MS, LIVE_SOCKETS, REPLAY_LIMIT } from "../domain/live-bounds";
-import type { LiveEvent, QueueChange, TurnReason } from "../domain/live-events";
-import type { SocketRequest } from "../domain/live-socket";
-import { asSegments, segmentRecords, type segmentView } from "../domain/segments";
+import { INBOUND_FRAMES_PER_MINUTE, INBOUND_WINDOW_MS, LIVE_SOCKETS, REPLAY_LIMIT } from "../domain/events/live-bounds";
+import type { LiveEvent, QueueChange, TurnReason } from "../domain/events/live-events";
+import type { SocketRequest } from "../domain/events/live-socket";
+import { asSegments, segmentRecords, type segmentView } from "../domain/stories/segments";
 import { type Member, type TurnState, queueView } from "../turns/rules";
 
 const now = () => new Date().toISOString();

@@ -1,4 +1,4 @@
-import { KeyAlreadyCommitted } from "../domain/idempotency";
+import { KeyAlreadyCommitted } from "../domain/shared/idempotency";
 import { ApiError, type ErrorCode, apiErrorIn } from "../lib/errors";
 import type { ObjectD1 } from "../lib/meter";
 

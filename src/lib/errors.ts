@@ -44,7 +44,7 @@ export class ApiError extends Error {
 
 /**
  * The ApiError an error is or wraps: drizzle wraps what its D1 client throws (a refusal of the standing check
- * that rode in the query's round trip, src/domain/account-standing.ts) in its own query error, with ours as `cause`.
+ * that rode in the query's round trip, src/domain/standing/check.ts) in its own query error, with ours as `cause`.
  */
 export function apiErrorIn(err: unknown): ApiError | null {
   for (let e = err; e instanceof Error; e = e.cause) if (e instanceof ApiError) return e;

@@ -12,7 +12,7 @@ export interface JwtClaims {
   jti: string;
   /**
    * When the token was issued, in milliseconds (a claim of our own): a bot's key replaced within the second a token
-   * was issued must still tell which came first (src/domain/standing.ts). Absent from tokens signed before it existed.
+   * was issued must still tell which came first (src/domain/standing/rule.ts). Absent from tokens signed before it existed.
    */
   iat_ms?: number;
 }

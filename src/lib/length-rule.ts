@@ -1,7 +1,7 @@
 /**
  * How long a piece of writing is, under a story's language: zh/ja/ko count the characters that are not white
  * space, any other language counts white-space-separated words. Pure and import-free on purpose: besides the
- * server (src/domain/length.ts), scripts/copy-assets.mjs compiles this very file to public/reader/length-rule.js,
+ * server (src/domain/shared/length.ts), scripts/copy-assets.mjs compiles this very file to public/reader/length-rule.js,
  * the counter the web reader's forms show as people type, so the page and the server can never disagree.
  */
 const CHARACTER_LANGUAGES = ["zh", "ja", "ko"];

@@ -1,6 +1,6 @@
 /**
  * Full-text search's text: what the FTS5 index is fed, how a query becomes a MATCH expression, and how a
- * snippet FTS5 cut from the index reads again as the text it came from. Pure: src/domain/search.ts runs the SQL.
+ * snippet FTS5 cut from the index reads again as the text it came from. Pure: src/domain/discovery/search.ts runs the SQL.
  *
  * The index is FTS5's `unicode61` tokenizer (English and every language that spaces its words: whole words, case and
  * diacritics folded). It cannot segment Chinese, Japanese or Korean, so their text is fed to it pre-segmented: each

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../context";
-import type { Actor } from "../domain/actor";
-import type { IdempotentRequest } from "../domain/idempotency";
+import type { Actor } from "../domain/shared/actor";
+import type { IdempotentRequest } from "../domain/shared/idempotency";
 import { ApiError } from "../lib/errors";
 import { guestOf } from "../middleware/caller";
 import { emptyReadCache } from "../middleware/read-cache";

@@ -1,13 +1,13 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../context";
-import type { Actor } from "../domain/actor";
+import type { Actor } from "../domain/shared/actor";
 import { ApiError, apiErrorIn } from "../lib/errors";
 import { settlePrelude } from "../db/metered";
 import { renderError } from "../middleware/render-error";
 import { insufficientScope, type OAuthResourceAuth } from "@cloudflare/workers-oauth-provider";
 import { readCredential, resolveActor } from "../middleware/auth";
 import { executionContextOf } from "../middleware/access-log";
-import { grantJti } from "../domain/standing";
+import { grantJti } from "../domain/standing/rule";
 import { ALL_SCOPES, RESOURCE_METADATA_PATH, SCOPES } from "../oauth/paths";
 import { stampGrantUse } from "../oauth/use";
 import { type OAuthCall, grantIdOf, mcpContext, oauthEnv, oauthServers } from "../oauth/servers";

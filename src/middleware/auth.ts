@@ -2,10 +2,10 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { Config } from "../config";
 import type { AppEnv } from "../context";
 import type { Db } from "../db/client";
-import type { Actor, ActorType, CredentialKind } from "../domain/actor";
-import { API_TOKEN_PREFIX, BOT_KEY_PREFIX, actorForApiToken, actorForBotKey } from "../domain/auth";
-import type { KeyStanding } from "../domain/standing";
-import { type Viewer, viewerOf } from "../domain/hidden";
+import type { Actor, ActorType, CredentialKind } from "../domain/shared/actor";
+import { API_TOKEN_PREFIX, BOT_KEY_PREFIX, actorForApiToken, actorForBotKey } from "../domain/accounts/auth";
+import type { KeyStanding } from "../domain/standing/rule";
+import { type Viewer, viewerOf } from "../domain/shared/visibility";
 import { ApiError } from "../lib/errors";
 import { type JwtClaims, verifyJwt } from "../lib/jwt";
 import { requireStanding, watchStanding } from "./standing";
@@ -96,7 +96,7 @@ export function auth(options: AuthOptions = {}): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** Who reads a public route, for what hidden content they may see (src/domain/hidden.ts): the verified caller or null. */
+/** Who reads a public route, for what hidden content they may see (src/domain/shared/visibility.ts): the verified caller or null. */
 export const viewerOfRequest = async (c: Context<AppEnv>): Promise<Viewer> => viewerOf(await verifiedActor(c));
 
 /** The authenticated caller of a route behind `auth()`. */

@@ -1,10 +1,10 @@
 import type { Context, MiddlewareHandler, Next } from "hono";
 import type { AppEnv } from "../context";
-import { KeyAlreadyCommitted, committedAnswer } from "../domain/idempotency";
+import { KeyAlreadyCommitted, committedAnswer } from "../domain/shared/idempotency";
 import { sha256Hex } from "../lib/crypto";
 import { succeeded } from "../lib/envelope";
 import { ApiError, keyReused } from "../lib/errors";
-import type { Actor } from "../domain/actor";
+import type { Actor } from "../domain/shared/actor";
 import { rateHeaders } from "../lib/limit-error";
 import { IDEMPOTENCY_KEY, type LimitedAction, admitWrite, countsAgainstLimit, segmentQuotaOf } from "../usecases/limits";
 import { actorOf } from "./auth";
@@ -87,7 +87,7 @@ export function limitsAndIdempotency(action: LimitedAction): MiddlewareHandler<A
 }
 
 /**
- * Segments: the branch's room counts the writer's limits in the write's own D1 batch (src/domain/segment-quota.ts),
+ * Segments: the branch's room counts the writer's limits in the write's own D1 batch (src/domain/stories/segment-quota.ts),
  * and D1 keeps the Idempotency-Key with the write, so no gate is asked: the write is one RPC. The room answers a
  * refusal with the 429 itself; a success gets the tightest counter's headers from what the room wrote back.
  */

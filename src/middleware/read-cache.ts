@@ -46,7 +46,7 @@ const MAX_ENTRIES = 500;
 const entries = new Map<string, Entry>();
 /**
  * The exact URL of an anonymous read → its entry's key, so the front door finds a hit without routing
- * (src/middleware/memory-hit.ts). Only a URL that was routed to that key is here: no other spelling can alias it.
+ * (src/middleware/cache-first.ts). Only a URL that was routed to that key is here: no other spelling can alias it.
  */
 const anonymousUrls = new Map<string, string>();
 
@@ -112,7 +112,7 @@ const HIT_OWN_HEADERS = new Set(["content-type", "etag", "x-read-cache", "x-requ
 
 /**
  * Keeps the headers of the full path's hit `res` of an anonymous page or feed `url` on its entry, so the front door
- * can answer its next hits alike (src/middleware/memory-hit.ts). Only a hit's (the caller's check): the answer that
+ * can answer its next hits alike (src/middleware/cache-first.ts). Only a hit's (the caller's check): the answer that
  * stored the entry may carry what only a miss does (a D1 bookmark).
  */
 export function keepDoorHeaders(url: string, res: Response, ttl: number) {

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../context";
 import { HTTPException } from "hono/http-exception";
-import { KeyAlreadyCommitted } from "../domain/idempotency";
+import { KeyAlreadyCommitted } from "../domain/shared/idempotency";
 import type { ErrorBody } from "../lib/envelope";
 import { ApiError, apiErrorIn, validationError } from "../lib/errors";
 

@@ -1,8 +1,8 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../context";
 import { type Rider, setPrelude, withRider } from "../db/metered";
-import { AccountStanding, type Requirement } from "../domain/account-standing";
-import type { Actor } from "../domain/actor";
+import { AccountStanding, type Requirement } from "../domain/standing/check";
+import type { Actor } from "../domain/shared/actor";
 
 /**
  * The caller's standing is to be checked on this request: once per request and actor. A JWT's check rides in

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../context";
-import { endGrant } from "../domain/oauth-grants";
+import { endGrant } from "../domain/accounts/oauth-grants";
 import { executionContextOf } from "../middleware/access-log";
 import { RESOURCE_METADATA_PATH, TOKEN_PATH } from "./paths";
 import { serveToken } from "./refresh";

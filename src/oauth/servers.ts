@@ -7,7 +7,7 @@ import {
   type ValidatedAccessToken,
 } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env";
-import type { GrantProps } from "../domain/oauth-grants";
+import type { GrantProps } from "../domain/accounts/oauth-grants";
 import type { D1Counter } from "../lib/meter";
 import { oauthKv } from "./consistent-kv";
 import { ACCESS_TOKEN_SECONDS, ALL_SCOPES, AUTHORIZE_PATH, GRANT_SECONDS, REGISTER_PATH, TOKEN_PATH } from "./paths";
@@ -17,7 +17,7 @@ import { registrationRefusal } from "./registration";
 /**
  * OAuth 2.1 for `/mcp`, with Cloudflare's library in its two roles, both in this Worker: the
  * authorization server (metadata, DCR, CIMD, the token and revocation endpoint; the authorize endpoint is our own
- * page, src/web/oauth-routes.tsx) and the protected resource `{origin}/mcp` (its metadata, the 401 challenge, the
+ * page, src/web/routes/oauth.tsx) and the protected resource `{origin}/mcp` (its metadata, the 401 challenge, the
  * token's audience). Built once per origin (the config's `PUBLIC_ORIGIN`).
  * Why, and what was weighed: docs/decisions.md, "Bots people own and OAuth on `/mcp`".
  */
@@ -69,7 +69,7 @@ function build(origin: string): OAuthServers {
 /**
  * Tokens this isolate validated, for up to VALIDATION_CACHE_MS (never past their expiry): a token's record never
  * changes, so a host's next calls skip the KV read and the props' decryption. What can end a token sooner, a
- * revoke, is read from D1 in every call's standing statement (src/domain/standing.ts), and a revoke made here
+ * revoke, is read from D1 in every call's standing statement (src/domain/standing/rule.ts), and a revoke made here
  * forgets its grant's tokens at once (`forgetGrant`).
  */
 const VALIDATION_CACHE_MS = 60_000;

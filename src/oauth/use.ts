@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../context";
-import { markGrantUsed } from "../domain/oauth-grants";
+import { markGrantUsed } from "../domain/accounts/oauth-grants";
 import { inBackground } from "../middleware/background";
 
 /** "Last used" is kept to this precision, so a busy grant costs one D1 write per isolate per interval, not per call. */

@@ -1,7 +1,7 @@
 import { configOf } from "../config";
 import { getDb, nowIso } from "../db/client";
-import { fanOutStep } from "../domain/fanout";
-import type { FanoutMessage } from "../domain/inbox-events";
+import { fanOutStep } from "../domain/following/fanout";
+import type { FanoutMessage } from "../domain/events/inbox-events";
 import type { Env } from "../env";
 import { backoffSeconds } from "./webhooks";
 
@@ -9,7 +9,7 @@ export const FANOUT_QUEUE = "inbox-fanout";
 
 /**
  * The inbox's fan-out consumer: each message is one step of one event (a page of its followers, one D1
- * batch: src/domain/fanout.ts), and a step that leaves more queues the next step as a message of its own, so an
+ * batch: src/domain/following/fanout.ts), and a step that leaves more queues the next step as a message of its own, so an
  * invocation writes at most a batch of pages however many follow. A failed step is retried (its page is written at
  * most once: the event's cursor guards it); one the queue gives up on is handed over again by the sweeper.
  */

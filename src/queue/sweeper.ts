@@ -2,9 +2,9 @@ import { and, asc, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { configOf } from "../config";
 import { getDb, rawAll, rawRun } from "../db/client";
 import { branches, idempotencyKeys, inboxEvents, outbox } from "../db/schema";
-import { publishInboxEvents } from "../domain/inbox-events";
-import { hiddenFrame } from "../domain/live-events";
-import { messageOf } from "../domain/webhook-events";
+import { publishInboxEvents } from "../domain/events/inbox-events";
+import { hiddenFrame } from "../domain/events/live-events";
+import { messageOf } from "../domain/events/webhook-events";
 import { BranchRooms, unlessRefused } from "../durable/branch-client";
 import type { Env } from "../env";
 

@@ -5,7 +5,7 @@ import { moderatorsOnly } from "../middleware/moderators";
 import { ok, successSchema } from "../lib/envelope";
 import { accountId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "./openapi";
-import { restoreAccount, setRole, suspendAccount } from "../usecases/standing";
+import { restoreAccount, setRole, suspendAccount } from "../usecases/admin-accounts";
 import { reasonField } from "../schemas/reports";
 import { authErrors, idParam } from "./schemas";
 

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { auditLog } from "../db/schema";
-import { listAudit } from "../domain/audit";
+import { listAudit } from "../domain/moderation/audit";
 import { auth } from "../middleware/auth";
 import { moderatorsOnly } from "../middleware/moderators";
 import { ok, successSchema } from "../lib/envelope";

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { HIDEABLE, type HideableType } from "../domain/moderation";
+import { HIDEABLE, type HideableType } from "../domain/moderation/moderation";
 import { auth } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
 import { moderatorsOnly } from "../middleware/moderators";

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listReports } from "../domain/reports";
+import { listReports } from "../domain/moderation/reports";
 import { auth } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
 import { moderatorsOnly } from "../middleware/moderators";

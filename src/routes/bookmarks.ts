@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listBookmarks } from "../domain/bookmarks";
-import { listProgress } from "../domain/reading-progress";
+import { listBookmarks } from "../domain/reading/bookmarks";
+import { listProgress } from "../domain/reading/reading-progress";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { pageQuery, paginationSchema } from "../lib/pagination";

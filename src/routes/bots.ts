@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { botReputation } from "../domain/votes";
+import { botReputation } from "../domain/community/votes";
 import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "./openapi";

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import * as domain from "../domain/branches";
-import { nextBot } from "../domain/next-bot";
+import * as domain from "../domain/stories/branches";
+import { nextBot } from "../domain/bots/next-bot";
 import { auth, viewerOfRequest } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
 import { LIMIT_ERRORS, idempotencyParameter, limitsAndIdempotency } from "../middleware/limits";
@@ -13,8 +13,8 @@ import { branchBody, branchSchema, queueSchema, resumesAtSchema } from "../schem
 import { roleSchema } from "../schemas/fields";
 import { pathSegmentSchema, segmentSchema } from "../schemas/segments";
 import { storySchema } from "../schemas/stories";
-import { fullStory } from "../domain/reader";
-import { storyMap } from "../domain/story-map";
+import { fullStory } from "../domain/reading/reader";
+import { storyMap } from "../domain/reading/story-map";
 import { forkBranch, joinBranch, leaveBranch } from "../usecases/branches";
 import { authErrors, idParam } from "./schemas";
 import { publicReadCache } from "../middleware/read-cache";

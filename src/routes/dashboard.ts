@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { dashboardStats } from "../domain/dashboard";
+import { dashboardStats } from "../domain/moderation/dashboard";
 import { ok, successSchema } from "../lib/envelope";
 import { createRouter, jsonContent } from "./openapi";
 import { publicReadCache } from "../middleware/read-cache";

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../context";
-import type { Viewer } from "../domain/hidden";
+import type { Viewer } from "../domain/shared/visibility";
 import { attachment } from "../lib/disposition";
 import { pathId } from "../lib/ids";
 import { viewerOfRequest } from "../middleware/auth";

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listLogs, logStats } from "../domain/logs";
+import { listLogs, logStats } from "../domain/moderation/logs";
 import { auth } from "../middleware/auth";
 import { ok, successSchema } from "../lib/envelope";
 import { bearerSecurity, createRouter, errorResponses, jsonContent } from "./openapi";

@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { preferencesOf } from "../domain/preferences";
+import { preferencesOf } from "../domain/accounts/preferences";
 import { actorOf, auth } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
 import { ok, successSchema } from "../lib/envelope";

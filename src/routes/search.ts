@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { search } from "../domain/search";
+import { search } from "../domain/discovery/search";
 import { ok, successSchema } from "../lib/envelope";
 import { createRouter, errorResponses, jsonContent } from "./openapi";
 import { publicReadCache } from "../middleware/read-cache";

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import * as domain from "../domain/stories";
+import * as domain from "../domain/stories/stories";
 import { auth, viewerOfRequest } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
 import { LIMIT_ERRORS, idempotencyParameter, limitsAndIdempotency } from "../middleware/limits";

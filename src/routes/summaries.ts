@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { getSummary } from "../domain/summaries";
+import { getSummary } from "../domain/community/summaries";
 import { auth, viewerOfRequest } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
 import { plainText } from "../lib/characters";

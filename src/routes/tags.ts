@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { suggestTags } from "../domain/tags";
+import { suggestTags } from "../domain/discovery/tags";
 import { ok, successSchema } from "../lib/envelope";
 import { createRouter, errorResponses, jsonContent } from "./openapi";
 import { MAX_LIMIT } from "../lib/pagination";

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import * as domain from "../domain/votes";
+import * as domain from "../domain/community/votes";
 import { auth, viewerOfRequest } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
 import { LIMIT_ERRORS, idempotencyParameter, limitsAndIdempotency } from "../middleware/limits";

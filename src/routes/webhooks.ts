@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listDeliveries, webhookStatus } from "../domain/bot-webhooks";
+import { listDeliveries, webhookStatus } from "../domain/bots/bot-webhooks";
 import { actorOf, auth } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
 import { ok, successSchema } from "../lib/envelope";

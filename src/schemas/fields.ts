@@ -15,10 +15,10 @@ export type Role = z.infer<typeof roleSchema>;
 /** A story's or a bot's language: a BCP 47 code. */
 export const languageSchema = z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, "must be a language code such as zh, en or pt-BR");
 
-/** Who wrote a story or branch, computed from its segments (src/domain/authorship.ts). */
+/** Who wrote a story or branch, computed from its segments (src/domain/shared/authorship.ts). */
 export const AUTHORSHIPS = ["human", "bot", "mixed"] as const;
 export type Authorship = (typeof AUTHORSHIPS)[number];
 
-/** A story list's orders (src/domain/story-filter.ts): newest, most active this week, top voted. */
+/** A story list's orders (src/domain/discovery/story-filter.ts): newest, most active this week, top voted. */
 export const STORY_SORTS = ["new", "active", "top"] as const;
 export type StorySort = (typeof STORY_SORTS)[number];

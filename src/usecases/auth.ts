@@ -1,8 +1,8 @@
 import type { Config } from "../config";
 import type { BotRow, UserRow } from "../db/schema";
-import type { Actor, ActorType } from "../domain/actor";
-import * as domain from "../domain/auth";
-import { refuseIfSuspended } from "../domain/standing";
+import type { Actor, ActorType } from "../domain/shared/actor";
+import * as domain from "../domain/accounts/auth";
+import { refuseIfSuspended } from "../domain/standing/rule";
 import { timingSafeEqualStrings } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { signJwt } from "../lib/jwt";

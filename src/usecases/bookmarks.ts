@@ -1,5 +1,5 @@
-import * as bookmarks from "../domain/bookmarks";
-import * as progress from "../domain/reading-progress";
+import * as bookmarks from "../domain/reading/bookmarks";
+import * as progress from "../domain/reading/reading-progress";
 import type { BookmarkBody, ProgressBody } from "../schemas/bookmarks";
 import type { Caller } from "./caller";
 

@@ -1,8 +1,8 @@
-import * as owned from "../domain/owned-bots";
+import * as owned from "../domain/bots/owned-bots";
 import { checkWebhookUrl } from "../lib/webhook-url";
 import type { BotEditBody } from "../schemas/auth";
 import type { Caller } from "./caller";
-import { expelEverywhere } from "./standing";
+import { expelEverywhere } from "./admin-accounts";
 
 /** A person's bots: the owner lists, re-keys, edits and retires what they registered. */
 

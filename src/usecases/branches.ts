@@ -1,8 +1,8 @@
 import { settlePrelude } from "../db/metered";
-import * as domain from "../domain/branches";
-import { sessionOf } from "../domain/standing";
-import { publishInboxEvents } from "../domain/inbox-events";
-import { publish } from "../domain/webhook-events";
+import * as domain from "../domain/stories/branches";
+import { sessionOf } from "../domain/standing/rule";
+import { publishInboxEvents } from "../domain/events/inbox-events";
+import { publish } from "../domain/events/webhook-events";
 import type { BranchBody } from "../schemas/branches";
 import type { Role } from "../schemas/fields";
 import type { Caller } from "./caller";

@@ -1,9 +1,9 @@
 import type { Config } from "../config";
 import type { Db } from "../db/client";
-import type { Actor } from "../domain/actor";
-import type { IdempotentRequest } from "../domain/idempotency";
+import type { Actor } from "../domain/shared/actor";
+import type { IdempotentRequest } from "../domain/shared/idempotency";
 import type { BranchRooms } from "../durable/branch-client";
-import type { SegmentLimits } from "../domain/segment-quota";
+import type { SegmentLimits } from "../domain/stories/segment-quota";
 import type { RateState } from "../lib/limit-error";
 
 /**

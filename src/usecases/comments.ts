@@ -1,5 +1,5 @@
-import * as domain from "../domain/comments";
-import { publishInboxEvents } from "../domain/inbox-events";
+import * as domain from "../domain/community/comments";
+import { publishInboxEvents } from "../domain/events/inbox-events";
 import type { CommentBody } from "../schemas/comments";
 import type { Caller } from "./caller";
 

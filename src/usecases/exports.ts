@@ -1,7 +1,7 @@
-import { type PathVersion, pathBook, pathVersion } from "../domain/export";
-import { epubOf } from "../domain/export-epub";
-import { markdownOf } from "../domain/export-markdown";
-import type { Viewer } from "../domain/hidden";
+import { type PathVersion, pathBook, pathVersion } from "../domain/export/export";
+import { epubOf } from "../domain/export/epub";
+import { markdownOf } from "../domain/export/markdown";
+import type { Viewer } from "../domain/shared/visibility";
 import { contentTag } from "../lib/content-tag";
 import type { Guest } from "./caller";
 

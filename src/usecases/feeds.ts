@@ -1,6 +1,6 @@
 import { oneTrip, readOf } from "../db/client";
-import * as domain from "../domain/feed-tokens";
-import { inboxRead } from "../domain/inbox";
+import * as domain from "../domain/following/feed-tokens";
+import { inboxRead } from "../domain/following/inbox";
 import { inboxFeedPath } from "../lib/feeds";
 import type { Caller } from "./caller";
 

@@ -1,6 +1,6 @@
 import { runRead } from "../db/client";
-import * as follows from "../domain/follows";
-import * as inbox from "../domain/inbox";
+import * as follows from "../domain/following/follows";
+import * as inbox from "../domain/following/inbox";
 import type { FollowBody } from "../schemas/follows";
 import type { MarkReadBody } from "../schemas/inbox";
 import type { Caller } from "./caller";

@@ -1,9 +1,9 @@
 import type { Config } from "../config";
 import type { Db } from "../db/client";
 import { settlePrelude } from "../db/metered";
-import { type IdempotentRequest, answerBody, committedAnswer } from "../domain/idempotency";
-import type { Actor } from "../domain/actor";
-import type { SegmentLimits } from "../domain/segment-quota";
+import { type IdempotentRequest, answerBody, committedAnswer } from "../domain/shared/idempotency";
+import type { Actor } from "../domain/shared/actor";
+import type { SegmentLimits } from "../domain/stories/segment-quota";
 import type { AccountGate, Counter, StoredResponse } from "../durable/account";
 import { keyReused } from "../lib/errors";
 import { type RateState, limitError } from "../lib/limit-error";

@@ -1,9 +1,9 @@
 import type { BatchItem } from "drizzle-orm/batch";
 import { nowIso } from "../db/client";
-import { publishInboxEvents, writtenEvents } from "../domain/inbox-events";
-import { type LiveEvent, hiddenFrame } from "../domain/live-events";
-import { type HideTarget, hidingStatements, hidingView, placeOf, refuseOwnCase, storyBranchIdsQuery } from "../domain/moderation";
-import { asSegments, segmentRecords } from "../domain/segments";
+import { publishInboxEvents, writtenEvents } from "../domain/events/inbox-events";
+import { type LiveEvent, hiddenFrame } from "../domain/events/live-events";
+import { type HideTarget, hidingStatements, hidingView, placeOf, refuseOwnCase, storyBranchIdsQuery } from "../domain/moderation/moderation";
+import { asSegments, segmentRecords } from "../domain/stories/segments";
 import { sql } from "drizzle-orm";
 import type { Caller } from "./caller";
 

@@ -1,10 +1,10 @@
 import type { AuthRequest, OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { BotRow } from "../db/schema";
-import type { Actor } from "../domain/actor";
-import { botRefused, newBot } from "../domain/auth";
-import { checkBotCap } from "../domain/bot-cap";
-import { type GrantProps, recordGrant, revokeGrant } from "../domain/oauth-grants";
-import { ownedBot } from "../domain/owned-bots";
+import type { Actor } from "../domain/shared/actor";
+import { botRefused, newBot } from "../domain/accounts/auth";
+import { checkBotCap } from "../domain/accounts/bot-cap";
+import { type GrantProps, recordGrant, revokeGrant } from "../domain/accounts/oauth-grants";
+import { ownedBot } from "../domain/bots/owned-bots";
 import { validationError } from "../lib/errors";
 import { botRegisterBody } from "../schemas/auth";
 import type { Caller } from "./caller";

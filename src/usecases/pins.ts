@@ -1,4 +1,4 @@
-import * as domain from "../domain/pins";
+import * as domain from "../domain/stories/pins";
 import type { Caller } from "./caller";
 
 /** Pins on a story (its owner's notes to writers), the writes: `POST /stories/{id}/pins`, `PATCH …/pins/{pin_id}`. */

@@ -1,5 +1,5 @@
 import { nowIso } from "../db/client";
-import * as domain from "../domain/preferences";
+import * as domain from "../domain/accounts/preferences";
 import type { PreferencesBody } from "../schemas/preferences";
 import type { Caller } from "./caller";
 

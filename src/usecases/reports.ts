@@ -1,10 +1,10 @@
-import * as domain from "../domain/reports";
+import * as domain from "../domain/moderation/reports";
 import { nowIso } from "../db/client";
 import type { ReportBody, ResolveBody } from "../schemas/reports";
 import type { Caller } from "./caller";
-import { refuseOwnCase } from "../domain/moderation";
+import { refuseOwnCase } from "../domain/moderation/moderation";
 import { hideItem } from "./moderation";
-import { suspendAccount } from "./standing";
+import { suspendAccount } from "./admin-accounts";
 
 /** Files a report (or updates the caller's open one on the same target: `created` false). */
 export const fileReport = (caller: Caller, body: ReportBody) => domain.fileReport(caller.db, caller.actor, body, caller.idempotency);

@@ -1,4 +1,4 @@
-import * as domain from "../domain/rewrites";
+import * as domain from "../domain/community/rewrites";
 import type { Caller } from "./caller";
 
 /** Proposes a rewrite of a segment (`POST /segments/{id}/rewrites`), its Idempotency-Key recorded in the write's batch. */

@@ -1,5 +1,5 @@
-import { sessionOf } from "../domain/standing";
-import { publishInboxEvents } from "../domain/inbox-events";
+import { sessionOf } from "../domain/standing/rule";
+import { publishInboxEvents } from "../domain/events/inbox-events";
 import type { SegmentBody } from "../schemas/segments";
 import type { Caller } from "./caller";
 

@@ -1,7 +1,7 @@
 import { oneTrip } from "../db/client";
-import { branchListRead, branchTreeRead } from "../domain/branches";
-import { publishInboxEvents } from "../domain/inbox-events";
-import * as domain from "../domain/stories";
+import { branchListRead, branchTreeRead } from "../domain/stories/branches";
+import { publishInboxEvents } from "../domain/events/inbox-events";
+import * as domain from "../domain/stories/stories";
 import type { CreateStoryBody } from "../schemas/stories";
 import type { Caller } from "./caller";
 

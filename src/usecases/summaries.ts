@@ -1,4 +1,4 @@
-import * as domain from "../domain/summaries";
+import * as domain from "../domain/community/summaries";
 import type { Caller } from "./caller";
 
 /**

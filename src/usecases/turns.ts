@@ -1,5 +1,5 @@
 import { settlePrelude } from "../db/metered";
-import { turnContext } from "../domain/turn-context";
+import { turnContext } from "../domain/bots/turn-context";
 import { notFound } from "../lib/errors";
 import { lengthRuleText } from "../lib/length-rule";
 import type { Caller } from "./caller";

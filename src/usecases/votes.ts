@@ -1,4 +1,4 @@
-import * as domain from "../domain/votes";
+import * as domain from "../domain/community/votes";
 import type { VoteBody } from "../schemas/votes";
 import type { Caller } from "./caller";
 

@@ -1,4 +1,4 @@
-import * as domain from "../domain/bot-webhooks";
+import * as domain from "../domain/bots/bot-webhooks";
 import { pathId } from "../lib/ids";
 import { checkWebhookUrl } from "../lib/webhook-url";
 import type { Caller } from "./caller";

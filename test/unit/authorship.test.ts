@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDb, rawAll } from "../../src/db/client";
 import { jsonRows } from "../../src/db/json-rows";
-import { authorshipOf, authorshipSql, botShareSql } from "../../src/domain/authorship";
+import { authorshipOf, authorshipSql, botShareSql } from "../../src/domain/shared/authorship";
 
 const db = getDb(env.DB);
 

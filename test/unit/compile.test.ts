@@ -3,10 +3,10 @@ import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import { describe, expect, it } from "vitest";
 import { compileSimple, prepared } from "../../src/db/compile";
 import { segments } from "../../src/db/schema";
-import { limitValues, underLimits } from "../../src/domain/segment-quota";
-import { inGoodStanding } from "../../src/domain/standing";
-import { type Viewer, branchShown, preparedForViewer, shownContent } from "../../src/domain/hidden";
-import { segmentColumns } from "../../src/domain/segments";
+import { limitValues, underLimits } from "../../src/domain/stories/segment-quota";
+import { inGoodStanding } from "../../src/domain/standing/rule";
+import { type Viewer, branchShown, preparedForViewer, shownContent } from "../../src/domain/shared/visibility";
+import { segmentColumns } from "../../src/domain/stories/segments";
 
 const drizzleCompile = (query: SQL) => {
   const { sql: text, params } = new SQLiteAsyncDialect().sqlToQuery(query);

@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import { getDb, rawAll } from "../../src/db/client";
 import { jsonRows } from "../../src/db/json-rows";
 import { JsonText } from "../../src/lib/json-text";
-import { asSegments, listSegments, segmentRecords } from "../../src/domain/segments";
-import { listStories } from "../../src/domain/stories";
+import { asSegments, listSegments, segmentRecords } from "../../src/domain/stories/segments";
+import { listStories } from "../../src/domain/stories/stories";
 import { call, createStory, registerAdmin, registerHuman, submit, unique } from "../helpers";
 
 // Lists whose rows SQLite writes as JSON must answer byte for byte what JSON.stringify wrote for the same rows:

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type BranchLane, type FoldedLane, type MapInput, MAP, clip, layoutMap } from "../../src/web/map-layout";
+import { type BranchLane, type FoldedLane, type MapInput, MAP, clip, layoutMap } from "../../src/web/support/map-layout";
 
 type N = MapInput;
 const node = (id: string, parent: string | null, fork: number, segments: number): N => ({

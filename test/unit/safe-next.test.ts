@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { safeNext } from "../../src/web/safe-next";
+import { safeNext } from "../../src/web/support/safe-next";
 
 /** A path a browser reads as another host: `//host` or `/\host`. */
 const otherHost = /^\/[/\\]/;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type SegmentLimits, type SegmentUsage, refusalOf } from "../../src/domain/segment-quota";
+import { type SegmentLimits, type SegmentUsage, refusalOf } from "../../src/domain/stories/segment-quota";
 
 /** The segment limits' pure rule after a refused write: which limit it met and when the writer may write again. */
 

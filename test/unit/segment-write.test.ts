@@ -3,13 +3,21 @@ import type { SQL } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDb } from "../../src/db/client";
 import { compileSimple } from "../../src/db/compile";
-import type { Writer } from "../../src/domain/actor";
-import { segmentEventSql } from "../../src/domain/inbox-events";
-import { usageSql } from "../../src/domain/segment-quota";
-import { countedOnBranchSql, countedOnStorySql, guardedSegmentSql, ownerItemSql, type Quota, segmentWrite, writeValues } from "../../src/domain/segment-write";
-import { insertLog, type NewSegment } from "../../src/domain/segments";
-import { indexSegmentSql } from "../../src/domain/search-index";
-import type { Subject } from "../../src/domain/standing";
+import type { Writer } from "../../src/domain/shared/actor";
+import { segmentEventSql } from "../../src/domain/events/inbox-events";
+import { usageSql } from "../../src/domain/stories/segment-quota";
+import {
+  countedOnBranchSql,
+  countedOnStorySql,
+  guardedSegmentSql,
+  ownerItemSql,
+  type Quota,
+  segmentWrite,
+  writeValues,
+} from "../../src/domain/stories/segment-write";
+import { insertLog, type NewSegment } from "../../src/domain/stories/segments";
+import { indexSegmentSql } from "../../src/domain/discovery/search-index";
+import type { Subject } from "../../src/domain/standing/rule";
 
 // A room's write runs prepared statements (compiled once per shape, bound per call): each must be, text and
 // parameters, the statement its builder makes with the same values, whatever the shape.

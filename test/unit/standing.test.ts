@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type Expectation, type StandingRow, suspendedNow, verdictOf } from "../../src/domain/standing";
+import { type Expectation, type StandingRow, suspendedNow, verdictOf } from "../../src/domain/standing/rule";
 
 const NOW = "2026-06-01T12:00:00.000Z";
 const row = (over: Partial<StandingRow> = {}): StandingRow => ({

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { listBookmarks } from "../../domain/bookmarks";
+import { listBookmarks } from "../../domain/reading/bookmarks";
 import { MAX_LIMIT } from "../../lib/pagination";
 import { bookmarkBody } from "../../schemas/bookmarks";
 import { bookmark, removeBookmark } from "../../usecases/bookmarks";

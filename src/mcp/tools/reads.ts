@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { branchReading } from "../../domain/reader";
-import { search } from "../../domain/search";
-import { listStories } from "../../domain/stories";
+import { branchReading } from "../../domain/reading/reader";
+import { search } from "../../domain/discovery/search";
+import { listStories } from "../../domain/stories/stories";
 import { pathId } from "../../lib/ids";
 import { MAX_LIMIT } from "../../lib/pagination";
 import { storyOverview } from "../../usecases/stories";
