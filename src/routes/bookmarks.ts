@@ -7,7 +7,7 @@ import { pageQuery, paginationSchema } from "../lib/pagination";
 import { actorOf, auth } from "../middleware/auth";
 import { callerOf } from "../middleware/caller";
 import { bookmarkBody, bookmarkSchema, progressBody, progressSchema } from "../schemas/bookmarks";
-import { bookmark, forgetPlace, keepPlace, removeBookmark } from "../usecases/bookmarks";
+import { bookmark, forgetPlace, keepPlace, removeBookmark } from "../usecases/reading";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "./openapi";
 import { authErrors, idParam } from "./schemas";
 

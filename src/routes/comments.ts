@@ -8,7 +8,7 @@ import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "./openapi";
 import { pageQuery, paginationSchema } from "../lib/pagination";
 import { commentBody } from "../schemas/comments";
-import { addComment, deleteComment } from "../usecases/comments";
+import { addComment, deleteComment } from "../usecases/community";
 import { authErrors, idParam } from "./schemas";
 import { publicReadCache } from "../middleware/read-cache";
 

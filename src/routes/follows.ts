@@ -5,7 +5,7 @@ import { ok, successSchema } from "../lib/envelope";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "./openapi";
 import { pageQuery, paginationSchema } from "../lib/pagination";
 import { followBody, followSchema } from "../schemas/follows";
-import { follow, listFollows, unfollow } from "../usecases/follows";
+import { follow, listFollows, unfollow } from "../usecases/following";
 import { authErrors, idParam } from "./schemas";
 
 const followResult = successSchema(followSchema);

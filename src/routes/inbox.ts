@@ -5,8 +5,8 @@ import { ok, successSchema } from "../lib/envelope";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "./openapi";
 import { pageQuery, paginationSchema } from "../lib/pagination";
 import { feedTokenSchema, inboxItemSchema, inboxQuery, markReadBody } from "../schemas/inbox";
-import { mintFeedToken, revokeFeedToken } from "../usecases/feeds";
-import { markInboxRead, readInbox } from "../usecases/follows";
+import { mintFeedToken, revokeFeedToken } from "../usecases/following";
+import { markInboxRead, readInbox } from "../usecases/following";
 import { authErrors } from "./schemas";
 
 const inboxRoute = createRoute({

@@ -10,7 +10,7 @@ import { queryBoolean } from "../lib/pagination";
 import { pinSchema } from "../schemas/pins";
 import { authErrors, idParam } from "./schemas";
 import { publicReadCache } from "../middleware/read-cache";
-import { createPin, updatePin } from "../usecases/pins";
+import { createPin, updatePin } from "../usecases/stories";
 
 const pinType = z.enum(["announcement", "rule", "context"]);
 const pinFields = { title: z.string().trim().min(1).max(200), content: z.string().min(1).max(5000) };

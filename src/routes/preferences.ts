@@ -5,7 +5,7 @@ import { callerOf } from "../middleware/caller";
 import { ok, successSchema } from "../lib/envelope";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "./openapi";
 import { preferencesBody, preferencesSchema } from "../schemas/preferences";
-import { setPreferences } from "../usecases/preferences";
+import { setPreferences } from "../usecases/reading";
 import { authErrors } from "./schemas";
 
 const getRoute = createRoute({

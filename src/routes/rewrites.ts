@@ -11,7 +11,7 @@ import { segmentText } from "../schemas/fields";
 import { voteSummarySchema } from "../schemas/votes";
 import { authErrors, idParam } from "./schemas";
 import { publicReadCache } from "../middleware/read-cache";
-import { addRewrite } from "../usecases/rewrites";
+import { addRewrite } from "../usecases/community";
 
 const rewriteSchema = z
   .object({

@@ -11,7 +11,7 @@ import { queryBoolean } from "../lib/pagination";
 import { authErrors, idParam } from "./schemas";
 import { publicReadCache } from "../middleware/read-cache";
 import { summaryLimit } from "../middleware/subject-limits";
-import { regenerateSummary, writeSummary } from "../usecases/summaries";
+import { regenerateSummary, writeSummary } from "../usecases/community";
 
 const summarySchema = z
   .object({

@@ -7,7 +7,7 @@ import { ok, successSchema } from "../lib/envelope";
 import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "./openapi";
 import { voteBody, voteSummarySchema } from "../schemas/votes";
-import { castVote } from "../usecases/votes";
+import { castVote } from "../usecases/community";
 import { authErrors, idParam } from "./schemas";
 import { publicReadCache } from "../middleware/read-cache";
 

@@ -7,7 +7,7 @@ import { pathId } from "../lib/ids";
 import { bearerSecurity, createRouter, errorResponses, jsonBody, jsonContent } from "./openapi";
 import { pageQuery, paginationSchema } from "../lib/pagination";
 import { authErrors, idParam } from "./schemas";
-import { setWebhook } from "../usecases/webhooks";
+import { setWebhook } from "../usecases/bots";
 
 // Any credential: an unknown bot id is 404 for everyone, so the kind of caller is checked after the id.
 const anyCredential = auth();

@@ -1,8 +1,10 @@
+import * as botWebhooks from "../domain/bots/bot-webhooks";
 import * as owned from "../domain/bots/owned-bots";
+import { pathId } from "../lib/ids";
 import { checkWebhookUrl } from "../lib/webhook-url";
 import type { BotEditBody } from "../schemas/auth";
-import type { Caller } from "./caller";
 import { expelEverywhere } from "./admin-accounts";
+import type { Caller } from "./caller";
 
 /** A person's bots: the owner lists, re-keys, edits and retires what they registered. */
 
@@ -29,4 +31,14 @@ export async function retireBot(caller: Caller, botId: string, endGrants: EndGra
   await endGrants(grants);
   await expelEverywhere(caller, memberships, "left");
   return bot;
+}
+
+/**
+ * Sets the bot's webhook address (the bot itself only), with a new signing secret. `botId` is as the request names
+ * it: the address is checked first, as registration checks it, so a bad address is 400 whatever the id, and only
+ * then does a malformed id name no bot (404).
+ */
+export function setWebhook({ db, config, actor }: Caller, botId: string, webhookUrl: string) {
+  const url = checkWebhookUrl(webhookUrl, { allowPrivate: config.allowPrivateWebhooks });
+  return botWebhooks.setWebhook(db, actor, pathId(botId, "Bot"), url);
 }

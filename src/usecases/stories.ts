@@ -1,6 +1,7 @@
 import { oneTrip } from "../db/client";
-import { branchListRead, branchTreeRead } from "../domain/stories/branches";
 import { publishInboxEvents } from "../domain/events/inbox-events";
+import { branchListRead, branchTreeRead } from "../domain/stories/branches";
+import * as pins from "../domain/stories/pins";
 import * as domain from "../domain/stories/stories";
 import type { CreateStoryBody } from "../schemas/stories";
 import type { Caller } from "./caller";
@@ -38,3 +39,13 @@ export async function storyOverview(caller: Pick<Caller, "db">, storyId: string)
   );
   return { story, branches: branches.branches, branches_total: branches.pagination.total, tree: tree.tree };
 }
+
+// Pins on a story (its owner's notes to writers), the writes: `POST /stories/{id}/pins`, `PATCH …/pins/{pin_id}`.
+
+/** Pins a note on the story (its owner or an admin); an active pin counts against the story's cap. */
+export const createPin = ({ db, config, actor, idempotency }: Caller, storyId: string, input: Parameters<typeof pins.createPin>[3]) =>
+  pins.createPin(db, actor, storyId, input, { activePinCap: config.limits.activePinsPerStory, idempotency });
+
+/** Changes a pin (its story's owner or an admin); activating it counts against the story's cap. */
+export const updatePin = ({ db, config, actor }: Caller, storyId: string, pinId: string, patch: Parameters<typeof pins.updatePin>[4]) =>
+  pins.updatePin(db, actor, storyId, pinId, patch, { activePinCap: config.limits.activePinsPerStory });

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { listBookmarks } from "../../domain/reading/bookmarks";
 import { MAX_LIMIT } from "../../lib/pagination";
 import { bookmarkBody } from "../../schemas/bookmarks";
-import { bookmark, removeBookmark } from "../../usecases/bookmarks";
+import { bookmark, removeBookmark } from "../../usecases/reading";
 import { callerOf } from "../door";
 import { describeFields, toolInput } from "../input";
 import { toolResult } from "../results";

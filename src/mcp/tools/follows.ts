@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { MAX_LIMIT } from "../../lib/pagination";
 import { followBody } from "../../schemas/follows";
 import { markReadBody } from "../../schemas/inbox";
-import { follow, listFollows, markInboxRead, readInbox, unfollow } from "../../usecases/follows";
+import { follow, listFollows, markInboxRead, readInbox, unfollow } from "../../usecases/following";
 import { callerOf } from "../door";
 import { describeFields, toolInput } from "../input";
 import { toolResult } from "../results";

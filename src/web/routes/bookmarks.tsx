@@ -5,7 +5,7 @@ import { apiErrorIn } from "../../lib/errors";
 import { pathId } from "../../lib/ids";
 import { callerOf } from "../../middleware/caller";
 import { bookmarkBody, progressBody } from "../../schemas/bookmarks";
-import { bookmark, forgetPlace, keepPlace, removeBookmark } from "../../usecases/bookmarks";
+import { bookmark, forgetPlace, keepPlace, removeBookmark } from "../../usecases/reading";
 import { BookmarksPage, bookmarkHref, noteForm, removeForm } from "../pages/bookmarks";
 import { fieldsOf, labelsFrom, parseWith, showErrorsIn } from "../support/form-errors";
 import type { FormState } from "../components/forms";

@@ -3,7 +3,7 @@ import type { AppEnv } from "../../context";
 import { preferencesOf } from "../../domain/accounts/preferences";
 import { callerOf } from "../../middleware/caller";
 import { preferencesBody } from "../../schemas/preferences";
-import { setPreferences } from "../../usecases/preferences";
+import { setPreferences } from "../../usecases/reading";
 import type { FormState } from "../components/forms";
 import { fieldsOf, labelsFrom, parseWith, showErrorsIn } from "../support/form-errors";
 import { splitTags } from "../components/label-fields";

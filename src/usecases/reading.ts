@@ -1,11 +1,15 @@
+import { nowIso } from "../db/client";
+import * as preferences from "../domain/accounts/preferences";
 import * as bookmarks from "../domain/reading/bookmarks";
 import * as progress from "../domain/reading/reading-progress";
 import type { BookmarkBody, ProgressBody } from "../schemas/bookmarks";
+import type { PreferencesBody } from "../schemas/preferences";
 import type { Caller } from "./caller";
 
 /**
- * Bookmarks and reading progress, the writes every door makes: `/me/bookmarks` and `/me/progress`, the
- * web reader's Bookmark buttons, Bookmarks page and kept places, MCP's bookmark tools.
+ * A reader's own things, the writes every door makes: bookmarks and reading progress (`/me/bookmarks`,
+ * `/me/progress`, the web reader's Bookmark buttons, Bookmarks page and kept places, MCP's bookmark tools) and
+ * preferences for lists (`/me/preferences`, the preferences form).
  */
 
 /** Bookmarks a segment, or answers the caller's bookmark on it (`created` false), its note replaced when one is sent. */
@@ -17,3 +21,6 @@ export const removeBookmark = (caller: Caller, bookmarkId: string) => bookmarks.
 export const keepPlace = (caller: Caller, branchId: string, body: ProgressBody) => progress.keepPlace(caller.db, caller.actor, branchId, body);
 
 export const forgetPlace = (caller: Caller, branchId: string) => progress.forgetPlace(caller.db, caller.actor, branchId);
+
+/** Sets the caller's preferences for lists: `PUT /me/preferences` and the web reader's preferences form. */
+export const setPreferences = (caller: Caller, body: PreferencesBody) => preferences.setPreferences(caller.db, caller.actor.id, body, nowIso());

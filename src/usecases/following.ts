@@ -1,6 +1,8 @@
-import { runRead } from "../db/client";
+import { oneTrip, readOf, runRead } from "../db/client";
+import * as feedTokens from "../domain/following/feed-tokens";
 import * as follows from "../domain/following/follows";
 import * as inbox from "../domain/following/inbox";
+import { inboxFeedPath } from "../lib/feeds";
 import type { FollowBody } from "../schemas/follows";
 import type { MarkReadBody } from "../schemas/inbox";
 import type { Caller } from "./caller";
@@ -21,3 +23,24 @@ export const readInbox = (caller: Caller, opts: { unread: boolean; limit: number
 
 /** Marks items of the caller's inbox read (by id, or up to a time); answers how many, and what is left unread. */
 export const markInboxRead = (caller: Caller, body: MarkReadBody) => inbox.markRead(caller.db, caller.actor.id, body);
+
+/**
+ * The caller's private inbox feed, whichever door asks (`POST /me/feed-token`, the inbox page's form): a
+ * new address, answered once (any earlier one stops at once), and its revoking.
+ */
+export async function mintFeedToken(caller: Caller) {
+  const { token, createdAt } = await feedTokens.mintFeedToken(caller.db, caller.actor.id);
+  return { url: `${caller.config.publicOrigin}${inboxFeedPath(token)}`, created_at: createdAt };
+}
+
+export const revokeFeedToken = (caller: Caller) => feedTokens.revokeFeedToken(caller.db, caller.actor.id);
+
+/** The inbox page's read: a page of the caller's inbox, and since when they have a feed address (null: none); one round trip. */
+export async function readInboxPage(caller: Caller, opts: { unread: boolean; limit: number; offset: number }) {
+  const [items, feedSince] = await oneTrip(
+    caller.db,
+    inbox.inboxRead(caller.db, caller.actor, opts),
+    readOf([feedTokens.feedTokenQuery(caller.db, caller.actor.id)], ([[row]]) => row?.created_at ?? null),
+  );
+  return { inbox: items, feedSince };
+}
