@@ -77,7 +77,7 @@ try {
   const { hot, bookmark } = data;
   const branch = hot.main_branch_id;
   // The eight cached reads: what a reader's page asks for (lists, search, a story, its map, a branch, the site's
-  // figures, the story's page), each answered by the front door or the full path's micro-cache.
+  // figures, the story's page), each answered by the cache-first path or the full path's micro-cache.
   const cached = [
     ["GET /stories", "/api/v1/stories"],
     ["GET /stories, filtered", "/api/v1/stories?tag=harbour&rating=general&sort=active"],

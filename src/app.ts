@@ -12,7 +12,7 @@ import { accessLog, liveAccessLog } from "./middleware/access-log";
 import { apiCors } from "./middleware/cors";
 import { limitBody } from "./middleware/body-limit";
 import { configOf } from "./config";
-import { memoryHit, plainAnonymousGet } from "./middleware/cache-first";
+import { cacheFirst, plainAnonymousGet } from "./middleware/cache-first";
 import { renderError } from "./middleware/render-error";
 import { createRouter } from "./routes/openapi";
 import { describeMiddlewareHeaders } from "./lib/openapi-headers";
@@ -233,10 +233,10 @@ function createWebApp() {
 }
 
 /**
- * The front door's answer (at once, or once it bought a read lease), else the full path's: also when buying failed
+ * The cache-first path's answer (at once, or once it bought a read lease), else the full path's: also when buying failed
  * (the binding threw), so the full path tries again and any error gets the envelope from `onError`.
  */
-const orFullPath = (door: ReturnType<typeof memoryHit> | undefined, full: () => Response | Promise<Response>) =>
+const orFullPath = (door: ReturnType<typeof cacheFirst> | undefined, full: () => Response | Promise<Response>) =>
   door instanceof Promise ? door.then((res) => res ?? full(), full) : (door ?? full());
 
 /**
@@ -250,11 +250,11 @@ export function createApp() {
   const agents = createAgentsApp();
   const fetch = (request: Request, env?: Env, ctx?: ExecutionContext) => {
     const path = getPath(request);
-    if (isApiPath(path)) return orFullPath(env && memoryHit(request, env, ctx), () => api.fetch(request, env, ctx));
+    if (isApiPath(path)) return orFullPath(env && cacheFirst(request, env, ctx), () => api.fetch(request, env, ctx));
     if (path === MCP_PATH || path === GUIDE_PATH || OAUTH_SERVER_PATHS.has(path)) return agents.fetch(request, env, ctx);
-    return orFullPath(env && memoryHit(request, env, ctx, "web"), () => pageOrFeed(request, env, ctx));
+    return orFullPath(env && cacheFirst(request, env, ctx, "web"), () => pageOrFeed(request, env, ctx));
   };
-  /** A page or a feed down the full path; an anonymous hit's headers are kept for the front door's next ones. */
+  /** A page or a feed down the full path; an anonymous hit's headers are kept for the cache-first path's next ones. */
   const pageOrFeed = async (request: Request, env?: Env, ctx?: ExecutionContext) => {
     const res = await web.fetch(request, env, ctx);
     // A miss (most full-path answers) costs one header look-up here; only a hit asks whether the request was plain.

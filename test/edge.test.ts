@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { BranchRoom } from "../src/durable/branch";
 import type { Env } from "../src/env";
 import { app } from "../src/app";
-import { memoryHit } from "../src/middleware/cache-first";
+import { cacheFirst } from "../src/middleware/cache-first";
 import { sweep } from "../src/queue/sweeper";
 import {
   BASE,
@@ -390,7 +390,7 @@ describe("the public read micro-cache", () => {
     expectError(await call(path, cached), 404, "NOT_FOUND");
   });
 
-  it("answers at the front door from an expired entry while one request renews it, as the full path does", async () => {
+  it("answers on the cache-first path from an expired entry while one request renews it, as the full path does", async () => {
     const story = await createStory(w.owner.token);
     const cached = { READ_CACHE_MS: "200" };
     const path = `/stories/${story.id}`;
@@ -398,7 +398,7 @@ describe("the public read micro-cache", () => {
     await env.DB.prepare("UPDATE stories SET title = 'renewed' WHERE id = ?").bind(story.id).run();
     await new Promise((resolve) => setTimeout(resolve, 250));
     const unlimited = { ...env, ...cached, READ_LIMITER: undefined } as unknown as Env; // wrangler.toml always binds it: taken away here
-    const door = () => memoryHit(new Request(`${BASE}${path}`), unlimited, undefined) as Response | null;
+    const door = () => cacheFirst(new Request(`${BASE}${path}`), unlimited, undefined) as Response | null;
     expect(door()).toBeNull(); // expired, and no renewal under way: the full path renews it
     let open!: () => void;
     const renewal = call(path, { env: { ...cached, DB: heldD1(env.DB, new Promise<void>((resolve) => (open = resolve))) } });
@@ -432,13 +432,13 @@ describe("the public read micro-cache", () => {
     expect((await call("/auth/me", { token: owner.token, ...cached })).headers.get("x-read-cache")).toBeNull();
   });
 
-  // A page or a feed (issue 58-59) is served at the front door once the full path's first hit kept its headers.
+  // A page or a feed (issue 58-59) is served on the cache-first path once the full path's first hit kept its headers.
   it.each([
     ["an API read", (id: string) => `/stories/${id}/pins?limit=5`, "/api/v1/stories/:story_id/pins", 1],
     ["a page", (id: string) => `${ORIGIN}/stories/${id}`, "/stories/:id", 2],
     ["a feed", (id: string) => `${ORIGIN}/feeds/stories/${id}.atom`, "/feeds/stories/:file", 2],
   ])(
-    "answers a plain anonymous hit of %s at the front door exactly as the full path's hit: body, headers, log line, read limit",
+    "answers a plain anonymous hit of %s on the cache-first path exactly as the full path's hit: body, headers, log line, read limit",
     async (_, pathOf, route, fullFirst) => {
       const story = await createStory(w.owner.token);
       const env = { READ_CACHE_MS: "60000", LOG_REQUESTS: "true" };
@@ -451,11 +451,11 @@ describe("the public read micro-cache", () => {
       let front304: CallResult;
       let full304: CallResult;
       try {
-        // One address: the front door serves only from a read lease the address already holds.
+        // One address: the cache-first path serves only from a read lease the address already holds.
         const client = { "CF-Connecting-IP": uniqueAddress(), "cf-ray": "8d3a1f2b3c4d5e6f-AMS" };
         stored = await call(path, { env, headers: client });
         // The caller's own request id sends the same read down the full path (Hono's request-id rule decides there).
-        // A page's first hit goes that way before the front door knows its headers.
+        // A page's first hit goes that way before the cache-first path knows its headers.
         if (fullFirst === 2) full = await call(path, { env, headers: { ...client, "X-Request-Id": "trace-1" } });
         front = await call(path, { env, headers: client });
         if (fullFirst === 1) full = await call(path, { env, headers: { ...client, "X-Request-Id": "trace-1" } });
@@ -483,7 +483,7 @@ describe("the public read micro-cache", () => {
     },
   );
 
-  it("counts a front-door hit against the anonymous read limit: one lease of 10 reads per binding call, as on the full path", async () => {
+  it("counts a cache-first hit against the anonymous read limit: one lease of 10 reads per binding call, as on the full path", async () => {
     const story = await createStory(w.owner.token);
     const { calls, counting } = countingReadLimiter();
     const headers = { "CF-Connecting-IP": uniqueAddress() };
@@ -496,19 +496,19 @@ describe("the public read micro-cache", () => {
     expect(calls).toHaveLength(3); // reads 1, 11 and 21 each bought a lease
   });
 
-  it("answers at the front door a hit whose address must first buy a lease; a refused or failed purchase is left to the full path (429, 500)", async () => {
+  it("answers on the cache-first path a hit whose address must first buy a lease; a refused or failed purchase is left to the full path (429, 500)", async () => {
     const story = await createStory(w.owner.token);
     const url = `${ORIGIN}/api/v1/stories/${story.id}`;
     const cached = { ...env, READ_CACHE_MS: "60000" } as Env;
     await call(url, { env: { READ_CACHE_MS: "60000" } });
     const { calls, counting } = countingReadLimiter();
     const fresh = () => new Request(url, { headers: { "CF-Connecting-IP": uniqueAddress() } });
-    const bought = memoryHit(fresh(), { ...cached, READ_LIMITER: counting }, undefined);
+    const bought = cacheFirst(fresh(), { ...cached, READ_LIMITER: counting }, undefined);
     expect(bought).toBeInstanceOf(Promise);
     expect((await bought)?.headers.get("x-read-cache")).toBe("hit");
     expect(calls).toHaveLength(1);
     const refusing = { limit: async () => ({ success: false }) } as RateLimit;
-    expect(await memoryHit(fresh(), { ...cached, READ_LIMITER: refusing }, undefined)).toBeNull();
+    expect(await cacheFirst(fresh(), { ...cached, READ_LIMITER: refusing }, undefined)).toBeNull();
     const refused = await call(url, { headers: { "CF-Connecting-IP": uniqueAddress() }, env: { READ_CACHE_MS: "60000", READ_LIMITER: refusing } });
     expectError(refused, 429, "RATE_LIMIT_EXCEEDED");
     // A binding that fails: the full path tries again, and its failure is answered in the envelope.
@@ -544,7 +544,7 @@ describe("the public read micro-cache", () => {
     const bindings = { ...env, READ_CACHE_MS: "60000", READ_LIMITER: slow } as Env;
     const headers = { "CF-Connecting-IP": uniqueAddress() };
     const answered = async (res: Response) => [res.status, res.headers.get("x-read-cache"), await res.text()];
-    // One in a Durable Object's I/O context (another request), the front door's; the other here, down the full path.
+    // One in a Durable Object's I/O context (another request), the cache-first path's; the other here, down the full path.
     const inRoom = runInDurableObject(branchRoom(story.main_branch_id), async () => answered(await app.request(url, { headers }, bindings)));
     await vi.waitFor(() => expect(started).toBe(1)); // its purchase is under way
     const here = Promise.resolve(app.request(url, { headers: { ...headers, "X-Request-Id": "full-path" } }, bindings)).then(answered);

@@ -1,5 +1,5 @@
 // `node bench/cross-request/run.mjs [--port P --inspector-port Q]`: what made the soak's 500s (docs/decisions.md,
-// "Reads at the edge"). A Worker with the front door's read leases in miniature (worker.js) under `wrangler dev`:
+// "Reads at the edge"). A Worker with the cache-first path's read leases in miniature (worker.js) under `wrangler dev`:
 // bursts of six reads from one fresh address, the first of which buys the address's lease while the others arrive,
 // cold and again after one request has run the code 20,000 times (V8 optimizes it). Under the old rule
 // (`?shared`: the others await the first one's purchase) the bursts are answered while the code is cold and fail once
@@ -38,7 +38,7 @@ const server = await startServer(
 );
 let exit = 0;
 try {
-  // One Worker for both: the rule since is tried with the code both share (the front door, orFullPath) already hot.
+  // One Worker for both: the rule since is tried with the code both share (the cache-first path, orFullPath) already hot.
   for (const [rule, query] of [
     ["old rule (the others await the first one's purchase)", "?shared"],
     ["rule since (each read buys its own lease)", ""],

@@ -1,4 +1,4 @@
-// The front door's read leases in miniature (src/middleware/read-limit.ts, src/middleware/cache-first.ts), to show what
+// The cache-first path's read leases in miniature (src/middleware/read-limit.ts, src/middleware/cache-first.ts), to show what
 // a request that awaits another request's promise does once V8 has optimized the code: bench/cross-request/run.mjs.
 // `?shared` keeps the old rule (one purchase in flight per address, which the address's other reads await);
 // without it, each read that finds no lease buys its own (the rule since).

@@ -20,7 +20,7 @@ const FULL_PATH_HEADERS = ["authorization", "x-api-key", "x-d1-bookmark", "x-req
 export type Door = "api" | "web";
 
 /**
- * Whether the front door may answer this request from an anonymous entry: a plain GET, and for a page or a feed,
+ * Whether the cache-first path may answer this request from an anonymous entry: a plain GET, and for a page or a feed,
  * no cookie (a session or a reader's preferences make the page theirs).
  */
 export function plainAnonymousGet(request: Request, door: Door): boolean {
@@ -31,7 +31,7 @@ export function plainAnonymousGet(request: Request, door: Door): boolean {
 }
 
 /**
- * The front door's answer to a plain anonymous GET that the micro-cache holds, before any routing or middleware:
+ * The cache-first path's answer to a plain anonymous GET that the micro-cache holds, before any routing or middleware:
  * the same body (or 304), headers and access-log line as the full path's hit (test/edge.test.ts compares the two), or null
  * for the full path. The anonymous read limit still counts it: a read taken from the address's lease, or, with none
  * left, a promise of the answer once a lease is bought (null when the binding refuses: the full path answers the 429).
@@ -41,7 +41,7 @@ export function plainAnonymousGet(request: Request, door: Door): boolean {
  * cached read and the trivial Worker; and a page's full path costs several times its hit, so the read in ten that buys
  * its address a lease is answered here too.
  */
-export function memoryHit(request: Request, env: Env, ctx: ExecutionContext | undefined, door: Door = "api"): Response | Promise<Response | null> | null {
+export function cacheFirst(request: Request, env: Env, ctx: ExecutionContext | undefined, door: Door = "api"): Response | Promise<Response | null> | null {
   if (!plainAnonymousGet(request, door)) return null;
   const { headers } = request;
   const config = configOf(env);

@@ -21,7 +21,7 @@ const preflight = cors({
   exposeHeaders: EXPOSED,
   maxAge: 86400,
 });
-/** The two headers every API answer but a preflight carries (the front door's memory hits too: src/middleware/cache-first.ts). */
+/** The two headers every API answer but a preflight carries (the cache-first path's hits too: src/middleware/cache-first.ts). */
 export const CORS_HEADERS = { "Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": EXPOSED.join(",") } as const;
 
 /**

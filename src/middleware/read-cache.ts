@@ -20,11 +20,11 @@ interface Entry {
   body: Uint8Array;
   contentType: string;
   etag: string;
-  /** The route pattern that answered (for the access log of a hit served by the front door). */
+  /** The route pattern that answered (for the access log of a hit served by the cache-first path). */
   route: string;
   /**
    * A page's or a feed's own headers (its security headers, its cache policy), as the full path's first hit of
-   * the entry sent them (`keepDoorHeaders`): until they are known, the front door leaves the page's hits to it.
+   * the entry sent them (`keepDoorHeaders`): until they are known, the cache-first path leaves the page's hits to it.
    */
   headers?: Record<string, string>;
   /** When a request began to read this expired entry again (`Date.now()`); the others answer from it meanwhile. */
@@ -35,7 +35,7 @@ interface Entry {
  * Whether an entry may answer at `now`: while it lives, and once expired, while one request renews it.
  *
  * Why: when an entry expires under load, every request that came before the new answer was stored would read and
- * render it again (the input gate is open while one awaits D1). One does; meanwhile the others (at the front door
+ * render it again (the input gate is open while one awaits D1). One does; meanwhile the others (on the cache-first path
  * too) take the expired entry, at most one more `ttl` old. A renewal that answers anything but 200 drops the entry
  * (a story hidden meanwhile is not served from it again); one that never ends (a cancelled request) is taken over
  * after `ttl`.
@@ -45,7 +45,7 @@ const servable = (entry: Entry, now: number, ttl: number) => entry.expires > now
 const MAX_ENTRIES = 500;
 const entries = new Map<string, Entry>();
 /**
- * The exact URL of an anonymous read → its entry's key, so the front door finds a hit without routing
+ * The exact URL of an anonymous read → its entry's key, so the cache-first path finds a hit without routing
  * (src/middleware/cache-first.ts). Only a URL that was routed to that key is here: no other spelling can alias it.
  */
 const anonymousUrls = new Map<string, string>();
@@ -111,7 +111,7 @@ export function anonymousEntry(url: string, now: number, ttl: number): Entry | u
 const HIT_OWN_HEADERS = new Set(["content-type", "etag", "x-read-cache", "x-request-id", "server-timing"]);
 
 /**
- * Keeps the headers of the full path's hit `res` of an anonymous page or feed `url` on its entry, so the front door
+ * Keeps the headers of the full path's hit `res` of an anonymous page or feed `url` on its entry, so the cache-first path
  * can answer its next hits alike (src/middleware/cache-first.ts). Only a hit's (the caller's check): the answer that
  * stored the entry may carry what only a miss does (a D1 bookmark).
  */

@@ -13,7 +13,7 @@ const leases = new ReadLeases();
  *
  * Each request buys for itself, even while another request's purchase for the same address is in flight: no
  * request ever awaits another request's promise. Why: workerd hands such a wait back to the waiting request only
- * while V8 runs the code unoptimized; once the front door's functions were hot (minutes into a soak), the waiter
+ * while V8 runs the code unoptimized; once the cache-first path's functions were hot (minutes into a soak), the waiter
  * went on in the buyer's I/O context, built its answer there and failed with "Cannot perform I/O on behalf of a
  * different request" (or hung). Concurrent buyers of one address lose nothing (`grant` adds to a live lease); a
  * refused buyer still takes a read another buyer's lease brought meanwhile.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type Door, plainAnonymousGet } from "../../src/middleware/cache-first";
 
-/** Which requests the front door may answer from an anonymous micro-cache entry (src/middleware/cache-first.ts). */
+/** Which requests the cache-first path may answer from an anonymous micro-cache entry (src/middleware/cache-first.ts). */
 describe("plainAnonymousGet", () => {
   it.each<[string, string, Record<string, string>, Door, boolean]>([
     ["a plain GET of the API", "GET", {}, "api", true],
