@@ -124,7 +124,7 @@ export const stories = sqliteTable(
 );
 
 /**
- * A tag by its key (src/lib/tags.ts: NFKC, case-folded, white space collapsed), with the first spelling
+ * A tag by its key (src/lib/tag-rule.ts: NFKC, case-folded, white space collapsed), with the first spelling
  * any story gave it: what tag pages and suggestions show. Never deleted (a tag no listed story carries is not suggested).
  */
 export const tags = sqliteTable("tags", {

@@ -1,6 +1,6 @@
 import { RESOURCE_METADATA_PATH, SCOPES } from "../oauth/paths";
 import { CONTENT_WARNINGS, type Config, RATINGS } from "../config";
-import { HIDDEN_TAGS_PER_READER, TAG_MAX_LENGTH, TAGS_PER_STORY } from "../lib/tags";
+import { HIDDEN_TAGS_PER_READER, TAG_MAX_LENGTH, TAGS_PER_STORY } from "../lib/tag-rule";
 import { LIVE_SOCKETS, REPLAY_LIMIT } from "../domain/events/live-bounds";
 import { ERROR_ADVICE } from "../lib/error-advice";
 import { ERROR_STATUS, type ErrorCode } from "../lib/errors";

@@ -3,7 +3,7 @@ import { suggestTags } from "../domain/discovery/tags";
 import { ok, successSchema } from "../lib/envelope";
 import { createRouter, errorResponses, jsonContent } from "./openapi";
 import { MAX_LIMIT } from "../lib/pagination";
-import { TAG_MAX_LENGTH, tagPrefix } from "../lib/tags";
+import { TAG_MAX_LENGTH, tagPrefix } from "../lib/tag-rule";
 import { publicReadCache } from "../middleware/read-cache";
 
 const tagSchema = z

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { HIDDEN_TAGS_PER_READER, tagsField } from "../lib/tags";
+import { HIDDEN_TAGS_PER_READER, tagsField } from "../lib/tag-rule";
 
 /** A reader's preferences for story lists: a PUT states them all. */
 export const preferencesBody = z.object({

@@ -3,7 +3,7 @@ import { AUTHORSHIPS, STORY_SORTS, languageSchema, segmentText } from "./fields"
 import { pinSchema } from "./pins";
 import { plainText } from "../lib/characters";
 import { CONTENT_WARNINGS, RATINGS } from "../config";
-import { HIDDEN_TAGS_PER_READER, TAGS_PER_STORY, tagField, tagKey, tagsField } from "../lib/tags";
+import { HIDDEN_TAGS_PER_READER, TAGS_PER_STORY, tagField, tagKey, tagsField } from "../lib/tag-rule";
 import { pageQuery, queryList } from "../lib/pagination";
 
 export const ratingSchema = z.enum(RATINGS).openapi({ description: "the story's content rating: general (default), teen or mature" });
@@ -154,7 +154,7 @@ export const storyListQuery = pageQuery(20).extend({
   authorship: queryList(z.enum(AUTHORSHIPS), AUTHORSHIPS.length).openapi(listParam("authorship", "stories of any of these authorships")),
 });
 
-/** The list a query (or `list_stories`' arguments, named alike) asks for: its tags as keys (src/lib/tags.ts). */
+/** The list a query (or `list_stories`' arguments, named alike) asks for: its tags as keys (src/lib/tag-rule.ts). */
 export const storyListOf = (q: Omit<z.output<typeof storyListQuery>, "limit" | "offset"> & { limit: number; offset: number }) => ({
   status: q.status,
   sort: q.sort,

@@ -2,7 +2,7 @@ import { oneTrip, readOf, runRead } from "../db/client";
 import * as feedTokens from "../domain/following/feed-tokens";
 import * as follows from "../domain/following/follows";
 import * as inbox from "../domain/following/inbox";
-import { inboxFeedPath } from "../lib/feeds";
+import { inboxFeedPath } from "../lib/feed-paths";
 import type { FollowBody } from "../schemas/follows";
 import type { MarkReadBody } from "../schemas/inbox";
 import type { Caller } from "./caller";

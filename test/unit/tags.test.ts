@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { tagField, tagKey, tagPrefix, tagSpelling, tagsField, uniqueTags } from "../../src/lib/tags";
+import { tagField, tagKey, tagPrefix, tagSpelling, tagsField, uniqueTags } from "../../src/lib/tag-rule";
 
 // A tag is the same tag in any case, width, normalization form or spacing: its key (NFKC, full case folding as names
 // have it, trimmed, white space collapsed); what is shown is the spelling as written, trimmed and collapsed (NFC).

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { preferences } from "../../db/schema";
-import type { Tag } from "../../lib/tags";
+import type { Tag } from "../../lib/tag-rule";
 
 /** A reader's preferences for lists, as the API shows them; the defaults (nothing hidden) when never set. */
 export interface PreferencesView {

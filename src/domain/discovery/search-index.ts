@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { type Db, rawRun } from "../../db/client";
 import { indexText } from "../../lib/search-text";
-import type { Tag } from "../../lib/tags";
+import type { Tag } from "../../lib/tag-rule";
 
 /**
  * The full-text indexes (migrations/0018_search.sql), fed by the write's own batch: a trigger could not

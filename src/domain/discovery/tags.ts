@@ -1,11 +1,11 @@
 import { type SQL, sql } from "drizzle-orm";
 import { type Db, rawAll, rawRun } from "../../db/client";
 import { prepared } from "../../db/compile";
-import type { Tag } from "../../lib/tags";
+import type { Tag } from "../../lib/tag-rule";
 
 /**
  * Tags: a story's in `story_tags` (its spelling of each, in its order), every tag's first spelling in
- * `tags`. What makes two spellings one tag is src/lib/tags.ts; which stories a tag lists is src/domain/discovery/story-filter.ts.
+ * `tags`. What makes two spellings one tag is src/lib/tag-rule.ts; which stories a tag lists is src/domain/discovery/story-filter.ts.
  */
 
 /** A story's tags' spellings in order, as a column of a Drizzle select on `stories` (JSON parsed). */
@@ -63,7 +63,7 @@ const suggestions = prepared(
 );
 
 /**
- * Tags whose key starts with `prefix` (a key already: src/lib/tags.ts), in the order of their keys, each with how many
+ * Tags whose key starts with `prefix` (a key already: src/lib/tag-rule.ts), in the order of their keys, each with how many
  * listed stories carry it; only tags some listed story carries (a hidden or archived story's tags are not suggested).
  * One statement, a range of the tags' primary key.
  */

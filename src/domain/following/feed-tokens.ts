@@ -3,7 +3,7 @@ import { type Db, nowIso, rawAll } from "../../db/client";
 import { feedTokens } from "../../db/schema";
 import { randomSecret, sha256Hex } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
-import { FEED_TOKEN_PREFIX } from "../../lib/feeds";
+import { FEED_TOKEN_PREFIX } from "../../lib/feed-paths";
 import { refuseIfSuspended } from "../standing/rule";
 import { itemView, latestItemsQuery } from "./inbox";
 

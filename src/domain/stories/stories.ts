@@ -8,7 +8,7 @@ import { jsonRows } from "../../db/json-rows";
 import { JsonText } from "../../lib/json-text";
 import { branches, stories, type StoryRow, visible } from "../../db/schema";
 import type { ContentWarning, Rating } from "../../config";
-import type { Tag } from "../../lib/tags";
+import type { Tag } from "../../lib/tag-rule";
 import type { StorySort } from "../../schemas/fields";
 import type { storyListItemSchema } from "../../schemas/stories";
 import { authorshipOf } from "../shared/authorship";

@@ -6,7 +6,7 @@ import { pathId } from "../../lib/ids";
 import { MAX_LIMIT } from "../../lib/pagination";
 import { storyOverview } from "../../usecases/stories";
 import { RATINGS } from "../../config";
-import { HIDDEN_TAGS_PER_READER, TAGS_PER_STORY, tagField } from "../../lib/tags";
+import { HIDDEN_TAGS_PER_READER, TAGS_PER_STORY, tagField } from "../../lib/tag-rule";
 import { AUTHORSHIPS, STORY_SORTS } from "../../schemas/fields";
 import { storyListOf } from "../../schemas/stories";
 import { SEARCH_TYPES, searchOf, searchTypeField, searchWords } from "../../schemas/search";

@@ -1,5 +1,5 @@
 import { CONTENT_WARNINGS, RATINGS } from "../../config";
-import { TAGS_PER_STORY } from "../../lib/tags";
+import { TAGS_PER_STORY } from "../../lib/tag-rule";
 import type { Fields } from "../support/form-errors";
 import { type FormState, Input } from "./forms";
 import { WARNING_WORDS } from "../../domain/export/label-words";

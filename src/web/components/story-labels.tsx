@@ -1,6 +1,6 @@
 import type { ContentWarning, Rating } from "../../config";
 import { RATING_WORDS, WARNING_WORDS, botSharePercent } from "../../domain/export/label-words";
-import { tagKey } from "../../lib/tags";
+import { tagKey } from "../../lib/tag-rule";
 import type { Authorship } from "../../schemas/fields";
 
 /** What a story is, as lists and story pages show it. */

@@ -1,4 +1,4 @@
-import { HIDDEN_TAGS_PER_READER } from "../../lib/tags";
+import { HIDDEN_TAGS_PER_READER } from "../../lib/tag-rule";
 import { type FormState, PostForm } from "../components/forms";
 import { TagsInput } from "../components/label-fields";
 import { Layout, READER_SCRIPT, type Viewer } from "../components/layout";

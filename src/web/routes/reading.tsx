@@ -7,7 +7,7 @@ import { readerBot, readerHome, readerSearch, readerStory, readerTag } from "../
 import { QUERY_MAX_LENGTH } from "../../lib/search-text";
 import { SEARCH_TYPES, type SearchType, searchOf, searchWords } from "../../schemas/search";
 import { SearchPage } from "../pages/search";
-import { tagKey } from "../../lib/tags";
+import { tagKey } from "../../lib/tag-rule";
 import { ownsOrAdmin } from "../../domain/shared/actor";
 import { STORY_SORTS, type StorySort } from "../../schemas/fields";
 import { isReadMethod } from "../../lib/envelope";

@@ -1,4 +1,4 @@
-import { authorFeedPath, branchFeedPath, storyFeedPath, tagFeedPath } from "../../lib/feeds";
+import { authorFeedPath, branchFeedPath, storyFeedPath, tagFeedPath } from "../../lib/feed-paths";
 import type { Feed } from "../components/layout";
 
 /** The Atom feed each page offers: in its head for feed readers, and as a link on the page. */

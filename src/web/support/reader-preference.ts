@@ -3,7 +3,7 @@ import { getCookie, setCookie } from "hono/cookie";
 import type { AppEnv } from "../../context";
 import type { ReaderPreference } from "../../domain/discovery/story-filter";
 import { validationError } from "../../lib/errors";
-import { HIDDEN_TAGS_PER_READER, type Tag, tagKey } from "../../lib/tags";
+import { HIDDEN_TAGS_PER_READER, type Tag, tagKey } from "../../lib/tag-rule";
 import { cookieOptions, viewerOf } from "./session";
 
 /**

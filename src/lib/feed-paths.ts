@@ -13,7 +13,7 @@ export const FEED_TOKEN_PREFIX = "slf_";
 export const storyFeedPath = (id: string) => `/feeds/stories/${id}${ATOM_SUFFIX}`;
 export const branchFeedPath = (id: string) => `/feeds/branches/${id}${ATOM_SUFFIX}`;
 export const authorFeedPath = (id: string) => `/feeds/authors/${encodeURIComponent(id)}${ATOM_SUFFIX}`;
-/** A tag's feed, by its key (the canonical spelling: src/lib/tags.ts). */
+/** A tag's feed, by its key (the canonical spelling: src/lib/tag-rule.ts). */
 export const tagFeedPath = (key: string) => `/feeds/tags/${encodeURIComponent(key)}${ATOM_SUFFIX}`;
 export const inboxFeedPath = (token: string) => `/feeds/inbox/${token}${ATOM_SUFFIX}`;
 
