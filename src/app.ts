@@ -171,7 +171,7 @@ function platform() {
   // A `cf-ray` is never the id: the access log writes it as its own field, and only when well formed.
   app.use("*", requestId());
   app.notFound((c) => renderError(c, new ApiError("NOT_FOUND", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)));
-  // A caller whose standing no D1 trip has settled yet is answered its own refusal first (src/db/metered.ts).
+  // A caller whose standing no D1 trip has checked yet is answered its own refusal first (src/db/metered.ts).
   app.onError(async (err, c) => renderError(c, await refusalFirst(c.get("db")?.$client, err)));
   return app;
 }

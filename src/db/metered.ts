@@ -22,7 +22,7 @@ export interface Prelude {
   /** Their results: throws to refuse the request (the trip's own results are then never seen). */
   check(results: D1Result[]): void;
   /**
-   * The trip failed (a guard aborted it, or anything else): settle the prelude another way (`direct` runs a batch
+   * The trip failed (a guard aborted it, or anything else): run the prelude another way (`direct` runs a batch
    * outside the prelude's wait), then the trip's error is rethrown unless this throws its own.
    */
   failed(err: unknown, direct: (statements: unknown[]) => Promise<D1Result[]>): Promise<void>;
@@ -218,7 +218,7 @@ export function setPrelude(d1: D1Database, prelude: Prelude | null): boolean {
  * poll in a room): a prelude no trip has carried yet runs alone (one trip); one already run is awaited (none).
  * Throws its refusal. Nothing for any other binding, or when no prelude was set.
  */
-export async function settlePrelude(d1: D1Database): Promise<void> {
+export async function flushPrelude(d1: D1Database): Promise<void> {
   await (d1 as unknown as { [SETTLE]?: () => Promise<void> })[SETTLE]?.();
 }
 
@@ -233,7 +233,7 @@ export async function settlePrelude(d1: D1Database): Promise<void> {
 export async function refusalFirst(d1: D1Database | undefined, err: unknown): Promise<unknown> {
   if (!d1) return err;
   try {
-    await settlePrelude(d1);
+    await flushPrelude(d1);
   } catch (refusal) {
     return apiErrorIn(refusal) ?? err;
   }

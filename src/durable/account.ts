@@ -34,7 +34,7 @@ interface Inflight {
 
 const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 /** How long an admitted request's reservation counts before it is confirmed: a request that died releases it. */
-const RESERVATION_LEASE_MS = 120_000;
+const RESERVATION_HOLD_MS = 120_000;
 const MAX_WINDOW_MS = 24 * 3600_000;
 const INFLIGHT_WAIT_MS = 30_000;
 /** Expired hits and answers are deleted at most this often: every query bounds its own window by time anyway. */
@@ -46,8 +46,8 @@ const PRUNE_EVERY_MS = 60_000;
  * for the first one in memory and then replay its response.
  *
  * A hit is admitted as a reservation (pending) and confirmed when its request succeeded. Only confirmed hits
- * and reservations younger than RESERVATION_LEASE_MS count, so a request killed mid-way (its settle never
- * arrives) stops counting when its lease runs out, and a cold start forgets every reservation at once: a
+ * and reservations younger than RESERVATION_HOLD_MS count, so a request killed mid-way (its settle never
+ * arrives) stops counting when its hold runs out, and a cold start forgets every reservation at once: a
  * request still alive re-inserts its hits when it confirms. A crash therefore never refuses an honest retry.
  * (Answers stored here are the fast path; D1 keeps the durable record with each write.)
  */
@@ -185,7 +185,7 @@ export class AccountGate extends DurableObject<Env> {
         "SELECT count(*) AS n, min(at) AS oldest FROM counted_hits WHERE key = ? AND at > ? AND (pending = 0 OR at > ?)",
         c.key,
         now - c.windowMs,
-        now - RESERVATION_LEASE_MS,
+        now - RESERVATION_HOLD_MS,
       )
       .toArray()[0];
     return { count: row.n, oldest: row.oldest ?? now };
@@ -210,7 +210,7 @@ export class AccountGate extends DurableObject<Env> {
   private prune(now: number) {
     if (now - this.prunedAt < PRUNE_EVERY_MS) return;
     this.prunedAt = now;
-    this.ctx.storage.sql.exec("DELETE FROM counted_hits WHERE at <= ? OR (pending = 1 AND at <= ?)", now - MAX_WINDOW_MS, now - RESERVATION_LEASE_MS);
+    this.ctx.storage.sql.exec("DELETE FROM counted_hits WHERE at <= ? OR (pending = 1 AND at <= ?)", now - MAX_WINDOW_MS, now - RESERVATION_HOLD_MS);
     this.ctx.storage.sql.exec("DELETE FROM stored_answers WHERE created_at <= ?", now - IDEMPOTENCY_TTL_MS);
   }
 }

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../context";
 import type { Actor } from "../domain/shared/actor";
 import { ApiError, apiErrorIn } from "../lib/errors";
-import { settlePrelude } from "../db/metered";
+import { flushPrelude } from "../db/metered";
 import { renderError } from "../middleware/render-error";
 import { insufficientScope, type OAuthResourceAuth } from "@cloudflare/workers-oauth-provider";
 import { readCredential, resolveActor } from "../middleware/auth";
@@ -151,7 +151,7 @@ async function answer(c: Context<AppEnv>, { actor, refusal, auth }: McpCaller): 
   const door = { ...doorOf(c, actor), call: toolCalled(body), refusal };
   const authInfo = { token: "", clientId: actor ? `${actor.type}:${actor.id}` : "anonymous", scopes: auth?.scope ?? [], extra: { door } };
   const progress = wantsProgress(body);
-  // A stream that reports progress is under way before its end is known: its grant's standing is settled first.
+  // A stream that reports progress is under way before its end is known: its grant's standing is checked first.
   const early = auth && progress ? await grantRefused(c) : null;
   if (early) return early;
   const res = await mcpHandler.fetch(request, { authInfo, wantsProgress: progress, ...(body === undefined ? {} : { parsedBody: body }) });
@@ -173,7 +173,7 @@ async function answer(c: Context<AppEnv>, { actor, refusal, auth }: McpCaller): 
  */
 async function grantRefused(c: Context<AppEnv>): Promise<Response | null> {
   try {
-    await settlePrelude(c.get("db").$client);
+    await flushPrelude(c.get("db").$client);
     return null;
   } catch (err) {
     const refused = apiErrorIn(err);

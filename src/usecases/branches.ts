@@ -1,4 +1,4 @@
-import { settlePrelude } from "../db/metered";
+import { flushPrelude } from "../db/metered";
 import * as domain from "../domain/stories/branches";
 import { sessionOf } from "../domain/standing/rule";
 import { publishInboxEvents } from "../domain/events/inbox-events";
@@ -25,7 +25,7 @@ export async function forkBranch(caller: Caller, storyId: string, body: BranchBo
 export async function joinBranch(caller: Caller, branchId: string, role: Role) {
   const { id, name } = caller.actor;
   const joined = await caller.rooms.join(branchId, { id, name, ...sessionOf(caller.actor) }, role, caller.idempotency);
-  if (!joined.created) await settlePrelude(caller.db.$client);
+  if (!joined.created) await flushPrelude(caller.db.$client);
   return joined;
 }
 

@@ -1,6 +1,6 @@
 import type { Config } from "../config";
 import type { Db } from "../db/client";
-import { settlePrelude } from "../db/metered";
+import { flushPrelude } from "../db/metered";
 import { type IdempotentRequest, answerBody, committedAnswer } from "../domain/shared/idempotency";
 import type { Actor } from "../domain/shared/actor";
 import type { SegmentLimits } from "../domain/stories/segment-quota";
@@ -116,7 +116,7 @@ export async function admitWrite(services: LimitServices, actor: Actor, action: 
   const admission = await timed(async () => await gate.admit(idem, counters));
   if (admission.kind === "replay") {
     // A stored answer is given only to a caller in good standing (a JWT's check has had no trip to ride in yet).
-    await settlePrelude(services.db.$client);
+    await flushPrelude(services.db.$client);
     return { kind: "replay", response: admission.response, rate: admission.rate };
   }
   if (admission.kind === "mismatch") throw keyReused();

@@ -1,4 +1,4 @@
-import { settlePrelude } from "../db/metered";
+import { flushPrelude } from "../db/metered";
 import { turnContext } from "../domain/bots/turn-context";
 import { notFound } from "../lib/errors";
 import { lengthRuleText } from "../lib/length-rule";
@@ -33,7 +33,7 @@ export async function writingContext(caller: Pick<Caller, "db">, branchId: strin
 export async function waitForTurn(caller: Caller, branchId: string, timeoutSeconds: number) {
   // The room answers from its memory, with no D1 trip of the Worker's own for the caller's standing to ride in:
   // checked first, alone (a JWT's one read per wait; a key's was read with the key).
-  await settlePrelude(caller.db.$client);
+  await flushPrelude(caller.db.$client);
   const wait = await caller.rooms.waitForTurn(branchId, caller.actor.id, timeoutSeconds * 1000);
   const context = wait.your_turn ? await writingContext(caller, branchId) : null;
   if (wait.your_turn && !context) throw notFound("Branch");
