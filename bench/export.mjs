@@ -1,4 +1,4 @@
-// `npm run bench:export [-- --segments N --requests R --write --reuse]`: what an export of a long path costs (issue 59 §5). Starts
+// `npm run bench:export [-- --segments N --requests R --write --reuse]`: what an export of a long path costs. Starts
 // `npm run dev` on a fresh local state with the per-account limits lifted, writes two paths of N segments (2,000 by
 // default) through the API, each segment as long as the stories' default rule lets it be (500 words, English) or as
 // the specification's creation examples do (5,000 characters, Chinese), has a moderator hide the last segment of each

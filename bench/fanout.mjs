@@ -1,5 +1,5 @@
 // `npm run bench:fanout [-- --followers 10000 --seconds 10 --connections 10 --write]`: the inbox's fan-out
-// (issue 59) under `npm run dev`. One branch with N followers (inserted straight into the local D1: they need no
+// under `npm run dev`. One branch with N followers (inserted straight into the local D1: they need no
 // accounts, only rows); 10 writers write segments on it as fast as the service takes them (wrk, the write case's
 // contention on one room); then, once every event has settled, from D1: how long each event took until the last
 // follower's inbox had it (the `settled_at` of the fan-out pass that carried it, minus the event's `created_at`:

@@ -89,7 +89,7 @@ export async function d1Reads(base, branchId) {
 }
 
 /**
- * The bench's search (issue 58 §2): a word every seeded segment has (bench/seed.mjs writes `words(n)`: w0 w1 …), so the page is
+ * The bench's search: a word every seeded segment has (bench/seed.mjs writes `words(n)`: w0 w1 …), so the page is
  * ranked out of every segment and story it finds, as a common word's search is.
  */
 export const SEARCH_WORDS = "w1";

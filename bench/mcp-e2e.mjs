@@ -6,7 +6,7 @@
 // returning with its turn (median, p95), and checks the read-back: contiguous sequence_order, strict alternation.
 // Prints the figures; writes bench/MCP.md only with --write. Listens on 127.0.0.1 only; every wait is bounded.
 // --inspector: also drives the MCP Inspector's CLI (pinned, fetched by npx) in both eras.
-// --oauth (issue 57): each agent signs in as ChatGPT or Claude would, through OAuth (the official client's own
+// --oauth: each agent signs in as ChatGPT or Claude would, through OAuth (the official client's own
 // OAuthClientProvider, DCR, PKCE), its person registering over REST and approving in headless Chromium (Debian's:
 // the consent page driven by its labels), which makes the bot the agent writes as; then the two take turns as above.
 import { spawnSync } from "node:child_process";

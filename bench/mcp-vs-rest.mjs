@@ -6,7 +6,7 @@
 // not answered from memory); the result is the median of the per-round ratios of CPU per request (the workerd
 // processes' user+system time over the run divided by its requests) and of requests per second. MCP requests are
 // the 2025-11-25 revision, stateless (no initialize first: the handler serves every request on its own), as hosts
-// send them. "list stories (OAuth)" (issue 57) is the same pair with the MCP side signed in through OAuth (an access
+// send them. "list stories (OAuth)" is the same pair with the MCP side signed in through OAuth (an access
 // token the library validates: one KV read more than a bearer key or JWT). Prints the figures; writes
 // bench/MCP-COST.md only with --write. 127.0.0.1, a free port.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -1,4 +1,4 @@
-// An agent that connects to `/mcp` the way ChatGPT or Claude does (issue 57): the official MCP client's own OAuth
+// An agent that connects to `/mcp` the way ChatGPT or Claude does: the official MCP client's own OAuth
 // (`StreamableHTTPClientTransport` with an `OAuthClientProvider`: discovery from the 401, Dynamic Client
 // Registration, PKCE), its person signing in and approving in headless Chromium, the consent page driven by its
 // labels (never by its markup), and the code handed back with `finishAuth`. Used by `npm run e2e:mcp -- --oauth`.

@@ -429,7 +429,7 @@ function keptSection() {
 }
 
 /**
- * The MCP door's case (issue 22): each tool call against the REST request it wraps, by bench/mcp-vs-rest.mjs (its
+ * The MCP door's case: each tool call against the REST request it wraps, by bench/mcp-vs-rest.mjs (its
  * own `wrangler dev`, after this bench's servers stopped), in the same A/B/A/B way. Target: within 15 % of CPU.
  */
 function mcpCase() {
@@ -441,7 +441,7 @@ function mcpCase() {
     .split("\n")
     .filter((l) => l.startsWith("{"))
     .map((l) => JSON.parse(l));
-  const lines = ["## The MCP door (issue 22): a tool call against the REST request it wraps, CPU per request", ""];
+  const lines = ["## The MCP door: a tool call against the REST request it wraps, CPU per request", ""];
   let missed = run.status === 0 && pairs.length ? 0 : 1;
   if (missed) lines.push(`- MISSED: bench/mcp-vs-rest.mjs failed (exit ${run.status}).`);
   for (const p of pairs) {

@@ -22,7 +22,7 @@ export async function seed(base) {
     language: "en",
     min_length: 5,
     max_length: 200,
-    // What a story is (issue 58): every story tagged, a third of them teen, so a filtered list has something to leave out.
+    // What a story is: every story tagged, a third of them teen, so a filtered list has something to leave out.
     tags: ["bench", i % 2 ? "harbour" : "lighthouse"],
     rating: typeof i === "number" && i % 3 === 2 ? "teen" : "general",
   });

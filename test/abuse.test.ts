@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../src/index";
 import { BASE, call, countingReadLimiter, createStory, expectError, registerBot, registerHuman, storyWithSegments, uniqueAddress, words } from "./helpers";
 
-/** Hardening, second round: each test fails on the code before issue 14. */
+/** Hardening, second round: each test here failed on the code before its fix. */
 
 const cached = { READ_CACHE_MS: "60000" };
 

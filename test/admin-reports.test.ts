@@ -4,7 +4,7 @@ import { apiTokenOf, call, createBranch, createStory, expectError, registerAdmin
 
 type Account = { id: string; token: string };
 
-/** A human an admin made a moderator (set directly in D1: the role route is another part of issue 23). */
+/** A human an admin made a moderator (set directly in D1, so these tests do not depend on the role route). */
 async function registerModerator(): Promise<Account> {
   const human = await registerHuman();
   await env.DB.prepare("UPDATE users SET role = 'moderator' WHERE id = ?").bind(human.id).run();
@@ -282,7 +282,7 @@ describe("GET /admin/audit", () => {
   });
 });
 
-describe("moderators and their own cases (issue 56)", () => {
+describe("moderators and their own cases", () => {
   const hide = (token: string, plural: string, id: string) => call(`/admin/${plural}/${id}/hide`, { token, body: { reason: "spam" } });
   const unhide = (token: string, plural: string, id: string) => call(`/admin/${plural}/${id}/restore`, { token, body: {} });
   const hiddenAt = (table: string, id: string) => env.DB.prepare(`SELECT hidden_at FROM ${table} WHERE id = ?`).bind(id).first<{ hidden_at: string | null }>();
@@ -341,7 +341,7 @@ describe("moderators and their own cases (issue 56)", () => {
   });
 });
 
-describe("reports outlive what they report (issue 56)", () => {
+describe("reports outlive what they report", () => {
   it("a deleted comment's reports keep its author: the queue names them, suspend acts on them, hide is 409 CONFLICT", async () => {
     const { story } = await storyWithSegments();
     const author = await registerHuman();
@@ -390,7 +390,7 @@ describe("reports outlive what they report (issue 56)", () => {
   });
 });
 
-describe("a moderator's reason refuses control and format characters, as names do (issue 56)", () => {
+describe("a moderator's reason refuses control and format characters, as names do", () => {
   it("hide, restore, suspend, restore an account, the role and a report's resolution: 400 naming the field", async () => {
     const { story, segments } = await storyWithSegments();
     const target = await registerHuman();

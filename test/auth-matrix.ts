@@ -21,7 +21,7 @@ export const ACCESS = {
   moderators: ["admin JWT"], // and humans an admin made moderators (none in this world: test/hide.test.ts has them)
   "a session (JWT or API token)": ["human JWT", "human API token", "admin JWT", "bot JWT"], // an API key is no session
   "admins only": ["admin JWT"],
-  "people (any human credential)": ["human JWT", "human API token", "admin JWT"], // a person's bots (issue 57)
+  "people (any human credential)": ["human JWT", "human API token", "admin JWT"], // a person's bots
 } as const satisfies Record<string, readonly Kind[]>;
 export type Access = keyof typeof ACCESS;
 
@@ -30,13 +30,13 @@ export interface World {
   owner: Awaited<ReturnType<typeof registerHuman>>;
   /** Owns the webhook; its JWT and API key are the matrix's bot credentials. */
   bot: Awaited<ReturnType<typeof registerBot>>;
-  /** A bot `owner` registered with their credential (issue 57): only they manage it. */
+  /** A bot `owner` registered with their credential: only they manage it. */
   ownedBot: { id: string };
   story: Awaited<ReturnType<typeof createStory>>;
   segment: { id: string };
   comment: { id: string };
   pin: { id: string };
-  /** The owner's follow of the bot (issue 59). */
+  /** The owner's follow of the bot. */
   follow: { id: string };
   /** One credential of each kind. The API token is another human's, so that generating the owner's one revokes nothing here. */
   credentials: Record<Kind, string>;
@@ -136,7 +136,7 @@ export const PROTECTED: ProtectedRoute[] = [
     access: "any credential",
     through: { status: 400, because: "a bad preference", path: () => "/me/preferences", body: () => ({ hide_mature: "yes" }) },
   },
-  // Bookmarks and reading progress (issue 59 §4): any account's own; another's bookmark is 404, not 403.
+  // Bookmarks and reading progress: any account's own; another's bookmark is 404, not 403.
   {
     method: "POST",
     route: "/me/bookmarks",
@@ -355,7 +355,7 @@ export const PROTECTED: ProtectedRoute[] = [
     owner: "the bot itself",
     through: { status: 200, because: "its webhook's status", path: (w) => `/bots/${w.bot.id}/webhook/status` },
   },
-  // A person's bots (issue 57): any human credential, and only the bot's owner.
+  // A person's bots: any human credential, and only the bot's owner.
   {
     method: "GET",
     route: "/me/bots",
@@ -388,7 +388,7 @@ export const PROTECTED: ProtectedRoute[] = [
     owner: "the bot's owner",
     through: { status: 404, because: "an unknown bot", path: () => `/bots/${unknown()}/retire` },
   },
-  // Hiding and restoring content (issue 23): moderators only.
+  // Hiding and restoring content: moderators only.
   ...(["segments", "comments", "stories", "branches"] as const).flatMap((type): ProtectedRoute[] =>
     (["hide", "restore"] as const).map((action) => ({
       method: "POST",
@@ -466,7 +466,7 @@ export const PROTECTED: ProtectedRoute[] = [
     access: "admins only",
     through: { status: 404, because: "an unknown account", path: () => `/admin/accounts/${unknown()}/role`, body: () => ({ role: "user" }) },
   },
-  // Follows and the inbox (issue 59): every account's own.
+  // Follows and the inbox: every account's own.
   {
     method: "POST",
     route: "/follows",
@@ -505,7 +505,7 @@ export const PROTECTED: ProtectedRoute[] = [
     access: "any credential",
     through: { status: 200, because: "its items marked", path: () => "/me/inbox/read", body: () => ({ up_to: new Date().toISOString() }) },
   },
-  // The private inbox feed's token (issue 59 §3): every account's own.
+  // The private inbox feed's token: every account's own.
   {
     method: "POST",
     route: "/me/feed-token",

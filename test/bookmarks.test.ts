@@ -21,7 +21,7 @@ import { get, post, shown, trips, visible } from "./pages";
 import { recordingD1, unindexedScans } from "./recording-d1";
 
 /**
- * Issue 59 §4: bookmarks (`/me/bookmarks`) and reading progress (`/me/progress`), over the API, the web reader (the
+ * Bookmarks (`/me/bookmarks`) and reading progress (`/me/progress`), over the API, the web reader (the
  * Bookmark buttons, the Bookmarks page, the kept place and "Continue reading" on the home page) and MCP.
  */
 

@@ -243,7 +243,7 @@ describe("headers a browser client needs", () => {
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.headers.get("x-ratelimit-limit")).toBe("10");
     expect(again.headers.get("x-ratelimit-remaining")).toBe(first.headers.get("x-ratelimit-remaining"));
-    // At least the first answer's position (it includes the write): a JWT's replay first reads its standing (issue 56),
+    // At least the first answer's position (it includes the write): a JWT's replay first reads its standing,
     // which may answer a newer one. Bookmarks are fixed-width hex groups, so they compare as text.
     const [bookmark, firstBookmark] = [again.headers.get("x-d1-bookmark"), first.headers.get("x-d1-bookmark")];
     expect(firstBookmark).toBeTruthy();

@@ -264,7 +264,7 @@ describe("every list and filter query uses an index", () => {
       const gets = [
         "/stories",
         "/stories?status=archived",
-        // Issue 58's filters and sorts, each alone and all together.
+        // Filters and sorts, each alone and all together.
         "/stories?tag=lighthouse",
         "/stories?tag=lighthouse&tag=slow%20burn&sort=active",
         "/stories?exclude_tag=gore&sort=top",
@@ -273,7 +273,7 @@ describe("every list and filter query uses an index", () => {
         "/stories?tag=lighthouse&exclude_tag=gore&rating=teen&authorship=mixed&sort=top&limit=5&offset=5",
         "/tags",
         "/tags?prefix=li",
-        // Issue 58 §2: search by each type, with the filters, and a one-character Chinese word (a prefix query).
+        // Search by each type, with the filters, and a one-character Chinese word (a prefix query).
         "/search?q=word1",
         "/search?q=word*&type=story",
         "/search?q=%E6%95%85%E4%BA%8B&type=segment",
@@ -308,14 +308,14 @@ describe("every list and filter query uses an index", () => {
         `/branches/${fork.id}/export.md`,
       ])
         expect((await call(path, { token })).status).toBe(200);
-      // Bookmarks and reading progress (issue 59 §4): the writes, their records and refusals, and the lists.
+      // Bookmarks and reading progress: the writes, their records and refusals, and the lists.
       const bookmarked = await call("/me/bookmarks", { token, body: { segment_id: segs[1].id, note: "n" } });
       expect(bookmarked.status).toBe(201);
       expect((await call(`/me/progress/${fork.id}`, { method: "PUT", token, body: { segment_id: segs[0].id } })).status).toBe(200);
       for (const path of ["/me/bookmarks", "/me/progress"]) expect((await call(path, { token })).status, path).toBe(200);
       expect((await call(`/me/bookmarks/${bookmarked.body.data.id}`, { method: "DELETE", token })).status).toBe(200);
       expect((await call(`/bots/${b.id}/webhook/deliveries`, { token: b.token })).status).toBe(200);
-      // Reports and the moderators' reads (issue 23), the audit log by each of its filters.
+      // Reports and the moderators' reads, the audit log by each of its filters.
       const filed = (await call("/reports", { token: h.token, body: { target_type: "segment", target_id: segs[1].id, reason: "spam" } })).body.data;
       const admin = await registerAdmin();
       const admins = [
@@ -329,7 +329,7 @@ describe("every list and filter query uses an index", () => {
       ];
       for (const path of admins) expect((await call(path, { token: admin.token })).status, path).toBe(200);
       expect((await call(`/admin/reports/${filed.id}/resolve`, { token: admin.token, body: { action: "dismiss" } })).status).toBe(200);
-      // Follows and the inbox (issue 59), the fan-out's steps driven here on the recording D1, and the sweeper.
+      // Follows and the inbox, the fan-out's steps driven here on the recording D1, and the sweeper.
       const reader = await registerHuman();
       const followed = (await call("/follows", { token: reader.token, body: { target_type: "branch", target_id: fork.id } })).body.data;
       await call("/follows", { token: reader.token, body: { target_type: "author", target_id: h.id } });
@@ -345,7 +345,7 @@ describe("every list and filter query uses an index", () => {
     // The room's own statements (its queue mirror) are among them.
     expect([...seen].some((q) => q.startsWith("INSERT INTO branch_members"))).toBe(true);
     expect([...seen].some((q) => q.startsWith("UPDATE branch_members SET sits_out_until"))).toBe(true);
-    // And the fan-out's (issue 59), and the story owner's item written in a segment's own batch: three statements each.
+    // And the fan-out's, and the story owner's item written in a segment's own batch: three statements each.
     expect([...seen].filter((q) => /^(INSERT INTO|UPDATE|DELETE FROM) inbox_items/.test(q) && q.includes("FROM follows"))).toHaveLength(6);
 
     expect(seen.size).toBeGreaterThan(30);
@@ -432,7 +432,7 @@ describe("the public read micro-cache", () => {
     expect((await call("/auth/me", { token: owner.token, ...cached })).headers.get("x-read-cache")).toBeNull();
   });
 
-  // A page or a feed (issue 58-59) is served on the cache-first path once the full path's first hit kept its headers.
+  // A page or a feed is served on the cache-first path once the full path's first hit kept its headers.
   it.each([
     ["an API read", (id: string) => `/stories/${id}/pins?limit=5`, "/api/v1/stories/:story_id/pins", 1],
     ["a page", (id: string) => `${ORIGIN}/stories/${id}`, "/stories/:id", 2],

@@ -1,4 +1,4 @@
-// `npm run test:epub [-- --port N --keep DIR]`: the EPUB exports (issue 59 §5) as a reading system and the EPUB
+// `npm run test:epub [-- --port N --keep DIR]`: the EPUB exports as a reading system and the EPUB
 // validator see them. A `wrangler dev` of its own (test/browser/harness.mjs) is given a path worth checking: a story
 // whose text carries what XML must escape or cannot hold (`&`, `<`, quotes, control characters, emoji, right-to-left
 // text), 55 segments on its main line (two chapters), a fork by a bot (a chapter per fork crossed), a segment a

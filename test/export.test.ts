@@ -8,7 +8,7 @@ import { hide, moderator, restore } from "./moderation";
 import { COOKIE, ORIGIN, page, shown, trips } from "./pages";
 import { type XmlElement, elements, parseXml, textOf } from "./xml";
 
-/** Issue 59 §5: a branch's reading path as EPUB 3 and Markdown (`GET /branches/{id}/export.epub`, `…/export.md`). */
+/** A branch's reading path as EPUB 3 and Markdown (`GET /branches/{id}/export.epub`, `…/export.md`). */
 
 interface Download {
   status: number;

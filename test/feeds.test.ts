@@ -10,7 +10,7 @@ import { ORIGIN, get, post, shown, trips } from "./pages";
 import { type XmlElement, parseXml, textOf } from "./xml";
 
 /**
- * The Atom feeds (issue 59 §3): each parsed by a real feed parser (feedsmith) and checked against RFC 4287's
+ * The Atom feeds: each parsed by a real feed parser (feedsmith) and checked against RFC 4287's
  * required elements; what each shows, newest first, 50 at most; hidden content and suspended accounts' never;
  * ETag and 304, cached once for everyone; the links from the pages; the private inbox feed, its token minted,
  * rotated and revoked, a suspended account's refused.

@@ -4,7 +4,7 @@ import { call, createBranch, createStory, expectError, registerAdmin, registerBo
 import { followOf } from "./inbox";
 import { hide, moderator } from "./moderation";
 
-/** Follows (issue 59): `POST /follows`, `DELETE /follows/{id}`, `GET /me/follows`, and the followers shown on what is followed. */
+/** Follows: `POST /follows`, `DELETE /follows/{id}`, `GET /me/follows`, and the followers shown on what is followed. */
 
 const followersOf = async (type: string, id: string) =>
   (await env.DB.prepare("SELECT followers FROM follow_counts WHERE target_type = ? AND target_id = ?").bind(type, id).first<{ followers: number }>())

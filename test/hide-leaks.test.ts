@@ -7,7 +7,7 @@ import { branchRoom, call, createBranch, expectError, join, registerBot, registe
 import { closeClients, hide, live, mcpClient, mcpTool, moderator, receiver, restore, waitFor } from "./moderation";
 import { page, shown } from "./pages";
 
-/** Issue 56 §1: hidden means hidden, on every door — forks, summaries, writes and webhooks. */
+/** Hidden means hidden, on every door — forks, summaries, writes and webhooks. */
 
 let mod: Awaited<ReturnType<typeof moderator>>;
 beforeAll(async () => {
@@ -534,7 +534,7 @@ describe("a retried your_turn never carries text hidden after its first attempt"
   });
 });
 
-describe("InkPath's last paths (issue 56 §4)", () => {
+describe("InkPath's last paths", () => {
   it("GET /branches/{id}/full-story: the story, the branch with its summary, the whole reading path in order (ancestors included, InkPath's bot_name) and its length", async () => {
     const f = await forkedWorld();
     const res = await call(`/branches/${f.c.id}/full-story`);

@@ -19,7 +19,7 @@ import {
 import { closeClients, hide, live, mcpTool, moderator, receiver, restore, waitFor } from "./moderation";
 import { page, shown, trips } from "./pages";
 
-/** Issue 23: moderators hide and restore segments, comments, stories and branches. */
+/** Moderators hide and restore segments, comments, stories and branches. */
 
 const TYPES = ["segments", "comments", "stories", "branches"] as const;
 

@@ -6,7 +6,7 @@ import { capturedQueue, drain, followOf, inboxOf, settled, storedItems } from ".
 import { closeClients, hide, mcpTool, moderator, restore } from "./moderation";
 
 /**
- * The inbox (issue 59): each kind of event reaches exactly the right inboxes once, collapsed, never of one's own
+ * The inbox: each kind of event reaches exactly the right inboxes once, collapsed, never of one's own
  * action, of hidden content or by a suspended account; read markers and the unread count; the fan-out's pages,
  * merging, bounded history and hand-over. Most tests let the real queue consumer run and wait for the story's
  * events to settle; the ones about a step itself capture the write's message and drive the consumer.
@@ -382,7 +382,7 @@ describe("exclusions", () => {
     expect((await inboxOf(followers[0].token)).items).toEqual([]);
   });
 
-  it("nothing by a bot whose owner was suspended before the fan-out (issue 57: the standing statement's rule)", async () => {
+  it("nothing by a bot whose owner was suspended before the fan-out (the standing statement's rule)", async () => {
     const { story, branch, followers } = await followedBranch();
     const owner = await registerHuman();
     const registered = await call("/auth/bot/register", { token: owner.token, body: { name: `owned_${crypto.randomUUID().slice(0, 8)}`, model: "m" } });
@@ -579,7 +579,7 @@ describe("over MCP", () => {
     const marked = (await mcpTool("mark_inbox_read", { ids: [inbox.items[0].id] }, bot.apiKey)).result.structuredContent;
     expect(marked).toEqual({ marked: 1, unread_count: 0 });
     expect((await mcpTool("unfollow", { follow_id: followId }, bot.apiKey)).result.structuredContent).toEqual({ id: followId, deleted: true });
-    // /mcp takes no anonymous call (issue 57: 401 at the transport, test/mcp.test.ts); another bot reads its own inbox, empty.
+    // /mcp takes no anonymous call (401 at the transport, test/mcp.test.ts); another bot reads its own inbox, empty.
     const stranger = (await mcpTool("read_inbox", {})).result;
     expect(stranger.isError).toBeFalsy();
     expect(stranger.structuredContent.items).toEqual([]);

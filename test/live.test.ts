@@ -262,7 +262,7 @@ describe("resuming and hibernating", () => {
   });
 });
 
-describe("the live stream is a read like any other (issue 24)", () => {
+describe("the live stream is a read like any other", () => {
   /** A rate-limit binding that grants `leases` calls and refuses the rest, recording the keys it was asked for. */
   const limiter = (leases: number) => {
     const keys: string[] = [];

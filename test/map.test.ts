@@ -5,7 +5,7 @@ import { hide, moderator } from "./moderation";
 import { page, shown, trips } from "./pages";
 import { type XmlElement, elements, parseXml, textOf } from "./xml";
 
-/** Issue 58 §3: the map of a story, as JSON (`GET /stories/{id}/map`) and as the story page's picture. */
+/** The map of a story, as JSON (`GET /stories/{id}/map`) and as the story page's picture. */
 
 /** The story page's map: its SVG parsed as XML (any well-formedness fault throws), and the list of links beside it. */
 function mapOf(html: string) {

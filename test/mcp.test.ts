@@ -55,7 +55,7 @@ interface Connect {
 const clients: Client[] = [];
 
 let readerKey: Promise<string> | undefined;
-/** A bot's key for the calls that only read: `/mcp` takes no call without a credential (issue 57). */
+/** A bot's key for the calls that only read: `/mcp` takes no call without a credential. */
 const reader = () => (readerKey ??= registerBot().then((b) => b.apiKey as string));
 
 /** An MCP client as a host runs it: the SDK's Client over its Streamable HTTP transport, pointed at the Worker (a reader's key unless `token`). */

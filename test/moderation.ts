@@ -64,7 +64,7 @@ export const closeClients = () => Promise.all(clients.splice(0).map((c) => c.clo
 
 /** An MCP client as a host runs it (the SDK's own), anonymous or with a credential. */
 let bystanderKey: Promise<string> | undefined;
-/** A bot that wrote nothing and moderates nothing: `/mcp` takes no call without a credential (issue 57), so it reads as a stranger would. */
+/** A bot that wrote nothing and moderates nothing: `/mcp` takes no call without a credential, so it reads as a stranger would. */
 const bystander = () => (bystanderKey ??= registerBot().then((b) => b.apiKey as string));
 
 export async function mcpClient(token?: string) {

@@ -22,7 +22,7 @@ import {
 } from "./oauth-flow";
 import { get } from "./pages";
 
-/** The red-team of issue 57's OAuth surface: each finding, refused as it should be. */
+/** The red-team of the OAuth surface: each finding, refused as it should be. */
 
 const from = oneAddress;
 

@@ -4,7 +4,7 @@ import { expect } from "vitest";
 import { app } from "../src/app";
 import type { Env } from "../src/env";
 
-/** OAuth from a host's side (issue 57): register a client, sign its person in and approve, exchange the code. */
+/** OAuth from a host's side: register a client, sign its person in and approve, exchange the code. */
 
 import { COOKIE, ORIGIN } from "./pages";
 

@@ -34,7 +34,7 @@ import { COOKIE, get, post, shown } from "./pages";
 const ownedBotOf = async (owner: { token: string }) =>
   (await call("/auth/bot/register", { token: owner.token, body: { name: unique("theirs"), model: "m" } })).body.data.bot_id as string;
 
-/** OAuth 2.1 for /mcp (issue 57 §2–§4): discovery, DCR, sign-in → consent → code → token → refresh, and each refusal. */
+/** OAuth 2.1 for /mcp: discovery, DCR, sign-in → consent → code → token → refresh, and each refusal. */
 
 const fetchAt = (path: string) => workerFetch()(`${ORIGIN}${path}`);
 

@@ -6,7 +6,7 @@ import { apiTokenOf, branchRoom, call, createStory, expectError, join, registerA
 import { callTool, connectedApp, toolResult } from "./oauth-flow";
 import { get, page, post, shown, trips } from "./pages";
 
-/** People own bots (issue 57 §1): registering with a credential, `/me/bots`, re-keying, editing, retiring, standing. */
+/** People own bots: registering with a credential, `/me/bots`, re-keying, editing, retiring, standing. */
 
 /** A bot registered by `owner`'s credential, logged in (its JWT) as well. */
 async function ownedBot(owner: { token: string }, overrides: Record<string, unknown> = {}) {

@@ -3,7 +3,7 @@ import { call, createBranch, storyWithSegments, submit, words } from "./helpers"
 import { hide, moderator } from "./moderation";
 import { ORIGIN, page, trips, visible } from "./pages";
 
-/** Issue 58 §4: one page per path, `/branches/{id}/read` in the web reader. */
+/** One page per path, `/branches/{id}/read` in the web reader. */
 
 /** Each segment of a path page, by its anchor: the segment's markup, from its `<li id="s-N">` to the next. */
 function segmentsOf(html: string): Map<number, string> {

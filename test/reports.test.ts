@@ -102,7 +102,7 @@ describe("POST /reports", () => {
       [{ ...base, note: "x".repeat(1001) }, "note"],
       [{ ...base, note: "clear\u001b[2Jscreen" }, "note"],
       [{ ...base, note: "nul\u0000" }, "note"],
-      // Format characters too, as in names (issue 56): a bidi override reverses what a moderator reads; zero-width hides text.
+      // Format characters too, as in names: a bidi override reverses what a moderator reads; zero-width hides text.
       [{ ...base, note: "gnp.\u202Eexe" }, "note"],
       [{ ...base, note: "zero\u200Bwidth" }, "note"],
     ];

@@ -7,7 +7,7 @@ import { closeClients, hide, mcpTool, moderator, restore } from "./moderation";
 import { page } from "./pages";
 
 /**
- * Full-text search (issue 58 §2): `GET /search` and MCP's `search` over the FTS5 indexes every write feeds in its own
+ * Full-text search: `GET /search` and MCP's `search` over the FTS5 indexes every write feeds in its own
  * batch; English by whole words and prefixes, Chinese by words of one, two and three characters; snippets; ranking;
  * the filters of `GET /stories`; injection-shaped queries; what may not be read, never found.
  */

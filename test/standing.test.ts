@@ -26,7 +26,7 @@ import {
 } from "./helpers";
 import { COOKIE, ORIGIN, get, post, shown, trips } from "./pages";
 
-/** Account standing (issue 23): suspended, deleted, demoted and logged-out credentials, whichever kind, whichever door. */
+/** Account standing: suspended, deleted, demoted and logged-out credentials, whichever kind, whichever door. */
 
 const future = () => new Date(Date.now() + 86_400_000).toISOString();
 
@@ -102,7 +102,7 @@ describe("a suspension refuses every credential from the next request on", () =>
     const comments = await env.DB.prepare("SELECT count(*) AS n FROM comments WHERE author_id = ?").bind(human.id).first<{ n: number }>();
     expect(comments!.n).toBe(0);
 
-    // The web reader: the page is asked for again without the cookie (cleared), to be seen signed out (issue 56);
+    // The web reader: the page is asked for again without the cookie (cleared), to be seen signed out;
     // a form answers 403 with the reason, signing nobody in.
     const home = await get("/", human.token);
     expect(home.status).toBe(303);
@@ -462,7 +462,7 @@ describe("the standing check's round trips", () => {
   });
 });
 
-describe("standing on every call (issue 56): leave, wait, re-join and replays", () => {
+describe("standing on every call: leave, wait, re-join and replays", () => {
   const leave = (token: string, branchId: string) => call(`/branches/${branchId}/leave`, { token, method: "POST" });
   const logout = (token: string) => call("/auth/logout", { method: "POST", token });
   const members = async (branchId: string) => (await queueOf(branchId)).members.map((m: any) => m.bot_id);
@@ -590,7 +590,7 @@ describe("standing on every call (issue 56): leave, wait, re-join and replays", 
   });
 });
 
-describe("a suspended account may still log out; a refused browser session sees the pages signed out (issue 56)", () => {
+describe("a suspended account may still log out; a refused browser session sees the pages signed out", () => {
   it("POST /auth/logout with a suspended account's JWT or API token: 200, and the credential stays refused once restored", async () => {
     const admin = await registerAdmin();
     const human = await registerHuman();

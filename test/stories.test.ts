@@ -147,7 +147,7 @@ describe("GET /stories", () => {
     expect(ids.indexOf(b.id)).toBeLessThan(ids.indexOf(a.id));
     const itemA = stories.find((s: any) => s.id === a.id);
     expect(itemA.background).toHaveLength(200);
-    // The spec's fields, and what a story is (issue 58).
+    // The spec's fields, and what a story is.
     expect(Object.keys(itemA)).toEqual([
       "id",
       "title",

@@ -17,7 +17,7 @@ import {
 } from "./helpers";
 import { closeClients, hide, mcpTool, moderator } from "./moderation";
 
-// Issue 58 §1: what a story is (tags, a rating, warnings) and who wrote it (authorship), on every record and list
+// What a story is (tags, a rating, warnings) and who wrote it (authorship), on every record and list
 // item, filtered and sorted by `GET /stories`, with tag suggestions and a reader's preferences.
 
 afterEach(closeClients);

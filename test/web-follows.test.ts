@@ -6,7 +6,7 @@ import { recordingD1, unindexedScans } from "./recording-d1";
 import { get, post, trips } from "./pages";
 
 /**
- * Follows and the inbox on the web reader (issue 59): the Follow buttons and followers on story, branch, bot and
+ * Follows and the inbox on the web reader: the Follow buttons and followers on story, branch, bot and
  * writer pages, the inbox page and its forms, the unread count in every signed-in page's header (in the page's one
  * D1 round trip), and the status the inbox page's script polls.
  */

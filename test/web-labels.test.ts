@@ -5,7 +5,7 @@ import { ORIGIN, PREFS, get, post, shown, trips, visible } from "./pages";
 import { recordingD1, unindexedScans } from "./recording-d1";
 
 /**
- * Issue 58 §1 on the web reader: the chips on lists and story pages, tag pages, the new-story and edit forms, and a
+ * Labels on the web reader: the chips on lists and story pages, tag pages, the new-story and edit forms, and a
  * reader's preference (hide mature stories and chosen tags), kept with the account or, for an anonymous reader, in a
  * cookie; §2: the search box on every page and the search page. Everything through the Worker's own fetch, as a
  * browser sends it.

@@ -4,7 +4,7 @@ import { call, registerAdmin, registerBot, registerHuman, storyWithSegments } fr
 import { get, post, shown } from "./pages";
 
 /**
- * Reports and moderation on the web reader (issue 23): the Report control on the pages, its form (Origin check,
+ * Reports and moderation on the web reader: the Report control on the pages, its form (Origin check,
  * session, limits, errors in words), and the /admin pages (404 to anyone but moderators, one-click actions).
  */
 
@@ -168,7 +168,7 @@ describe("the /admin pages", () => {
     expect(log.text).toContain(`segment <code>${segments[2].id}</code>`);
   });
 
-  it("a report whose comment was deleted stays actionable: no hide button, its author suspended with one click (issue 56)", async () => {
+  it("a report whose comment was deleted stays actionable: no hide button, its author suspended with one click", async () => {
     const { story } = await storyWithSegments();
     const author = await registerHuman();
     const comment = (await call(`/branches/${story.main_branch_id}/comments`, { token: author.token, body: { content: "to be deleted" } })).body.data;
@@ -184,7 +184,7 @@ describe("the /admin pages", () => {
     expect((await env.DB.prepare("SELECT suspended_at FROM users WHERE id = ?").bind(author.id).first<{ suspended_at: string }>())?.suspended_at).toBeTruthy();
   });
 
-  it("a moderator's own case: refused in words on the queue, the report left open (issue 56)", async () => {
+  it("a moderator's own case: refused in words on the queue, the report left open", async () => {
     const filed = (await call("/reports", { token: (await registerHuman()).token, body: { target_type: "account", target_id: moderator.id, reason: "spam" } }))
       .body.data;
     const res = await post(`/admin/reports/${filed.id}/resolve?next=%2Fadmin`, { action: "dismiss" }, { session: moderator.token });

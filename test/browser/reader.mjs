@@ -1,12 +1,12 @@
 // `npm run test:browser`, its second part (alone, under Node 22: `npm exec -- node test/browser/reader.mjs
-// [--port 8799]`): the human web reader (issue 17) walked as a person would, in a headless Debian Chromium
+// [--port 8799]`): the human web reader walked as a person would, in a headless Debian Chromium
 // against its own `wrangler dev` (test/browser/harness.mjs), offline. Fields, buttons and links are found by
 // their labels and roles.
 //
 // The walk: the home page of an empty site (what Storyloom is, "Start the first story"; the favicon; on a phone the
 // header folded into a Menu that opens and closes); register (the session cookie is HttpOnly, SameSite=Lax, not Secure on 127.0.0.1; the
 // header then says "Signed in as …"); a new story through "New story", with tags (an existing tag suggested as one
-// types), a rating and a warning (issue 58), its chips and "Continue this story" on the story page, its tag's page, a search from the header's
+// types), a rating and a warning, its chips and "Continue this story" on the story page, its tag's page, a search from the header's
 // box (the story and its opening segment found, the word marked; the segment's hit opens its place), the owner's edit form,
 // the preference "hide mature stories" kept with the account (the home page then leaves it out); its main line's branch page, where the
 // human sends a too-short segment (an alert in words inside the form, no JSON envelope), writes a segment (the
@@ -71,10 +71,10 @@ const HIDE_REASON = `Spam, hidden (${run}).`;
 const moderator = { username: `moderator_${run}`, email: `moderator_${run}@example.com`, password: "correct horse battery" };
 const FORK = { title: `The ship in the dark ${run}`, first: "Nobody on the ship had seen a lighthouse go dark before." };
 const SIDE = { title: `The keeper's daughter ${run}`, first: "Her daughter had never once trusted the stairs." };
-/** What the story is (issue 58): an existing tag the form suggests, the story's own tags, rating and warning. */
+/** What the story is: an existing tag the form suggests, the story's own tags, rating and warning. */
 const SUGGESTED = `lighthouse keepers ${run}`;
 const TAG = `Lamps ${run}`;
-/** A reader's note on a bookmark (issue 59 §4). */
+/** A reader's note on a bookmark. */
 const BOOKMARK_NOTE = `Where the oil tins first appear (${run}).`;
 
 /** Fails the check at once when an earlier step it needs did not happen (instead of waiting out timeouts). */
@@ -418,7 +418,7 @@ try {
   await capture("tag", tagPath);
 
   let searched = false;
-  await t.check("search: the header's box finds the story by a word of its background and its opening segment, the word marked (issue 58 §2)", async () => {
+  await t.check("search: the header's box finds the story by a word of its background and its opening segment, the word marked", async () => {
     need(storyPath, "the story");
     await banner.getByRole("searchbox", { name: "Search stories and segments" }).fill("lamp");
     await banner.getByRole("button", { name: "Search" }).click();
@@ -483,7 +483,7 @@ try {
     need(prefsSaved, "the saved preference");
     await goto("/");
     const text = await bodyText();
-    // The list, not the page: "Continue reading" (issue 59 §4) may name the story the reader has a place in.
+    // The list, not the page: "Continue reading" may name the story the reader has a place in.
     const list = page.locator("ol.story-list");
     const listed = (await list.count()) ? ((await list.textContent()) ?? "") : "";
     assert(!listed.includes(story.title), "the mature story is still listed");
@@ -825,7 +825,7 @@ try {
   await audit("fork branch", forkPath);
   await capture("fork", forkPath);
 
-  // ---- the story's map and one page per path (issue 58) -------------------------------------------------------
+  // ---- the story's map and one page per path -------------------------------------------------------
   let mapShown = null;
   await t.check("map: the story page draws its branches as an SVG the browser parses as XML, lanes in map order, the same links listed beside it", async () => {
     need(forkPath && botId, "the fork and the bot");
@@ -936,7 +936,7 @@ try {
   await audit("path page", pathPage);
   await capture("path", pathPage);
 
-  // ---- bookmarks and the reader's place (issue 59 §4) -------------------------------------------------------
+  // ---- bookmarks and the reader's place -------------------------------------------------------
   let bookmarked = false;
   await t.check('bookmark: "Bookmark segment #2" on the path page comes back to that segment, which now says "Bookmarked"', async () => {
     need(pathPage, "the path page");
@@ -1020,7 +1020,7 @@ try {
   await audit("bot", botPage);
   await capture("bot", botPage);
 
-  // ---- 4b. My bots and Connected apps (issue 57) --------------------------------------------------------------
+  // ---- 4b. My bots and Connected apps --------------------------------------------------------------
   const myBot = { name: `own_bot_${run}`, model: "gpt-test" };
   let ownKey = null;
   await t.check('my bots: the header\'s "My bots" → "Make the bot" shows its key once, with a working copy button', async () => {
@@ -1107,7 +1107,7 @@ try {
   await audit("connected apps", connected);
   await capture("connected-apps", connected);
 
-  // ---- 7. follow, and the inbox live (issue 59) ---------------------------------------------------------------
+  // ---- 7. follow, and the inbox live ---------------------------------------------------------------
   let followed = false;
   await t.check('follow: the main line\'s "Follow" → "Following · Unfollow", 1 follower', async () => {
     need(mainPath, "the branch page");

@@ -9,7 +9,7 @@ import type { StoryRow } from "../../src/db/schema";
 import { attachment } from "../../src/lib/disposition";
 import { xmlText } from "../../src/lib/xml";
 
-/** Pure rules of the exports (issue 59 §5): escaping, file names, and the labels a story carries (issue 58). */
+/** Pure rules of the exports: escaping, file names, and the labels a story carries. */
 
 describe("markdownText: people's text reads as typed", () => {
   it.each([
@@ -84,7 +84,7 @@ const row = (fields: Partial<StoryRow> = {}): StoryRow => ({
   ...fields,
 });
 
-describe("the story's labels (issue 58) in a book", () => {
+describe("the story's labels in a book", () => {
   it("are read from the story's record: its rating, warnings and authorship", () => {
     expect(storyLabels(storyView(row(), []))).toEqual({ rating: "general", warnings: [], authorship: { authorship: "human", bot_share: 0 } });
     const labelled = storyView({ ...row(), rating: "mature", warnings: ["violence", "self_harm"], segmentsCount: 5, botSegmentsCount: 2 }, []);

@@ -12,7 +12,7 @@ import {
   snippetParts,
 } from "../../src/lib/search-text";
 
-// Full-text search's text (issue 58 §2): CJK runs fed to FTS5's unicode61 as bigram tokens between separators, a
+// Full-text search's text: CJK runs fed to FTS5's unicode61 as bigram tokens between separators, a
 // query's words as quoted phrases (never FTS5 syntax), and a snippet cut from the index read back as the text it was.
 const S = SEPARATOR;
 const [open, close, cut] = [MARK_OPEN, MARK_CLOSE, ELLIPSIS];

@@ -60,7 +60,7 @@ describe("verdictOf: the one standing rule", () => {
       { claimed: "human" },
       { ok: true, type: "human", role: "user" },
     ],
-    ["a suspended account logging out (issue 56)", row(suspended), { claimed: "human", evenSuspended: true }, { ok: true, type: "human", role: "user" }],
+    ["a suspended account logging out", row(suspended), { claimed: "human", evenSuspended: true }, { ok: true, type: "human", role: "user" }],
     [
       "logging out a session already logged out, suspended or not",
       row({ ...suspended, revoked: 1 }),
@@ -96,7 +96,7 @@ describe("verdictOf: the one standing rule", () => {
       { claimed: "human", moderator: true },
       { ok: false, code: "ACCOUNT_SUSPENDED", message: expect.any(String), details: { until: null, reason: "spam" } },
     ],
-    // Issue 57: a bot's owner's suspension is the bot's.
+    // A bot's owner's suspension is the bot's.
     [
       "a bot whose owner is suspended until restored",
       row({ type: "bot", owner_suspended_at: "2026-05-01T00:00:00.000Z", owner_suspended_until: null }),
