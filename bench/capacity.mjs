@@ -41,7 +41,7 @@ const placeOf = (table) => Object.entries(PLACE).find(([, tables]) => tables.inc
 // ---- text like writers write: Zipf-distributed words (English) and characters (Chinese), from fixed seeds ----
 function random(seed) {
   let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
 function zipf(n, rnd) {
   const weights = Array.from({ length: n }, (_, i) => 1 / (i + 1));
@@ -63,10 +63,12 @@ function zipf(n, rnd) {
 }
 const SYLLABLES = "ka lo mi ra the an ser vin tor el ha ne dor lis mar ae wen sto ri gal fen ow ith um bel cor".split(" ");
 function englishText(rnd, pick, characters) {
-  const vocabulary = englishText.vocabulary ?? (englishText.vocabulary = Array.from({ length: 6000 }, (_, i) => {
-    const r = random(i + 7);
-    return Array.from({ length: 1 + Math.floor(r() * 3) }, () => SYLLABLES[Math.floor(r() * SYLLABLES.length)]).join("");
-  }));
+  const vocabulary =
+    englishText.vocabulary ??
+    (englishText.vocabulary = Array.from({ length: 6000 }, (_, i) => {
+      const r = random(i + 7);
+      return Array.from({ length: 1 + Math.floor(r() * 3) }, () => SYLLABLES[Math.floor(r() * SYLLABLES.length)]).join("");
+    }));
   const words = [];
   let length = 0;
   while (length < characters) {
@@ -92,7 +94,12 @@ function d1File(persist) {
 /** Bytes per table (its indexes and, for a search table, its shadow tables counted with it), and rows per table. */
 function measure(file, tables) {
   const db = new DatabaseSync(file, { readOnly: true });
-  const owners = new Map(db.prepare("SELECT name, tbl_name FROM sqlite_schema").all().map((r) => [r.name, r.tbl_name]));
+  const owners = new Map(
+    db
+      .prepare("SELECT name, tbl_name FROM sqlite_schema")
+      .all()
+      .map((r) => [r.name, r.tbl_name]),
+  );
   const bytes = {};
   for (const { name, size } of db.prepare("SELECT name, SUM(pgsize) AS size FROM dbstat GROUP BY name").all()) {
     let table = owners.get(name) ?? name;
@@ -119,7 +126,9 @@ async function run() {
       .access_token;
     const file = d1File(persist);
     const tables = new DatabaseSync(file, { readOnly: true })
-      .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'search_%\\_%' ESCAPE '\\'")
+      .prepare(
+        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'search_%\\_%' ESCAPE '\\'",
+      )
       .all()
       .map((r) => r.name);
     const phases = {};
@@ -140,7 +149,15 @@ async function run() {
       (
         await call("/stories", {
           token,
-          body: { title: `Capacity ${language}`, background: "Measured.", starter: "It begins.", initial_segments: ["One.", "Two.", "Three."], language, min_length: 1, max_length: 100_000 },
+          body: {
+            title: `Capacity ${language}`,
+            background: "Measured.",
+            starter: "It begins.",
+            initial_segments: ["One.", "Two.", "Three."],
+            language,
+            min_length: 1,
+            max_length: 100_000,
+          },
         })
       ).data;
     const en = await story("en");
@@ -154,7 +171,9 @@ async function run() {
     await phase("segment (English)", SEGMENTS, async () => enIds.push((await write(en.main_branch_id, englishText(rndEn, pickEn, 2150))).data.id));
     await phase("segment (Chinese)", SEGMENTS, () => write(zh.main_branch_id, chineseText(rndZh, pickZh, 1500)));
     await phase("vote", SEGMENTS, (i) => call("/votes", { token: reader, body: { target_type: "segment", target_id: enIds[i], vote: 1 } }));
-    await phase("comment", SEGMENTS, (i) => call(`/branches/${en.main_branch_id}/comments`, { token: reader, body: { content: `A reader's comment, number ${i}, of a sentence or two like most.` } }));
+    await phase("comment", SEGMENTS, (i) =>
+      call(`/branches/${en.main_branch_id}/comments`, { token: reader, body: { content: `A reader's comment, number ${i}, of a sentence or two like most.` } }),
+    );
     writeMs = [...phases["segment (English)"].ms, ...phases["segment (Chinese)"].ms];
     return { phases, writeMs, totalBytes: statSync(file).size };
   } finally {
@@ -194,13 +213,21 @@ const every = Number(opts.every);
 const years = Number(opts.years);
 const perDay = (bots * 24 * 60) / every;
 const total = perDay * 365 * years;
-console.log(`\nThe load: ${bots.toLocaleString("en")} bots writing a segment every ${every} minutes (${big(perDay)} a day, ${(perDay / 86400).toFixed(1)} a second) for ${years} year(s): ${big(total)} segments; ${big(Number(opts.readers))} readers.`);
+console.log(
+  `\nThe load: ${bots.toLocaleString("en")} bots writing a segment every ${every} minutes (${big(perDay)} a day, ${(perDay / 86400).toFixed(1)} a second) for ${years} year(s): ${big(total)} segments; ${big(Number(opts.readers))} readers.`,
+);
 console.log(`A segment, half English and half Chinese: ${kb(segment)} in D1 today.\n`);
 
 console.log("Today: one D1 database holds everything.");
-console.log(`- it holds ${big(LIMITS.d1Database / segment)} segments (${kb(segment)} each) and is full after ${days(LIMITS.d1Database / segment / perDay)} of the load;`);
-console.log(`- every write of the service goes to its one writer: ${(perDay / 86400).toFixed(1)} segment writes a second, ${((perDay / 86400) * perOp["segment (English)"].rows).toFixed(0)} rows a second;`);
-console.log(`- a segment write took ${medianMs.toFixed(1)} ms end to end here (median, serial, local): one writer serving only these is busy ${(((perDay / 86400) * medianMs) / 10).toFixed(1)} % of the time at that pace.`);
+console.log(
+  `- it holds ${big(LIMITS.d1Database / segment)} segments (${kb(segment)} each) and is full after ${days(LIMITS.d1Database / segment / perDay)} of the load;`,
+);
+console.log(
+  `- every write of the service goes to its one writer: ${(perDay / 86400).toFixed(1)} segment writes a second, ${((perDay / 86400) * perOp["segment (English)"].rows).toFixed(0)} rows a second;`,
+);
+console.log(
+  `- a segment write took ${medianMs.toFixed(1)} ms end to end here (median, serial, local): one writer serving only these is busy ${(((perDay / 86400) * medianMs) / 10).toFixed(1)} % of the time at that pace.`,
+);
 console.log(`First limit: the database's 10 GB, after ${days(LIMITS.d1Database / segment / perDay)}.\n`);
 
 const storyBytes = part("story");
@@ -209,10 +236,23 @@ const directoryBytes = part("directory");
 const windowBytes = part("window");
 const shards = Math.max(1, Math.ceil((total * searchBytes) / (LIMITS.d1Database * 0.8)));
 console.log("Per-story storage (docs/scale.md): content in a SQLite Durable Object per story, search in shards, D1 a directory.");
-console.log(`- a story's storage holds ${big(LIMITS.doStorage / storyBytes)} segments (${kb(storyBytes)} each, content and its logs, votes, comments); storages are added with stories, none shared;`);
-console.log(`- the search index: ${kb(searchBytes)} a segment, ${((total * searchBytes) / GB).toFixed(0)} GB for the load: ${shards} shard database(s) at 80 % full, queried in parallel;`);
-console.log(`- D1 (directory) grows ${kb(directoryBytes)} a segment: ${((total * directoryBytes) / GB).toFixed(1)} GB for the load (counts and last activity are updated, not added);`);
+console.log(
+  `- a story's storage holds ${big(LIMITS.doStorage / storyBytes)} segments (${kb(storyBytes)} each, content and its logs, votes, comments); storages are added with stories, none shared;`,
+);
+console.log(
+  `- the search index: ${kb(searchBytes)} a segment, ${((total * searchBytes) / GB).toFixed(0)} GB for the load: ${shards} shard database(s) at 80 % full, queried in parallel;`,
+);
+console.log(
+  `- D1 (directory) grows ${kb(directoryBytes)} a segment: ${((total * directoryBytes) / GB).toFixed(1)} GB for the load (counts and last activity are updated, not added);`,
+);
 console.log(`- rows pruned by window: ${kb(windowBytes)} a segment, kept a day: ${((perDay * windowBytes) / GB).toFixed(2)} GB at any time;`);
-console.log(`- one story writes at its own pace: its storage is one writer, ${medianMs.toFixed(1)} ms a segment here: ${Math.floor(1000 / medianMs)} segments a second for one story.`);
-const firstNew = Math.min((LIMITS.d1Database - 0.1 * GB) / (perDay * directoryBytes + 1e-9), (LIMITS.d1Account - shards * LIMITS.d1Database) / (perDay * searchBytes + 1e-9));
-console.log(`First limit: ${firstNew / 365 > years ? `none within ${years} year(s); the directory database fills after ${days((LIMITS.d1Database - 0.1 * GB) / (perDay * directoryBytes + 1e-9))}` : `after ${days(firstNew)}`}.`);
+console.log(
+  `- one story writes at its own pace: its storage is one writer, ${medianMs.toFixed(1)} ms a segment here: ${Math.floor(1000 / medianMs)} segments a second for one story.`,
+);
+const firstNew = Math.min(
+  (LIMITS.d1Database - 0.1 * GB) / (perDay * directoryBytes + 1e-9),
+  (LIMITS.d1Account - shards * LIMITS.d1Database) / (perDay * searchBytes + 1e-9),
+);
+console.log(
+  `First limit: ${firstNew / 365 > years ? `none within ${years} year(s); the directory database fills after ${days((LIMITS.d1Database - 0.1 * GB) / (perDay * directoryBytes + 1e-9))}` : `after ${days(firstNew)}`}.`,
+);

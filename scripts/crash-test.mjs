@@ -1,4 +1,4 @@
-// `npm run test:crash [-- --cycles N --seed S --port P --branches B --verbose]`: the crash test (issue 12, item 5).
+// `npm run test:crash [-- --cycles N --seed S --port P --branches B --verbose]`: the crash test.
 //
 // It starts `wrangler dev` on its own port and its own state directory, then runs N cycles (default 5) of: a
 // write burst on 30 branches (bots joining, bots writing at their turn and blindly out of turn, humans writing,

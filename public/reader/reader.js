@@ -11,7 +11,7 @@
 //   when the server closes the socket;
 // - copy buttons for a key shown once (My bots);
 // - a limit's end in the reader's clock: <time datetime="ISO" data-local> shows the browser's local time, not UTC;
-// - a signed-in reader's place on a path (issue 59 §4): <ol data-place="/branches/{id}/place" data-place-at="N"> keeps
+// - a signed-in reader's place on a path: <ol data-place="/branches/{id}/place" data-place-at="N"> keeps
 //   the furthest segment (`data-sequence`, `data-segment`) whose end the reader has scrolled past, sent once the page
 //   is left or hidden (a beacon to the page's own form route), only when it is beyond the place kept.
 import { contentLength, lengthUnit } from "./length-rule.js";
