@@ -41,14 +41,20 @@ const placeOf = (table) => Object.entries(PLACE).find(([, tables]) => tables.inc
 // ---- text like writers write: Zipf-distributed words (English) and characters (Chinese), from fixed seeds ----
 function random(seed) {
   let s = seed >>> 0;
-  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
 }
 function zipf(n, rnd) {
   const weights = Array.from({ length: n }, (_, i) => 1 / (i + 1));
   const total = weights.reduce((a, b) => a + b, 0);
   const cumulative = [];
   let sum = 0;
-  for (const w of weights) cumulative.push((sum += w / total));
+  for (const w of weights) {
+    sum += w / total;
+    cumulative.push(sum);
+  }
   return () => {
     const x = rnd();
     let lo = 0;
@@ -62,13 +68,13 @@ function zipf(n, rnd) {
   };
 }
 const SYLLABLES = "ka lo mi ra the an ser vin tor el ha ne dor lis mar ae wen sto ri gal fen ow ith um bel cor".split(" ");
+/** 6,000 made-up words of one to three syllables: a vocabulary as large as a long story's. */
+const VOCABULARY = Array.from({ length: 6000 }, (_, i) => {
+  const r = random(i + 7);
+  return Array.from({ length: 1 + Math.floor(r() * 3) }, () => SYLLABLES[Math.floor(r() * SYLLABLES.length)]).join("");
+});
 function englishText(rnd, pick, characters) {
-  const vocabulary =
-    englishText.vocabulary ??
-    (englishText.vocabulary = Array.from({ length: 6000 }, (_, i) => {
-      const r = random(i + 7);
-      return Array.from({ length: 1 + Math.floor(r() * 3) }, () => SYLLABLES[Math.floor(r() * SYLLABLES.length)]).join("");
-    }));
+  const vocabulary = VOCABULARY;
   const words = [];
   let length = 0;
   while (length < characters) {
@@ -145,7 +151,7 @@ async function run() {
       phases[name] = { count, bytes: minus(after.bytes, before.bytes), rows: minus(after.rows, before.rows), ms: times };
       before = after;
     };
-    const story = async (language, unit) =>
+    const story = async (language) =>
       (
         await call("/stories", {
           token,
