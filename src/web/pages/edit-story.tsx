@@ -1,7 +1,7 @@
 import { type FormState, Input, PostForm, TextArea } from "../components/forms";
 import { LabelFields, labelValues } from "../components/label-fields";
 import { Breadcrumbs, Layout, READER_SCRIPT, type Viewer } from "../components/layout";
-import { storyTrail } from "./pages";
+import { storyTrail } from "../support/links";
 
 interface EditedStory {
   id: string;

@@ -4,7 +4,7 @@ import type { readerUser } from "../../domain/reading/reader";
 import { FollowControl } from "../components/follow-control";
 import { authorFeed } from "../support/feed-links";
 import { authorHref, FeedLink, Layout, Pager, pagesOf, plural, READER_SCRIPT, type Viewer, When } from "../components/layout";
-import { LatestSegments } from "./pages";
+import { LatestSegments } from "../components/latest-segments";
 
 type User = Awaited<ReturnType<typeof readerUser>>;
 

@@ -22,7 +22,8 @@ import { safeNext } from "../support/safe-next";
 import { type Fields, fieldsOf, type Labels, labelsFrom, optional, parseWith, showErrorsIn } from "../support/form-errors";
 import { filledSegments, storyFormBody } from "../support/story-form";
 import { LABEL_WORDS, labelsOf } from "../components/label-fields";
-import { branchHref, branchPage, editStoryPage, loginPage, newStoryPage, registerPage } from "../support/render";
+import { branchPage, editStoryPage, loginPage, newStoryPage, registerPage } from "../support/render";
+import { branchHref } from "../support/links";
 import { endSession, formPost, requireSession, startSession, viewerOf } from "../support/session";
 
 /**

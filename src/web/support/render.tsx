@@ -9,7 +9,8 @@ import { EditStoryPage } from "../pages/edit-story";
 import { getStory } from "../../domain/stories/stories";
 import { requireOwnerOrAdmin } from "../../domain/shared/actor";
 import { pathId } from "../../lib/ids";
-import { BranchPage } from "../pages/pages";
+import { BranchPage } from "../pages/branch";
+import { branchHref } from "./links";
 import { safeNext } from "./safe-next";
 import { pageViewer, viewerOf } from "./session";
 
@@ -22,8 +23,6 @@ export const absolute = (c: Context<AppEnv>, path: string) => `${c.get("config")
 
 /** A page as HTML (its Cache-Control is set by the pages' middleware). */
 export const page = (c: Context<AppEnv>, html: Parameters<Context<AppEnv>["html"]>[0], status: ErrorStatus | 200 = 200) => c.html(html, status);
-
-export const branchHref = (id: string) => `/branches/${id}`;
 
 /** A page number from a query (`?page=`): a positive integer, at most `max`; anything else is the first page. */
 export function positiveInt(value: string | undefined, max: number): number {
