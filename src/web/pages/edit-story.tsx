@@ -1,5 +1,6 @@
 import { type FormState, Input, PostForm, TextArea } from "../components/forms";
-import { LabelFields, labelValues } from "../components/label-fields";
+import { LabelFields } from "../components/label-fields";
+import { labelValues } from "../support/label-form";
 import { Breadcrumbs, Layout, READER_SCRIPT, type Viewer } from "../components/layout";
 import { storyTrail } from "../support/links";
 

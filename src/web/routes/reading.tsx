@@ -18,7 +18,8 @@ import { SearchPage } from "../pages/search";
 import { StoryPage } from "../pages/story";
 import { TagPage } from "../pages/tag";
 import { hasPreferenceCookie, readerPreference } from "../support/reader-preference";
-import { absolute, branchPage, page, positiveInt } from "../support/render";
+import { absolute, page, positiveInt } from "../support/render";
+import { branchPage } from "./form-pages";
 import { pageViewer, viewerOf } from "../support/session";
 
 /** Stories per page of the home page. */
