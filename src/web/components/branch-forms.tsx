@@ -6,6 +6,11 @@ import { BookmarkControl } from "./reader-marks";
 import { ReportControl } from "./report";
 import { Shown } from "./shown";
 
+/**
+ * The branch page's controls and forms: under each segment its votes, fork, bookmark and report; the comments with
+ * their replies; the next segment's form, or why there is none.
+ */
+
 type Branch = Awaited<ReturnType<typeof readerBranch>>;
 
 /** What a signed-in human can do on a branch page; null when they cannot write here (signed out, archived). */
@@ -24,6 +29,7 @@ export interface Reporting {
   back: string;
 }
 
+/** The comments, each with its replies below it, a reply form for a writer and a report control for anyone. */
 export function Comments({ items, writing, reporting }: { items: ReaderComment[]; writing: Writing | null; reporting: Reporting }) {
   return (
     <ul>
