@@ -8,13 +8,14 @@
 //    what the same bytes need when story content lives in per-story storage (docs/scale.md says what goes where).
 //
 //   npm run capacity                          # 150 segments a language, the default load
-//   npm run capacity -- --segments 300 --bots 10000 --every 10 --years 1 --readers 1000000
+//   npm run capacity -- --segments 300 --bots 10000 --every 10 --years 1 --stories 1000 --readers 1000000
+// (`--stories`: new stories a day; `--keep-days`: how long the pruned rows are kept.)
 import { DatabaseSync } from "node:sqlite";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { NO_LIMITS, api, freePorts, startDev } from "./lib.mjs";
+import { NO_LIMITS, api, freePorts, median, startDev } from "./lib.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -23,12 +24,16 @@ const { values: opts } = parseArgs({
     every: { type: "string", default: "10" },
     years: { type: "string", default: "1" },
     readers: { type: "string", default: "1000000" },
+    stories: { type: "string", default: "1000" },
+    "keep-days": { type: "string", default: "1" },
   },
 });
 const SEGMENTS = Number(opts.segments);
 const GB = 1e9;
 /** Cloudflare's published limits (developers.cloudflare.com, D1 and Durable Objects "Limits", paid plan). */
 const LIMITS = { d1Database: 10 * GB, d1Account: 1000 * GB, doStorage: 10 * GB };
+/** How full a store is let grow before another is opened. */
+const FILL = 0.8;
 
 /** Where each table's rows live once story content leaves the one database (docs/scale.md, "What goes where"). */
 const PLACE = {
@@ -126,10 +131,12 @@ async function run() {
   const server = await startDev(port, persist, [...NO_LIMITS, "--var", "LOG_REQUESTS:false"]);
   try {
     const call = api(base);
-    const token = (await call("/auth/register", { body: { username: "capacity", email: "capacity@example.com", password: "capacity pw", user_type: "human" } }))
-      .access_token;
-    const reader = (await call("/auth/register", { body: { username: "reader", email: "reader@example.com", password: "capacity pw", user_type: "human" } }))
-      .access_token;
+    const account = async (name) =>
+      (await call("/auth/register", { body: { username: name, email: `${name}@example.com`, password: "capacity pw", user_type: "human" } })).access_token;
+    // The story's owner, a writer who is not the owner (as a bot on someone's story is: the owner hears of it), a reader.
+    const owner = await account("owner");
+    const writer = await account("writer");
+    const reader = await account("reader");
     const file = d1File(persist);
     const tables = new DatabaseSync(file, { readOnly: true })
       .prepare(
@@ -139,49 +146,65 @@ async function run() {
       .map((r) => r.name);
     const phases = {};
     let before = measure(file, tables);
-    let writeMs = [];
+    /** Runs `act` `count` times in turn, then measures what the database grew by; `act` may answer the write's time in the room. */
     const phase = async (name, count, act) => {
-      const times = [];
+      const roomMs = [];
       for (let i = 0; i < count; i++) {
-        const started = performance.now();
-        await act(i);
-        times.push(performance.now() - started);
+        const ms = await act(i);
+        if (typeof ms === "number") roomMs.push(ms);
       }
       const after = measure(file, tables);
-      phases[name] = { count, bytes: minus(after.bytes, before.bytes), rows: minus(after.rows, before.rows), ms: times };
+      phases[name] = { count, bytes: minus(after.bytes, before.bytes), rows: minus(after.rows, before.rows), roomMs };
       before = after;
     };
-    const story = async (language) =>
+    const newStory = async (language, i = 0) =>
       (
         await call("/stories", {
-          token,
+          token: owner,
           body: {
-            title: `Capacity ${language}`,
-            background: "Measured.",
-            starter: "It begins.",
-            initial_segments: ["One.", "Two.", "Three."],
+            title: `Capacity ${language} ${i}`,
+            background: "A story written to be measured, with a background of a sentence or two as most have.",
+            starter: "It begins here, on a night like any other.",
+            initial_segments: ["The first of them came at dusk.", "The second of them followed.", "The third of them never came."],
             language,
             min_length: 1,
             max_length: 100_000,
+            tags: ["measured", language === "en" ? "english" : "chinese"],
           },
         })
       ).data;
-    const en = await story("en");
-    const zh = await story("zh");
+    const stories = [];
+    await phase("story (with its 3 initial segments)", Math.max(10, SEGMENTS / 10), async (i) => {
+      stories.push(await newStory(i % 2 ? "zh" : "en", i));
+    });
+    const en = stories[0];
+    const zh = stories[1];
+    await call("/follows", { token: reader, body: { target_type: "story", target_id: en.id } });
+    await call("/follows", { token: reader, body: { target_type: "story", target_id: zh.id } });
     const rndEn = random(1);
     const pickEn = zipf(6000, rndEn);
     const rndZh = random(2);
     const pickZh = zipf(3000, rndZh);
-    const write = (branchId, text) => call(`/branches/${branchId}/segments`, { token, body: { content: text } });
+    /** A segment by the writer; answers the room's time for it (Server-Timing's `do` entry: its checks and D1 batch). */
+    const write = async (branchId, text, ids) => {
+      const res = await fetch(`${base}/branches/${branchId}/segments`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${writer}` },
+        body: JSON.stringify({ content: text }),
+      });
+      const body = await res.json();
+      if (res.status !== 201) throw new Error(`segment write -> ${res.status} ${JSON.stringify(body)}`);
+      ids?.push(body.data.id);
+      return Number(/do;desc="[^"]*";dur=([\d.]+)/.exec(res.headers.get("server-timing") ?? "")?.[1] ?? Number.NaN);
+    };
     const enIds = [];
-    await phase("segment (English)", SEGMENTS, async () => enIds.push((await write(en.main_branch_id, englishText(rndEn, pickEn, 2150))).data.id));
+    await phase("segment (English)", SEGMENTS, () => write(en.main_branch_id, englishText(rndEn, pickEn, 2150), enIds));
     await phase("segment (Chinese)", SEGMENTS, () => write(zh.main_branch_id, chineseText(rndZh, pickZh, 1500)));
     await phase("vote", SEGMENTS, (i) => call("/votes", { token: reader, body: { target_type: "segment", target_id: enIds[i], vote: 1 } }));
     await phase("comment", SEGMENTS, (i) =>
       call(`/branches/${en.main_branch_id}/comments`, { token: reader, body: { content: `A reader's comment, number ${i}, of a sentence or two like most.` } }),
     );
-    writeMs = [...phases["segment (English)"].ms, ...phases["segment (Chinese)"].ms];
-    return { phases, writeMs, totalBytes: statSync(file).size };
+    return { phases };
   } finally {
     server.stop();
     rmSync(persist, { recursive: true, force: true });
@@ -191,74 +214,82 @@ async function run() {
 // ---- the report ----
 const kb = (n) => `${(n / 1000).toFixed(1)} KB`;
 const big = (n) => (n >= 1e9 ? `${(n / 1e9).toFixed(2)} billion` : n >= 1e6 ? `${(n / 1e6).toFixed(2)} million` : `${Math.round(n).toLocaleString("en")}`);
-const days = (d) => (d >= 365 ? `${(d / 365).toFixed(1)} years` : `${d.toFixed(1)} days`);
+const days = (d) => (!Number.isFinite(d) ? "never" : d >= 365 ? `${(d / 365).toFixed(1)} years` : `${d.toFixed(1)} days`);
+const gb = (n) => `${(n / GB).toFixed(n < 10 * GB ? 2 : 0)} GB`;
 
-const { phases, writeMs } = await run();
+const { phases } = await run();
 const perOp = Object.fromEntries(
   Object.entries(phases).map(([name, p]) => {
     const byPlace = {};
     for (const [table, b] of Object.entries(p.bytes)) byPlace[placeOf(table)] = (byPlace[placeOf(table)] ?? 0) + b / p.count;
     const rows = Object.values(p.rows).reduce((a, b) => a + b, 0) / p.count;
-    return [name, { total: Object.values(p.bytes).reduce((a, b) => a + b, 0) / p.count, byPlace, tables: p.bytes, rows, count: p.count }];
+    return [name, { total: Object.values(p.bytes).reduce((a, b) => a + b, 0) / p.count, byPlace, rows }];
   }),
 );
-console.log(`\nMeasured: ${SEGMENTS} segments a language, then ${SEGMENTS} votes and ${SEGMENTS} comments, through the API (local D1, dbstat).\n`);
-console.log("| operation | bytes in D1 each | story content | search index | directory | pruned window | rows written |");
+console.log(`\nMeasured through the API on a fresh local D1 (SQLite's dbstat: tables, indexes and the search tables' shadow tables):\n`);
+console.log("| each | bytes in D1 | story content | search index | directory | pruned rows | rows written |");
 console.log("|---|---|---|---|---|---|---|");
 for (const [name, o] of Object.entries(perOp))
   console.log(
     `| ${name} | ${kb(o.total)} | ${kb(o.byPlace.story ?? 0)} | ${kb(o.byPlace.search ?? 0)} | ${kb(o.byPlace.directory ?? 0)} | ${kb(o.byPlace.window ?? 0)} | ${o.rows.toFixed(1)} |`,
   );
-const segment = (perOp["segment (English)"].total + perOp["segment (Chinese)"].total) / 2;
-const part = (place) => ((perOp["segment (English)"].byPlace[place] ?? 0) + (perOp["segment (Chinese)"].byPlace[place] ?? 0)) / 2;
-const sortedMs = [...writeMs].sort((a, b) => a - b);
-const medianMs = sortedMs[sortedMs.length >> 1];
+const both = (f) => (f(perOp["segment (English)"]) + f(perOp["segment (Chinese)"])) / 2;
+const segment = both((o) => o.total);
+const part = (place) => both((o) => o.byPlace[place] ?? 0);
+const story = perOp["story (with its 3 initial segments)"];
+const roomMs = median([...phases["segment (English)"].roomMs, ...phases["segment (Chinese)"].roomMs].filter(Number.isFinite));
 
 const bots = Number(opts.bots);
 const every = Number(opts.every);
 const years = Number(opts.years);
+const storiesPerDay = Number(opts.stories);
+const keepDays = Number(opts["keep-days"]);
 const perDay = (bots * 24 * 60) / every;
 const total = perDay * 365 * years;
 console.log(
-  `\nThe load: ${bots.toLocaleString("en")} bots writing a segment every ${every} minutes (${big(perDay)} a day, ${(perDay / 86400).toFixed(1)} a second) for ${years} year(s): ${big(total)} segments; ${big(Number(opts.readers))} readers.`,
+  `\nThe load: ${bots.toLocaleString("en")} bots writing a segment every ${every} minutes (${big(perDay)} a day, ${(perDay / 86400).toFixed(1)} a second), ${storiesPerDay.toLocaleString("en")} new stories a day, for ${years} year(s): ${big(total)} segments; ${big(Number(opts.readers))} readers (reads are served at the edge and from caches; they add no bytes).`,
 );
-console.log(`A segment, half English and half Chinese: ${kb(segment)} in D1 today.\n`);
+console.log(`A segment, half English and half Chinese: ${kb(segment)} in D1 today; a story ${kb(story.total)} (its row, tags and initial segments).`);
+console.log(`A segment write's time in its branch's room (its checks and its one D1 batch), median, local: ${roomMs.toFixed(1)} ms.\n`);
 
+const todayPerDay = perDay * segment + storiesPerDay * story.total;
 console.log("Today: one D1 database holds everything.");
 console.log(
-  `- it holds ${big(LIMITS.d1Database / segment)} segments (${kb(segment)} each) and is full after ${days(LIMITS.d1Database / segment / perDay)} of the load;`,
+  `- it holds ${big((LIMITS.d1Database * FILL) / segment)} segments at ${FILL * 100} % full, and the load fills it in ${days((LIMITS.d1Database * FILL) / todayPerDay)};`,
 );
 console.log(
-  `- every write of the service goes to its one writer: ${(perDay / 86400).toFixed(1)} segment writes a second, ${((perDay / 86400) * perOp["segment (English)"].rows).toFixed(0)} rows a second;`,
+  `- every write of the service waits on its one writer: ${(perDay / 86400).toFixed(1)} segment writes and ${((perDay / 86400) * both((o) => o.rows)).toFixed(0)} rows a second.`,
 );
-console.log(
-  `- a segment write took ${medianMs.toFixed(1)} ms end to end here (median, serial, local): one writer serving only these is busy ${(((perDay / 86400) * medianMs) / 10).toFixed(1)} % of the time at that pace.`,
-);
-console.log(`First limit: the database's 10 GB, after ${days(LIMITS.d1Database / segment / perDay)}.\n`);
+console.log(`First limit: the one database's 10 GB, after ${days((LIMITS.d1Database * FILL) / todayPerDay)}.\n`);
 
-const storyBytes = part("story");
-const searchBytes = part("search");
-const directoryBytes = part("directory");
+const content = part("story");
+const search = part("search");
+const directorySegment = part("directory");
 const windowBytes = part("window");
-const shards = Math.max(1, Math.ceil((total * searchBytes) / (LIMITS.d1Database * 0.8)));
-console.log("Per-story storage (docs/scale.md): content in a SQLite Durable Object per story, search in shards, D1 a directory.");
+const directoryPerDay = perDay * directorySegment + storiesPerDay * (story.byPlace.directory ?? 0);
+const windowHeld = perDay * windowBytes * keepDays;
+const searchTotal = total * search;
+const searchShards = Math.ceil(searchTotal / (LIMITS.doStorage * FILL));
+const d1SearchDays = (LIMITS.d1Account * FILL) / (perDay * search);
+console.log("Per-story storage (docs/scale.md): a story's content in its own SQLite Durable Object, search in shards, D1 a directory.");
 console.log(
-  `- a story's storage holds ${big(LIMITS.doStorage / storyBytes)} segments (${kb(storyBytes)} each, content and its logs, votes, comments); storages are added with stories, none shared;`,
-);
-console.log(
-  `- the search index: ${kb(searchBytes)} a segment, ${((total * searchBytes) / GB).toFixed(0)} GB for the load: ${shards} shard database(s) at 80 % full, queried in parallel;`,
-);
-console.log(
-  `- D1 (directory) grows ${kb(directoryBytes)} a segment: ${((total * directoryBytes) / GB).toFixed(1)} GB for the load (counts and last activity are updated, not added);`,
-);
-console.log(`- rows pruned by window: ${kb(windowBytes)} a segment, kept a day: ${((perDay * windowBytes) / GB).toFixed(2)} GB at any time;`);
-console.log(
-  `- one story writes at its own pace: its storage is one writer, ${medianMs.toFixed(1)} ms a segment here: ${Math.floor(1000 / medianMs)} segments a second for one story.`,
-);
-const firstNew = Math.min(
-  (LIMITS.d1Database - 0.1 * GB) / (perDay * directoryBytes + 1e-9),
-  (LIMITS.d1Account - shards * LIMITS.d1Database) / (perDay * searchBytes + 1e-9),
+  `- a story's storage: ${kb(content)} a segment (its text, logs, votes and comments), so ${big((LIMITS.doStorage * FILL) / content)} segments in one story; one is added with each story, none is shared;`,
 );
 console.log(
-  `First limit: ${firstNew / 365 > years ? `none within ${years} year(s); the directory database fills after ${days((LIMITS.d1Database - 0.1 * GB) / (perDay * directoryBytes + 1e-9))}` : `after ${days(firstNew)}`}.`,
+  `- one story's writes: its storage is one writer at ${roomMs.toFixed(1)} ms a segment, ${Math.floor(1000 / roomMs)} segments a second for that story, and the service's rate grows with its stories;`,
 );
+console.log(
+  `- the search index: ${kb(search)} a segment, ${gb(searchTotal)} for the load. In D1 databases it meets the account's 1 TB after ${days(d1SearchDays)}; in SQLite Durable Objects it is ${searchShards} shards at ${FILL * 100} % full, each query asking them all in parallel;`,
+);
+console.log(
+  `- D1 (accounts, the story directory, follows…): ${kb(directorySegment)} a segment and ${kb(story.byPlace.directory ?? 0)} a story, ${gb(directoryPerDay * 365 * years)} for the load; full after ${days((LIMITS.d1Database * FILL) / directoryPerDay)};`,
+);
+console.log(
+  `- rows pruned by window (inbox items, outbox, idempotency, webhook attempts): ${kb(windowBytes)} a segment, ${gb(windowHeld)} held at any time (kept ${keepDays} day(s)).`,
+);
+const limits = [
+  ["the directory database's 10 GB", (LIMITS.d1Database * FILL - windowHeld) / directoryPerDay],
+  ["one search shard's 10 GB (shards are added as it fills)", Number.POSITIVE_INFINITY],
+  ["one story's 10 GB (only for a story that alone holds that much)", Number.POSITIVE_INFINITY],
+].sort((a, b) => a[1] - b[1]);
+console.log(`First limit: ${limits[0][0]}, after ${days(limits[0][1])}.`);

@@ -48,7 +48,7 @@ import { preferenceRoutes } from "./routes/preferences";
 import { bookmarkRoutes } from "./routes/bookmarks";
 import { summaryRoutes } from "./routes/summaries";
 import { feedRoutes } from "./web/routes/feeds";
-import { webRoutes } from "./web/routes/reading";
+import { webRoutes } from "./web/app";
 import { OAUTH_SERVER_PATHS, REGISTER_PATH, TOKEN_PATH } from "./oauth/paths";
 import { oauthErrorShape } from "./middleware/oauth-errors";
 import { mcpTokenFailureLimit, oauthRegistrationLimit, oauthTokenLimit } from "./middleware/subject-limits";

@@ -1,6 +1,6 @@
 import { CONTENT_WARNINGS, RATINGS } from "../../config";
 import { TAGS_PER_STORY } from "../../lib/tag-rule";
-import type { Fields } from "../support/form-errors";
+import { warningField } from "../support/label-form";
 import { type FormState, Input } from "./forms";
 import { WARNING_WORDS } from "../../domain/export/label-words";
 
@@ -8,32 +8,6 @@ import { WARNING_WORDS } from "../../domain/export/label-words";
  * What a story is, in the new-story and edit forms: its tags (one field, separated by commas; the reader's
  * script suggests existing tags from `GET /api/v1/tags`), its rating and its warnings (a checkbox each).
  */
-
-/** Tags as typed in one field: split at commas (the Chinese and Japanese ones too), blanks dropped. */
-export const splitTags = (text: string | undefined) =>
-  (text ?? "")
-    .split(/[,，、]/u)
-    .map((t) => t.trim())
-    .filter(Boolean);
-
-const warningField = (w: string) => `warning_${w}`;
-
-/** The labels a form sent, as a story body takes them (checked by its schema). */
-export const labelsOf = (fields: Fields) => ({
-  tags: splitTags(fields.tags),
-  rating: fields.rating,
-  warnings: CONTENT_WARNINGS.filter((w) => fields[warningField(w)]),
-});
-
-/** A form's fields as the labels of a story fill them (the edit form's first showing). */
-export const labelValues = (story: { tags: string[]; rating: string; warnings: string[] }): Fields => ({
-  tags: story.tags.join(", "),
-  rating: story.rating,
-  ...Object.fromEntries(story.warnings.map((w) => [warningField(w), "on"])),
-});
-
-/** The form's words for the labels' fields, when one comes back with an error. */
-export const LABEL_WORDS: Record<string, string> = { tags: "Tags", rating: "Rating", warnings: "Content warnings" };
 
 /** A field of tags separated by commas, the one being typed suggested from the existing tags (the reader's script). */
 export function TagsInput({ id, label, state, max }: { id: string; label: string; state: FormState | null; max: number }) {

@@ -1,7 +1,7 @@
 import type { listBookmarks } from "../../domain/reading/bookmarks";
 import { Fold, FormError, type FormState, PostForm, stateOf, TextArea } from "../components/forms";
 import { Author, Layout, Pager, type Viewer, When } from "../components/layout";
-import { Shown } from "./pages";
+import { Shown } from "../components/shown";
 import { readHref } from "../support/path-links";
 import { BOOKMARKS_PATH } from "../components/reader-marks";
 

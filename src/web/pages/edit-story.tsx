@@ -1,7 +1,8 @@
 import { type FormState, Input, PostForm, TextArea } from "../components/forms";
-import { LabelFields, labelValues } from "../components/label-fields";
+import { LabelFields } from "../components/label-fields";
+import { labelValues } from "../support/label-form";
 import { Breadcrumbs, Layout, READER_SCRIPT, type Viewer } from "../components/layout";
-import { storyTrail } from "./pages";
+import { storyTrail } from "../support/links";
 
 interface EditedStory {
   id: string;

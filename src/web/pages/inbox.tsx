@@ -1,64 +1,6 @@
-import type { listFollows } from "../../domain/following/follows";
 import type { InboxItem } from "../../domain/following/inbox";
-import type { readerUser } from "../../domain/reading/reader";
-import { FollowControl } from "../components/follow-control";
-import { authorFeed } from "../support/feed-links";
-import { authorHref, FeedLink, Layout, Pager, pagesOf, plural, READER_SCRIPT, type Viewer, When } from "../components/layout";
-import { LatestSegments } from "./pages";
-
-type User = Awaited<ReturnType<typeof readerUser>>;
-
-/** A human writer's page: who they are, their followers, the stories they started, their latest segments. */
-export function UserPage({ data, canonical, viewer }: { data: User; canonical: string; viewer: Viewer | null }) {
-  const { user, stories, latest } = data;
-  const href = `/users/${user.id}`;
-  return (
-    <Layout title={user.name} canonical={canonical} description={`${user.name}, writing on Storyloom`} viewer={viewer} alternate={authorFeed(user)}>
-      <header>
-        <h1>
-          {user.name} <span class="badge">human</span>
-        </h1>
-        <p class="meta">
-          joined <When iso={user.created_at} />
-        </p>
-        <FollowControl type="author" id={user.id} what={user.name} follow={data.follow} back={href} viewer={viewer} />
-        <p class="meta">
-          <FeedLink feed={authorFeed(user)} />
-        </p>
-      </header>
-      <section aria-labelledby="started">
-        <h2 id="started">Stories started</h2>
-        {stories.length ? (
-          <ul class="story-list">
-            {stories.map((s) => (
-              <li lang={s.language}>
-                <a href={`/stories/${s.id}`}>{s.title}</a>{" "}
-                <span class="meta" lang="en">
-                  · {s.language} · <When iso={s.created_at} />
-                  {s.status === "archived" ? " · archived" : ""}
-                </span>
-              </li>
-            ))}
-          </ul>
-        ) : (
-          <p>No stories yet.</p>
-        )}
-      </section>
-      <LatestSegments latest={latest} />
-    </Layout>
-  );
-}
-
-/** Where an item leads on the reader: the segment, comment, branch or story it is about. */
-export function itemHref(item: InboxItem): string {
-  const branch = item.branch ? `/branches/${item.branch.id}` : `/stories/${item.story.id}`;
-  if (item.comment) return `${branch}#c-${item.comment.id}`;
-  if (item.segment && (item.kind === "new_segments" || item.moderation?.target_type === "segment")) return `${branch}#s-${item.segment.id}`;
-  if (item.kind === "new_story" || item.moderation?.target_type === "story" || (item.kind === "new_branches" && item.count > 1)) {
-    return `/stories/${item.story.id}`;
-  }
-  return branch;
-}
+import { Layout, Pager, pagesOf, plural, READER_SCRIPT, type Viewer, When } from "../components/layout";
+import { itemHref } from "../support/inbox-links";
 
 /** The page's way to mark items read: one item (`ids`), or everything up to the newest item shown (`up_to`). */
 function ReadForm({ field, value, label, next }: { field: "ids" | "up_to"; value: string; label: string; next: string }) {
@@ -79,17 +21,17 @@ export interface InboxPageData {
   pagination: { total: number; limit: number; offset: number; has_more: boolean };
 }
 
-/**
- * The signed-in reader's inbox, newest activity first: each item in words, linked to what it is about, with a
- * quote when it has one; unread ones marked, and read one by one or all at once. Live: the reader's script asks
- * `/inbox/status` every few seconds and redraws the list when something new came (`data-status`, `data-latest`).
- */
 /** The inbox's private feed on its page: since when it has an address, and the address itself when just made. */
 export interface InboxFeedState {
   since: string | null;
   url: string | null;
 }
 
+/**
+ * The signed-in reader's inbox, newest activity first: each item in words, linked to what it is about, with a
+ * quote when it has one; unread ones marked, and read one by one or all at once. Live: the reader's script asks
+ * `/inbox/status` every few seconds and redraws the list when something new came (`data-status`, `data-latest`).
+ */
 export function InboxPage({
   data,
   feed,
@@ -190,41 +132,5 @@ function InboxFeed({ feed }: { feed: InboxFeedState }) {
         </form>
       ) : null}
     </section>
-  );
-}
-
-type FollowList = Awaited<ReturnType<typeof listFollows>>;
-
-const followedHref = (f: FollowList["follows"][number]) =>
-  f.target_type === "author" ? authorHref(f.target_id, f.author_type ?? "human") : `/${f.target_type === "story" ? "stories" : "branches"}/${f.target_id}`;
-
-/** What the signed-in reader follows, newest first, each with a way to unfollow. */
-export function FollowsPage({ data, canonical, viewer }: { data: FollowList; canonical: string; viewer: Viewer }) {
-  return (
-    <Layout title="What you follow" canonical={canonical} viewer={viewer}>
-      <h1>What you follow</h1>
-      <p class="meta">
-        {plural(data.pagination.total, "follow")} · their news comes to your <a href="/inbox">inbox</a>
-      </p>
-      {data.follows.length ? (
-        <ul class="inbox">
-          {data.follows.map((f) => (
-            <li class="inbox-item">
-              <span class="badge">{f.target_type === "author" ? (f.author_type ?? "author") : f.target_type}</span>{" "}
-              {f.target_name ? <a href={followedHref(f)}>{f.target_name}</a> : <em>{f.hidden ? "hidden by a moderator" : "gone"}</em>}{" "}
-              <span class="meta">· {plural(f.followers_count, "follower")} · </span>
-              <form method="post" action={`/follows/${f.id}/delete`} class="inline">
-                <input type="hidden" name="next" value="/follows" />
-                <button type="submit" class="link">
-                  Unfollow
-                </button>
-              </form>
-            </li>
-          ))}
-        </ul>
-      ) : (
-        <p>You follow nothing yet: stories, branches, bots and writers have a Follow button on their pages.</p>
-      )}
-    </Layout>
   );
 }

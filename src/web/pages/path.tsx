@@ -1,7 +1,8 @@
 import type { PathChoice, PathEntry, readerPath } from "../../domain/reading/path-page";
 import { branchFeed } from "../support/feed-links";
 import { Author, Breadcrumbs, Layout, Pager, plural, READER_SCRIPT, type Viewer } from "../components/layout";
-import { Shown, storyTrail } from "./pages";
+import { Shown } from "../components/shown";
+import { storyTrail } from "../support/links";
 import { pathPageOf, readHref } from "../support/path-links";
 import { BookmarkControl, KeepPlace, PlaceBadge, placeAttributes, segmentAttributes } from "../components/reader-marks";
 

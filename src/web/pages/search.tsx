@@ -3,7 +3,7 @@ import type { SearchHit } from "../../domain/discovery/search";
 import { snippetParts } from "../../lib/search-text";
 import type { SearchType } from "../../schemas/search";
 import { Author, Layout, Pager, pagesOf, plural, type Viewer } from "../components/layout";
-import { HidingNote } from "./pages";
+import { HidingNote } from "../components/story-list";
 import { StoryLabels } from "../components/story-labels";
 
 type Found = Awaited<ReturnType<typeof readerSearch>>;

@@ -11,7 +11,7 @@ import { tagKey } from "../../lib/tag-rule";
 import { publicReadCache } from "../../middleware/read-cache";
 import { anonymousReadLimit } from "../../middleware/read-limit";
 import { ATOM_TYPE, type AtomEntry, type AtomFeed, atomXml } from "../support/atom";
-import { itemHref } from "../pages/inbox";
+import { itemHref } from "../support/inbox-links";
 import { authorHref } from "../components/layout";
 import { readHref } from "../support/path-links";
 import { absolute } from "../support/render";

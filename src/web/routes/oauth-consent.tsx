@@ -10,7 +10,7 @@ import { myBots } from "../../usecases/bots";
 import { connectApp, disconnectApp, identityFor } from "../../usecases/oauth";
 import { fieldsOf, optional } from "../support/form-errors";
 import type { FormState } from "../components/forms";
-import { ConsentPage } from "../pages/oauth";
+import { ConsentPage } from "../pages/consent";
 import { absolute, page } from "../support/render";
 import { pageViewer, viewerOf } from "../support/session";
 

@@ -6,7 +6,7 @@ import { AUTHORIZE_PATH } from "../../oauth/paths";
 import { oauthFailureLimit, registrationLimitWhen } from "../../middleware/subject-limits";
 import { fieldsOf, labelsFrom, showErrorsIn } from "../support/form-errors";
 import type { FormState } from "../components/forms";
-import { ConnectedAppsPage } from "../pages/oauth";
+import { ConnectedAppsPage } from "../pages/connected-apps";
 import { absolute, page } from "../support/render";
 import { formPost, pageViewer, requireSession, viewerOf } from "../support/session";
 

@@ -6,7 +6,7 @@ import { preferencesBody } from "../../schemas/preferences";
 import { setPreferences } from "../../usecases/reading";
 import type { FormState } from "../components/forms";
 import { fieldsOf, labelsFrom, parseWith, showErrorsIn } from "../support/form-errors";
-import { splitTags } from "../components/label-fields";
+import { splitTags } from "../support/label-form";
 import { PreferencesPage } from "../pages/preferences";
 import { cookiePreference, keepInCookie } from "../support/reader-preference";
 import { absolute, page } from "../support/render";

@@ -7,7 +7,8 @@ import { REPORT_TARGETS, type ReportTarget, reportBody } from "../../schemas/rep
 import { fileReport } from "../../usecases/reports";
 import { fieldsOf, labelsFrom, optional, parseWith, showErrorsIn } from "../support/form-errors";
 import type { FormState } from "../components/forms";
-import { ReportPage, reportHref } from "../components/report";
+import { reportHref } from "../components/report";
+import { ReportPage } from "../pages/report";
 import { absolute, page } from "../support/render";
 import { safeNext } from "../support/safe-next";
 import { formPost, pageViewer, requireSession } from "../support/session";

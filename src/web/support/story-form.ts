@@ -3,7 +3,7 @@ import { validationError } from "../../lib/errors";
 import { lengthUnit } from "../../lib/length-rule";
 import { type CreateStoryBody, createStoryBody } from "../../schemas/stories";
 import { type FieldProblem, type Fields, checkWith, optional } from "./form-errors";
-import { labelsOf } from "../components/label-fields";
+import { labelsOf } from "./label-form";
 
 /**
  * The new-story form as a person's step: the spec's rule (a starter and 3 to 5 initial segments within the story's

@@ -1,29 +1,6 @@
-import { type FormState, Input, PostForm } from "../components/forms";
+import { Input, PostForm } from "../components/forms";
 import { Layout } from "../components/layout";
-
-const withNext = (path: string, next: string) => (next === "/" ? path : `${path}?next=${encodeURIComponent(next)}`);
-
-interface AccountPageProps {
-  canonical: string;
-  next: string;
-  state: FormState | null;
-}
-
-export function LoginPage({ canonical, next, state }: AccountPageProps) {
-  return (
-    <Layout title="Log in" canonical={canonical} error={!!state}>
-      <h1>Log in</h1>
-      <PostForm action={withNext("/login", next)} state={state} class="stacked" id="login-form">
-        <Input id="email" name="email" label="Email" type="email" state={state} required autocomplete="username" maxlength={254} />
-        <Input id="password" name="password" label="Password" type="password" state={state} required autocomplete="current-password" maxlength={256} />
-        <button type="submit">Log in</button>
-      </PostForm>
-      <p>
-        New here? <a href={withNext("/register", next)}>Register</a>.
-      </p>
-    </Layout>
-  );
-}
+import { type AccountPageProps, withNext } from "../support/account-form";
 
 export function RegisterPage({ canonical, next, state }: AccountPageProps) {
   return (

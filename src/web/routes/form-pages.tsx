@@ -1,35 +1,19 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../../context";
 import { readerBranch } from "../../domain/reading/reader";
-import type { ErrorStatus } from "../../lib/errors";
-import { LoginPage, RegisterPage } from "../pages/account";
-import type { FormState } from "../components/forms";
-import { NewStoryPage } from "../pages/new-story";
-import { EditStoryPage } from "../pages/edit-story";
-import { getStory } from "../../domain/stories/stories";
 import { requireOwnerOrAdmin } from "../../domain/shared/actor";
+import { getStory } from "../../domain/stories/stories";
 import { pathId } from "../../lib/ids";
-import { BranchPage } from "../pages/pages";
-import { safeNext } from "./safe-next";
-import { pageViewer, viewerOf } from "./session";
-
-/**
- * The absolute address of `path` (which starts with `/`) on the site's configured origin (`PUBLIC_ORIGIN`), never
- * on the request's Host: a page is the same whichever host it was asked for under, so the micro-cache, which
- * does not key on the host, can hand it to any reader.
- */
-export const absolute = (c: Context<AppEnv>, path: string) => `${c.get("config").publicOrigin}${path}`;
-
-/** A page as HTML (its Cache-Control is set by the pages' middleware). */
-export const page = (c: Context<AppEnv>, html: Parameters<Context<AppEnv>["html"]>[0], status: ErrorStatus | 200 = 200) => c.html(html, status);
-
-export const branchHref = (id: string) => `/branches/${id}`;
-
-/** A page number from a query (`?page=`): a positive integer, at most `max`; anything else is the first page. */
-export function positiveInt(value: string | undefined, max: number): number {
-  const n = Number(value);
-  return Number.isInteger(n) && n >= 1 ? Math.min(n, max) : 1;
-}
+import type { FormState } from "../components/forms";
+import { BranchPage } from "../pages/branch";
+import { EditStoryPage } from "../pages/edit-story";
+import { LoginPage } from "../pages/login";
+import { NewStoryPage } from "../pages/new-story";
+import { RegisterPage } from "../pages/register";
+import { branchHref } from "../support/links";
+import { absolute, page } from "../support/render";
+import { safeNext } from "../support/safe-next";
+import { pageViewer, viewerOf } from "../support/session";
 
 /** The pages a form can come back to with its error (src/web/support/form-errors.ts), and their first showing. */
 export async function branchPage(c: Context<AppEnv>, id: string, state: FormState | null = null) {

@@ -1,40 +1,13 @@
-import type { listAudit } from "../../domain/moderation/audit";
 import type { listReports } from "../../domain/moderation/reports";
 import { REPORT_TARGETS } from "../../schemas/reports";
+import { AdminNav } from "../components/admin-nav";
 import { type FormState, PostForm, stateOf, TextArea } from "../components/forms";
 import { Layout, Pager, plural, type Viewer, When } from "../components/layout";
 import { REASON_LABELS } from "../components/report";
+import { type QueueView, queueHref } from "../support/admin-queue";
 
 type Queue = Awaited<ReturnType<typeof listReports>>;
 type Item = Queue["reports"][number];
-type Audit = Awaited<ReturnType<typeof listAudit>>;
-
-/** Where a moderator is: the queue (open or resolved, one kind of target or all) and its page. */
-export interface QueueView {
-  status: "open" | "resolved";
-  targetType: (typeof REPORT_TARGETS)[number] | null;
-  page: number;
-}
-
-export const queueHref = (v: Partial<QueueView>) => {
-  const q = new URLSearchParams();
-  if (v.status === "resolved") q.set("status", "resolved");
-  if (v.targetType) q.set("target_type", v.targetType);
-  if (v.page && v.page > 1) q.set("page", String(v.page));
-  const s = q.toString();
-  return s ? `/admin?${s}` : "/admin";
-};
-
-function AdminNav({ current }: { current: "reports" | "audit" }) {
-  return (
-    <nav class="admin-nav" aria-label="Moderation">
-      <ul>
-        <li>{current === "reports" ? <strong aria-current="page">Reports</strong> : <a href="/admin">Reports</a>}</li>
-        <li>{current === "audit" ? <strong aria-current="page">Audit log</strong> : <a href="/admin/audit">Audit log</a>}</li>
-      </ul>
-    </nav>
-  );
-}
 
 /** One click per action, with the reason every action records (no hide for a target deleted since: nothing to hide). */
 function Actions({ r, state, back }: { r: Item; state: FormState | null; back: string }) {
@@ -142,53 +115,6 @@ export function AdminReportsPage({
       )}
       {view.page > 1 || data.pagination.has_more ? (
         <Pager page={view.page} hasMore={data.pagination.has_more} href={(n) => queueHref({ ...view, page: n })} />
-      ) : null}
-    </Layout>
-  );
-}
-
-/** The audit log, newest first: who did what to which target, why, and when. */
-export function AdminAuditPage({ data, page, canonical, viewer }: { data: Audit; page: number; canonical: string; viewer: Viewer | null }) {
-  return (
-    <Layout title="Audit log" canonical={canonical} viewer={viewer}>
-      <AdminNav current="audit" />
-      <h1>Audit log</h1>
-      <p class="meta">{plural(data.pagination.total, "action")} · newest first · append-only</p>
-      {data.entries.length ? (
-        <table class="audit">
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Who</th>
-              <th scope="col">What</th>
-              <th scope="col">Target</th>
-              <th scope="col">Reason</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.entries.map((e) => (
-              <tr>
-                <td>
-                  <When iso={e.created_at} />
-                </td>
-                <td>{e.actor_name}</td>
-                <td>
-                  {e.action}
-                  {e.detail && typeof e.detail.resolution === "string" ? ` (${e.detail.resolution})` : null}
-                </td>
-                <td>
-                  {e.target_type} <code>{e.target_id}</code>
-                </td>
-                <td>{e.reason ?? ""}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : (
-        <p>No moderation actions yet.</p>
-      )}
-      {page > 1 || data.pagination.has_more ? (
-        <Pager page={page} hasMore={data.pagination.has_more} href={(n) => (n > 1 ? `/admin/audit?page=${n}` : "/admin/audit")} />
       ) : null}
     </Layout>
   );

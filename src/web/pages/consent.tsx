@@ -1,14 +1,14 @@
 import type { ConsentDescription } from "@cloudflare/workers-oauth-provider";
-import type { OAuthGrantRow } from "../../db/schema";
 import type { BotView } from "../../domain/bots/owned-bots";
-import { SCOPE_WORDS, SCOPES } from "../../oauth/paths";
-import { Fold, type FormState, Input, PostForm } from "../components/forms";
-import { Layout, type Viewer, When } from "../components/layout";
+import { SCOPES } from "../../oauth/paths";
+import { type FormState, Input, PostForm } from "../components/forms";
+import { Layout, type Viewer } from "../components/layout";
+import { scopeWords } from "../support/scope-words";
 
 /**
- * The OAuth pages: the consent page an assistant's sign-in lands on, and "Connected apps". Everything
- * an app registered (its name, its addresses, the scopes it asked for) is the app's to choose: JSX escapes it, and
- * nothing of it becomes a link or an attribute other than text.
+ * The consent page an assistant's sign-in lands on. Everything an app registered (its name, its addresses, the
+ * scopes it asked for) is the app's to choose: JSX escapes it, and nothing of it becomes a link or an attribute
+ * other than text.
  */
 
 export interface ConsentProps {
@@ -21,8 +21,6 @@ export interface ConsentProps {
   bots: BotView[];
   state: FormState | null;
 }
-
-const words = (scope: string) => SCOPE_WORDS[scope] ?? scope;
 
 /** Whom the app will be: the person, one of their live bots, or a bot made now. */
 function IdentityChoice({ viewer, bots, state }: { viewer: Viewer; bots: BotView[]; state: FormState | null }) {
@@ -76,7 +74,7 @@ export function ConsentPage({ canonical, action, viewer, details, handle, bots, 
         <fieldset>
           <legend>It may</legend>
           <p class="choice">
-            <input type="checkbox" id="scope-read" checked disabled /> <label for="scope-read">{words(SCOPES.read)}</label>
+            <input type="checkbox" id="scope-read" checked disabled /> <label for="scope-read">{scopeWords(SCOPES.read)}</label>
           </p>
           <p class="choice">
             <input
@@ -87,7 +85,7 @@ export function ConsentPage({ canonical, action, viewer, details, handle, bots, 
               checked={state ? state.values.write === "1" : asksWrite}
               aria-describedby={asksWrite ? undefined : "scope-write-hint"}
             />{" "}
-            <label for="scope-write">{words(SCOPES.write)}</label>
+            <label for="scope-write">{scopeWords(SCOPES.write)}</label>
             {asksWrite ? null : (
               <>
                 {" "}
@@ -110,62 +108,6 @@ export function ConsentPage({ canonical, action, viewer, details, handle, bots, 
           </button>
         </p>
       </PostForm>
-    </Layout>
-  );
-}
-
-export interface ConnectedAppsProps {
-  canonical: string;
-  viewer: Viewer;
-  grants: (OAuthGrantRow & { actorName: string })[];
-  state: FormState | null;
-}
-
-/**
- * Where an app's access is sent (its redirect URI's host and port, or its scheme for an app's own scheme): what
- * tells two apps of the same name apart, with when each was connected. Text only, as everything an app registered.
- */
-function redirectHostOf(uri: string): string {
-  const url = URL.canParse(uri) ? new URL(uri) : null;
-  return url?.host || url?.protocol || uri;
-}
-
-/** "Connected apps": each grant with its app, whom it acts as, what it may do, when made and last used; Revoke. */
-export function ConnectedAppsPage({ canonical, viewer, grants, state }: ConnectedAppsProps) {
-  return (
-    <Layout title="Connected apps" canonical={canonical} viewer={viewer} error={!!state}>
-      <h1>Connected apps</h1>
-      <p>
-        Assistants you connected (ChatGPT, Claude and others): each acts as the account you chose. See also <a href="/me/bots">My bots</a>.
-      </p>
-      {grants.length ? (
-        <ul class="grants">
-          {grants.map((g) => (
-            <li>
-              <article aria-labelledby={`grant-${g.id}`}>
-                <h2 id={`grant-${g.id}`}>{g.clientName}</h2>
-                <p class="meta">
-                  acts as {g.actorType === "bot" ? `the bot ${g.actorName}` : `you (${g.actorName})`} · may {g.scope.split(" ").map(words).join("; ")} ·
-                  connected <When iso={g.createdAt} /> · sends access to <strong>{redirectHostOf(g.redirectUri)}</strong> · last used{" "}
-                  {g.lastUsedAt ? <When iso={g.lastUsedAt} /> : "never"}
-                </p>
-                {/* Asked before it acts, without a script: the first press only opens the question. */}
-                <Fold summary={`Revoke ${g.clientName}…`} state={state?.form === `revoke-${g.id}` ? state : null}>
-                  <p>
-                    {g.clientName} will no longer act as {g.actorType === "bot" ? `the bot ${g.actorName}` : "you"}: its access ends at once, and it must be
-                    connected again to come back.
-                  </p>
-                  <PostForm action={`/me/apps/${g.id}/revoke`} state={state?.form === `revoke-${g.id}` ? state : null} class="inline">
-                    <button type="submit">Yes, revoke {g.clientName}</button>
-                  </PostForm>
-                </Fold>
-              </article>
-            </li>
-          ))}
-        </ul>
-      ) : (
-        <p>None: no app acts for you.</p>
-      )}
     </Layout>
   );
 }
