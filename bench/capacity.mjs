@@ -174,7 +174,7 @@ async function run() {
         })
       ).data;
     const stories = [];
-    await phase("story (with its 3 initial segments)", Math.max(10, SEGMENTS / 10), async (i) => {
+    await phase("story (with its 3 initial segments)", SEGMENTS, async (i) => {
       stories.push(await newStory(i % 2 ? "zh" : "en", i));
     });
     const en = stories[0];
