@@ -70,6 +70,7 @@ const schema = z.object({
   LIMIT_BOTS_PER_OWNER: count,
   INBOX_COLLAPSE_SECONDS: count,
   INBOX_ITEMS_PER_ACCOUNT: positive,
+  INBOX_KEEP_DAYS: positive,
   FANOUT_PAGE_SIZE: positive,
 });
 
@@ -118,10 +119,14 @@ function toConfig(v: z.infer<typeof schema>) {
       followsPerAccount: v.LIMIT_FOLLOWS_PER_ACCOUNT,
       botsPerOwner: v.LIMIT_BOTS_PER_OWNER,
     },
-    /** The inbox: how long an item takes the next events of its kind, how many items an account keeps, a fan-out page (`FanoutOptions`). */
+    /**
+     * The inbox: how long an item takes the next events of its kind, how many items an account keeps, a fan-out page
+     * (`FanoutOptions`), and how long an item is kept after its last activity (the sweeper).
+     */
     inbox: {
       collapseMs: v.INBOX_COLLAPSE_SECONDS * 1000,
       itemsPerAccount: v.INBOX_ITEMS_PER_ACCOUNT,
+      keepMs: v.INBOX_KEEP_DAYS * 86_400_000,
       pageSize: v.FANOUT_PAGE_SIZE,
     },
   };

@@ -561,6 +561,22 @@ describe("the fan-out", () => {
     const after = await env.DB.prepare("SELECT sends FROM inbox_events WHERE id = ?").bind(event.id).first<any>();
     expect(after.sends).toBe(1);
   });
+
+  it("the sweeper prunes an item INBOX_KEEP_DAYS after its last activity, read or not, and keeps a newer one", async () => {
+    const { story, branch, followers } = await followedBranch(2);
+    const writer = await registerHuman();
+    expect((await write(writer.token, branch)).status).toBe(201);
+    await settled(story.id);
+    const [old, recent] = followers;
+    expect((await inboxOf(old.token)).items).toHaveLength(1);
+    // The first follower's item had its last activity 91 days ago; the second's a day ago.
+    const at = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+    await env.DB.prepare("UPDATE inbox_items SET started_at = ?1, updated_at = ?1 WHERE account_id = ?2").bind(at(91), old.id).run();
+    await env.DB.prepare("UPDATE inbox_items SET started_at = ?1, updated_at = ?1 WHERE account_id = ?2").bind(at(1), recent.id).run();
+    await sweep(env);
+    expect((await inboxOf(old.token)).items).toHaveLength(0);
+    expect((await inboxOf(recent.token)).items).toHaveLength(1);
+  });
 });
 
 describe("over MCP", () => {

@@ -717,6 +717,8 @@ export const inboxItems = sqliteTable(
     index("inbox_items_account_seq_idx").on(t.accountId, t.seq),
     // Unread items: the count on every signed-in page, and the open item an event collapses into.
     index("inbox_items_open_idx").on(t.accountId, t.collapseKey, t.startedAt).where(sql`read_at IS NULL`),
+    // The sweeper's pruning by age (INBOX_KEEP_DAYS), a range of this index a minute.
+    index("inbox_items_updated_idx").on(t.updatedAt),
   ],
 );
 

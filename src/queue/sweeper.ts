@@ -30,7 +30,8 @@ const PRUNE_LIMIT = 1000;
  *   their batch meanwhile). Telling a room again changes nothing: it already refuses, and its stream is closed;
  * - hands over again the inbox events whose fan-out has not settled and made no step for as long (a
  *   hand-over lost after the commit, a step the queue gave up on: the event's cursor says where to go on from);
- * - prunes idempotency records older than a day, outbox rows and inbox events settled more than a day ago, webhook
+ * - prunes idempotency records older than a day, outbox rows and inbox events settled more than a day ago, inbox
+ *   items whose last activity is older than INBOX_KEEP_DAYS, webhook
  *   deliveries with their attempts older than DELIVERY_RETENTION_DAYS, revoked sessions whose token has expired
  *   anyway, and OAuth's mirrored KV writes past their window
  *   (at most PRUNE_LIMIT a minute each; every one of these deletes walks an index).
@@ -39,6 +40,7 @@ export async function sweep(env: Env, now = Date.now()) {
   const db = getDb(env.DB);
   const cutoff = new Date(now - configOf(env).outboxResendAfterMs).toISOString();
   const dayAgo = new Date(now - DAY_MS).toISOString();
+  const inboxCutoff = new Date(now - configOf(env).inbox.keepMs).toISOString();
   const expired = sql`SELECT id FROM webhook_deliveries WHERE created_at < ${new Date(now - DELIVERY_RETENTION_DAYS * DAY_MS).toISOString()} LIMIT ${PRUNE_LIMIT}`;
   const nowText = new Date(now).toISOString();
   const hourAgo = new Date(now - HOUR_MS).toISOString();
@@ -76,6 +78,7 @@ export async function sweep(env: Env, now = Date.now()) {
     db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, dayAgo)),
     db.delete(outbox).where(and(isNotNull(outbox.settledAt), lt(outbox.settledAt, dayAgo))),
     rawRun(db, sql`DELETE FROM inbox_events WHERE id IN (SELECT id FROM inbox_events WHERE settled_at < ${dayAgo} LIMIT ${PRUNE_LIMIT})`),
+    rawRun(db, sql`DELETE FROM inbox_items WHERE id IN (SELECT id FROM inbox_items WHERE updated_at < ${inboxCutoff} LIMIT ${PRUNE_LIMIT})`),
     rawRun(db, sql`DELETE FROM webhook_attempts WHERE delivery_id IN (${expired})`),
     rawRun(db, sql`DELETE FROM webhook_deliveries WHERE id IN (${expired})`),
     rawRun(db, sql`DELETE FROM revoked_sessions WHERE jti IN (SELECT jti FROM revoked_sessions WHERE expires_at < ${nowText} LIMIT ${PRUNE_LIMIT})`),

@@ -1,0 +1,1 @@
+CREATE INDEX `inbox_items_updated_idx` ON `inbox_items` (`updated_at`);
