@@ -74,7 +74,7 @@ describe("a tag's page is the list every door shows", () => {
   it("newest or top first, paged by 20 with the total, never a hidden or archived story: the same stories in the same order as GET /stories", async () => {
     const tag = unique("Pager");
     const owner = await registerHuman();
-    const made = [];
+    const made: Awaited<ReturnType<typeof createStory>>[] = [];
     for (let i = 0; i < PER_PAGE + 3; i++) made.push(await createStory(owner.token, { title: unique(`Paged ${i} `), tags: [tag] }));
     const mod = await moderator();
     expect((await hide(mod.token, "stories", made[5].id)).status).toBe(200);
