@@ -1,7 +1,9 @@
-// `npm run bench:ab [-- --base REV --case uncached|cached|page|stories|write|turns --rounds N --seconds S --connections C --logged]`
+// `npm run bench:ab [-- --base REV --case uncached|cached|page|home|stories|write|turns --rounds N --seconds S --connections C --logged
+//   --port P --inspector-port I]`
 // (`--connections`, 10 by default, is wrk's; `turns` has its own four bots): this
 // working tree (B) against another revision (A, default HEAD), both under `wrangler dev` at once (silent unless
-// `--logged`, which turns the access log on in both; limits lifted), each seeded
+// `--logged`, which turns the access log on in both; limits lifted; A on port P, 8797 by default, B on P+1, their inspectors on
+// I and I+1, P+1000 by default: on a shared machine, ports of one's own), each seeded
 // the same way, then one case A/B, B/A, A/B…. Prints each round's CPU per request (workerd user+system over the round's
 // requests) and requests per second, and the medians of the per-round ratios B/A: how a change moves a request's
 // cost, measured so that a noisy machine moves both sides alike. A change's evidence, not a target.
@@ -21,6 +23,8 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "3" },
     connections: { type: "string", default: "10" },
     logged: { type: "boolean", default: false },
+    port: { type: "string", default: "8797" },
+    "inspector-port": { type: "string" },
   },
 });
 const TMP = path.resolve("bench/.tmp/ab");
@@ -34,18 +38,23 @@ function checkoutBase() {
   execFileSync(process.execPath, ["scripts/copy-assets.mjs"], { cwd: BASE_TREE, stdio: "ignore" });
 }
 
-async function start(name, cwd, port) {
+const PORT = Number(values.port);
+const INSPECTOR_PORT = Number(values["inspector-port"] ?? PORT + 1000);
+
+async function start(name, cwd, port, inspectorPort) {
   const state = path.join(TMP, `${name}-state`);
   rmSync(state, { recursive: true, force: true });
   mkdirSync(state, { recursive: true });
   const base = `http://127.0.0.1:${port}/api/v1`;
-  const server = await startDev(port, state, ["--inspector-port", String(port + 1000), "--var", `LOG_REQUESTS:${values.logged}`, ...NO_LIMITS], { cwd });
+  const server = await startDev(port, state, ["--inspector-port", String(inspectorPort), "--var", `LOG_REQUESTS:${values.logged}`, ...NO_LIMITS], { cwd });
   return { server, origin: `http://127.0.0.1:${port}`, base, data: await seed(base) };
 }
 
 const CASES = {
   cached: (s) => ({ url: s.origin, requests: fromClients({ path: `/api/v1/branches/${s.data.hot.main_branch_id}/segments` }) }),
   page: (s) => ({ url: s.origin, requests: fromClients({ path: `/stories/${s.data.hot.id}` }) }),
+  // The web reader's list (the home page), past the micro-cache as `stories` is.
+  home: (s) => ({ url: s.origin, requests: fromClients({ path: "/", headers: { "x-d1-bookmark": s.data.bookmark } }) }),
   uncached: (s) => ({
     url: s.origin,
     requests: fromClients({ path: `/api/v1/branches/${s.data.hot.main_branch_id}/segments`, headers: { "x-d1-bookmark": s.data.bookmark } }),
@@ -73,8 +82,8 @@ async function measured(side) {
 if (values.case !== "turns") ensureWrk();
 mkdirSync(TMP, { recursive: true });
 checkoutBase();
-const a = await start("a", BASE_TREE, 8797);
-const b = await start("b", process.cwd(), 8798);
+const a = await start("a", BASE_TREE, PORT, INSPECTOR_PORT);
+const b = await start("b", process.cwd(), PORT + 1, INSPECTOR_PORT + 1);
 try {
   a.opts = CASES[values.case](a);
   b.opts = CASES[values.case](b);

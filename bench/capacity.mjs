@@ -9,7 +9,7 @@
 //
 //   npm run capacity                          # 150 segments a language, the default load
 //   npm run capacity -- --segments 300 --bots 10000 --every 10 --years 1 --stories 1000 --readers 1000000
-// (`--stories`: new stories a day; `--keep-days`: how long the pruned rows are kept.)
+// (`--stories`: new stories a day.)
 import { DatabaseSync } from "node:sqlite";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,7 +25,6 @@ const { values: opts } = parseArgs({
     years: { type: "string", default: "1" },
     readers: { type: "string", default: "1000000" },
     stories: { type: "string", default: "1000" },
-    "keep-days": { type: "string", default: "1" },
   },
 });
 const SEGMENTS = Number(opts.segments);
@@ -39,8 +38,13 @@ const FILL = 0.8;
 const PLACE = {
   story: ["segments", "logs", "votes", "comments", "rewrites", "pins", "branch_summaries", "branches", "branch_members"],
   search: ["search_segments"],
-  window: ["webhook_deliveries", "webhook_attempts", "idempotency_keys", "outbox", "inbox_events", "inbox_items"],
+  inbox: ["inbox_items"],
+  window: ["webhook_deliveries", "webhook_attempts", "idempotency_keys", "outbox", "inbox_events"],
 };
+/** How long each place's rows are kept (src/queue/sweeper.ts): inbox items INBOX_KEEP_DAYS, the others a day (webhook deliveries a week). */
+const KEEP_DAYS = { inbox: 90, window: 7 };
+/** The most shards one search should ask in parallel before the index needs another shape (docs/scale.md). */
+const SEARCH_FANOUT = 64;
 const placeOf = (table) => Object.entries(PLACE).find(([, tables]) => tables.includes(table))?.[0] ?? "directory";
 
 // ---- text like writers write: Zipf-distributed words (English) and characters (Chinese), from fixed seeds ----
@@ -223,16 +227,22 @@ const perOp = Object.fromEntries(
     const byPlace = {};
     for (const [table, b] of Object.entries(p.bytes)) byPlace[placeOf(table)] = (byPlace[placeOf(table)] ?? 0) + b / p.count;
     const rows = Object.values(p.rows).reduce((a, b) => a + b, 0) / p.count;
-    return [name, { total: Object.values(p.bytes).reduce((a, b) => a + b, 0) / p.count, byPlace, rows }];
+    return [name, { total: Object.values(p.bytes).reduce((a, b) => a + b, 0) / p.count, byPlace, rows, tables: p.bytes, count: p.count }];
   }),
 );
 console.log(`\nMeasured through the API on a fresh local D1 (SQLite's dbstat: tables, indexes and the search tables' shadow tables):\n`);
-console.log("| each | bytes in D1 | story content | search index | directory | pruned rows | rows written |");
-console.log("|---|---|---|---|---|---|---|");
+console.log("| each | bytes in D1 | story content | search index | directory | inbox items | other pruned rows | rows written |");
+console.log("|---|---|---|---|---|---|---|---|");
 for (const [name, o] of Object.entries(perOp))
   console.log(
-    `| ${name} | ${kb(o.total)} | ${kb(o.byPlace.story ?? 0)} | ${kb(o.byPlace.search ?? 0)} | ${kb(o.byPlace.directory ?? 0)} | ${kb(o.byPlace.window ?? 0)} | ${o.rows.toFixed(1)} |`,
+    `| ${name} | ${kb(o.total)} | ${kb(o.byPlace.story ?? 0)} | ${kb(o.byPlace.search ?? 0)} | ${kb(o.byPlace.directory ?? 0)} | ${kb(o.byPlace.inbox ?? 0)} | ${kb(o.byPlace.window ?? 0)} | ${o.rows.toFixed(1)} |`,
   );
+console.log("\nA segment's bytes by table (English; Chinese):");
+for (const table of Object.keys(perOp["segment (English)"].tables).sort()) {
+  const en = perOp["segment (English)"].tables[table] / perOp["segment (English)"].count;
+  const zh = (perOp["segment (Chinese)"].tables[table] ?? 0) / perOp["segment (Chinese)"].count;
+  if (Math.abs(en) + Math.abs(zh) >= 50) console.log(`- ${table}: ${kb(en)}; ${kb(zh)}`);
+}
 const both = (f) => (f(perOp["segment (English)"]) + f(perOp["segment (Chinese)"])) / 2;
 const segment = both((o) => o.total);
 const part = (place) => both((o) => o.byPlace[place] ?? 0);
@@ -243,7 +253,6 @@ const bots = Number(opts.bots);
 const every = Number(opts.every);
 const years = Number(opts.years);
 const storiesPerDay = Number(opts.stories);
-const keepDays = Number(opts["keep-days"]);
 const perDay = (bots * 24 * 60) / every;
 const total = perDay * 365 * years;
 console.log(
@@ -267,7 +276,7 @@ const search = part("search");
 const directorySegment = part("directory");
 const windowBytes = part("window");
 const directoryPerDay = perDay * directorySegment + storiesPerDay * (story.byPlace.directory ?? 0);
-const windowHeld = perDay * windowBytes * keepDays;
+const windowHeld = perDay * (windowBytes * KEEP_DAYS.window + part("inbox") * KEEP_DAYS.inbox);
 const searchTotal = total * search;
 const searchShards = Math.ceil(searchTotal / (LIMITS.doStorage * FILL));
 const d1SearchDays = (LIMITS.d1Account * FILL) / (perDay * search);
@@ -285,11 +294,14 @@ console.log(
   `- D1 (accounts, the story directory, follows…): ${kb(directorySegment)} a segment and ${kb(story.byPlace.directory ?? 0)} a story, ${gb(directoryPerDay * 365 * years)} for the load; full after ${days((LIMITS.d1Database * FILL) / directoryPerDay)};`,
 );
 console.log(
-  `- rows pruned by window (inbox items, outbox, idempotency, webhook attempts): ${kb(windowBytes)} a segment, ${gb(windowHeld)} held at any time (kept ${keepDays} day(s)).`,
+  `- rows pruned by age: inbox items ${kb(part("inbox"))} a segment, kept ${KEEP_DAYS.inbox} days; the outbox, inbox events, idempotency keys and webhook deliveries ${kb(windowBytes)}, kept ${KEEP_DAYS.window} days at most: ${gb(windowHeld)} held at any time, in the directory's database.`,
 );
 const limits = [
-  ["the directory database's 10 GB", (LIMITS.d1Database * FILL - windowHeld) / directoryPerDay],
-  ["one search shard's 10 GB (shards are added as it fills)", Number.POSITIVE_INFINITY],
+  [
+    "the directory database's 10 GB (its rows and the rows kept by age)",
+    windowHeld >= LIMITS.d1Database * FILL ? 0 : (LIMITS.d1Database * FILL - windowHeld) / directoryPerDay,
+  ],
+  [`a search asking more than ${SEARCH_FANOUT} shards`, (SEARCH_FANOUT * LIMITS.doStorage * FILL) / (perDay * search)],
   ["one story's 10 GB (only for a story that alone holds that much)", Number.POSITIVE_INFINITY],
 ].sort((a, b) => a[1] - b[1]);
-console.log(`First limit: ${limits[0][0]}, after ${days(limits[0][1])}.`);
+console.log(`First limit: ${limits[0][0]}, after ${days(limits[0][1])}; then ${limits[1][0]}, after ${days(limits[1][1])}.`);

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { DATA_TABLES, call, createStory, registerBot, registerHuman, storyInput, submit, unique, words } from "./helpers";
+import { DATA_TABLES, call, createStory, registerBot, registerHuman, storyInput, submit, unique, vote, words } from "./helpers";
+import { hide, moderator } from "./moderation";
 import { ORIGIN, PREFS, get, post, shown, trips, visible } from "./pages";
 import { recordingD1, unindexedScans } from "./recording-d1";
 
@@ -63,6 +64,52 @@ describe("chips", () => {
     expect(trips(story)).toBe(1);
     expect(visible(/<ul class="chips"[^>]*>[\s\S]*?<\/ul>/.exec(story.text)![0]).trim()).toBe(`Human + AI 50 % Rated Mature ${w.tag} ${w.other}`);
     expect(story.text).not.toContain("Edit this story");
+  });
+});
+
+describe("a tag's page is the list every door shows", () => {
+  /** The reader's lists' page size. */
+  const PER_PAGE = 20;
+
+  it("newest or top first, paged by 20 with the total, never a hidden or archived story: the same stories in the same order as GET /stories", async () => {
+    const tag = unique("Pager");
+    const owner = await registerHuman();
+    const made: Awaited<ReturnType<typeof createStory>>[] = [];
+    for (let i = 0; i < PER_PAGE + 3; i++) made.push(await createStory(owner.token, { title: unique(`Paged ${i} `), tags: [tag] }));
+    const mod = await moderator();
+    expect((await hide(mod.token, "stories", made[5].id)).status).toBe(200);
+    expect((await call(`/stories/${made[9].id}`, { method: "PATCH", token: owner.token, body: { status: "archived" } })).status).toBe(200);
+    // The oldest listed story tops the votes: `top` puts it first, then the rest newest first.
+    expect((await vote((await registerHuman()).token, "branch", made[0].main_branch_id, 1)).status).toBe(201);
+    const listed = made.filter((_, i) => i !== 5 && i !== 9);
+    const newest = [...listed].reverse();
+    const top = [made[0], ...newest.filter((s) => s !== made[0])];
+    /** The listed titles of a page, in the page's order. */
+    const titlesOf = (html: string) =>
+      made
+        .map((s) => s.title)
+        .filter((t) => html.includes(`>${t}</a>`))
+        .sort((a, b) => html.indexOf(`>${a}</a>`) - html.indexOf(`>${b}</a>`));
+    for (const [sort, order] of [
+      ["new", newest],
+      ["top", top],
+    ] as const) {
+      const path = `/tags/${tag}${sort === "new" ? "?" : `?sort=${sort}&`}`;
+      const first = await get(path);
+      const second = await get(`${path}page=2`);
+      expect(first.status, first.text.slice(0, 300)).toBe(200);
+      expect(visible(first.text), sort).toContain(`${listed.length} stories`);
+      expect(titlesOf(first.text), sort).toEqual(order.slice(0, PER_PAGE).map((s) => s.title));
+      expect(titlesOf(second.text), sort).toEqual(order.slice(PER_PAGE).map((s) => s.title));
+      expect(visible(second.text), sort).toContain("Page 2 of 2");
+      // The API's list of the same tag and sort: the same stories, in the same order.
+      const api = (await call(`/stories?tag=${tag}&sort=${sort}&limit=100`)).body.data;
+      expect(
+        api.stories.map((s: { id: string }) => s.id),
+        sort,
+      ).toEqual(order.map((s) => s.id));
+      expect(api.pagination.total).toBe(listed.length);
+    }
   });
 });
 

@@ -4,9 +4,10 @@ import type { Authorship, StorySort } from "../../schemas/fields";
 import { authorshipSql, botShareSql } from "../shared/authorship";
 
 /**
- * Which stories a list shows and in what order, as SQL on `stories s`, in one place: `GET /stories`, MCP's
- * `list_stories`, the web reader's lists and tag pages, and search, each in its own one statement. Hidden stories are
- * never listed (their owner and moderators open them by id).
+ * Which stories a list shows and in what order, as SQL on `stories s`, in one place: every list of stories (built by
+ * src/domain/stories/story-list.ts: `GET /stories`, MCP's `list_stories`, the web reader's home and tag pages), search
+ * and the tag's feed, each in its own statements. Hidden stories are never listed (their owner and moderators open
+ * them by id).
  * Why, and what was weighed: docs/decisions.md, "Finding and reading stories: labels, tags, the map, the path page".
  */
 

@@ -9,7 +9,6 @@ import { JsonText } from "../../lib/json-text";
 import { branches, stories, type StoryRow, visible } from "../../db/schema";
 import type { ContentWarning, Rating } from "../../config";
 import type { Tag } from "../../lib/tag-rule";
-import type { StorySort } from "../../schemas/fields";
 import type { storyListItemSchema } from "../../schemas/stories";
 import { authorshipOf } from "../shared/authorship";
 import { newBranchRow } from "./branches";
@@ -24,18 +23,8 @@ import { storyEvent, writtenEvents } from "../events/inbox-events";
 import { checkLength, contentLength } from "../shared/length";
 import { indexNewStory, reindexStory } from "../discovery/search-index";
 import { type NewSegment, segmentStatements } from "./segments";
-import {
-  type FilterShape,
-  type FilterValues,
-  type ReaderPreference,
-  type StoryFilter,
-  filterOf,
-  shapeKey,
-  sortKeySql,
-  storyFilterSql,
-  storyLabelColumns,
-  storyOrder,
-} from "../discovery/story-filter";
+import { type FilterShape, type ReaderPreference, shapeKey } from "../discovery/story-filter";
+import { type StoryListQuery, type StoryListValues, shownBranchesCount, storyListOf, storyListSql } from "./story-list";
 import { storyTagStatements, storyTagsColumn, untagStatement } from "../discovery/tags";
 
 export const MAIN_LINE_TITLE = "main line";
@@ -180,32 +169,24 @@ const storyListJson = jsonRows<StoryListItem>({
   bot_share: "value",
 });
 
+/** What a row of `GET /stories` selects on `stories s` (its labels and sort are the list's: `storyListSql`). */
+const storyListColumns = sql`s.id, s.title, substr(s.background, 1, ${LIST_BACKGROUND_CHARS}) AS background, s.language, s.owner_type, s.status,
+  ${shownBranchesCount} AS branches_count, (SELECT count(DISTINCT m.bot_id) FROM branch_members m WHERE m.story_id = s.id) AS bots_count, s.created_at`;
+
 /** `listStories`' one statement: the total, and the page as JSON; its text is one per filter shape (`shapeKey`). */
-const storiesPage = preparedByShape(shapeKey, (p: FilterValues & { limit: number; offset: number }, shape: FilterShape) => {
-  const where = storyFilterSql(p, shape);
-  const key = sortKeySql(p, shape.sort);
-  const page = sql`SELECT s.id, s.title, substr(s.background, 1, ${LIST_BACKGROUND_CHARS}) AS background, s.language, s.owner_type, s.status,
-      (SELECT count(*) FROM branches b WHERE b.story_id = s.id AND b.hidden_at IS NULL) AS branches_count,
-      (SELECT count(DISTINCT m.bot_id) FROM branch_members m WHERE m.story_id = s.id) AS bots_count, s.created_at,
-      ${storyLabelColumns}${key ? sql`, ${key} AS sort_key` : sql``}
-    FROM stories s WHERE ${where} ORDER BY ${sql.raw(storyOrder("s", shape.sort))} LIMIT ${p.limit} OFFSET ${p.offset}`;
-  return sql`SELECT (SELECT count(*) FROM stories s WHERE ${where}) AS total, ${storyListJson(page, storyOrder("r", shape.sort))} AS stories`;
+const storiesPage = preparedByShape(shapeKey, (v: StoryListValues, shape: FilterShape) => {
+  const list = storyListSql(v, shape, storyListColumns);
+  return sql`SELECT (${list.total}) AS total, ${storyListJson(list.page, list.order("r"))} AS stories`;
 });
 
-export interface StoryListQuery extends StoryFilter {
-  sort: StorySort;
-  limit: number;
-  offset: number;
-}
-
 /**
- * Stories by a filter (src/domain/discovery/story-filter.ts; hidden ones unlisted), in the sort's order, a page and the total in
+ * Stories by a filter (src/domain/stories/story-list.ts; hidden ones unlisted), in the sort's order, a page and the total in
  * one statement, SQLite writing the page as JSON (`jsonRows`). Its size is bounded (100 rows of a title of 100, a
  * background cut to 200 characters and at most 10 tags of 50: under 300 KB as JSON).
  */
 export async function listStories(db: Db, q: StoryListQuery, preference: ReaderPreference = null) {
-  const { values, shape } = filterOf(q, preference, q.sort);
-  const [{ total, stories }] = await rawAll<{ total: number; stories: string }>(db, storiesPage({ ...values, limit: q.limit, offset: q.offset }, shape));
+  const { values, shape } = storyListOf(q, preference);
+  const [{ total, stories }] = await rawAll<{ total: number; stories: string }>(db, storiesPage(values, shape));
   return { stories: new JsonText<StoryListItem[]>(stories), count: total, pagination: pagination(q.limit, q.offset, total) };
 }
 

@@ -1,4 +1,5 @@
-import type { Hiding, readerHome } from "../../domain/reading/reader";
+import type { readerHome } from "../../domain/reading/reader";
+import type { Hiding } from "../../domain/reading/reader-list";
 import { STORY_SORTS, type StorySort } from "../../schemas/fields";
 import { clip } from "../support/map-layout";
 import { storyHref } from "../support/links";
