@@ -39,10 +39,11 @@ const PLACE = {
   story: ["segments", "logs", "votes", "comments", "rewrites", "pins", "branch_summaries", "branches", "branch_members"],
   search: ["search_segments"],
   inbox: ["inbox_items"],
-  window: ["webhook_deliveries", "webhook_attempts", "idempotency_keys", "outbox", "inbox_events"],
+  window: ["idempotency_keys", "outbox", "inbox_events"],
+  webhooks: ["webhook_deliveries", "webhook_attempts"],
 };
 /** How long each place's rows are kept (src/queue/sweeper.ts): inbox items INBOX_KEEP_DAYS, the others a day (webhook deliveries a week). */
-const KEEP_DAYS = { inbox: 90, window: 7 };
+const KEEP_DAYS = { inbox: 90, window: 1, webhooks: 7 };
 /** The most shards one search should ask in parallel before the index needs another shape (docs/scale.md). */
 const SEARCH_FANOUT = 64;
 const placeOf = (table) => Object.entries(PLACE).find(([, tables]) => tables.includes(table))?.[0] ?? "directory";
@@ -235,7 +236,7 @@ console.log("| each | bytes in D1 | story content | search index | directory | i
 console.log("|---|---|---|---|---|---|---|---|");
 for (const [name, o] of Object.entries(perOp))
   console.log(
-    `| ${name} | ${kb(o.total)} | ${kb(o.byPlace.story ?? 0)} | ${kb(o.byPlace.search ?? 0)} | ${kb(o.byPlace.directory ?? 0)} | ${kb(o.byPlace.inbox ?? 0)} | ${kb(o.byPlace.window ?? 0)} | ${o.rows.toFixed(1)} |`,
+    `| ${name} | ${kb(o.total)} | ${kb(o.byPlace.story ?? 0)} | ${kb(o.byPlace.search ?? 0)} | ${kb(o.byPlace.directory ?? 0)} | ${kb(o.byPlace.inbox ?? 0)} | ${kb((o.byPlace.window ?? 0) + (o.byPlace.webhooks ?? 0))} | ${o.rows.toFixed(1)} |`,
   );
 console.log("\nA segment's bytes by table (English; Chinese):");
 for (const table of Object.keys(perOp["segment (English)"].tables).sort()) {
@@ -276,7 +277,7 @@ const search = part("search");
 const directorySegment = part("directory");
 const windowBytes = part("window");
 const directoryPerDay = perDay * directorySegment + storiesPerDay * (story.byPlace.directory ?? 0);
-const windowHeld = perDay * (windowBytes * KEEP_DAYS.window + part("inbox") * KEEP_DAYS.inbox);
+const windowHeld = perDay * (windowBytes * KEEP_DAYS.window + part("webhooks") * KEEP_DAYS.webhooks + part("inbox") * KEEP_DAYS.inbox);
 const searchTotal = total * search;
 const searchShards = Math.ceil(searchTotal / (LIMITS.doStorage * FILL));
 const d1SearchDays = (LIMITS.d1Account * FILL) / (perDay * search);
@@ -294,7 +295,7 @@ console.log(
   `- D1 (accounts, the story directory, follows…): ${kb(directorySegment)} a segment and ${kb(story.byPlace.directory ?? 0)} a story, ${gb(directoryPerDay * 365 * years)} for the load; full after ${days((LIMITS.d1Database * FILL) / directoryPerDay)};`,
 );
 console.log(
-  `- rows pruned by age: inbox items ${kb(part("inbox"))} a segment, kept ${KEEP_DAYS.inbox} days; the outbox, inbox events, idempotency keys and webhook deliveries ${kb(windowBytes)}, kept ${KEEP_DAYS.window} days at most: ${gb(windowHeld)} held at any time, in the directory's database.`,
+  `- rows pruned by age: inbox items ${kb(part("inbox"))} a segment, kept ${KEEP_DAYS.inbox} days; the outbox, inbox events and idempotency keys ${kb(windowBytes)}, kept ${KEEP_DAYS.window} day; webhook deliveries ${kb(part("webhooks"))}, kept ${KEEP_DAYS.webhooks} days: ${gb(windowHeld)} held at any time, in the directory's database.`,
 );
 const limits = [
   [

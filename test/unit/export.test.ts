@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { type Book, type PathVersion, type StoryLabels, storyLabels } from "../../src/domain/export/export";
 import { epubOf } from "../../src/domain/export/epub";
 import { markdownOf, markdownText } from "../../src/domain/export/markdown";
-import { authorshipLine, labelsLine } from "../../src/domain/export/words";
+import { authorshipLine, labelsLine } from "../../src/domain/export/book-words";
 import { storyView } from "../../src/domain/stories/stories";
 import type { StoryRow } from "../../src/db/schema";
 import { attachment } from "../../src/lib/disposition";

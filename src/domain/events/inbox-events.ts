@@ -9,8 +9,8 @@ import { handOver } from "./webhook-events";
  * Producing inbox events. A change that followers hear of (a segment, a branch, a story, a reply, a
  * moderator's action) writes one `inbox_events` row in its own batch, only when someone may hear of it (someone
  * follows what it names, or it has a recipient), so a change nobody follows costs one conditional INSERT and no
- * queue send. The request then hands the event to the `inbox-fanout` queue; its consumer (src/domain/following/fanout.ts)
- * writes the inboxes, never the request. A lost hand-over is the sweeper's (src/queue/sweeper.ts).
+ * queue send. The request then hands the event to the `inbox-fanout` queue; its consumer (src/queue/fanout.ts, a step of
+ * src/domain/following/fanout.ts at a time) writes the inboxes, never the request. A lost hand-over is the sweeper's (src/queue/sweeper.ts).
  * Why, and what was weighed: docs/decisions.md, "Follows, the inbox and feeds".
  */
 

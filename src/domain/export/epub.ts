@@ -1,7 +1,7 @@
 import { type EpubDocument, epubStream } from "../../lib/epub";
 import { xmlText } from "../../lib/xml";
 import type { Book, Chapter } from "./export";
-import { RATING_WORDS } from "./label-words";
+import { RATING_WORDS } from "../discovery/label-words";
 import {
   HIDDEN_NOTE,
   authorCount,
@@ -18,7 +18,7 @@ import {
   paragraphs,
   readUrl,
   sourceLine,
-} from "./words";
+} from "./book-words";
 
 /**
  * A path's book as EPUB 3: a title page (title, branch, rating and warnings, who wrote it, the

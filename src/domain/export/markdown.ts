@@ -12,7 +12,7 @@ import {
   paragraphs,
   readUrl,
   sourceLine,
-} from "./words";
+} from "./book-words";
 
 /**
  * A path's book as Markdown (CommonMark): the title, the branch, the labels, who wrote it and the

@@ -24,7 +24,8 @@ import { accountNotSuspendedSql } from "../standing/rule";
  *   cursor moves in the same batch, so a redelivered message or a concurrent step writes nothing twice.
  * - Merging: the first step of an event claims every event still waiting with its merge key (a writer's segments
  *   on one branch) and carries them as one, weighted: a burst of segments is one pass over the followers.
- * - Bounded history: each page prunes its accounts' items beyond `itemsPerAccount` (the oldest activity first).
+ * - Bounded history: each page prunes its accounts' items beyond `itemsPerAccount` (the oldest activity first), and
+ *   the sweeper those whose last activity is older than INBOX_KEEP_DAYS (src/queue/sweeper.ts).
  */
 
 export interface FanoutOptions {

@@ -2,7 +2,7 @@ import { CONTENT_WARNINGS, RATINGS } from "../../config";
 import { TAGS_PER_STORY } from "../../lib/tag-rule";
 import { warningField } from "../support/label-form";
 import { type FormState, Input } from "./forms";
-import { WARNING_WORDS } from "../../domain/export/label-words";
+import { WARNING_WORDS } from "../../domain/discovery/label-words";
 
 /**
  * What a story is, in the new-story and edit forms: its tags (one field, separated by commas; the reader's

@@ -1,5 +1,5 @@
 import type { ContentWarning, Rating } from "../../config";
-import { RATING_WORDS, WARNING_WORDS, botSharePercent } from "../../domain/export/label-words";
+import { RATING_WORDS, WARNING_WORDS, botSharePercent } from "../../domain/discovery/label-words";
 import { tagKey } from "../../lib/tag-rule";
 import type { Authorship } from "../../schemas/fields";
 

@@ -19,7 +19,7 @@ import { StoryPage } from "../pages/story";
 import { TagPage } from "../pages/tag";
 import { hasPreferenceCookie, readerPreference } from "../support/reader-preference";
 import { absolute, page, positiveInt } from "../support/render";
-import { branchPage } from "./form-pages";
+import { branchPage } from "./shared-pages";
 import { pageViewer, viewerOf } from "../support/session";
 
 /** Stories per page of the home page. */

@@ -22,7 +22,7 @@ import { safeNext } from "../support/safe-next";
 import { type Fields, fieldsOf, type Labels, labelsFrom, optional, parseWith, showErrorsIn } from "../support/form-errors";
 import { filledSegments, storyFormBody } from "../support/story-form";
 import { LABEL_WORDS, labelsOf } from "../support/label-form";
-import { branchPage, editStoryPage, loginPage, newStoryPage, registerPage } from "./form-pages";
+import { branchPage, editStoryPage, loginPage, newStoryPage, registerPage } from "./shared-pages";
 import { branchHref } from "../support/links";
 import { endSession, formPost, requireSession, startSession, viewerOf } from "../support/session";
 

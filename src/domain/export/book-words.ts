@@ -1,6 +1,6 @@
 import type { Book, BookAuthor, Chapter, StoryLabels } from "./export";
 import { plural } from "../../lib/plural";
-import { RATING_WORDS, WARNING_WORDS, botSharePercent } from "./label-words";
+import { RATING_WORDS, WARNING_WORDS, botSharePercent } from "../discovery/label-words";
 import type { PathSegment } from "../stories/path";
 
 /**

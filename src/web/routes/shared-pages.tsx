@@ -15,7 +15,10 @@ import { absolute, page } from "../support/render";
 import { safeNext } from "../support/safe-next";
 import { pageViewer, viewerOf } from "../support/session";
 
-/** The pages a form can come back to with its error (src/web/support/form-errors.ts), and their first showing. */
+/**
+ * Pages more than one route answers: a page's own read (the branch page's `GET`), and the same page when a form posted
+ * from it comes back with its error (src/web/support/form-errors.ts).
+ */
 export async function branchPage(c: Context<AppEnv>, id: string, state: FormState | null = null) {
   const data = await readerBranch(c.get("db"), id, viewerOf(c));
   const href = branchHref(id);
