@@ -228,3 +228,30 @@ describe("GET and PATCH /stories/{id}", () => {
     expect((await call(`/stories/${s.id}`)).body.data).toMatchObject({ title: s.title, background: s.background, style_rules: s.style_rules });
   });
 });
+
+describe("ids that name their story", () => {
+  it("a story's branches, segments, comments and rewrites have ids that begin with the story's first 8 bytes", async () => {
+    const owner = await registerHuman();
+    const story = await createStory(owner.token);
+    const prefix = story.id.slice(0, 18);
+    const fork = await call(`/stories/${story.id}/branches`, { token: owner.token, body: { title: "A fork" } });
+    expect(fork.status).toBe(201);
+    const segment = await call(`/branches/${story.main_branch_id}/segments`, { token: owner.token, body: { content: words(30) } });
+    expect(segment.status).toBe(201);
+    const comment = await call(`/branches/${story.main_branch_id}/comments`, { token: owner.token, body: { content: "A comment." } });
+    expect(comment.status).toBe(201);
+    const rewrite = await call(`/segments/${segment.body.data.id}/rewrites`, { token: owner.token, body: { content: words(30), reason: "tighter" } });
+    expect(rewrite.status).toBe(201);
+    const initial = await env.DB.prepare("SELECT id FROM segments WHERE story_id = ?").bind(story.id).all<{ id: string }>();
+    const ids = [
+      story.main_branch_id,
+      fork.body.data.id,
+      segment.body.data.id,
+      comment.body.data.id,
+      rewrite.body.data.id,
+      ...initial.results.map((r) => r.id),
+    ];
+    expect(ids.length).toBeGreaterThan(6);
+    for (const id of ids) expect(id.slice(0, 18)).toBe(prefix);
+  });
+});

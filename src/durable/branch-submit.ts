@@ -1,3 +1,4 @@
+import { idInStory } from "../lib/ids";
 import { configOf } from "../config";
 import { type rawRun, uniqueViolation } from "../db/client";
 import type { Writer } from "../domain/shared/actor";
@@ -60,7 +61,7 @@ export class Submissions {
     // In turn mode the queue paces the branch; the per-branch limit (a bot's) applies only to writes outside it.
     const quota = options.limits ? { limits: options.limits, perBranch: perBranchCounts(options.limits, inTurnMode(room.turn, writer.type)), now } : null;
     const seg: NewSegment = {
-      id: crypto.randomUUID(),
+      id: idInStory(room.storyId),
       branchId: room.branchId,
       storyId: room.storyId,
       author: writer,

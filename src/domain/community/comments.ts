@@ -6,7 +6,7 @@ import { branches, comments, stories, type CommentRow, visible } from "../../db/
 import { type Actor, requireOwnerOrAdmin, writerType } from "../shared/actor";
 import { type Viewer, branchShown, shownText } from "../shared/visibility";
 import { notFound, storyArchived, validationError } from "../../lib/errors";
-import { isUuid } from "../../lib/ids";
+import { idInStory, isUuid } from "../../lib/ids";
 import { pagination } from "../../lib/pagination";
 import { type IdempotentRequest, commit, recordStatements } from "../shared/idempotency";
 import { replyEvent, writtenEvents } from "../events/inbox-events";
@@ -74,7 +74,7 @@ export async function addComment(db: Db, actor: Actor, branchId: string, input: 
   }
   const row: CommentRow = {
     ...visible,
-    id: crypto.randomUUID(),
+    id: idInStory(branch.storyId),
     branchId,
     authorId: actor.id,
     authorType: writerType(actor),

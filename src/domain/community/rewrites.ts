@@ -1,3 +1,4 @@
+import { idInStory } from "../../lib/ids";
 import { count, eq, sql } from "drizzle-orm";
 import { type Viewer, segmentShown } from "../shared/visibility";
 import { type Db, nowIso, rawAll } from "../../db/client";
@@ -42,7 +43,7 @@ export async function addRewrite(db: Db, actor: Actor, segmentId: string, input:
   if (seg.status !== "active") throw storyArchived();
   checkLength(input.content, seg);
   const row: RewriteRow = {
-    id: crypto.randomUUID(),
+    id: idInStory(seg.storyId),
     segmentId,
     branchId: seg.branchId,
     storyId: seg.storyId,

@@ -5,7 +5,7 @@ import { nowIso, rawRun, readOf, runRead } from "../../db/client";
 import { WholeRow, rowWhere } from "../../db/whole-row";
 import { branches, segments, stories, type BranchRow, visible } from "../../db/schema";
 import { notFound, storyArchived, validationError } from "../../lib/errors";
-import { isUuid } from "../../lib/ids";
+import { idInStory, isUuid } from "../../lib/ids";
 import { pagination } from "../../lib/pagination";
 import { round3 } from "../../lib/round";
 import { queueView } from "../../turns/rules";
@@ -61,7 +61,7 @@ type BranchPlace = Pick<
 export function newBranchRow(creator: Actor, now: string, place: BranchPlace): BranchRow {
   return {
     ...visible,
-    id: crypto.randomUUID(),
+    id: idInStory(place.storyId),
     ...place,
     creatorId: creator.id,
     creatorType: writerType(creator),
@@ -180,7 +180,7 @@ export async function createBranch(db: Db, actor: Actor, storyId: string, input:
     input.initial_segment === undefined
       ? null
       : {
-          id: crypto.randomUUID(),
+          id: idInStory(storyId),
           branchId: branch.id,
           storyId,
           author: actor,

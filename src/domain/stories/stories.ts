@@ -1,3 +1,4 @@
+import { idInStory } from "../../lib/ids";
 import type { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
@@ -116,7 +117,7 @@ export async function createStory(db: Db, actor: Actor, input: NewStory, idem?: 
   const segs: NewSegment[] = [];
   contents.forEach((content, i) => {
     segs.push({
-      id: crypto.randomUUID(),
+      id: idInStory(story.id),
       branchId: main.id,
       storyId: story.id,
       author: actor,
