@@ -34,7 +34,7 @@ function html() {
     '<html lang="en">',
     '<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Storyloom reader</title>',
     `<style>${style}</style></head>`,
-    '<body><main><p id="status" class="status" role="status" aria-live="polite"></p><div id="error" role="alert"></div>',
+    '<body><main><p id="status" class="visually-hidden" role="status" aria-live="polite"></p><div id="error" role="alert"></div>',
     '<div id="story"><p>Waiting for the story…</p></div></main>',
     `<script>${script}</script></body></html>`,
   ].join("");

@@ -281,7 +281,8 @@ function composer(v) {
   const { language, min_length: min, max_length: max } = v.story;
   const count = h("p", { id: "count", class: "count", "aria-live": "polite" });
   const text = h("textarea", { id: "next", rows: 5, disabled: !state.canWrite, "aria-describedby": "count why" });
-  const button = h("button", { type: "submit", class: "primary", disabled: !state.canWrite }, "Publish");
+  // A button, not a form's submit: a frame sandboxed without forms never fires a form's submit at all.
+  const button = h("button", { type: "button", class: "primary", disabled: !state.canWrite, onclick: () => publish(text.value) }, "Publish");
   const update = () => {
     const n = contentLength(text.value, language);
     const unit = lengthUnit(language, n);
@@ -294,16 +295,9 @@ function composer(v) {
   const archived = v.story.status === "archived";
   const why = !state.canWrite ? state.whyNot : archived ? "This story is archived: it takes no new segments." : "";
   return h(
-    "form",
-    {
-      class: "composer",
-      "aria-label": "Write the next segment",
-      onsubmit: (e) => {
-        e.preventDefault();
-        publish(text.value);
-      },
-    },
-    h("h2", {}, "Write the next segment"),
+    "section",
+    { class: "composer", "aria-labelledby": "compose" },
+    h("h2", { id: "compose" }, "Write the next segment"),
     h("label", { for: "next" }, `Your segment, in ${language}`),
     text,
     count,
