@@ -95,12 +95,11 @@ await walk("the reader app in a host", t, async (open) => {
     })
   ).data;
   const main = (await api(`/branches/${story.main_branch_id}/segments`)).data.segments;
-  const fork = (
-    await api(`/stories/${story.id}/branches`, {
-      token: owner,
-      body: { title: "The boat comes back", fork_at_segment_id: main[1].id, initial_segment: "A sail appeared on the horizon." },
-    })
-  ).data;
+  // Its fork after the second segment, with a segment of its own.
+  await api(`/stories/${story.id}/branches`, {
+    token: owner,
+    body: { title: "The boat comes back", fork_at_segment_id: main[1].id, initial_segment: "A sail appeared on the horizon." },
+  });
   // A long path, to page: 60 segments on a second story's main line.
   const long = (
     await api("/stories", {
@@ -165,6 +164,18 @@ await walk("the reader app in a host", t, async (open) => {
     await page.waitForFunction(() => window.__initialized === true || document.getElementById("host-error").textContent);
     const hostError = await page.locator("#host-error").textContent();
     assert(!hostError, hostError);
+  }
+  const settle = () => page.evaluate(() => new Promise((r) => setTimeout(() => requestAnimationFrame(() => requestAnimationFrame(r)), 100)));
+  /**
+   * The whole app at `width`, in the viewport (a full-page capture leaves a framed document's part below the fold
+   * blank): the frame first settles at that width (the app reports its new height, the host resizes the frame).
+   */
+  async function fullShot(width, name) {
+    await page.setViewportSize({ width, height: 900 });
+    await settle();
+    await page.setViewportSize({ width, height: await page.evaluate(() => document.documentElement.scrollHeight) });
+    await settle();
+    return screenshot(page, name);
   }
   const segment = (n) => app.locator("li.segment").filter({ has: app.getByText(`#${n}`, { exact: true }) });
 
@@ -303,9 +314,7 @@ await walk("the reader app in a host", t, async (open) => {
     await app.getByText(/approved to read only/).waitFor();
     assert(await app.getByRole("button", { name: "Vote up segment 2" }).isDisabled(), "voting is enabled");
     assert(await app.getByRole("button", { name: /Follow/ }).isDisabled(), "following is enabled");
-    await page.setViewportSize({ width: 360, height: await page.evaluate(() => document.documentElement.scrollHeight) });
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-    const shot = await screenshot(page, "mcp-app-360-light-read-only");
+    const shot = await fullShot(360, "mcp-app-360-light-read-only");
     await page.setViewportSize({ width: 720, height: 900 });
     return shot;
   });
@@ -336,11 +345,7 @@ await walk("the reader app in a host", t, async (open) => {
           clientWidth: document.documentElement.clientWidth,
         }));
         assert(scrollWidth <= clientWidth, `the app is ${scrollWidth} px wide in a ${clientWidth} px frame`);
-        // The whole app in the viewport (a full-page capture leaves a framed document's part below the fold blank).
-        const height = await page.evaluate(() => document.documentElement.scrollHeight);
-        await page.setViewportSize({ width, height });
-        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-        return screenshot(page, `mcp-app-${width}-${theme}`);
+        return fullShot(width, `mcp-app-${width}-${theme}`);
       });
     }
   }

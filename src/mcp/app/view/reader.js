@@ -291,7 +291,8 @@ function composer(v) {
     count.classList.toggle("off", n < min || n > max);
   };
   text.addEventListener("input", update);
-  update();
+  // A count for a composer that cannot be used would only be noise.
+  if (state.canWrite) update();
   const archived = v.story.status === "archived";
   const why = !state.canWrite ? state.whyNot : archived ? "This story is archived: it takes no new segments." : "";
   return h(
