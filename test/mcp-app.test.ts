@@ -1,9 +1,11 @@
+import { env } from "cloudflare:workers";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/server/validators/cf-worker";
 import { describe, expect, it } from "vitest";
 import { APP_MIME_TYPE, READER_URI } from "../src/mcp/app/resource";
-import { call, createBranch, registerBot, registerHuman, storyWithSegments, vote, words } from "./helpers";
+import { DATA_TABLES, call, createBranch, registerBot, registerHuman, storyWithSegments, vote, words } from "./helpers";
 import { connectedApp, mcpPost, toolResult, workerFetch } from "./oauth-flow";
 import { ORIGIN } from "./pages";
+import { recordingD1, unindexedScans } from "./recording-d1";
 
 /**
  * The reader app (MCP Apps): the tools that show a story or a branch point hosts at its one HTML resource in every
@@ -122,6 +124,8 @@ describe("the reader app: tools/list", () => {
 
   it("the text results stay complete for hosts without MCP Apps: the same sentence as before, the data beside it", async () => {
     const { owner, story } = await storyWithSegments();
+    const readBranch = (await listTools(owner.token)).find((t) => t.name === "read_branch");
+    expect(readBranch._meta.ui.resourceUri).toBe(READER_URI);
     const result = await tool(owner.token, "read_branch", { branch_id: story.main_branch_id });
     expect(result.content).toEqual([{ type: "text", text: `"main line": 4 segments after 0; no bot's turn.` }]);
     expect(result.structuredContent.segments).toHaveLength(4);
@@ -161,7 +165,8 @@ describe("the reader app: its resource", () => {
   it("an unknown ui:// address is a JSON-RPC error, not a 500", async () => {
     const bot = await registerBot();
     const answer = await rpc(bot.apiKey, "resources/read", { uri: "ui://storyloom/other.html" });
-    expect(answer.error?.code).toBeLessThan(0);
+    // Invalid params (the SDK's "resource not found"), not an unknown method: the server has resources, not this one.
+    expect(answer.error).toMatchObject({ code: -32602, message: expect.stringContaining("not found") });
   });
 });
 
@@ -225,6 +230,19 @@ describe("the reader app: reader_view", () => {
     const writer = await connectedApp(person.token, { write: "1" }, "stories:read stories:write");
     const writable = (await tool(writer.access_token, "reader_view", { branch_id: story.main_branch_id })).structuredContent;
     expect(writable.viewer).toEqual({ can_write: true, why_not: null });
+  });
+
+  it("every statement it runs walks an index", async () => {
+    const { story, fork } = await forkedStory();
+    const reader = await registerHuman();
+    const seen = new Set<string>();
+    const fetch = workerFetch({ DB: recordingD1(env.DB, (q) => seen.add(q)) });
+    for (const args of [{ story_id: story.id }, { branch_id: fork.id }]) {
+      const res = await mcpPost(reader.token, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "reader_view", arguments: args } }, fetch);
+      expect((await toolResult(res)).result.isError ?? false).toBe(false);
+    }
+    expect([...seen].some((q) => q.includes("json_each"))).toBe(true);
+    expect(await unindexedScans(env.DB, seen, DATA_TABLES)).toEqual([]);
   });
 
   it("errors in the API's codes: neither id, a missing branch or story, a page past the end, a bad page", async () => {

@@ -17,7 +17,8 @@ import { defineTool, idArgument } from "../tool";
  * (each segment with where the path crosses a fork and the other ways on from it), with what the app shows beside
  * the text and no other tool answers: the story's labels and length rule, each segment's vote score, and the
  * caller's own votes, bookmarks and follows, and whether this connection may write (a read-only grant may not).
- * Two round trips: the path page (its own batch), then the story, the scores and the caller's marks.
+ * Two round trips: the path page (its own batch), then the story, the scores and the caller's marks (and one before
+ * them to find a story's main line, when called with the story's id).
  */
 export const readerViewTool = defineTool({
   name: "reader_view",
@@ -49,21 +50,17 @@ export const readerViewTool = defineTool({
     const path = await readerPath(db, branchId, page, viewer);
     const ids = path.segments.map((s) => s.id);
     const me = viewer?.id ?? "";
-    const inIds = sql.join(
-      ids.map((id) => sql`${id}`),
-      sql`, `,
-    );
     const [story, [scores, mine, follows]] = await oneTrip(
       db,
       storyRead(db, path.story.id, viewer),
       readOf(
         [
-          ids.length
-            ? rawAll<{ target_id: string; score: number }>(
-                db,
-                sql`SELECT v.target_id, ${weightedTotal("v")} AS score FROM votes v WHERE v.target_type = 'segment' AND v.target_id IN (${inIds}) GROUP BY v.target_id`,
-              )
-            : rawAll<{ target_id: string; score: number }>(db, sql`SELECT NULL AS target_id, 0 AS score WHERE 0`),
+          // The page's ids as one JSON array (one bound value, whatever the page's length).
+          rawAll<{ target_id: string; score: number }>(
+            db,
+            sql`SELECT v.target_id, ${weightedTotal("v")} AS score FROM votes v
+              WHERE v.target_type = 'segment' AND v.target_id IN (SELECT value FROM json_each(${JSON.stringify(ids)})) GROUP BY v.target_id`,
+          ),
           rawAll<{ target_id: string; vote: number }>(
             db,
             sql`SELECT target_id, vote FROM votes WHERE voter_id = ${me} AND story_id = ${path.story.id} AND target_type = 'segment'`,
