@@ -87,6 +87,7 @@ function serverFor(door: McpDoor): McpServer {
       },
     );
   }
+  // The prompt and the reader app's resource: for every request but a tool call, which needs its tool alone.
   if (!door.call) {
     registerPrompts(server, door);
     registerReaderApp(server, config);

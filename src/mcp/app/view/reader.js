@@ -64,7 +64,7 @@ const status = (text) => {
 function errorText(result, thrown) {
   if (thrown) {
     const text = `${thrown.message || thrown}`;
-    if (/insufficient_scope|scope|403/i.test(text)) {
+    if (/insufficient_scope/.test(text)) {
       setReadOnly("This connection was approved to read only: approve writing for this app to vote, follow, bookmark and write.");
       return `FORBIDDEN: ${state.whyNot}`;
     }
