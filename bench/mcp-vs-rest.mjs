@@ -1,4 +1,4 @@
-// `npm run bench:mcp [-- --rounds 3 --seconds 2 --write]`: what an MCP tool call costs against the REST request it
+// `npm run bench:mcp [-- --rounds 3 --seconds 2 --write --port P --inspector-port I]`: what an MCP tool call costs against the REST request it
 // wraps, under `wrangler dev` on this machine: `list_stories` against `GET /stories` (the same data), `read_branch`
 // against `GET /branches/{id}` (one D1 round trip each; read_branch also answers the queue and 23 segments), and `write_segment` against `POST /branches/{id}/segments` (a human's segment on
 // one of 20 branches: one room call each). Every pair runs A/B/A/B under wrk (REST, then MCP, `--rounds` times,
@@ -17,17 +17,25 @@ import { api, ensureWrk, freePort, load, median, NO_LIMITS, sleep, startDev, wor
 import { oauthToken } from "./oauth-agent.mjs";
 
 const { values } = parseArgs({
-  options: { rounds: { type: "string", default: "3" }, seconds: { type: "string", default: "2" }, write: { type: "boolean", default: false } },
+  options: {
+    rounds: { type: "string", default: "3" },
+    seconds: { type: "string", default: "2" },
+    write: { type: "boolean", default: false },
+    // A port (and the inspector's) of one's own, where several people share the machine; a free one by default.
+    port: { type: "string" },
+    "inspector-port": { type: "string" },
+  },
 });
 ensureWrk();
 const ROUNDS = Number(values.rounds);
 const SECONDS = Number(values.seconds);
-const PORT = await freePort();
+const PORT = values.port ? Number(values.port) : await freePort();
 const ORIGIN = `http://127.0.0.1:${PORT}`;
 const BASE = `${ORIGIN}/api/v1`;
 const tmp = mkdtempSync(path.join(tmpdir(), "storyloom-mcp-cost-"));
 
-const server = await startDev(PORT, path.join(tmp, "state"), ["--var", "LOG_REQUESTS:false", "--var", "READ_CACHE_MS:0", ...NO_LIMITS]);
+const inspector = values["inspector-port"] ? ["--inspector-port", values["inspector-port"]] : [];
+const server = await startDev(PORT, path.join(tmp, "state"), ["--var", "LOG_REQUESTS:false", "--var", "READ_CACHE_MS:0", ...inspector, ...NO_LIMITS]);
 let exitCode = 0;
 try {
   for (let i = 0; i < 50 && !server.log().includes(`Ready on ${ORIGIN}`); i++) await sleep(100);

@@ -1,4 +1,4 @@
-// `npm run test:conformance [-- --port N --credential --verbose]`: the official MCP conformance suite
+// `npm run test:conformance [-- --port N --inspector-port I --credential --verbose]`: the official MCP conformance suite
 // (@modelcontextprotocol/conformance, pinned in package.json) against `/mcp` under `npm run dev` (wrangler dev: real
 // workerd) on 127.0.0.1, with its own state directory. It runs the server scenarios server-initialize, ping,
 // tools-list, prompts-list and dns-rebinding-protection at the 2025-11-25 revision, and those of them that the
@@ -20,6 +20,8 @@ import { api, freePort, startDev } from "../bench/lib.mjs";
 const { values } = parseArgs({
   options: {
     port: { type: "string" },
+    // wrangler's devtools port (else its shared default), for a machine where several servers run at once.
+    "inspector-port": { type: "string" },
     credential: { type: "boolean", default: false },
     verbose: { type: "boolean", default: false },
   },
@@ -71,7 +73,7 @@ function runScenario(url, scenario, revision) {
   });
 }
 
-const server = await startDev(PORT, path.join(tmp, "state"));
+const server = await startDev(PORT, path.join(tmp, "state"), values["inspector-port"] ? ["--inspector-port", values["inspector-port"]] : []);
 let proxy = null;
 let failed = 0;
 try {

@@ -2,11 +2,13 @@
 // - the API reference's standalone bundle (4 MB), copied from the pinned `@scalar/api-reference` package (exact
 //   version in package.json), so `/api/v1/docs` needs nothing but this Worker;
 // - public/reader/length-rule.js, the web reader's length counter, compiled from the server's own rule
-//   (src/lib/length-rule.ts) by TypeScript's transpiler, so the page counts exactly as the server does.
+//   (src/lib/length-rule.ts) by TypeScript's transpiler, so the page counts exactly as the server does;
+// and, committed rather than ignored, the reader app for MCP hosts (src/mcp/app/reader-html.ts, scripts/build-mcp-app.mjs).
 // Runs before dev, test, deploy and check:deploy (package.json `pre…` scripts) and from the browser-test harness.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
+import { buildMcpApp } from "./build-mcp-app.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 
@@ -30,6 +32,8 @@ function buildLengthRule() {
 export function copyAssets({ quiet = false } = {}) {
   const built = buildLengthRule();
   if (!quiet) console.log(`${built ? "built" : "up to date"}: src/lib/length-rule.ts → public/reader/length-rule.js`);
+  const app = buildMcpApp();
+  if (!quiet) console.log(`${app ? "built" : "up to date"}: src/mcp/app/view/ → src/mcp/app/reader-html.ts`);
   const pinned = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).devDependencies["@scalar/api-reference"];
   const dir = path.join(root, "node_modules/@scalar/api-reference");
   const source = path.join(dir, "dist/browser/standalone.js");

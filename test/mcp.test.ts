@@ -17,6 +17,7 @@ const TOOL_NAMES = [
   "search",
   "get_story",
   "read_branch",
+  "reader_view",
   "list_bookmarks",
   "join_branch",
   "wait_for_turn",
@@ -132,14 +133,14 @@ const envelope = (protocolVersion = "2026-07-28") => ({
 
 describe("the MCP door: listing", () => {
   for (const era of ERAS) {
-    it(`lists every tool with an input schema (with descriptions) and no output schema, and the prompt (${era} era)`, async () => {
+    it(`lists every tool with an input schema (with descriptions) and an output schema, and the prompt (${era} era)`, async () => {
       const client = await connect({ era });
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES);
       for (const tool of tools) {
         expect(tool.description?.length, tool.name).toBeGreaterThan(40);
         expect(tool.inputSchema.type).toBe("object");
-        expect(tool).not.toHaveProperty("outputSchema");
+        expect(tool.outputSchema?.type, tool.name).toBe("object");
         for (const [field, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
           expect((schema as { description?: string }).description, `${tool.name}.${field}`).toBeTruthy();
         }

@@ -24,6 +24,8 @@ export interface McpDoor {
   refusal?: ApiError;
   /** The call's `idempotency_key` with the fingerprint of its arguments (set per tool call by src/mcp/server.ts). */
   idempotency?: IdempotentRequest;
+  /** Whether this connection may call the tools that write: not through an OAuth grant approved to read only. */
+  writes: boolean;
   limits: LimitServices;
   requestId: string;
   /** One read against the address's anonymous read limit (nothing for a caller with a credential); throws the 429. */
@@ -38,6 +40,7 @@ export function doorOf(c: Context<AppEnv>, actor: Actor | null): McpDoor {
   return {
     guest: guestOf(c),
     actor,
+    writes: true,
     limits: { config: c.get("config"), accountGates: c.env.ACCOUNT_GATE, meter: c.get("meter"), db: c.get("db") },
     requestId: c.get("requestId"),
     chargeRead: () => chargeReads(c, 1),

@@ -29,3 +29,36 @@ export function errorResult(err: unknown, requestId: string): { result: ToolResu
   const text = `${e.code}: ${e.message}.${details} What to do: ${ERROR_ADVICE[e.code]}`;
   return { result: { content: [{ type: "text", text }], structuredContent: { error }, isError: true }, code: e.code };
 }
+
+/**
+ * Every tool's `outputSchema`: hosts validate a result's structured content against it, an error's as well as a
+ * success's, so one schema takes both: the data as the REST API answers it (docs/api.md), or `{error}` as above.
+ * Advertised only: the SDK is given a Standard Schema whose `validate` lets every value through (as the arguments'
+ * is, src/mcp/input.ts), since checking our own answers again on every call would cost CPU and change nothing.
+ */
+const OUTPUT_JSON_SCHEMA = {
+  type: "object",
+  description: "On success the data, as the REST API answers it; when isError is true, {error: {code, message, details?, request_id}}.",
+  properties: {
+    error: {
+      type: "object",
+      properties: {
+        // The codes are the REST API's (docs/api.md); listed here they would add most of a kilobyte to every tool.
+        code: { type: "string" },
+        message: { type: "string" },
+        details: { type: "object" },
+        request_id: { type: "string" },
+      },
+      required: ["code", "message"],
+    },
+  },
+} as const;
+
+export const toolOutput = {
+  "~standard": {
+    version: 1,
+    vendor: "storyloom",
+    validate: (value: unknown) => ({ value }),
+    jsonSchema: { input: () => OUTPUT_JSON_SCHEMA, output: () => OUTPUT_JSON_SCHEMA },
+  },
+} as const;

@@ -144,11 +144,12 @@ async function answer(c: Context<AppEnv>, { actor, refusal, auth }: McpCaller): 
   }
   const { json: body, request } = await bodyOf(c);
   c.set("logRoute", logRoute(body));
-  if (auth && !auth.scope.includes(SCOPES.write) && callsWriteTool(body)) {
+  const writes = !auth || auth.scope.includes(SCOPES.write);
+  if (auth && !writes && callsWriteTool(body)) {
     c.set("errorCode", "insufficient_scope");
     return insufficientScope(auth, ALL_SCOPES, "This app may only read: approve writing to let it write");
   }
-  const door = { ...doorOf(c, actor), call: toolCalled(body), refusal };
+  const door = { ...doorOf(c, actor), writes, call: toolCalled(body), refusal };
   const authInfo = { token: "", clientId: actor ? `${actor.type}:${actor.id}` : "anonymous", scopes: auth?.scope ?? [], extra: { door } };
   const progress = wantsProgress(body);
   // A stream that reports progress is under way before its end is known: its grant's standing is checked first.

@@ -14,7 +14,8 @@ import { type McpDoor, callerOf } from "./door";
 import { logMcpFault } from "./faults";
 import { parseArguments } from "./input";
 import { continueStoryArguments, continueStoryContext, continueStoryPrompt, continueStoryText } from "./prompts";
-import { errorResult } from "./results";
+import { registerReaderApp, toolMeta } from "./app/resource";
+import { errorResult, toolOutput } from "./results";
 import type { Progress, Tool } from "./tool";
 import { INSTRUCTIONS, SERVER_INFO, TOOLS } from "./tools";
 
@@ -58,7 +59,7 @@ function serverFor(door: McpDoor): McpServer {
     // (2026-07-28) is acknowledged with nothing to notify and ended at once (the SDK's listen router), where an
     // advertised `listChanged` (McpServer's default) held it open, keep-alives only, and the route, which reads an
     // answer to its end, never answered (hosts hung on connect waiting for the acknowledgment).
-    capabilities: { tools: { listChanged: false }, prompts: { listChanged: false } },
+    capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, resources: { listChanged: false } },
     instructions: INSTRUCTIONS,
     jsonSchemaValidator,
   });
@@ -71,7 +72,9 @@ function serverFor(door: McpDoor): McpServer {
         title: tool.title,
         description: tool.description(config),
         inputSchema: tool.input.advertised,
+        outputSchema: toolOutput,
         annotations: { readOnlyHint: tool.readOnly, destructiveHint: false, openWorldHint: false },
+        _meta: toolMeta(tool),
       },
       async (args: unknown, ctx) => {
         const token = ctx.mcpReq._meta?.progressToken;
@@ -84,7 +87,11 @@ function serverFor(door: McpDoor): McpServer {
       },
     );
   }
-  if (!door.call) registerPrompts(server, door);
+  // The prompt and the reader app's resource: for every request but a tool call, which needs its tool alone.
+  if (!door.call) {
+    registerPrompts(server, door);
+    registerReaderApp(server, config);
+  }
   return server;
 }
 

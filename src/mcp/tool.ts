@@ -28,6 +28,11 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   access: Access;
   /** Hints for hosts (auto-approve reads, confirm writes). */
   readOnly: boolean;
+  /**
+   * Its place in the reader app (src/mcp/app/): "shows" a story or a branch, so hosts with MCP Apps render its result
+   * in the app; "app" is called by the app alone (hosts with MCP Apps keep it from the model). Absent: text only.
+   */
+  app?: "shows" | "app";
   run: (door: McpDoor, args: z.output<S>, progress: Progress) => Promise<ToolResult>;
 }
 

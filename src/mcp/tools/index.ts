@@ -1,4 +1,5 @@
 import { API_VERSION } from "../../lib/api-version";
+import { readerViewTool } from "../app/reader-view";
 import type { Tool } from "../tool";
 import { bookmarkSegmentTool, listBookmarksTool, removeBookmarkTool } from "./bookmarks";
 import { followTool, listFollowsTool, markInboxReadTool, readInboxTool, unfollowTool } from "./follows";
@@ -7,7 +8,7 @@ import { joinBranchTool, leaveBranchTool, waitForTurnTool } from "./turns";
 import { commentTool, createBranchTool, createStoryTool, voteTool, writeSegmentTool } from "./writes";
 
 /**
- * Every tool, in the order hosts list them: reads, the turn loop, writes, a reader's bookmarks, then follows and the inbox. Plain definitions (no SDK): the MCP
+ * Every tool, in the order hosts list them: reads (the reader app's own among them), the turn loop, writes, a reader's bookmarks, then follows and the inbox. Plain definitions (no SDK): the MCP
  * server registers them (src/mcp/server.ts) and the agents' guide lists them (src/mcp/guide.ts).
  */
 export const TOOLS: Tool[] = [
@@ -15,6 +16,7 @@ export const TOOLS: Tool[] = [
   searchTool,
   getStoryTool,
   readBranchTool,
+  readerViewTool,
   listBookmarksTool,
   joinBranchTool,
   waitForTurnTool,

@@ -66,6 +66,7 @@ export const getStoryTool = defineTool({
   input: toolInput(z.object({ story_id: idArgument("The story's id (from list_stories)") })),
   access: "anyone",
   readOnly: true,
+  app: "shows",
   run: async (door, { story_id }) => {
     const data = await storyOverview(door.guest, pathId(story_id, "Story"));
     const { story } = data;
@@ -92,6 +93,7 @@ export const readBranchTool = defineTool({
   ),
   access: "anyone",
   readOnly: true,
+  app: "shows",
   run: async (door, { branch_id, after, limit }) => {
     const data = await branchReading(door.guest.db, pathId(branch_id, "Branch"), { after, limit });
     const turn = data.queue.current_turn ? `${data.queue.current_turn.name}'s turn` : "no bot's turn";
@@ -125,6 +127,7 @@ export const searchTool = defineTool({
   ),
   access: "anyone",
   readOnly: true,
+  app: "shows",
   run: async (door, args) => {
     const data = await search(door.guest.db, searchOf(args));
     const lines = data.results.map((h) =>
