@@ -203,13 +203,18 @@ async function run() {
       return Number(/do;desc="[^"]*";dur=([\d.]+)/.exec(res.headers.get("server-timing") ?? "")?.[1] ?? Number.NaN);
     };
     const enIds = [];
-    await phase("segment (English)", SEGMENTS, () => write(en.main_branch_id, englishText(rndEn, pickEn, 2150), enIds));
-    await phase("segment (Chinese)", SEGMENTS, () => write(zh.main_branch_id, chineseText(rndZh, pickZh, 1500)));
+    const written = { en: [], zh: [] };
+    const kept = (language, text) => {
+      written[language].push(text);
+      return text;
+    };
+    await phase("segment (English)", SEGMENTS, () => write(en.main_branch_id, kept("en", englishText(rndEn, pickEn, 2150)), enIds));
+    await phase("segment (Chinese)", SEGMENTS, () => write(zh.main_branch_id, kept("zh", chineseText(rndZh, pickZh, 1500))));
     await phase("vote", SEGMENTS, (i) => call("/votes", { token: reader, body: { target_type: "segment", target_id: enIds[i], vote: 1 } }));
     await phase("comment", SEGMENTS, (i) =>
       call(`/branches/${en.main_branch_id}/comments`, { token: reader, body: { content: `A reader's comment, number ${i}, of a sentence or two like most.` } }),
     );
-    return { phases };
+    return { phases, written };
   } finally {
     server.stop();
     rmSync(persist, { recursive: true, force: true });
@@ -222,7 +227,32 @@ const big = (n) => (n >= 1e9 ? `${(n / 1e9).toFixed(2)} billion` : n >= 1e6 ? `$
 const days = (d) => (!Number.isFinite(d) ? "never" : d >= 365 ? `${(d / 365).toFixed(1)} years` : `${d.toFixed(1)} days`);
 const gb = (n) => `${(n / GB).toFixed(n < 10 * GB ? 2 : 0)} GB`;
 
-const { phases } = await run();
+/**
+ * The same texts' search index built two ways in a scratch SQLite (node:sqlite, FTS5 as D1's): as today (the table
+ * keeps its own copy of the indexed text) and contentless (`content=''`, `contentless_delete=1`: the index only, the
+ * text read from where it lives), each row's text as the service indexes it (`indexText`: Chinese as bigram tokens).
+ */
+async function indexBytes(texts) {
+  const { tsImport } = await import("tsx/esm/api");
+  const { indexText } = await tsImport("../src/lib/search-text.ts", import.meta.url);
+  const bytes = {};
+  for (const [name, options] of [
+    ["today", ""],
+    ["contentless", ", content='', contentless_delete=1"],
+  ]) {
+    const db = new DatabaseSync(":memory:");
+    db.exec(`CREATE VIRTUAL TABLE idx USING fts5(content${options}, tokenize = 'unicode61 remove_diacritics 2')`);
+    const insert = db.prepare("INSERT INTO idx(rowid, content) VALUES (?, ?)");
+    for (const [i, text] of texts.entries()) insert.run(i + 1, indexText(text));
+    bytes[name] = db.prepare("SELECT SUM(pgsize) AS size FROM dbstat").get().size / texts.length;
+    db.close();
+  }
+  return bytes;
+}
+
+const { phases, written } = await run();
+const indexEn = await indexBytes(written.en);
+const indexZh = await indexBytes(written.zh);
 const perOp = Object.fromEntries(
   Object.entries(phases).map(([name, p]) => {
     const byPlace = {};
@@ -244,6 +274,9 @@ for (const table of Object.keys(perOp["segment (English)"].tables).sort()) {
   const zh = (perOp["segment (Chinese)"].tables[table] ?? 0) / perOp["segment (Chinese)"].count;
   if (Math.abs(en) + Math.abs(zh) >= 50) console.log(`- ${table}: ${kb(en)}; ${kb(zh)}`);
 }
+console.log(
+  `\nThe same segments' search index rebuilt apart (node:sqlite): as stored today ${kb(indexEn.today)} (English), ${kb(indexZh.today)} (Chinese); contentless ${kb(indexEn.contentless)}, ${kb(indexZh.contentless)}: ${((1 - (indexEn.contentless + indexZh.contentless) / (indexEn.today + indexZh.today)) * 100).toFixed(0)} % less.`,
+);
 const both = (f) => (f(perOp["segment (English)"]) + f(perOp["segment (Chinese)"])) / 2;
 const segment = both((o) => o.total);
 const part = (place) => both((o) => o.byPlace[place] ?? 0);
@@ -273,7 +306,8 @@ console.log(
 console.log(`First limit: the one database's 10 GB, after ${days((LIMITS.d1Database * FILL) / todayPerDay)}.\n`);
 
 const content = part("story");
-const search = part("search");
+// The shards' index is contentless (D-SCALE-3): its bytes as rebuilt apart, from the same segments.
+const search = (indexEn.contentless + indexZh.contentless) / 2;
 const directorySegment = part("directory");
 const windowBytes = part("window");
 const directoryPerDay = perDay * directorySegment + storiesPerDay * (story.byPlace.directory ?? 0);
@@ -289,7 +323,7 @@ console.log(
   `- one story's writes: its storage is one writer at ${roomMs.toFixed(1)} ms a segment, ${Math.floor(1000 / roomMs)} segments a second for that story, and the service's rate grows with its stories;`,
 );
 console.log(
-  `- the search index: ${kb(search)} a segment, ${gb(searchTotal)} for the load. In D1 databases it meets the account's 1 TB after ${days(d1SearchDays)}; in SQLite Durable Objects it is ${searchShards} shards at ${FILL * 100} % full, each query asking them all in parallel;`,
+  `- the search index, contentless: ${kb(search)} a segment (${kb(part("search"))} as stored today), ${gb(searchTotal)} for the load. In D1 databases it meets the account's 1 TB after ${days(d1SearchDays)}; in SQLite Durable Objects it is ${searchShards} shards at ${FILL * 100} % full, each query asking them all in parallel;`,
 );
 console.log(
   `- D1 (accounts, the story directory, follows…): ${kb(directorySegment)} a segment and ${kb(story.byPlace.directory ?? 0)} a story, ${gb(directoryPerDay * 365 * years)} for the load; full after ${days((LIMITS.d1Database * FILL) / directoryPerDay)};`,
