@@ -220,7 +220,7 @@ await walk("the reader app in a host", t, async (open) => {
   });
 
   await t.check("the composer counts words as the story does; a segment too short is refused in words, with the API's code", async () => {
-    const box = app.getByLabel("Your segment, in en");
+    const box = app.getByLabel("Your segment, in English");
     await box.fill("Too short");
     await app.getByText("2 words: too short (between 3 and 50 words)").waitFor();
     await app.getByRole("button", { name: "Publish" }).click();
@@ -231,12 +231,12 @@ await walk("the reader app in a host", t, async (open) => {
 
   const written = "The missing boat drifted in at noon, empty.";
   await t.check("a write appears as the next segment", async () => {
-    await app.getByLabel("Your segment, in en").fill(written);
+    await app.getByLabel("Your segment, in English").fill(written);
     await app.getByText("8 words (between 3 and 50 words)").waitFor();
     await app.getByRole("button", { name: "Publish" }).click();
     await segment(5).getByText(written).waitFor();
     assert((await segment(5).locator(".writer").textContent()) === `app_reader_${run}`, "not written as the reader");
-    assert((await app.getByLabel("Your segment, in en").inputValue()) === "", "the composer was not emptied");
+    assert((await app.getByLabel("Your segment, in English").inputValue()) === "", "the composer was not emptied");
     const last = (await api(`/branches/${story.main_branch_id}/segments`)).data.segments.at(-1);
     assert(last.content === written, `the branch ends with ${JSON.stringify(last)}`);
   });
@@ -308,7 +308,7 @@ await walk("the reader app in a host", t, async (open) => {
   await t.check("a read-only grant shows the composer disabled, saying why; its votes, follow and bookmarks too", async () => {
     await show("read_branch", { branch_id: story.main_branch_id }, { as: "readonly" });
     await segment(1).waitFor();
-    const box = app.getByLabel("Your segment, in en");
+    const box = app.getByLabel("Your segment, in English");
     assert(await box.isDisabled(), "the composer is enabled");
     assert(await app.getByRole("button", { name: "Publish" }).isDisabled(), "Publish is enabled");
     await app.getByText(/approved to read only/).waitFor();
@@ -338,7 +338,7 @@ await walk("the reader app in a host", t, async (open) => {
         await page.setViewportSize({ width, height: 900 });
         await show("read_branch", { branch_id: story.main_branch_id }, { theme });
         await segment(5).waitFor();
-        await app.getByLabel("Your segment, in en").fill("The gulls went quiet");
+        await app.getByLabel("Your segment, in English").fill("The gulls went quiet");
         await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
         const { scrollWidth, clientWidth } = await appFrame().evaluate(() => ({
           scrollWidth: document.documentElement.scrollWidth,

@@ -277,6 +277,15 @@ function pager(v) {
   );
 }
 
+/** A language's name in the reader's own language ("English" for `en`), else its code. */
+function languageName(code) {
+  try {
+    return new Intl.DisplayNames([navigator.language || "en"], { type: "language" }).of(code) ?? code;
+  } catch {
+    return code;
+  }
+}
+
 function composer(v) {
   const { language, min_length: min, max_length: max } = v.story;
   const count = h("p", { id: "count", class: "count", "aria-live": "polite" });
@@ -299,7 +308,7 @@ function composer(v) {
     "section",
     { class: "composer", "aria-labelledby": "compose" },
     h("h2", { id: "compose" }, "Write the next segment"),
-    h("label", { for: "next" }, `Your segment, in ${language}`),
+    h("label", { for: "next" }, `Your segment, in ${languageName(language)}`),
     text,
     count,
     h("p", { id: "why", class: "why" }, why),
