@@ -15,7 +15,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { NO_LIMITS, api, ensureWrk, freePorts, load, median, startDev, startServer } from "./lib.mjs";
+import { NO_LIMITS, api, ensureWrk, freePorts, load, median, startDev, startWrangler } from "./lib.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -260,23 +260,7 @@ async function storyStore(text, seconds = 5) {
   const persist = mkdtempSync(path.join(tmpdir(), "storyloom-story-store-"));
   const [port, inspector] = await freePorts(2);
   const base = `http://127.0.0.1:${port}`;
-  const server = await startServer(
-    "wrangler",
-    [
-      "dev",
-      "--config",
-      "bench/story-store/wrangler.toml",
-      "--port",
-      String(port),
-      "--ip",
-      "127.0.0.1",
-      "--persist-to",
-      persist,
-      "--inspector-port",
-      String(inspector),
-    ],
-    `${base}/health`,
-  );
+  const server = await startWrangler("bench/story-store/wrangler.toml", port, persist, "/health", ["--inspector-port", String(inspector)]);
   try {
     const writes = await load({ url: `${base}/write/one`, method: "POST", headers: { "content-type": "text/plain" }, body: text, duration: seconds });
     const calls = await load({ url: `${base}/noop/one`, duration: seconds });

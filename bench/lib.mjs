@@ -46,27 +46,22 @@ export const startDev = (port, persist, options = [], opts = {}) =>
   startServer("npm", ["run", "dev", "--", "--port", String(port), "--persist-to", persist, ...options], `http://127.0.0.1:${port}/api/v1/health`, opts);
 
 /**
+ * A Worker of the bench's own (its `config`, a wrangler.toml under bench/) under `wrangler dev` on 127.0.0.1:`port`
+ * with its own local state, once `ready` (a path) answers.
+ */
+export const startWrangler = (config, port, persist, ready, options = []) =>
+  startServer(
+    "wrangler",
+    ["dev", "--config", config, "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persist, ...options],
+    `http://127.0.0.1:${port}${ready}`,
+  );
+
+/**
  * The bench's ceilings (bench/ceiling/) under `wrangler dev`, as `npm run bench` and `npm run profile -- --ceiling` serve
  * them; `reads` (from `d1Reads`) are the statements its `GET /api/v1/d1/{name}` runs.
  */
 export const startCeiling = (port, persist, options = [], reads = null) =>
-  startServer(
-    "wrangler",
-    [
-      "dev",
-      "--config",
-      "bench/ceiling/wrangler.toml",
-      "--port",
-      String(port),
-      "--ip",
-      "127.0.0.1",
-      "--persist-to",
-      persist,
-      ...(reads ? ["--var", `READS:${JSON.stringify(reads)}`] : []),
-      ...options,
-    ],
-    `http://127.0.0.1:${port}/api/v1/`,
-  );
+  startWrangler("bench/ceiling/wrangler.toml", port, persist, "/api/v1/", [...(reads ? ["--var", `READS:${JSON.stringify(reads)}`] : []), ...options]);
 
 /**
  * Copies Storyloom's local D1 (a stopped server's `--persist-to` state) into the ceiling's state: the ceiling's `DB`
