@@ -13,7 +13,7 @@ import type { Actor, ActorType } from "../shared/actor";
 export type Role = "user" | "moderator";
 
 /** A session id that names an OAuth grant: the standing statement then reads the grant, so a revoked grant ends its sessions. */
-export const OAUTH_JTI_PREFIX = "oauth:";
+const OAUTH_JTI_PREFIX = "oauth:";
 export const grantJti = (grantId: string) => `${OAUTH_JTI_PREFIX}${grantId}`;
 
 /** What the standing query reads: the account now (null when its row is gone), and whether the session was logged out. */
