@@ -72,6 +72,7 @@ const schema = z.object({
   INBOX_ITEMS_PER_ACCOUNT: positive,
   INBOX_KEEP_DAYS: positive,
   FANOUT_PAGE_SIZE: positive,
+  SEARCH_STORIES_PER_SHARD: positive,
 });
 
 function toConfig(v: z.infer<typeof schema>) {
@@ -129,6 +130,8 @@ function toConfig(v: z.infer<typeof schema>) {
       keepMs: v.INBOX_KEEP_DAYS * 86_400_000,
       pageSize: v.FANOUT_PAGE_SIZE,
     },
+    /** Search: how many stories (by rowid) one shard holds (D-SCALE-3). */
+    search: { storiesPerShard: v.SEARCH_STORIES_PER_SHARD },
   };
 }
 

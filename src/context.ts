@@ -9,7 +9,7 @@ import type { Caller, SegmentQuota } from "./usecases/caller";
  * What every request has on `c.var`, set by the `servicesAndServerTiming` middleware before any route runs.
  * Code reads them with `c.get(name)`: Hono builds a new object from all of them on every `c.var` access.
  */
-export interface Services extends Pick<Caller, "config" | "db" | "rooms"> {
+export interface Services extends Pick<Caller, "config" | "db" | "rooms" | "search"> {
   meter: RequestMeter;
 }
 

@@ -255,3 +255,18 @@ export function countingReadLimiter() {
   } as RateLimit;
   return { calls, counting };
 }
+
+/**
+ * Once every story is caught up in its search shard (writes hand their story to the search queue after their
+ * answer, and its consumer syncs it: src/queue/search.ts): waits, bounded, as test/inbox.ts `settled` does.
+ */
+export async function searchable() {
+  for (let i = 0; ; i++) {
+    const row = await env.DB.prepare(
+      "SELECT count(*) AS n FROM stories WHERE search_version > search_synced AND rowid > (SELECT legacy_max FROM search_move)",
+    ).first<{ n: number }>();
+    if (!row!.n) return;
+    if (i > 200) throw new Error("the search queue did not catch every story up");
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -3,7 +3,7 @@ import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
 import { app } from "../src/app";
 import type { Env } from "../src/env";
-import { address } from "./helpers";
+import { address, searchable } from "./helpers";
 
 /**
  * The web reader as the tests fetch and read it: pages and form POSTs through the Worker's own fetch, as a browser
@@ -59,7 +59,11 @@ async function send(path: string, init: RequestInit & { headers: Record<string, 
 }
 
 /** A page, signed in with a session (a JWT, or `{ session, prefs, env, … }`) or not, no redirect followed. */
-export const get = (path: string, visit?: string | Visit) => send(path, { headers: {}, redirect: "manual" }, visitOf(visit));
+/** A page as a browser asks for it; the search page once the writes before it reached the search shards (`searchable`). */
+export async function get(path: string, visit?: string | Visit) {
+  if (path.startsWith("/search?")) await searchable();
+  return send(path, { headers: {}, redirect: "manual" }, visitOf(visit));
+}
 
 /**
  * A form POST as a browser sends it from one of the pages: urlencoded, with this site's Origin (another, or none with

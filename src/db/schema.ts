@@ -46,7 +46,12 @@ export const users = sqliteTable(
     ...suspension(),
     createdAt: text("created_at").notNull(),
   },
-  (t) => [uniqueIndex("users_username_key_unique").on(t.usernameKey), uniqueIndex("users_email_lower_unique").on(sql`lower(${t.email})`)],
+  (t) => [
+    uniqueIndex("users_username_key_unique").on(t.usernameKey),
+    uniqueIndex("users_email_lower_unique").on(sql`lower(${t.email})`),
+    // Search asks which accounts are suspended now (their text is found by nobody): the few rows that ever were.
+    index("users_suspended_idx").on(t.suspendedAt).where(sql`suspended_at IS NOT NULL`),
+  ],
 );
 
 export const bots = sqliteTable(
@@ -72,7 +77,12 @@ export const bots = sqliteTable(
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
-  (t) => [uniqueIndex("bots_name_key_unique").on(t.nameKey), uniqueIndex("bots_api_key_hash_unique").on(t.apiKeyHash), index("bots_owner_idx").on(t.ownerId)],
+  (t) => [
+    uniqueIndex("bots_name_key_unique").on(t.nameKey),
+    uniqueIndex("bots_api_key_hash_unique").on(t.apiKeyHash),
+    index("bots_owner_idx").on(t.ownerId),
+    index("bots_suspended_idx").on(t.suspendedAt).where(sql`suspended_at IS NOT NULL`),
+  ],
 );
 
 export const apiTokens = sqliteTable(
@@ -119,9 +129,36 @@ export const stories = sqliteTable(
     ...hiding(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
+    /**
+     * The story in its search shard (src/domain/discovery/search-sync.ts): every change search shows (its text,
+     * labels, hides, a branch, a segment) bumps `search_version` in its own batch and sets `search_dirty_at` when it
+     * was clear; a sync copies the story to its shard and sets `search_synced` to the version it copied, `search_upto`
+     * to the last segment rowid copied. Dirty: `search_version > search_synced`.
+     */
+    searchVersion: integer("search_version").notNull().default(1),
+    searchSynced: integer("search_synced").notNull().default(0),
+    searchUpto: integer("search_upto").notNull().default(0),
+    searchDirtyAt: text("search_dirty_at"),
   },
-  (t) => [index("stories_status_created_idx").on(t.status, t.createdAt), index("stories_owner_idx").on(t.ownerId)],
+  (t) => [
+    index("stories_status_created_idx").on(t.status, t.createdAt),
+    index("stories_owner_idx").on(t.ownerId),
+    // The sweeper's stories whose sync is overdue (a hand-over lost), a few rows at a time.
+    index("stories_search_dirty_idx").on(t.searchDirtyAt).where(sql`search_dirty_at IS NOT NULL`),
+  ],
 );
+
+/**
+ * The move of a deployment's search index out of D1 (migrations/0023): stories up to `legacy_max` (by rowid) were
+ * indexed in D1's own FTS tables; the move copies them to their shards in rowid order, and `watermark` is the first
+ * not yet moved. A legacy story below the watermark, and every later story, is searched in its shard; one from the
+ * watermark to `legacy_max` in D1. One row.
+ */
+export const searchMove = sqliteTable("search_move", {
+  id: integer("id").primaryKey(),
+  legacyMax: integer("legacy_max").notNull(),
+  watermark: integer("watermark").notNull(),
+});
 
 /**
  * A tag by its key (src/lib/tag-rule.ts: NFKC, case-folded, white space collapsed), with the first spelling

@@ -36,6 +36,8 @@ export type SubmitResult = SegmentView & { segment: SegmentView; next_bot: { id:
 /** What a submission gives the Worker: the answer, the writer's tightest limit, and the inbox event to hand over. */
 export interface Submitted {
   data: SubmitResult;
+  /** The segment's story (its search shard learns of it through the queue). */
+  storyId: string;
   rate: RateState | null;
   inboxEvent: string | null;
 }
@@ -77,7 +79,7 @@ export class Submissions {
     room.nextSeq = seg.sequenceOrder + 1;
     room.lastSegmentId = seg.id;
     await this.turns.keep(room, applied, { reason: "submitted", events: [liveSegment(room.branchId, data.segment, data.next_bot)] });
-    return { data, rate: quota && usage ? tightest(usage, quota.limits, quota.perBranch, now) : null, inboxEvent };
+    return { data, storyId: room.storyId, rate: quota && usage ? tightest(usage, quota.limits, quota.perBranch, now) : null, inboxEvent };
   }
 
   /**

@@ -10,6 +10,7 @@ export function guestOf(c: Context<AppEnv>): Guest {
     config: c.get("config"),
     db: c.get("db"),
     rooms: c.get("rooms"),
+    search: c.get("search"),
     webhooks: c.env.WEBHOOKS,
     fanout: c.env.FANOUT,
     background: (work) => inBackground(c, work),

@@ -6,6 +6,8 @@ import { publishInboxEvents } from "../domain/events/inbox-events";
 import { hiddenFrame } from "../domain/events/live-events";
 import { messageOf } from "../domain/events/webhook-events";
 import { BranchRooms, unlessRefused } from "../durable/branch-client";
+import { overdueQuery } from "../domain/discovery/search-move";
+import { continueMove, searchShardsOf } from "./search";
 import type { Env } from "../env";
 
 const SWEEP_LIMIT = 100;
@@ -30,6 +32,8 @@ const PRUNE_LIMIT = 1000;
  *   their batch meanwhile). Telling a room again changes nothing: it already refuses, and its stream is closed;
  * - hands over again the inbox events whose fan-out has not settled and made no step for as long (a
  *   hand-over lost after the commit, a step the queue gave up on: the event's cursor says where to go on from);
+ * - hands over again the stories behind in their search shard for as long (a hand-over lost after the commit, a
+ *   sync that failed), and the move's next step while a deployment's older stories remain in D1's index;
  * - prunes idempotency records older than a day, outbox rows and inbox events settled more than a day ago, inbox
  *   items whose last activity is older than INBOX_KEEP_DAYS, webhook
  *   deliveries with their attempts older than DELIVERY_RETENTION_DAYS, revoked sessions whose token has expired
@@ -44,7 +48,7 @@ export async function sweep(env: Env, now = Date.now()) {
   const expired = sql`SELECT id FROM webhook_deliveries WHERE created_at < ${new Date(now - DELIVERY_RETENTION_DAYS * DAY_MS).toISOString()} LIMIT ${PRUNE_LIMIT}`;
   const nowText = new Date(now).toISOString();
   const hourAgo = new Date(now - HOUR_MS).toISOString();
-  const [unpicked, stalled, stuck, leftovers, hides] = await db.batch([
+  const [unpicked, stalled, stuck, leftovers, hides, behind] = await db.batch([
     db
       .select()
       .from(outbox)
@@ -75,6 +79,7 @@ export async function sweep(env: Env, now = Date.now()) {
           WHERE a.action = 'hide' AND a.created_at > ${hourAgo} AND a.target_type = 'story' AND s.hidden_at IS NOT NULL
         LIMIT ${SWEEP_LIMIT}`,
     ),
+    overdueQuery(db, cutoff, SWEEP_LIMIT),
     db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, dayAgo)),
     db.delete(outbox).where(and(isNotNull(outbox.settledAt), lt(outbox.settledAt, dayAgo))),
     rawRun(db, sql`DELETE FROM inbox_events WHERE id IN (SELECT id FROM inbox_events WHERE settled_at < ${dayAgo} LIMIT ${PRUNE_LIMIT})`),
@@ -109,11 +114,14 @@ export async function sweep(env: Env, now = Date.now()) {
       .set({ sends: sql`${inboxEvents.sends} + 1`, dueAt: nowText })
       .where(inArray(inboxEvents.id, ids));
   }
+  const shards = searchShardsOf(env);
+  await shards.changed(behind.map((s) => s.id));
+  await continueMove(env, db);
   // A room that refuses (its branch gone since, say) has nothing to catch up on: no failure of the sweep.
   const rooms = new BranchRooms(env.BRANCH_ROOM);
   await Promise.all(stuck.map(({ id }) => unlessRefused(rooms.wake(id))));
   await Promise.all(leftovers.map((m) => unlessRefused(rooms.expel(m.branch_id, m.bot_id))));
   const told = new Map(hides.map((h) => [h.branch_id, hiddenFrame(h.branch_id, { type: h.target_type, id: h.target_id }, h.at)]));
   await Promise.all([...told].map(([id, frame]) => unlessRefused(rooms.moderated(id, frame, true))));
-  return { requeued: unpicked.length, refanned: stalled.length, woken: stuck.length, expelled: leftovers.length, told: told.size };
+  return { requeued: unpicked.length, refanned: stalled.length, woken: stuck.length, expelled: leftovers.length, told: told.size, resynced: behind.length };
 }

@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { search } from "../domain/discovery/search";
+import { searchEverything } from "../usecases/search";
 import { ok, successSchema } from "../lib/envelope";
 import { createRouter, errorResponses, jsonContent } from "./openapi";
 import { publicReadCache } from "../middleware/read-cache";
@@ -19,4 +19,6 @@ const searchRoute = createRoute({
   responses: { 200: jsonContent(successSchema(searchResultSchema), "A page of hits, best first, and their counts"), ...errorResponses() },
 });
 
-export const searchRoutes = createRouter().openapi(searchRoute, async (c) => ok(c, await search(c.get("db"), searchOf(c.req.valid("query")))));
+export const searchRoutes = createRouter().openapi(searchRoute, async (c) =>
+  ok(c, await searchEverything(c.get("db"), c.get("search"), searchOf(c.req.valid("query")))),
+);

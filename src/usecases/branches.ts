@@ -9,11 +9,14 @@ import type { Caller } from "./caller";
 
 /**
  * Creates the branch, then hands its `new_branch` announcements (already in the outbox) to the webhook queue and
- * its inbox event (if written) to the fan-out queue.
+ * its inbox event (if written) to the fan-out queue, and its story (with a first segment) to the search queue.
  */
 export async function forkBranch(caller: Caller, storyId: string, body: BranchBody) {
   const { branch, announcements, events } = await domain.createBranch(caller.db, caller.actor, storyId, body, caller.idempotency);
-  await caller.background(Promise.all([publish(caller.webhooks, caller.db, announcements), publishInboxEvents(caller.fanout, caller.db, events)]));
+  const handOvers = [publish(caller.webhooks, caller.db, announcements), publishInboxEvents(caller.fanout, caller.db, events)];
+  // Its first segment, when it has one, is the story's news for search.
+  if ("segment" in branch) handOvers.push(caller.search.changed([storyId]));
+  await caller.background(Promise.all(handOvers));
   return branch;
 }
 

@@ -3,6 +3,7 @@ import type { Db } from "../db/client";
 import type { Actor } from "../domain/shared/actor";
 import type { IdempotentRequest } from "../domain/shared/idempotency";
 import type { BranchRooms } from "../durable/branch-client";
+import type { SearchShards } from "../durable/search-shards";
 import type { SegmentLimits } from "../domain/stories/segment-quota";
 import type { RateState } from "../lib/limit-error";
 
@@ -17,6 +18,8 @@ export interface Caller {
   db: Db;
   /** The branch rooms (Durable Objects), through their client. */
   rooms: BranchRooms;
+  /** The search shards, through their client (a changed story is handed to the search queue there). */
+  search: SearchShards;
   /** The webhook queue: announcements already in the outbox are handed to it. */
   webhooks: Queue;
   /** The inbox's fan-out queue: inbox events already written are handed to it. */

@@ -6,12 +6,14 @@ import { type HideTarget, hidingStatements, hidingView, placeOf, refuseOwnCase, 
 import { asSegments, segmentRecords } from "../domain/stories/segments";
 import { sql } from "drizzle-orm";
 import type { Caller } from "./caller";
+import { syncBeforeAnswer } from "./search";
 
 /**
  * A moderator hides an item: one D1 batch with the item's hiding columns, its audit row, its author's
  * inbox event, the scores and summaries it touches and the caller's `extra` statements (a report's resolution), then,
  * in the same request, the branch's live stream learns it (a branch's or story's hide: the sweeper tells its rooms
- * again should this request die first, src/queue/sweeper.ts), and the event goes to the fan-out queue. Hiding a
+ * again should this request die first, src/queue/sweeper.ts), its story's search shard takes the change (the sweeper
+ * repeats it should this request die first), and the event goes to the fan-out queue. Hiding a
  * hidden item is idempotent: 200 with the first hide's record, no new
  * audit row, `changed: false` (the `extra` statements still run). Read caches: the door's write empties them.
  */
@@ -39,6 +41,7 @@ async function setHidden(caller: Caller, target: HideTarget, change: { hide: boo
   const results = await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   const branchIds = tell ? (results.at(-1) as { id: string }[]).map((b) => b.id) : [];
   await tellRooms(caller, target, place, change.hide, branchIds);
+  await syncBeforeAnswer(db, caller.search, place.story_id, caller.background);
   await caller.background(publishInboxEvents(caller.fanout, db, writtenEvents(statements, results, [hiding.event])));
   const record = change.hide ? { hidden_at: at, hidden_by: actor.id, hidden_reason: change.reason } : { hidden_at: null, hidden_by: null, hidden_reason: null };
   return hidingView(target, record, true);

@@ -5,22 +5,28 @@ import * as pins from "../domain/stories/pins";
 import * as domain from "../domain/stories/stories";
 import type { CreateStoryBody } from "../schemas/stories";
 import type { Caller } from "./caller";
+import { syncBeforeAnswer } from "./search";
 
 /**
  * Creates the story: its starter and initial segments from the top level, else from the pack (validated present);
- * its inbox event, if written, goes to the fan-out queue after the answer.
+ * its inbox event, if written, goes to the fan-out queue after the answer, the story to the search queue.
  */
 export async function createStory(caller: Caller, body: CreateStoryBody) {
   const pack = body.story_pack;
   const input = { ...body, starter: (body.starter ?? pack?.starter)!, initial_segments: (body.initial_segments ?? pack?.initial_segments)! };
   const { created, events } = await domain.createStory(caller.db, caller.actor, input, caller.idempotency);
   await caller.background(publishInboxEvents(caller.fanout, caller.db, events));
+  await caller.background(caller.search.changed([created.id]));
   return created;
 }
 
-/** Changes a story (owner or admin); archiving it also tells its branches' live streams, after the answer. */
+/**
+ * Changes a story (owner or admin); its search shard takes the change before the answer (a label a reader filters
+ * by, or an archive, holds for search at once); archiving it also tells its branches' live streams, after the answer.
+ */
 export async function updateStory(caller: Caller, storyId: string, patch: domain.StoryPatch) {
   const story = await domain.updateStory(caller.db, caller.actor, storyId, patch);
+  await syncBeforeAnswer(caller.db, caller.search, storyId, caller.background);
   if (patch.status === "archived") {
     const tell = domain.storyBranchIds(caller.db, storyId).then((ids) => Promise.all(ids.map((branchId) => caller.rooms.archived(branchId))));
     await caller.background(tell);

@@ -81,6 +81,10 @@ const row = (fields: Partial<StoryRow> = {}): StoryRow => ({
   botSegmentsCount: 0,
   createdAt: "2026-01-02T03:04:05.000Z",
   updatedAt: "2026-01-02T03:04:05.000Z",
+  searchVersion: 1,
+  searchSynced: 1,
+  searchUpto: 0,
+  searchDirtyAt: null,
   ...fields,
 });
 

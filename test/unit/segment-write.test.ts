@@ -16,7 +16,7 @@ import {
   writeValues,
 } from "../../src/domain/stories/segment-write";
 import { insertLog, type NewSegment } from "../../src/domain/stories/segments";
-import { indexSegmentSql } from "../../src/domain/discovery/search-index";
+import { legacyIndexSql } from "../../src/domain/discovery/search-index";
 import type { Subject } from "../../src/domain/standing/rule";
 
 // A room's write runs prepared statements (compiled once per shape, bound per call): each must be, text and
@@ -72,7 +72,7 @@ describe("segmentWrite: prepared statements bind what their builders would", () 
         insertLog(values),
         countedOnBranchSql(values),
         countedOnStorySql(values),
-        indexSegmentSql(values),
+        legacyIndexSql(values),
         ...ownerItemSql(values),
         segmentEventSql(values),
       ];

@@ -1,13 +1,13 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { ContentWarning, Rating } from "../../config";
-import { type Db, nowIso, rawAll, readOf, runRead } from "../../db/client";
+import { type Db, type Read, nowIso, rawAll, readOf } from "../../db/client";
 import { preparedByShape } from "../../db/compile";
 import { pagination } from "../../lib/pagination";
 import { ELLIPSIS, MARK_CLOSE, MARK_OPEN, type MatchQuery, matchQuery, snippetOf } from "../../lib/search-text";
 import { validationError } from "../../lib/errors";
 import type { Authorship } from "../../schemas/fields";
 import type { SearchType } from "../../schemas/search";
-import { noneSuspended } from "../standing/rule";
+import { noneSuspended, notSuspendedSql } from "../standing/rule";
 import {
   type FilterShape,
   type FilterValues,
@@ -20,15 +20,21 @@ import {
 } from "./story-filter";
 
 /**
- * Full-text search over the FTS5 indexes the writes feed (src/domain/discovery/search-index.ts): stories by title,
- * background and tags, segments by their text, ranked by bm25, a page and the counts in one round trip.
+ * Full-text search: stories by title, background and tags, segments by their text, ranked by bm25, a page and the
+ * counts. The index lives in search shards (src/durable/search-shard.ts, a range of stories each, D-SCALE-3), which
+ * hold beside it the columns that decide what may be shown, under D1's names, so the same SQL runs in each shard
+ * (and, while a deployment's older stories are being moved, in D1's own index for those not yet moved:
+ * src/domain/discovery/search-move.ts). A search is two steps: one D1 statement reads what a shard cannot know (who
+ * is suspended now, the reader's preference, how far the move is, how many shards there are), then every shard and
+ * the D1 rest are asked at once for their counts and best `offset + limit` hits, merged here by rank.
  *
- * What may be found is decided at read, on the live rows every hit is joined back to, so a hide or a suspension takes
- * a hit out at once with no index write: a story only as lists show it (src/domain/discovery/story-filter.ts: not hidden, the
- * status and filters asked for, the reader's preference), a segment only when it, its branch and its story are shown
- * so, and neither when an account whose text the hit shows (the story's owner, the branch's creator, the segment's
- * author) is suspended. Hidden items are found by nobody, their authors and moderators included: a list shows none.
- * Why, and what was weighed: docs/decisions.md, "Search".
+ * What may be found is decided at read, on the rows every hit is joined back to: a story only as lists show it
+ * (src/domain/discovery/story-filter.ts: not hidden, the status and filters asked for, the reader's preference), a
+ * segment only when it, its branch and its story are shown so, and neither when an account whose text the hit shows
+ * (the story's owner, the branch's creator, the segment's author) is suspended. A hide reaches the shard in its own
+ * request (src/usecases/search.ts), a suspension with every query. Hidden items are found by nobody, their authors and
+ * moderators included: a list shows none.
+ * Why, and what was weighed: docs/decisions.md, "Search" and D-SCALE-3.
  */
 
 export interface SearchQuery extends StoryFilter {
@@ -43,37 +49,55 @@ const SNIPPET_TOKENS = 32;
 /** bm25's weight of a story's title, background and tags (a title's match counts most). */
 const STORY_WEIGHTS = sql.raw("10.0, 1.0, 5.0");
 
+/** Where a search's statements run: a shard, or D1's own index of the older stories not yet moved. */
+type Place = "shard" | "d1";
+
 interface SearchValues extends FilterValues {
   match: string;
   now: string;
+  /** The accounts suspended now, a JSON array (a shard's statements read it; D1's read the accounts themselves). */
+  suspended: string;
+  /** The move's bounds (src/db/schema.ts, `searchMove`): a shard leaves out the stories D1 still answers for. */
+  watermark: number;
+  legacyMax: number;
+  /** Every place answers its best `offset + limit` hits (`limit`, from 0): the merge cuts the page. */
+  limit: number;
 }
 
 interface Shape {
   type: SearchType;
   filter: FilterShape;
+  place: Place;
 }
 
 const searchesStories = (type: SearchType) => type !== "segment";
 const searchesSegments = (type: SearchType) => type !== "story";
 
+/** SQL: no account among `ids` is suspended now. */
+const noneSuspendedHere = (v: SearchValues, place: Place, ids: SQL) =>
+  place === "d1" ? noneSuspended(ids, v.now) : sql`NOT EXISTS (SELECT 1 FROM json_each(${v.suspended}) su WHERE su.value IN (${ids}))`;
+
+/** SQL (`AND …`): the story `s` is searched here; a shard leaves out the older stories not yet moved out of D1. */
+const searchedHere = (v: SearchValues, place: Place) => (place === "d1" ? sql`` : sql` AND (s.rowid < ${v.watermark} OR s.rowid > ${v.legacyMax})`);
+
 /** The stories the match finds that may be shown, with `columns`. */
-const storyHits = (v: SearchValues, filter: FilterShape, columns: SQL) =>
+const storyHits = (v: SearchValues, { filter, place }: Shape, columns: SQL) =>
   sql`SELECT ${columns} FROM search_stories JOIN stories s ON s.rowid = search_stories.rowid
-    WHERE search_stories MATCH ${v.match} AND ${storyFilterSql(v, filter)} AND ${noneSuspended(sql`s.owner_id`, v.now)}`;
+    WHERE search_stories MATCH ${v.match} AND ${storyFilterSql(v, filter)} AND ${noneSuspendedHere(v, place, sql`s.owner_id`)}${searchedHere(v, place)}`;
 
 /** The segments the match finds that may be shown, with `columns`. */
-const segmentHits = (v: SearchValues, filter: FilterShape, columns: SQL) =>
+const segmentHits = (v: SearchValues, { filter, place }: Shape, columns: SQL) =>
   sql`SELECT ${columns} FROM search_segments JOIN segments g ON g.rowid = search_segments.rowid
       JOIN branches b ON b.id = g.branch_id JOIN stories s ON s.id = b.story_id
     WHERE search_segments MATCH ${v.match} AND g.hidden_at IS NULL AND b.hidden_at IS NULL AND ${storyFilterSql(v, filter)}
-      AND ${noneSuspended(sql`g.author_id, b.creator_id, s.owner_id`, v.now)}`;
+      AND ${noneSuspendedHere(v, place, sql`g.author_id, b.creator_id, s.owner_id`)}${searchedHere(v, place)}`;
 
-const shapeOf = (s: Shape) => `${s.type} ${shapeKey(s.filter)}`;
+const shapeOf = (s: Shape) => `${s.place} ${s.type} ${shapeKey(s.filter)}`;
 
 /** The number of hits of each type searched (null for the other). */
-const countsStatement = preparedByShape(shapeOf, (v: SearchValues, { type, filter }: Shape) => {
-  const stories = searchesStories(type) ? sql`(SELECT count(*) FROM (${storyHits(v, filter, sql`1`)}))` : sql`NULL`;
-  const segments = searchesSegments(type) ? sql`(SELECT count(*) FROM (${segmentHits(v, filter, sql`1`)}))` : sql`NULL`;
+const countsStatement = preparedByShape(shapeOf, (v: SearchValues, shape: Shape) => {
+  const stories = searchesStories(shape.type) ? sql`(SELECT count(*) FROM (${storyHits(v, shape, sql`1`)}))` : sql`NULL`;
+  const segments = searchesSegments(shape.type) ? sql`(SELECT count(*) FROM (${segmentHits(v, shape, sql`1`)}))` : sql`NULL`;
   return sql`SELECT ${stories} AS stories, ${segments} AS segments`;
 });
 
@@ -84,17 +108,17 @@ const snippetSql = (table: string, column: number) =>
   sql.raw(`snippet(${table}, ${column}, ${charSql(MARK_OPEN)}, ${charSql(MARK_CLOSE)}, ${charSql(ELLIPSIS)}, ${SNIPPET_TOKENS})`);
 
 /**
- * The page: the hits ranked (stories first with type=all, each type by bm25, then rowid), then each hit of the page
- * read with its snippet: `snippet()` runs for the page's rows only, the index asked again for just their rowids
- * (`CROSS JOIN` keeps the page the outer loop: SQLite would otherwise run the whole match again and probe the page).
+ * The best hits: ranked (stories first with type=all, each type by bm25, then rowid), then each hit read with its
+ * snippet: `snippet()` runs for these rows only, the index asked again for just their rowids (`CROSS JOIN` keeps
+ * the page the outer loop: SQLite would otherwise run the whole match again and probe the page).
  */
-const pageStatement = preparedByShape(shapeOf, (v: SearchValues & { limit: number; offset: number }, { type, filter }: Shape) => {
+const pageStatement = preparedByShape(shapeOf, (v: SearchValues, shape: Shape) => {
   const ranked = [
-    ...(searchesStories(type) ? [storyHits(v, filter, sql`0 AS kind, search_stories.rowid AS rid, bm25(search_stories, ${STORY_WEIGHTS}) AS score`)] : []),
-    ...(searchesSegments(type) ? [segmentHits(v, filter, sql`1 AS kind, search_segments.rowid AS rid, bm25(search_segments) AS score`)] : []),
+    ...(searchesStories(shape.type) ? [storyHits(v, shape, sql`0 AS kind, search_stories.rowid AS rid, bm25(search_stories, ${STORY_WEIGHTS}) AS score`)] : []),
+    ...(searchesSegments(shape.type) ? [segmentHits(v, shape, sql`1 AS kind, search_segments.rowid AS rid, bm25(search_segments) AS score`)] : []),
   ];
   const read = [
-    ...(searchesStories(type)
+    ...(searchesStories(shape.type)
       ? [
           sql`SELECT page.kind, s.id AS story_id, s.title AS story_title, s.language, ${storyLabelColumns},
             NULL AS branch_id, NULL AS branch_title, NULL AS is_main, NULL AS segment_id, NULL AS sequence_order,
@@ -104,7 +128,7 @@ const pageStatement = preparedByShape(shapeOf, (v: SearchValues & { limit: numbe
           WHERE page.kind = 0 AND search_stories MATCH ${v.match}`,
         ]
       : []),
-    ...(searchesSegments(type)
+    ...(searchesSegments(shape.type)
       ? [
           sql`SELECT page.kind, s.id AS story_id, s.title AS story_title, s.language, ${storyLabelColumns},
             b.id AS branch_id, b.title AS branch_title, b.is_main, g.id AS segment_id, g.sequence_order,
@@ -117,7 +141,7 @@ const pageStatement = preparedByShape(shapeOf, (v: SearchValues & { limit: numbe
       : []),
   ];
   return sql`WITH page AS MATERIALIZED (SELECT kind, rid, score FROM (${sql.join(ranked, sql` UNION ALL `)})
-      ORDER BY kind, score, rid LIMIT ${v.limit} OFFSET ${v.offset})
+      ORDER BY kind, score, rid LIMIT ${v.limit})
     ${sql.join(read, sql` UNION ALL `)} ORDER BY kind, score, rid`;
 });
 
@@ -141,6 +165,8 @@ interface HitRow {
   author_name: string | null;
   created_at: string | null;
   snippet: string;
+  score: number;
+  rid: number;
 }
 
 /** A row of the page as the API shows a hit. */
@@ -185,23 +211,106 @@ function matchOf(q: string): MatchQuery {
   return query;
 }
 
-/** `search` as a read that can share a round trip: the counts and the page, two statements in one batch. */
-export function searchRead(db: Db, q: SearchQuery, preference: ReaderPreference = null) {
-  const query = matchOf(q.q);
-  const { values, shape: filter } = filterOf(q, preference, "new");
-  const v: SearchValues = { ...values, match: query.match, now: nowIso() };
-  const shape: Shape = { type: q.type, filter };
-  return readOf(
-    [
-      rawAll<{ stories: number | null; segments: number | null }>(db, countsStatement(v, shape)),
-      rawAll<HitRow>(db, pageStatement({ ...v, limit: q.limit, offset: q.offset }, shape)),
-    ],
-    ([[counts], rows]) => {
-      const count = (counts.stories ?? 0) + (counts.segments ?? 0);
-      return { results: rows.map((r) => hitOf(r, query)), count, counts, pagination: pagination(q.limit, q.offset, count) };
-    },
-  );
+/** What a shard is asked: the statements' values and shape. */
+export interface ShardQuery {
+  values: SearchValues;
+  shape: Shape;
 }
 
-/** Stories and segments matching the words, ranked, a page and the counts: one round trip. */
-export const search = (db: Db, q: SearchQuery, preference: ReaderPreference = null) => runRead(db, searchRead(db, q, preference));
+/** What a place answers: its counts, and its best hits in rank order. */
+export interface ShardAnswer {
+  counts: { stories: number | null; segments: number | null };
+  rows: HitRow[];
+}
+
+/** A shard's two statements (run by src/durable/search-shard.ts). */
+export const shardStatements = ({ values, shape }: ShardQuery) => ({ counts: countsStatement(values, shape), page: pageStatement(values, shape) });
+
+/** A search ready for its shards: what to ask them, how many there are, and what D1 answered for the stories it still holds. */
+export interface SearchPlan {
+  q: SearchQuery;
+  query: MatchQuery;
+  shard: ShardQuery;
+  /** The stories' highest rowid (a shard holds a range of rowids: `storiesPerShard` of them). */
+  maxRowid: number;
+  /** D1's answer for the older stories not yet moved, or null once the move is done. */
+  legacy: ShardAnswer | null;
+  /** Every older story is in its shard. */
+  moved: boolean;
+}
+
+interface ContextRow {
+  suspended: string;
+  hide_mature: number | null;
+  hidden_tags: string | null;
+  legacy_max: number;
+  watermark: number;
+  max_rowid: number | null;
+}
+
+/**
+ * What a shard cannot know, in one statement: the accounts suspended now (users, bots, and bots of suspended
+ * owners: the few rows a partial index holds), the reader's preference, the move's bounds and the highest story rowid.
+ */
+const contextStatement = (accountId: string, now: string) =>
+  sql`SELECT (SELECT json_group_array(id) FROM (
+      SELECT u.id FROM users u WHERE u.suspended_at IS NOT NULL AND NOT ${notSuspendedSql("u", now)}
+      UNION SELECT b.id FROM bots b WHERE b.suspended_at IS NOT NULL AND NOT ${notSuspendedSql("b", now)}
+      UNION SELECT b.id FROM users u JOIN bots b ON b.owner_id = u.id WHERE u.suspended_at IS NOT NULL AND NOT ${notSuspendedSql("u", now)})) AS suspended,
+    p.hide_mature, p.hidden_tags, m.legacy_max, m.watermark, (SELECT max(rowid) FROM stories) AS max_rowid
+    FROM search_move m LEFT JOIN preferences p ON p.account_id = ${accountId} WHERE m.id = 1`;
+
+/** A signed-in reader's preference as the values a shard binds (it holds no preferences): as a cookie's. */
+function preferenceForShards(values: SearchValues, filter: FilterShape, row: ContextRow): { values: SearchValues; filter: FilterShape } {
+  if (filter.preference !== "account") return { values, filter };
+  return {
+    values: { ...values, hiddenTags: row.hidden_tags ?? "[]" },
+    filter: { ...filter, preference: row.hide_mature ? "cookie-mature" : "cookie" },
+  };
+}
+
+/**
+ * A search's first step as a read that can share a round trip: the context statement and, until the move is done
+ * (`moved`: the caller's memory of it), D1's counts and hits for the stories it still holds.
+ */
+export function searchRead(db: Db, q: SearchQuery, preference: ReaderPreference, moved: boolean): Read<SearchPlan> {
+  const query = matchOf(q.q);
+  const { values: filterValues, shape: filter } = filterOf(q, preference, "new");
+  const now = nowIso();
+  const values: SearchValues = { ...filterValues, match: query.match, now, suspended: "[]", watermark: 0, legacyMax: 0, limit: q.offset + q.limit };
+  const legacy = moved
+    ? []
+    : [
+        rawAll<ShardAnswer["counts"]>(db, countsStatement(values, { type: q.type, filter, place: "d1" })),
+        rawAll<HitRow>(db, pageStatement(values, { type: q.type, filter, place: "d1" })),
+      ];
+  return readOf([rawAll<ContextRow>(db, contextStatement(values.accountId, now)), ...legacy], ([[row], ...found]) => {
+    const shard = preferenceForShards({ ...values, suspended: row.suspended, watermark: row.watermark, legacyMax: row.legacy_max }, filter, row);
+    const [counts, rows] = found as [ShardAnswer["counts"][], HitRow[]];
+    return {
+      q,
+      query,
+      shard: { values: shard.values, shape: { type: q.type, filter: shard.filter, place: "shard" } },
+      maxRowid: row.max_rowid ?? 0,
+      legacy: counts ? { counts: counts[0], rows } : null,
+      moved: row.watermark > row.legacy_max,
+    };
+  });
+}
+
+const sumOf = (answers: ShardAnswer[], type: "stories" | "segments") =>
+  answers.reduce<number | null>((sum, a) => (a.counts[type] === null ? sum : (sum ?? 0) + a.counts[type]), null);
+
+/** The page: every place's hits merged by rank (kind, score, rowid, as one index ranks them), and the counts summed. */
+export function mergeSearch(plan: SearchPlan, answers: ShardAnswer[]) {
+  const all = plan.legacy ? [plan.legacy, ...answers] : answers;
+  const counts = { stories: sumOf(all, "stories"), segments: sumOf(all, "segments") };
+  if (searchesStories(plan.q.type)) counts.stories ??= 0;
+  if (searchesSegments(plan.q.type)) counts.segments ??= 0;
+  const rows = all.flatMap((a) => a.rows).sort((a, b) => a.kind - b.kind || a.score - b.score || a.rid - b.rid);
+  const page = rows.slice(plan.q.offset, plan.q.offset + plan.q.limit);
+  const count = (counts.stories ?? 0) + (counts.segments ?? 0);
+  return { results: page.map((r) => hitOf(r, plan.query)), count, counts, pagination: pagination(plan.q.limit, plan.q.offset, count) };
+}
+
+export type SearchResult = ReturnType<typeof mergeSearch>;

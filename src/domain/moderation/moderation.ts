@@ -1,4 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
+import { storyChangedStatement } from "../discovery/search-move";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type Db, nowIso, rawAll, rawRun } from "../../db/client";
 import { ApiError, notFound } from "../../lib/errors";
@@ -74,7 +75,7 @@ export const hidingView = (target: HideTarget, p: Pick<Place, "hidden_at" | "hid
  * The statements of a hide (or a restore, `hide` false) for one D1 batch: the item's hiding columns (set only when
  * they change, so a repeat writes nothing), its audit row, the inbox event that tells its author, the
  * branch's stored vote score when a segment's votes stop (or start again) counting, and the generated summaries
- * that may quote a hidden segment or branch. `extra` rides along.
+ * that may quote a hidden segment or branch, and its story's search version. `extra` rides along.
  */
 export function hidingStatements(
   db: Db,
@@ -101,6 +102,8 @@ export function hidingStatements(
     rawRun(db, sql`UPDATE ${table} SET ${set}`),
     auditStatement(db, by, { action: moderated.action, targetType: target.type, targetId: target.id, reason: change.reason }, at),
     event.statement,
+    // What search shows changed: the story's shard copy is behind until its sync (the hide's own request runs it).
+    storyChangedStatement(db, place.story_id, at),
   ];
   if (target.type === "segment" && place.branch_id) statements.push(branchScoreStatement(db, place.branch_id));
   // A branch's forks made before its hide quote it in theirs too.

@@ -11,12 +11,10 @@ import { type Viewer, branchShown, shownText, storyShown } from "../shared/visib
 import { activePinsQuery, pinView } from "../stories/pins";
 import { type ProgressView, placesRead, readerMarksRead } from "./reading-progress";
 import { asPath, readingPathPageQuery, readingPathQuery, scoredReadingPathQuery } from "../stories/path";
-import { type SearchQuery, searchRead } from "../discovery/search";
 import { accountNameSql } from "../shared/actor";
 import { storyView } from "../stories/stories";
 import { mapOf, mapRowsQuery } from "./story-map";
-import { type ReaderListOptions, hidingRead, readerListRead } from "./reader-list";
-import type { ReaderPreference } from "../discovery/story-filter";
+import { type ReaderListOptions, readerListRead } from "./reader-list";
 import { storyTagsColumn, tagQuery } from "../discovery/tags";
 import { reputationOf, reputationView } from "../community/votes";
 import { type BranchVotes, branchVotesSql } from "../shared/scores";
@@ -40,12 +38,6 @@ export const CONTINUE_READING = 5;
 export function readerHome(db: Db, opts: ReaderListOptions, reader: Viewer) {
   const places = reader ? placesRead(db, reader, CONTINUE_READING) : readOf([], (): ProgressView[] => []);
   return oneTrip(db, readerListRead(db, opts), places);
-}
-
-/** The search page: the hits as `GET /search` finds them, the reader's preference applied and said: one round trip. */
-export async function readerSearch(db: Db, query: SearchQuery, preference: ReaderPreference) {
-  const [found, hiding] = await oneTrip(db, searchRead(db, query, preference), hidingRead(db, preference));
-  return { ...found, hiding };
 }
 
 /** A tag's page: the tag (404 when no story ever carried it) and its stories as the home page lists them; one round trip. */

@@ -3,7 +3,8 @@ import { type Db, nowIso, rawAll, rawRun } from "../../db/client";
 import { prepared, preparedByShape } from "../../db/compile";
 import type { ActorType } from "../shared/actor";
 import { type LimitValues, type SegmentLimits, type SegmentUsage, limitValues, underLimits, usageSql } from "./segment-quota";
-import { indexSegmentSql } from "../discovery/search-index";
+import { legacyIndexSql } from "../discovery/search-index";
+import { searchChanged } from "../discovery/search-move";
 import { type NewSegment, type SegmentValues, insertLog, insertSegment, segmentValues } from "./segments";
 import { SEGMENTS_ITEM, itemWrites, ownerHearsAtWriteSql } from "../following/fanout";
 import { segmentEventSql } from "../events/inbox-events";
@@ -51,16 +52,19 @@ export const countedOnBranchSql = (v: SegmentValues): SQL =>
   sql`UPDATE branches SET segments_count = segments_count + 1, bot_segments_count = bot_segments_count + (${v.authorType} = 'bot'),
     updated_at = ${v.createdAt} WHERE id = ${v.branchId} ${written(v.id)}`;
 
-/** The story's segment counters (its authorship, src/domain/shared/authorship.ts), bumped only if the segment was written. */
+/**
+ * The story's segment counters (its authorship, src/domain/shared/authorship.ts) and its search version (the shard
+ * learns of the segment: src/domain/discovery/search-move.ts), bumped only if the segment was written.
+ */
 export const countedOnStorySql = (v: SegmentValues): SQL =>
-  sql`UPDATE stories SET segments_count = segments_count + 1, bot_segments_count = bot_segments_count + (${v.authorType} = 'bot')
-    WHERE id = ${v.storyId} ${written(v.id)}`;
+  sql`UPDATE stories SET segments_count = segments_count + 1, bot_segments_count = bot_segments_count + (${v.authorType} = 'bot'),
+    ${searchChanged(v.createdAt)} WHERE id = ${v.storyId} ${written(v.id)}`;
 
 const guardedSegment = preparedByShape((s: Shape) => `${s.type} ${s.limits}`, guardedSegmentSql);
 const loggedSegment = prepared(insertLog);
 const countedOnBranch = prepared(countedOnBranchSql);
 const countedOnStory = prepared(countedOnStorySql);
-const indexedSegment = prepared(indexSegmentSql);
+const indexedSegment = prepared(legacyIndexSql);
 const usage = prepared(usageSql);
 const segmentEvent = prepared(segmentEventSql);
 
@@ -120,7 +124,7 @@ export function writeValues(seg: NewSegment, subject: Subject, quota: Quota | nu
 /**
  * A segment written by its branch's room, as prepared statements (compiled once per shape, src/db/compile.ts: a
  * write's SQL was most of its Drizzle time and garbage): the guarded segment, its log entry, the branch's and the
- * story's counters, its search index row, its story owner's inbox item (`ownerItemSql`) and its inbox event (`event`:
+ * story's counters and search version, its row in D1's index (a legacy story's only), its story owner's inbox item (`ownerItemSql`) and its inbox event (`event`:
  * only when someone else follows the branch, the writer or, on the main line, the story), each later one only if the
  * segment was written; and, with limits, the read of the writer's usage that ends the batch (`usage`).
  */

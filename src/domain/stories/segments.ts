@@ -8,7 +8,7 @@ import { type Writer, writerType } from "../shared/actor";
 import { type Viewer, branchShown, preparedForViewer, shownContent, withHidden } from "../shared/visibility";
 import { pagination } from "../../lib/pagination";
 import { indexText } from "../../lib/search-text";
-import { indexSegmentSql } from "../discovery/search-index";
+import { legacyIndexSql } from "../discovery/search-index";
 
 export type LogKind = "new" | "fork" | "continuation";
 
@@ -129,10 +129,13 @@ export const insertLog = (v: SegmentValues) =>
       SELECT ${v.logId}, story_id, branch_id, id, author_id, author_type, author_name, content_length,
         ${v.kind}, ${v.parentSegmentId}, created_at FROM segments WHERE id = ${v.id}`;
 
-/** The statements that write a segment, its log entry and its search index row (a new story's or branch's own); `guard` as `insertSegment`'s. */
+/**
+ * The statements that write a segment, its log entry and (a legacy story's only) its row in D1's index, for a new story's
+ * or branch's own segments; `guard` as `insertSegment`'s. The story's search version is its caller's to bump.
+ */
 export function segmentStatements(db: Db, s: NewSegment, guard: SQL = sql``) {
   const v = segmentValues(s);
-  return [rawRun(db, insertSegment(v, guard)), rawRun(db, insertLog(v)), rawRun(db, indexSegmentSql(v))] as const;
+  return [rawRun(db, insertSegment(v, guard)), rawRun(db, insertLog(v)), rawRun(db, legacyIndexSql(v))] as const;
 }
 
 /** `segmentColumns` as SQLite's JSON: the keys in the order `asSegments` gives them. */

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { branchReading } from "../../domain/reading/reader";
-import { search } from "../../domain/discovery/search";
+import { searchEverything } from "../../usecases/search";
 import { listStories } from "../../domain/stories/stories";
 import { pathId } from "../../lib/ids";
 import { MAX_LIMIT } from "../../lib/pagination";
@@ -129,7 +129,7 @@ export const searchTool = defineTool({
   readOnly: true,
   app: "shows",
   run: async (door, args) => {
-    const data = await search(door.guest.db, searchOf(args));
+    const data = await searchEverything(door.guest.db, door.guest.search, searchOf(args));
     const lines = data.results.map((h) =>
       h.type === "story"
         ? `- story "${h.story.title}" (id ${h.story.id}): ${marked(h)}`

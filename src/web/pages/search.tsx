@@ -1,4 +1,4 @@
-import type { readerSearch } from "../../domain/reading/reader";
+import type { readerSearch } from "../../usecases/search";
 import type { SearchHit } from "../../domain/discovery/search";
 import { snippetParts } from "../../lib/search-text";
 import type { SearchType } from "../../schemas/search";

@@ -1,7 +1,8 @@
 import { type Context, Hono } from "hono";
 import type { AppEnv } from "../../context";
 import { readerPath } from "../../domain/reading/path-page";
-import { readerBot, readerHome, readerSearch, readerStory, readerTag } from "../../domain/reading/reader";
+import { readerBot, readerHome, readerStory, readerTag } from "../../domain/reading/reader";
+import { readerSearch } from "../../usecases/search";
 import { ownsOrAdmin } from "../../domain/shared/actor";
 import { ApiError } from "../../lib/errors";
 import { isUuid, pathId } from "../../lib/ids";
@@ -110,7 +111,7 @@ readingRoutes.get("/search", readCache, async (c) => {
   // The web reader's lists show active stories by the reader's preference; so does its search.
   const filter = { status: "active" as const, tag: [], exclude_tag: [], rating: [], authorship: [] };
   const query = searchOf({ ...filter, q: words.data, type, limit: HITS_PER_PAGE, offset: (pageNo - 1) * HITS_PER_PAGE });
-  const found = await readerSearch(c.get("db"), query, readerPreference(c));
+  const found = await readerSearch(c.get("db"), c.get("search"), query, readerPreference(c));
   return page(c, <SearchPage canonical={canonical} words={raw} found={found} {...props} />);
 });
 

@@ -1,0 +1,134 @@
+import { DurableObject } from "cloudflare:workers";
+import { compileSimple } from "../db/compile";
+import type { ShardAnswer, ShardQuery } from "../domain/discovery/search";
+import { shardStatements } from "../domain/discovery/search";
+import type { StorySnapshot } from "../domain/discovery/search-snapshot";
+import type { Env } from "../env";
+
+/**
+ * A search shard: one SQLite Durable Object holding the full-text index of a range of stories (D-SCALE-3;
+ * src/usecases/search.ts names the shard of a story) and, beside it, the few columns of those stories, their
+ * branches and segments that decide what a search may show, under the names D1 gives them, so a search runs here
+ * the same SQL that D1 ran (src/domain/discovery/search.ts). It holds no account: suspensions come with each query.
+ * Its copy is written only by syncs (`apply`), each a whole story's state as D1 said it (idempotent); a segment's
+ * index row is written once, with its row.
+ */
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS stories (rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, title TEXT NOT NULL, language TEXT NOT NULL,
+    status TEXT NOT NULL, hidden_at TEXT, rating TEXT NOT NULL, warnings TEXT NOT NULL, owner_id TEXT NOT NULL,
+    segments_count INTEGER NOT NULL, bot_segments_count INTEGER NOT NULL, created_at TEXT NOT NULL, version INTEGER NOT NULL);
+  CREATE TABLE IF NOT EXISTS story_tags (story_id TEXT NOT NULL, tag_key TEXT NOT NULL, name TEXT NOT NULL, position INTEGER NOT NULL,
+    PRIMARY KEY (story_id, tag_key));
+  CREATE INDEX IF NOT EXISTS story_tags_key ON story_tags (tag_key);
+  CREATE TABLE IF NOT EXISTS branches (id TEXT PRIMARY KEY, story_id TEXT NOT NULL, title TEXT NOT NULL, is_main INTEGER NOT NULL,
+    hidden_at TEXT, creator_id TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS segments (rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, story_id TEXT NOT NULL, branch_id TEXT NOT NULL,
+    sequence_order INTEGER NOT NULL, author_id TEXT NOT NULL, author_type TEXT NOT NULL, author_name TEXT NOT NULL, created_at TEXT NOT NULL,
+    hidden_at TEXT);
+  CREATE INDEX IF NOT EXISTS segments_hidden ON segments (story_id) WHERE hidden_at IS NOT NULL;
+  CREATE VIRTUAL TABLE IF NOT EXISTS search_stories USING fts5(title, background, tags, tokenize = 'unicode61 remove_diacritics 2');
+  CREATE VIRTUAL TABLE IF NOT EXISTS search_segments USING fts5(content, tokenize = 'unicode61 remove_diacritics 2');`;
+
+export class SearchShard extends DurableObject<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.storage.sql.exec(SCHEMA);
+  }
+
+  /**
+   * A story's state as a sync read it, in one transaction. Syncs of one story may cross (the queue and a hide's own
+   * request): the story, its tags, branches and hides are taken only from a snapshot at least as new as the last
+   * one taken; its new segments from any (a segment's row and text never change).
+   */
+  apply(s: StorySnapshot): void {
+    const sql = this.ctx.storage.sql;
+    this.ctx.storage.transactionSync(() => {
+      const story = s.story;
+      const held = sql.exec<{ version: number }>("SELECT version FROM stories WHERE rowid = ?", story.rowid).toArray()[0];
+      if (!held || held.version <= s.version) this.takeStory(s);
+      for (const g of s.segments) {
+        const added = sql.exec(
+          `INSERT INTO segments (rowid, id, story_id, branch_id, sequence_order, author_id, author_type, author_name, created_at, hidden_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+          g.rowid,
+          g.id,
+          story.id,
+          g.branch_id,
+          g.sequence_order,
+          g.author_id,
+          g.author_type,
+          g.author_name,
+          g.created_at,
+          g.hidden_at,
+        ).rowsWritten;
+        // A segment's text never changes: its index row is written with its row, once.
+        if (added) sql.exec("INSERT INTO search_segments (rowid, content) VALUES (?, ?)", g.rowid, g.indexed);
+      }
+    });
+  }
+
+  /** The story's row, index row, tags, branches and hidden segments, as the snapshot has them. */
+  private takeStory(s: StorySnapshot): void {
+    const sql = this.ctx.storage.sql;
+    const { indexed, ...story } = s.story;
+    sql.exec(
+      `INSERT INTO stories (rowid, id, title, language, status, hidden_at, rating, warnings, owner_id, segments_count, bot_segments_count, created_at, version)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (rowid) DO UPDATE SET title = excluded.title, status = excluded.status, hidden_at = excluded.hidden_at,
+          rating = excluded.rating, warnings = excluded.warnings, owner_id = excluded.owner_id, segments_count = excluded.segments_count,
+          bot_segments_count = excluded.bot_segments_count, version = excluded.version`,
+      story.rowid,
+      story.id,
+      story.title,
+      story.language,
+      story.status,
+      story.hidden_at,
+      story.rating,
+      story.warnings,
+      story.owner_id,
+      story.segments_count,
+      story.bot_segments_count,
+      story.created_at,
+      s.version,
+    );
+    sql.exec("DELETE FROM search_stories WHERE rowid = ?", story.rowid);
+    sql.exec("INSERT INTO search_stories (rowid, title, background, tags) VALUES (?, ?, ?, ?)", story.rowid, indexed.title, indexed.background, indexed.tags);
+    sql.exec("DELETE FROM story_tags WHERE story_id = ?", story.id);
+    for (const t of s.tags) sql.exec("INSERT INTO story_tags (story_id, tag_key, name, position) VALUES (?, ?, ?, ?)", story.id, t.tag_key, t.name, t.position);
+    for (const b of s.branches) {
+      sql.exec(
+        `INSERT INTO branches (id, story_id, title, is_main, hidden_at, creator_id) VALUES (?, ?, ?, ?, ?, ?)
+          ON CONFLICT (id) DO UPDATE SET title = excluded.title, is_main = excluded.is_main, hidden_at = excluded.hidden_at`,
+        b.id,
+        story.id,
+        b.title,
+        b.is_main,
+        b.hidden_at,
+        b.creator_id,
+      );
+    }
+    const hidden = JSON.stringify(s.hidden);
+    sql.exec(
+      `UPDATE segments SET hidden_at = NULL WHERE story_id = ? AND hidden_at IS NOT NULL AND id NOT IN (SELECT value ->> 'id' FROM json_each(?))`,
+      story.id,
+      hidden,
+    );
+    sql.exec(
+      `UPDATE segments SET hidden_at = h.value ->> 'hidden_at' FROM json_each(?) h WHERE segments.id = h.value ->> 'id' AND segments.story_id = ?`,
+      hidden,
+      story.id,
+    );
+  }
+
+  /** The search's counts and best hits here (the first `limit`, ranked as D1 ranks them). */
+  search(q: ShardQuery): ShardAnswer {
+    const { counts, page } = shardStatements(q);
+    const run = <T extends Record<string, SqlStorageValue>>(statement: Parameters<typeof compileSimple>[0]) => {
+      const compiled = compileSimple(statement);
+      if (!compiled) throw new Error("search-shard: a statement must be plain SQL");
+      return this.ctx.storage.sql.exec<T>(compiled.sql, ...(compiled.params as SqlStorageValue[])).toArray();
+    };
+    const [c] = run<{ stories: number | null; segments: number | null }>(counts);
+    return { counts: c, rows: run(page) as unknown as ShardAnswer["rows"] };
+  }
+}

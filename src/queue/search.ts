@@ -1,0 +1,55 @@
+import { configOf } from "../config";
+import { type Db, getDb } from "../db/client";
+import { nextToMoveQuery } from "../domain/discovery/search-move";
+import { type SearchMessage, SearchShards } from "../durable/search-shards";
+import type { Env } from "../env";
+import { moveSteps, syncStory } from "../usecases/search";
+import { backoffSeconds } from "./webhooks";
+
+export const SEARCH_QUEUE = "search-sync";
+
+/** Legacy stories moved per message: a step copies a story and commits one batch. */
+const MOVE_STEPS_PER_MESSAGE = 20;
+
+/** The search shards as the consumer and the sweeper reach them (no request to time). */
+export const searchShardsOf = (env: Env) => new SearchShards(env.SEARCH_SHARD, env.SEARCH_SYNC, configOf(env).search.storiesPerShard);
+
+/**
+ * The search queue's consumer: each story named in the batch is synced once (a burst of segments on one story
+ * is one sync), and a move message moves the next stories and queues itself again while any remain. A failed sync
+ * is retried by the queue; one the queue gives up on is the sweeper's (the story is still behind in D1).
+ */
+export async function handleSearch(batch: MessageBatch<SearchMessage>, env: Env): Promise<void> {
+  const db = getDb(env.DB);
+  const shards = searchShardsOf(env);
+  const byStory = new Map<string, Message<SearchMessage>[]>();
+  const moves: Message<SearchMessage>[] = [];
+  for (const m of batch.messages) {
+    if ("storyId" in m.body) byStory.set(m.body.storyId, [...(byStory.get(m.body.storyId) ?? []), m]);
+    else moves.push(m);
+  }
+  const jobs: [Message<SearchMessage>[], () => Promise<unknown>][] = [...byStory].map(([storyId, messages]) => [
+    messages,
+    () => syncStory(db, shards, storyId),
+  ]);
+  if (moves.length) {
+    jobs.push([moves, async () => (await moveSteps(db, shards, MOVE_STEPS_PER_MESSAGE)) && env.SEARCH_SYNC.send({ move: true }, { contentType: "json" })]);
+  }
+  await Promise.all(
+    jobs.map(async ([messages, job]) => {
+      try {
+        await job();
+        for (const m of messages) m.ack();
+      } catch (err) {
+        console.error(`search sync failed (${messages.length} message(s))`, err);
+        for (const m of messages) m.retry({ delaySeconds: backoffSeconds(m.attempts) });
+      }
+    }),
+  );
+}
+
+/** The sweeper's part in the move: while legacy stories remain, the next step is queued (a lost one is replaced). */
+export async function continueMove(env: Env, db: Db): Promise<void> {
+  const [next] = await nextToMoveQuery(db);
+  if (next && next.watermark <= next.legacy_max) await env.SEARCH_SYNC.send({ move: true }, { contentType: "json" });
+}

@@ -1,0 +1,88 @@
+import { type Db, oneTrip, runRead } from "../db/client";
+import { type SearchQuery, searchRead } from "../domain/discovery/search";
+import { movedStatements, nextToMoveQuery, syncedStatement } from "../domain/discovery/search-move";
+import { type SnapshotRead, readSnapshot } from "../domain/discovery/search-snapshot";
+import type { ReaderPreference } from "../domain/discovery/story-filter";
+import { hidingRead } from "../domain/reading/reader-list";
+import type { SearchShards } from "../durable/search-shards";
+
+/**
+ * Search across its shards (src/domain/discovery/search.ts), keeping them in step with D1
+ * (src/domain/discovery/search-move.ts), and the move of a deployment's older stories out of D1's index.
+ */
+
+/**
+ * Whether this isolate saw the move done (it never comes undone): then a search asks D1 for nothing but its context.
+ * Why memory and not a read: it saves each search two statements in the first trip for the life of the isolate.
+ */
+let moveSeenDone = false;
+
+/** The first step's plan, remembering a finished move. */
+function planned<T extends { moved: boolean }>(plan: T): T {
+  if (plan.moved) moveSeenDone = true;
+  return plan;
+}
+
+/** Stories and segments matching the words, ranked, a page and the counts: one D1 statement, then every shard at once. */
+export async function searchEverything(db: Db, shards: SearchShards, q: SearchQuery, preference: ReaderPreference = null) {
+  return shards.search(planned(await runRead(db, searchRead(db, q, preference, moveSeenDone))));
+}
+
+/** The web reader's search page: the hits as `GET /search` finds them, the reader's preference applied and said. */
+export async function readerSearch(db: Db, shards: SearchShards, q: SearchQuery, preference: ReaderPreference) {
+  const [plan, hiding] = await oneTrip(db, searchRead(db, q, preference, moveSeenDone), hidingRead(db, preference));
+  return { ...(await shards.search(planned(plan))), hiding };
+}
+
+/**
+ * Copies a story to its shard until the copy is caught up (a story with many new segments, a chunk at a time),
+ * recording each chunk's progress in D1 after the shard took it: a crash between the two copies it again, which
+ * the shard takes as the same.
+ */
+export async function syncStory(db: Db, shards: SearchShards, storyId: string): Promise<void> {
+  for (;;) {
+    const read = await readSnapshot(db, storyId);
+    if (!read || !(await copied(db, shards, storyId, read))) return;
+  }
+}
+
+/** One chunk into the shard, then its progress in D1 (`record` may defer it); answers whether more remain. */
+async function copied(db: Db, shards: SearchShards, storyId: string, read: SnapshotRead, record = (w: Promise<unknown>) => w): Promise<boolean> {
+  await shards.apply(read.snapshot);
+  const upto = read.snapshot.segments.at(-1)?.rowid ?? read.upto;
+  await record(syncedStatement(db, storyId, read.more ? 0 : read.version, upto));
+  return read.more;
+}
+
+/**
+ * A change search must show before its answer (a hide, a story's edit): the story copied to its shard in the request,
+ * one D1 read and the shard's call; what was copied is recorded after the answer (`background`), and the rest of a
+ * long story's segments by the queue. Should any of it fail, the story is still behind in D1, and the queue's or the
+ * sweeper's sync repairs it.
+ */
+export async function syncBeforeAnswer(db: Db, shards: SearchShards, storyId: string, background: (work: Promise<unknown>) => Promise<void>) {
+  try {
+    const read = await readSnapshot(db, storyId);
+    if (read && (await copied(db, shards, storyId, read, background))) await shards.changed([storyId]);
+  } catch (err) {
+    console.error(`search sync of story ${storyId} failed; the queue will repeat it`, err);
+    await shards.changed([storyId]);
+  }
+}
+
+/**
+ * Up to `stories` steps of the move, in rowid order: the next legacy story copied to its shard, then moved past in
+ * D1. Answers whether more remain. Two movers at once do no harm: each copy is idempotent, and the watermark only
+ * moves forward past a story that was copied.
+ */
+export async function moveSteps(db: Db, shards: SearchShards, stories: number): Promise<boolean> {
+  for (let i = 0; i < stories; i++) {
+    const [next] = await nextToMoveQuery(db);
+    if (!next || next.watermark > next.legacy_max) return false;
+    const story = next.id !== null && next.rowid !== null ? { id: next.id, rowid: next.rowid } : null;
+    if (story) await syncStory(db, shards, story.id);
+    await db.batch(movedStatements(db, story) as [ReturnType<typeof movedStatements>[0]]);
+    if (!story) return false;
+  }
+  return true;
+}
