@@ -1,4 +1,4 @@
-// `npm run bench:ab [-- --base REV --case uncached|cached|page|home|stories|write|turns --rounds N --seconds S --connections C --logged
+// `npm run bench:ab [-- --base REV --case uncached|cached|page|home|stories|search|write|turns --rounds N --seconds S --connections C --logged
 //   --port P --inspector-port I]`
 // (`--connections`, 10 by default, is wrk's; `turns` has its own four bots): this
 // working tree (B) against another revision (A, default HEAD), both under `wrangler dev` at once (silent unless
@@ -60,6 +60,8 @@ const CASES = {
     requests: fromClients({ path: `/api/v1/branches/${s.data.hot.main_branch_id}/segments`, headers: { "x-d1-bookmark": s.data.bookmark } }),
   }),
   stories: (s) => ({ url: s.origin, requests: fromClients({ path: "/api/v1/stories", headers: { "x-d1-bookmark": s.data.bookmark } }) }),
+  // A search past the micro-cache: 41 stories match by their tag, and the hot story's segments by a common word.
+  search: (s) => ({ url: s.origin, requests: fromClients({ path: "/api/v1/search?q=bench", headers: { "x-d1-bookmark": s.data.bookmark } }) }),
   write: (s) => ({ url: s.origin, requests: spreadWrites(s.data) }),
   turns: () => null, // fourBots (bench/turns.mjs), not a load
 };
