@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { compileSimple } from "../db/compile";
-import type { ShardAnswer, ShardQuery } from "../domain/discovery/search";
+import type { HitKey, ShardAnswer, ShardQuery } from "../domain/discovery/search";
 import { shardStatements } from "../domain/discovery/search";
 import type { StorySnapshot } from "../domain/discovery/search-snapshot";
 import type { Env } from "../env";
@@ -120,15 +120,21 @@ export class SearchShard extends DurableObject<Env> {
     );
   }
 
-  /** The search's counts and best hits here (the first `limit`, ranked as D1 ranks them). */
+  /** The search's counts and best hits here (read whole, or their keys), or the hits picked: ranked as D1 ranks them. */
   search(q: ShardQuery): ShardAnswer {
-    const { counts, page } = shardStatements(q);
-    const run = <T extends Record<string, SqlStorageValue>>(statement: Parameters<typeof compileSimple>[0]) => {
-      const compiled = compileSimple(statement);
-      if (!compiled) throw new Error("search-shard: a statement must be plain SQL");
-      return this.ctx.storage.sql.exec<T>(compiled.sql, ...(compiled.params as SqlStorageValue[])).toArray();
+    const { counts, page, keys } = shardStatements(q);
+    return {
+      ...(counts ? { counts: this.cursor(counts).one() as unknown as ShardAnswer["counts"] } : {}),
+      ...(page ? { rows: this.cursor(page).toArray() as unknown as ShardAnswer["rows"] } : {}),
+      // Keys as arrays, not objects: a later page's ranking moves up to `offset + limit` of them a shard.
+      ...(keys ? { keys: [...this.cursor(keys).raw()] as unknown as HitKey[] } : {}),
     };
-    const [c] = run<{ stories: number | null; segments: number | null }>(counts);
-    return { counts: c, rows: run(page) as unknown as ShardAnswer["rows"] };
+  }
+
+  /** A statement built by the search's SQL (plain text and values: src/db/compile.ts) run on this shard's SQLite. */
+  private cursor(statement: Parameters<typeof compileSimple>[0]) {
+    const compiled = compileSimple(statement);
+    if (!compiled) throw new Error("search-shard: a statement must be plain SQL");
+    return this.ctx.storage.sql.exec(compiled.sql, ...(compiled.params as SqlStorageValue[]));
   }
 }

@@ -1,5 +1,4 @@
-import type { SearchPlan, ShardAnswer } from "../domain/discovery/search";
-import { mergeSearch } from "../domain/discovery/search";
+import { type SearchPlan, type ShardAnswer, type ShardQuery, keysQuery, mergeSearch, pickPage, pickedQuery } from "../domain/discovery/search";
 import type { StorySnapshot } from "../domain/discovery/search-snapshot";
 import { RequestMeter } from "../lib/meter";
 import type { SearchShard } from "./search-shard";
@@ -28,13 +27,22 @@ export class SearchShards {
     return this.namespace.get(this.namespace.idFromName(`search-${shard}`));
   }
 
-  /** Every shard's answer to the plan, at once, merged with D1's: the page and its counts. */
+  /**
+   * Every shard's answer to the plan, at once, merged with D1's: the page and its counts. The first page is one call
+   * a shard (each reads its best `limit` hits whole); a later page two: every shard's keys of its best
+   * `offset + limit`, then the page's hits read from the shards that hold them.
+   */
   async search(plan: SearchPlan) {
     const shards = plan.maxRowid > 0 ? this.shardOf(plan.maxRowid) + 1 : 0;
-    const answers = await this.meter.timeObject("search shards", () =>
-      Promise.all(Array.from({ length: shards }, (_, k) => this.stub(k).search(plan.shard) as Promise<ShardAnswer>)),
-    );
-    return mergeSearch(plan, answers);
+    const ask = (shard: number, q: ShardQuery) => this.stub(shard).search(q) as Promise<ShardAnswer>;
+    return this.meter.timeObject("search shards", async () => {
+      const first = plan.q.offset === 0 ? plan.shard : keysQuery(plan.shard);
+      const answers = await Promise.all(Array.from({ length: shards }, (_, k) => ask(k, first)));
+      if (plan.q.offset === 0) return mergeSearch(plan, answers);
+      const { rows, fromShards } = pickPage(plan, answers);
+      const picked = await Promise.all([...fromShards].map(([k, keys]) => ask(k, pickedQuery(plan.shard, keys))));
+      return mergeSearch(plan, answers, [...rows, ...picked.flatMap((a) => a.rows ?? [])]);
+    });
   }
 
   /** A story's state, into its shard. */

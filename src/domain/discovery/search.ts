@@ -60,14 +60,23 @@ interface SearchValues extends FilterValues {
   /** The move's bounds (src/db/schema.ts, `searchMove`): a shard leaves out the stories D1 still answers for. */
   watermark: number;
   legacyMax: number;
-  /** Every place answers its best `offset + limit` hits (`limit`, from 0): the merge cuts the page. */
+  /** How many of its best hits a place ranks: `offset + limit` (the merge cuts the page from all of them). */
   limit: number;
+  /** The page's hits a shard was asked to read, a JSON array of `[kind, rid, score]` (`read: "picked"`). */
+  picked: string;
 }
+
+/**
+ * What a place answers: its best hits read whole (`page`: the first page, the common case, in one call), only their
+ * keys (`keys`: a later page, whose hits the merge picks before any is read), or the hits picked (`picked`).
+ */
+type Reading = "page" | "keys" | "picked";
 
 interface Shape {
   type: SearchType;
   filter: FilterShape;
   place: Place;
+  read: Reading;
 }
 
 const searchesStories = (type: SearchType) => type !== "segment";
@@ -92,7 +101,7 @@ const segmentHits = (v: SearchValues, { filter, place }: Shape, columns: SQL) =>
     WHERE search_segments MATCH ${v.match} AND g.hidden_at IS NULL AND b.hidden_at IS NULL AND ${storyFilterSql(v, filter)}
       AND ${noneSuspendedHere(v, place, sql`g.author_id, b.creator_id, s.owner_id`)}${searchedHere(v, place)}`;
 
-const shapeOf = (s: Shape) => `${s.place} ${s.type} ${shapeKey(s.filter)}`;
+const shapeOf = (s: Shape) => `${s.place} ${s.read} ${s.type} ${shapeKey(s.filter)}`;
 
 /** The number of hits of each type searched (null for the other). */
 const countsStatement = preparedByShape(shapeOf, (v: SearchValues, shape: Shape) => {
@@ -107,16 +116,27 @@ const charSql = (c: string) => `char(${c.charCodeAt(0)})`;
 const snippetSql = (table: string, column: number) =>
   sql.raw(`snippet(${table}, ${column}, ${charSql(MARK_OPEN)}, ${charSql(MARK_CLOSE)}, ${charSql(ELLIPSIS)}, ${SNIPPET_TOKENS})`);
 
-/**
- * The best hits: ranked (stories first with type=all, each type by bm25, then rowid), then each hit read with its
- * snippet: `snippet()` runs for these rows only, the index asked again for just their rowids (`CROSS JOIN` keeps
- * the page the outer loop: SQLite would otherwise run the whole match again and probe the page).
- */
-const pageStatement = preparedByShape(shapeOf, (v: SearchValues, shape: Shape) => {
+/** The best hits' keys, ranked: stories first with type=all, each type by bm25, then rowid. */
+function rankedSql(v: SearchValues, shape: Shape) {
   const ranked = [
     ...(searchesStories(shape.type) ? [storyHits(v, shape, sql`0 AS kind, search_stories.rowid AS rid, bm25(search_stories, ${STORY_WEIGHTS}) AS score`)] : []),
     ...(searchesSegments(shape.type) ? [segmentHits(v, shape, sql`1 AS kind, search_segments.rowid AS rid, bm25(search_segments) AS score`)] : []),
   ];
+  return sql`SELECT kind, rid, score FROM (${sql.join(ranked, sql` UNION ALL `)}) ORDER BY kind, score, rid LIMIT ${v.limit}`;
+}
+
+const keysStatement = preparedByShape(shapeOf, rankedSql);
+
+/**
+ * The hits read whole: the best ones ranked (or those picked), then each read with its snippet: `snippet()` runs for
+ * these rows only, the index asked again for just their rowids (`CROSS JOIN` keeps the page the outer loop: SQLite
+ * would otherwise run the whole match again and probe the page).
+ */
+const pageStatement = preparedByShape(shapeOf, (v: SearchValues, shape: Shape) => {
+  const page =
+    shape.read === "picked"
+      ? sql`SELECT p.value ->> 0 AS kind, p.value ->> 1 AS rid, p.value ->> 2 AS score FROM json_each(${v.picked}) p`
+      : rankedSql(v, shape);
   const read = [
     ...(searchesStories(shape.type)
       ? [
@@ -140,9 +160,7 @@ const pageStatement = preparedByShape(shapeOf, (v: SearchValues, shape: Shape) =
         ]
       : []),
   ];
-  return sql`WITH page AS MATERIALIZED (SELECT kind, rid, score FROM (${sql.join(ranked, sql` UNION ALL `)})
-      ORDER BY kind, score, rid LIMIT ${v.limit})
-    ${sql.join(read, sql` UNION ALL `)} ORDER BY kind, score, rid`;
+  return sql`WITH page AS MATERIALIZED (${page}) ${sql.join(read, sql` UNION ALL `)} ORDER BY kind, score, rid`;
 });
 
 interface HitRow {
@@ -217,14 +235,31 @@ export interface ShardQuery {
   shape: Shape;
 }
 
-/** What a place answers: its counts, and its best hits in rank order. */
+/** A hit's place in the ranking. */
+export type HitKey = [kind: 0 | 1, rid: number, score: number];
+
+/** What a place answers: its counts (none when asked for picked hits), and its best hits read whole or their keys. */
 export interface ShardAnswer {
-  counts: { stories: number | null; segments: number | null };
-  rows: HitRow[];
+  counts?: { stories: number | null; segments: number | null };
+  rows?: HitRow[];
+  keys?: HitKey[];
 }
 
-/** A shard's two statements (run by src/durable/search-shard.ts). */
-export const shardStatements = ({ values, shape }: ShardQuery) => ({ counts: countsStatement(values, shape), page: pageStatement(values, shape) });
+/** A shard's statements (run by src/durable/search-shard.ts): its counts and its hits or their keys, or the hits picked. */
+export function shardStatements({ values, shape }: ShardQuery): { counts?: SQL; page?: SQL; keys?: SQL } {
+  if (shape.read === "picked") return { page: pageStatement(values, shape) };
+  return {
+    counts: countsStatement(values, shape),
+    ...(shape.read === "keys" ? { keys: keysStatement(values, shape) } : { page: pageStatement(values, shape) }),
+  };
+}
+
+/** The query for a later page's keys, and the one reading the hits picked from a shard. */
+export const keysQuery = (q: ShardQuery): ShardQuery => ({ values: q.values, shape: { ...q.shape, read: "keys" } });
+export const pickedQuery = (q: ShardQuery, keys: HitKey[]): ShardQuery => ({
+  values: { ...q.values, picked: JSON.stringify(keys) },
+  shape: { ...q.shape, read: "picked" },
+});
 
 /** A search ready for its shards: what to ask them, how many there are, and what D1 answered for the stories it still holds. */
 export interface SearchPlan {
@@ -277,20 +312,29 @@ export function searchRead(db: Db, q: SearchQuery, preference: ReaderPreference,
   const query = matchOf(q.q);
   const { values: filterValues, shape: filter } = filterOf(q, preference, "new");
   const now = nowIso();
-  const values: SearchValues = { ...filterValues, match: query.match, now, suspended: "[]", watermark: 0, legacyMax: 0, limit: q.offset + q.limit };
+  const values: SearchValues = {
+    ...filterValues,
+    match: query.match,
+    now,
+    suspended: "[]",
+    watermark: 0,
+    legacyMax: 0,
+    limit: q.offset + q.limit,
+    picked: "[]",
+  };
   const legacy = moved
     ? []
     : [
-        rawAll<ShardAnswer["counts"]>(db, countsStatement(values, { type: q.type, filter, place: "d1" })),
-        rawAll<HitRow>(db, pageStatement(values, { type: q.type, filter, place: "d1" })),
+        rawAll<NonNullable<ShardAnswer["counts"]>>(db, countsStatement(values, { type: q.type, filter, place: "d1", read: "page" })),
+        rawAll<HitRow>(db, pageStatement(values, { type: q.type, filter, place: "d1", read: "page" })),
       ];
   return readOf([rawAll<ContextRow>(db, contextStatement(values.accountId, now)), ...legacy], ([[row], ...found]) => {
     const shard = preferenceForShards({ ...values, suspended: row.suspended, watermark: row.watermark, legacyMax: row.legacy_max }, filter, row);
-    const [counts, rows] = found as [ShardAnswer["counts"][], HitRow[]];
+    const [counts, rows] = found as [NonNullable<ShardAnswer["counts"]>[], HitRow[]];
     return {
       q,
       query,
-      shard: { values: shard.values, shape: { type: q.type, filter: shard.filter, place: "shard" } },
+      shard: { values: shard.values, shape: { type: q.type, filter: shard.filter, place: "shard", read: "page" } },
       maxRowid: row.max_rowid ?? 0,
       legacy: counts ? { counts: counts[0], rows } : null,
       moved: row.watermark > row.legacy_max,
@@ -299,16 +343,44 @@ export function searchRead(db: Db, q: SearchQuery, preference: ReaderPreference,
 }
 
 const sumOf = (answers: ShardAnswer[], type: "stories" | "segments") =>
-  answers.reduce<number | null>((sum, a) => (a.counts[type] === null ? sum : (sum ?? 0) + a.counts[type]), null);
+  answers.reduce<number | null>((sum, a) => (a.counts?.[type] == null ? sum : (sum ?? 0) + a.counts[type]), null);
 
-/** The page: every place's hits merged by rank (kind, score, rowid, as one index ranks them), and the counts summed. */
-export function mergeSearch(plan: SearchPlan, answers: ShardAnswer[]) {
+const byRank = (a: { kind: number; score: number; rid: number }, b: { kind: number; score: number; rid: number }) =>
+  a.kind - b.kind || a.score - b.score || a.rid - b.rid;
+
+/**
+ * A later page's hits, picked from every place's keys (D1's rows come whole): which shard holds each, so only those
+ * shards are asked to read them.
+ */
+export function pickPage(plan: SearchPlan, answers: ShardAnswer[]): { rows: HitRow[]; fromShards: Map<number, HitKey[]> } {
+  const ranked = [
+    ...(plan.legacy?.rows ?? []).map((row) => ({ kind: row.kind, rid: row.rid, score: row.score, row, shard: -1 })),
+    ...answers.flatMap((a, shard) => (a.keys ?? []).map(([kind, rid, score]) => ({ kind, rid, score, row: null, shard }))),
+  ].sort(byRank);
+  const fromShards = new Map<number, HitKey[]>();
+  const rows: HitRow[] = [];
+  for (const hit of ranked.slice(plan.q.offset, plan.q.offset + plan.q.limit)) {
+    if (hit.row) rows.push(hit.row);
+    else fromShards.set(hit.shard, [...(fromShards.get(hit.shard) ?? []), [hit.kind as 0 | 1, hit.rid, hit.score]]);
+  }
+  return { rows, fromShards };
+}
+
+/**
+ * The answer: every place's counts summed, and the page, best first: the first page cut from every place's best
+ * hits, a later one as picked (`picked`: the page's rows, read).
+ */
+export function mergeSearch(plan: SearchPlan, answers: ShardAnswer[], picked?: HitRow[]) {
   const all = plan.legacy ? [plan.legacy, ...answers] : answers;
   const counts = { stories: sumOf(all, "stories"), segments: sumOf(all, "segments") };
   if (searchesStories(plan.q.type)) counts.stories ??= 0;
   if (searchesSegments(plan.q.type)) counts.segments ??= 0;
-  const rows = all.flatMap((a) => a.rows).sort((a, b) => a.kind - b.kind || a.score - b.score || a.rid - b.rid);
-  const page = rows.slice(plan.q.offset, plan.q.offset + plan.q.limit);
+  const page = picked
+    ? [...picked].sort(byRank)
+    : all
+        .flatMap((a) => a.rows ?? [])
+        .sort(byRank)
+        .slice(plan.q.offset, plan.q.offset + plan.q.limit);
   const count = (counts.stories ?? 0) + (counts.segments ?? 0);
   return { results: page.map((r) => hitOf(r, plan.query)), count, counts, pagination: pagination(plan.q.limit, plan.q.offset, count) };
 }
