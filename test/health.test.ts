@@ -102,15 +102,19 @@ describe("request ids and logs", () => {
     expect(lines.join("\n")).not.toContain("xxxxxxxx");
   });
 
-  it("writes one JSON line per request with what the platform's record lacks: route, D1 round trips, caller, request id, error code", async () => {
+  it("writes one JSON line per request with what the platform's record lacks: route, D1 round trips, objects reached, caller, request id, error code", async () => {
     const human = await registerHuman();
     const lines: string[] = [];
     const spy = vi.spyOn(console, "info").mockImplementation((line: unknown) => void lines.push(String(line)));
     const res = await call("/auth/me", { token: human.token, env: { LOG_REQUESTS: "true" } });
     const bad = await call("/stories/not-a-story", { env: { LOG_REQUESTS: "true" } });
-    await vi.waitFor(() => expect(lines).toHaveLength(2)); // written once the response is out
+    await createStory(human.token); // a story, so a shard holds one
+    const searched = await call("/search?q=anything", { env: { LOG_REQUESTS: "true" } });
+    await vi.waitFor(() => expect(lines).toHaveLength(3)); // written once the response is out
     spy.mockRestore();
-    const [me, missing] = lines.map((l) => JSON.parse(l));
+    const [me, missing, search] = lines.map((l) => JSON.parse(l));
+    // A read that left D1 says where it went: the search shards.
+    expect(search).toMatchObject({ route: "/api/v1/search", d1_round_trips: 1, objects: ["SearchShard"], request_id: searched.headers.get("x-request-id") });
     expect(me).toEqual({
       request_id: res.headers.get("x-request-id"),
       route: "/api/v1/auth/me",

@@ -35,7 +35,7 @@ export class SearchShards {
   async search(plan: SearchPlan) {
     const shards = plan.maxRowid > 0 ? this.shardOf(plan.maxRowid) + 1 : 0;
     const ask = (shard: number, q: ShardQuery) => this.stub(shard).search(q) as Promise<ShardAnswer>;
-    return this.meter.timeObject("search shards", async () => {
+    return this.meter.timeObject("SearchShard", async () => {
       const first = plan.q.offset === 0 ? plan.shard : keysQuery(plan.shard);
       const answers = await Promise.all(Array.from({ length: shards }, (_, k) => ask(k, first)));
       if (plan.q.offset === 0) return mergeSearch(plan, answers);

@@ -40,6 +40,11 @@ export class RequestMeter implements D1Counter {
     return result;
   }
 
+  /** The Durable Objects this request reached, each named once (the access log's `objects`). */
+  objectNames(): string[] {
+    return [...new Set(this.objects.map((o) => o.name))];
+  }
+
   /** `d1;desc="N round trips";dur=X` and one entry per Durable Object call. */
   serverTiming(): string {
     const trips = `${this.roundTrips} round trip${this.roundTrips === 1 ? "" : "s"}`;

@@ -21,6 +21,8 @@ export interface LineFields {
   status?: number;
   /** The OAuth client (its client id) a `/mcp` call came through. */
   oauth_client?: string;
+  /** The Durable Objects the request reached, when any (a branch's room, the search shards, an account's gate): where a read that left D1 went. */
+  objects?: string[];
 }
 
 /** The access log's one JSON line. */
@@ -39,6 +41,8 @@ function line(c: Context<AppEnv>, status?: number): string {
     error: c.get("errorCode") ?? null,
   };
   if (status !== undefined) fields.status = status;
+  const objects = c.get("meter")?.objectNames() ?? [];
+  if (objects.length) fields.objects = objects;
   const client = c.get("actor")?.oauthClient;
   if (client) fields.oauth_client = client;
   return logLine(fields, c.req.header("cf-ray"));
@@ -47,7 +51,7 @@ function line(c: Context<AppEnv>, status?: number): string {
 /**
  * One structured JSON line per request with what the platform's own record of the invocation lacks (Workers
  * Logs already has the method, URL, status, time, duration and CPU; `wrangler dev` prints them too): the route
- * pattern, the request id, D1 round trips, the caller's kind, the error code, and the `cf-ray` (`cf_ray`, only
+ * pattern, the request id, D1 round trips, the Durable Objects reached, the caller's kind, the error code, and the `cf-ray` (`cf_ray`, only
  * when well formed; it is never the request id). Never a body, a query string, a credential or an address. Also
  * puts `X-Request-Id` on the final response, whichever middleware made it.
  */
