@@ -252,6 +252,8 @@ export const segments = sqliteTable(
     uniqueIndex("segments_branch_sequence_unique").on(t.branchId, t.sequenceOrder),
     index("segments_story_idx").on(t.storyId),
     index("segments_author_idx").on(t.authorId),
+    // A search sync reads a story's hidden segments (its shard copies which are hidden): the few that are.
+    index("segments_hidden_idx").on(t.storyId).where(sql`hidden_at IS NOT NULL`),
   ],
 );
 

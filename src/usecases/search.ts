@@ -1,6 +1,6 @@
 import { type Db, oneTrip, runRead } from "../db/client";
 import { type SearchQuery, searchRead } from "../domain/discovery/search";
-import { movedStatements, nextToMoveQuery, syncedStatement } from "../domain/discovery/search-move";
+import { leftoverDeleted, legacyRowsDeleted, movedStatements, nextToMoveQuery, syncedStatement } from "../domain/discovery/search-move";
 import { type SnapshotRead, readSnapshot } from "../domain/discovery/search-snapshot";
 import type { ReaderPreference } from "../domain/discovery/story-filter";
 import { hidingRead } from "../domain/reading/reader-list";
@@ -71,18 +71,24 @@ export async function syncBeforeAnswer(db: Db, shards: SearchShards, storyId: st
 }
 
 /**
- * Up to `stories` steps of the move, in rowid order: the next legacy story copied to its shard, then moved past in
- * D1. Answers whether more remain. Two movers at once do no harm: each copy is idempotent, and the watermark only
- * moves forward past a story that was copied.
+ * Up to `stories` steps of the move, in rowid order: the next legacy story copied to its shard, the watermark moved
+ * past it (search reads it from its shard from then on), then its rows in D1's index deleted a chunk at a time; once
+ * every story was moved, whatever a cut-short step left in D1's index. Answers whether more remain. Two movers at
+ * once do no harm: each copy is idempotent, and the watermark only moves forward past a story that was copied.
  */
 export async function moveSteps(db: Db, shards: SearchShards, stories: number): Promise<boolean> {
   for (let i = 0; i < stories; i++) {
     const [next] = await nextToMoveQuery(db);
-    if (!next || next.watermark > next.legacy_max) return false;
+    if (!next) return false;
+    if (next.watermark > next.legacy_max) {
+      if (!next.leftover) return false;
+      await db.batch(leftoverDeleted(db) as [ReturnType<typeof leftoverDeleted>[0]]);
+      continue;
+    }
     const story = next.id !== null && next.rowid !== null ? { id: next.id, rowid: next.rowid } : null;
     if (story) await syncStory(db, shards, story.id);
     await db.batch(movedStatements(db, story) as [ReturnType<typeof movedStatements>[0]]);
-    if (!story) return false;
+    if (story) await deleteLegacyRows(db, story.id);
   }
   return true;
 }

@@ -11,9 +11,10 @@ import { type Db, rawAll, rawRun } from "../../db/client";
  * in D1 with its version, and the copy is idempotent.
  *
  * The move: stories up to `legacy_max` were indexed in D1 (migrations/0018, 0023); each is copied to its shard in
- * rowid order and then, in one batch, the watermark passes it and its D1 index rows are deleted, so at every instant
- * a story is searched in exactly one place (the merge never counts it twice). A legacy story's writes keep feeding
- * D1's index until it is moved (`legacyIndexSql`).
+ * rowid order and then the watermark passes it. D1's statements answer for the stories at or above the watermark, a
+ * shard's for those below it (or newer than `legacy_max`), both reading the same watermark, so at every instant a
+ * story is searched in exactly one place (the merge never counts it twice). Its D1 index rows are deleted after, a
+ * chunk at a time. A legacy story's writes keep feeding D1's index until it is moved (`legacyIndexSql`).
  */
 
 /** SQL (`SET …`, on `stories`): the story changed in a way search shows; it is behind in its shard from now. */
@@ -45,23 +46,48 @@ export const syncedStatement = (db: Db, storyId: string, version: number, upto: 
 export const overdueQuery = (db: Db, before: string, limit: number) =>
   rawAll<{ id: string }>(db, sql`SELECT id FROM stories WHERE search_dirty_at IS NOT NULL AND search_dirty_at < ${before} LIMIT ${limit}`);
 
-/** The move's next story (none when the move is done): the first legacy story at or after the watermark. */
+/**
+ * The move's next story (none when every legacy story was moved: the first at or after the watermark), and whether
+ * rows are left in D1's index (a move a crash cut short leaves some after the watermark passed their story).
+ */
 export const nextToMoveQuery = (db: Db) =>
-  rawAll<{ id: string | null; rowid: number | null; watermark: number; legacy_max: number }>(
+  rawAll<{ id: string | null; rowid: number | null; watermark: number; legacy_max: number; leftover: number }>(
     db,
-    sql`SELECT s.id, s.rowid, m.watermark, m.legacy_max FROM search_move m
+    sql`SELECT s.id, s.rowid, m.watermark, m.legacy_max,
+        EXISTS (SELECT 1 FROM search_segments) OR EXISTS (SELECT 1 FROM search_stories) AS leftover
+      FROM search_move m
       LEFT JOIN stories s ON s.rowid = (SELECT min(rowid) FROM stories WHERE rowid >= m.watermark AND rowid <= m.legacy_max) WHERE m.id = 1`,
   );
 
+/** Once every legacy story was moved, whatever is left in D1's index is nobody's: a chunk of it deleted. */
+export const leftoverDeleted = (db: Db) => [
+  rawRun(db, sql`DELETE FROM search_segments WHERE rowid IN (SELECT rowid FROM search_segments LIMIT ${LEGACY_ROWS_PER_DELETE})`),
+  rawRun(db, sql`DELETE FROM search_stories WHERE rowid IN (SELECT rowid FROM search_stories LIMIT ${LEGACY_ROWS_PER_DELETE})`),
+];
+
 /**
- * The story (rowid `rowid`), now in its shard, leaves D1's index: the watermark passes it (only forward) and its
- * index rows are deleted, in one batch. `rowid` null: no legacy story is left, the move is done.
+ * The story (rowid `rowid`), now in its shard, is searched there from now: the watermark passes it (only forward),
+ * and its stories' index row in D1 goes. `story` null: no legacy story is left, the move is done.
  */
 export function movedStatements(db: Db, story: { id: string; rowid: number } | null) {
   if (!story) return [rawRun(db, sql`UPDATE search_move SET watermark = legacy_max + 1 WHERE id = 1 AND watermark <= legacy_max`)];
   return [
     rawRun(db, sql`UPDATE search_move SET watermark = ${story.rowid + 1} WHERE id = 1 AND watermark <= ${story.rowid}`),
-    rawRun(db, sql`DELETE FROM search_segments WHERE rowid IN (SELECT rowid FROM segments WHERE story_id = ${story.id})`),
     rawRun(db, sql`DELETE FROM search_stories WHERE rowid = ${story.rowid}`),
   ];
+}
+
+/** Index rows a move deletes in one statement: a long story's go a chunk at a time (a statement's time is bounded). */
+export const LEGACY_ROWS_PER_DELETE = 500;
+
+/**
+ * A moved story's segments' rows in D1's index after rowid `after`, deleted (`LEGACY_ROWS_PER_DELETE` of them), and
+ * the last rowid deleted (null: none was left). Search no longer reads them (the watermark passed the story).
+ */
+export function legacyRowsDeleted(db: Db, storyId: string, after: number) {
+  const chunk = sql`SELECT rowid FROM segments WHERE story_id = ${storyId} AND rowid > ${after} ORDER BY rowid LIMIT ${LEGACY_ROWS_PER_DELETE}`;
+  return [
+    rawAll<{ last: number | null }>(db, sql`SELECT max(rowid) AS last FROM (${chunk})`),
+    rawRun(db, sql`DELETE FROM search_segments WHERE rowid IN (${chunk})`),
+  ] as const;
 }

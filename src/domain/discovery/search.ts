@@ -86,8 +86,12 @@ const searchesSegments = (type: SearchType) => type !== "story";
 const noneSuspendedHere = (v: SearchValues, place: Place, ids: SQL) =>
   place === "d1" ? noneSuspended(ids, v.now) : sql`NOT EXISTS (SELECT 1 FROM json_each(${v.suspended}) su WHERE su.value IN (${ids}))`;
 
-/** SQL (`AND …`): the story `s` is searched here; a shard leaves out the older stories not yet moved out of D1. */
-const searchedHere = (v: SearchValues, place: Place) => (place === "d1" ? sql`` : sql` AND (s.rowid < ${v.watermark} OR s.rowid > ${v.legacyMax})`);
+/**
+ * SQL (`AND …`): the story `s` is searched here: a shard leaves out the older stories not yet moved out of D1, and D1
+ * those the move passed (their index rows there are deleted after the watermark passes them, a chunk at a time).
+ */
+const searchedHere = (v: SearchValues, place: Place) =>
+  place === "d1" ? sql` AND s.rowid >= (SELECT watermark FROM search_move WHERE id = 1)` : sql` AND (s.rowid < ${v.watermark} OR s.rowid > ${v.legacyMax})`;
 
 /** The stories the match finds that may be shown, with `columns`. */
 const storyHits = (v: SearchValues, { filter, place }: Shape, columns: SQL) =>
