@@ -226,6 +226,8 @@ export const branches = sqliteTable(
     index("branches_story_created_idx").on(t.storyId, t.createdAt),
     index("branches_parent_idx").on(t.parentBranchId),
     index("branches_turn_deadline_idx").on(t.turnDeadline),
+    // A search sync reads a story's hidden branches (its shard copies which are hidden): the few that are.
+    index("branches_hidden_idx").on(t.storyId).where(sql`hidden_at IS NOT NULL`),
   ],
 );
 

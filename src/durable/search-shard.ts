@@ -26,6 +26,7 @@ const SCHEMA = `
     sequence_order INTEGER NOT NULL, author_id TEXT NOT NULL, author_type TEXT NOT NULL, author_name TEXT NOT NULL, created_at TEXT NOT NULL,
     hidden_at TEXT);
   CREATE INDEX IF NOT EXISTS segments_hidden ON segments (story_id) WHERE hidden_at IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS branches_hidden ON branches (story_id) WHERE hidden_at IS NOT NULL;
   CREATE VIRTUAL TABLE IF NOT EXISTS search_stories USING fts5(title, background, tags, tokenize = 'unicode61 remove_diacritics 2');
   CREATE VIRTUAL TABLE IF NOT EXISTS search_segments USING fts5(content, tokenize = 'unicode61 remove_diacritics 2');`;
 
@@ -45,6 +46,18 @@ export class SearchShard extends DurableObject<Env> {
     this.ctx.storage.transactionSync(() => {
       const story = s.story;
       const held = sql.exec<{ version: number }>("SELECT version FROM stories WHERE rowid = ?", story.rowid).toArray()[0];
+      // A branch's title and place never change: its row is written once, its hidden state with the story's.
+      for (const b of s.branches) {
+        sql.exec(
+          "INSERT INTO branches (id, story_id, title, is_main, hidden_at, creator_id) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+          b.id,
+          story.id,
+          b.title,
+          b.is_main,
+          b.hidden_at,
+          b.creator_id,
+        );
+      }
       if (!held || held.version <= s.version) this.takeStory(s);
       for (const g of s.segments) {
         const added = sql.exec(
@@ -95,18 +108,17 @@ export class SearchShard extends DurableObject<Env> {
     sql.exec("INSERT INTO search_stories (rowid, title, background, tags) VALUES (?, ?, ?, ?)", story.rowid, indexed.title, indexed.background, indexed.tags);
     sql.exec("DELETE FROM story_tags WHERE story_id = ?", story.id);
     for (const t of s.tags) sql.exec("INSERT INTO story_tags (story_id, tag_key, name, position) VALUES (?, ?, ?, ?)", story.id, t.tag_key, t.name, t.position);
-    for (const b of s.branches) {
-      sql.exec(
-        `INSERT INTO branches (id, story_id, title, is_main, hidden_at, creator_id) VALUES (?, ?, ?, ?, ?, ?)
-          ON CONFLICT (id) DO UPDATE SET title = excluded.title, is_main = excluded.is_main, hidden_at = excluded.hidden_at`,
-        b.id,
-        story.id,
-        b.title,
-        b.is_main,
-        b.hidden_at,
-        b.creator_id,
-      );
-    }
+    const hiddenBranches = JSON.stringify(s.hiddenBranches);
+    sql.exec(
+      `UPDATE branches SET hidden_at = NULL WHERE story_id = ? AND hidden_at IS NOT NULL AND id NOT IN (SELECT value ->> 'id' FROM json_each(?))`,
+      story.id,
+      hiddenBranches,
+    );
+    sql.exec(
+      `UPDATE branches SET hidden_at = h.value ->> 'hidden_at' FROM json_each(?) h WHERE branches.id = h.value ->> 'id' AND branches.story_id = ?`,
+      hiddenBranches,
+      story.id,
+    );
     const hidden = JSON.stringify(s.hidden);
     sql.exec(
       `UPDATE segments SET hidden_at = NULL WHERE story_id = ? AND hidden_at IS NOT NULL AND id NOT IN (SELECT value ->> 'id' FROM json_each(?))`,

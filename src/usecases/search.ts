@@ -1,4 +1,4 @@
-import { type Db, oneTrip, runRead } from "../db/client";
+import { type Db, nowIso, oneTrip, runRead } from "../db/client";
 import { type SearchQuery, searchRead } from "../domain/discovery/search";
 import { leftoverDeleted, legacyRowsDeleted, movedStatements, nextToMoveQuery, syncedStatement } from "../domain/discovery/search-move";
 import { type SnapshotRead, readSnapshot } from "../domain/discovery/search-snapshot";
@@ -50,7 +50,7 @@ export async function syncStory(db: Db, shards: SearchShards, storyId: string): 
 async function copied(db: Db, shards: SearchShards, storyId: string, read: SnapshotRead, record = (w: Promise<unknown>) => w): Promise<boolean> {
   await shards.apply(read.snapshot);
   const upto = read.snapshot.segments.at(-1)?.rowid ?? read.upto;
-  await record(syncedStatement(db, storyId, read.more ? 0 : read.version, upto));
+  await record(syncedStatement(db, storyId, read.more ? 0 : read.version, upto, nowIso()));
   return read.more;
 }
 
@@ -67,6 +67,15 @@ export async function syncBeforeAnswer(db: Db, shards: SearchShards, storyId: st
   } catch (err) {
     console.error(`search sync of story ${storyId} failed; the queue will repeat it`, err);
     await shards.changed([storyId]);
+  }
+}
+
+/** A moved story's rows in D1's index, deleted a chunk at a time (a crash leaves some: search skips them, the move's end deletes them). */
+async function deleteLegacyRows(db: Db, storyId: string): Promise<void> {
+  for (let after = 0; ; ) {
+    const [[{ last }]] = await db.batch(legacyRowsDeleted(db, storyId, after));
+    if (last === null) return;
+    after = last;
   }
 }
 

@@ -32,13 +32,15 @@ export const storyChangedStatement = (db: Db, storyId: SQL | string, now: string
 
 /**
  * After a sync copied the story's state at `version` and its segments up to rowid `upto`: behind no longer when no
- * change came since (`version`: 0 while segments remain to copy, which leaves the story behind).
+ * change came since (`version`: 0 while segments remain to copy, which leaves the story behind). A change that came
+ * since has its own hand-over on the way: the story counts as behind from now, so a story written all day is
+ * resent by the sweeper only when no sync reached it for the resend delay.
  */
-export const syncedStatement = (db: Db, storyId: string, version: number, upto: number) =>
+export const syncedStatement = (db: Db, storyId: string, version: number, upto: number, now: string) =>
   rawRun(
     db,
     sql`UPDATE stories SET search_synced = max(search_synced, ${version}), search_upto = max(search_upto, ${upto}),
-      search_dirty_at = CASE WHEN search_version <= max(search_synced, ${version}) THEN NULL ELSE search_dirty_at END
+      search_dirty_at = CASE WHEN search_version <= max(search_synced, ${version}) THEN NULL ELSE ${now} END
     WHERE id = ${storyId}`,
   );
 

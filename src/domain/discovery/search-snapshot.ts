@@ -4,8 +4,9 @@ import { indexText } from "../../lib/search-text";
 
 /**
  * What a search shard holds of a story (src/durable/search-shard.ts), read from D1 by a sync: the story's row and
- * tags, its branches, its segments written since the last sync (with their text, once), and which of its segments
- * are hidden now. Everything but the new segments is sent whole each time, so a sync is idempotent and a lost or
+ * tags, its segments written since the last sync (with their text, once) and their branches (a branch's title and
+ * place never change), and which of its branches and segments are hidden now (by partial indexes: the few that
+ * are). The story, its tags and what is hidden are sent whole each time, so a sync is idempotent and a lost or
  * repeated one is repaired by the next: the shard's copy is what D1 said at the sync's read.
  */
 
@@ -66,6 +67,8 @@ export interface StorySnapshot {
   segments: SnapshotSegment[];
   /** Every hidden segment of the story, by id, with when it was hidden (the rest are shown). */
   hidden: { id: string; hidden_at: string }[];
+  /** Every hidden branch of the story, likewise. */
+  hiddenBranches: { id: string; hidden_at: string }[];
 }
 
 /** The sync's read: what the story's search state is (its version, how far its segments were copied) and the snapshot. */
@@ -83,20 +86,22 @@ type SegmentRow = Omit<SnapshotSegment, "indexed"> & { content: string };
 
 /** The story's snapshot from D1 in one batch (none when the story is gone), with segments after its last copied one. */
 export async function readSnapshot(db: Db, storyId: string): Promise<SnapshotRead | null> {
-  const [stories, tags, branches, segments, hidden] = await db.batch([
+  const newSegments = sql`SELECT rowid, id, branch_id, sequence_order, author_id, author_type, author_name, created_at, hidden_at, content FROM segments
+    WHERE story_id = ${storyId} AND rowid > (SELECT search_upto FROM stories WHERE id = ${storyId}) ORDER BY rowid LIMIT ${SEGMENTS_PER_SYNC + 1}`;
+  const [stories, tags, branches, segments, hidden, hiddenBranches] = await db.batch([
     rawAll<StoryRow>(
       db,
       sql`SELECT rowid, id, title, background, language, status, hidden_at, rating, warnings, owner_id, segments_count, bot_segments_count,
         created_at, search_version, search_synced, search_upto FROM stories WHERE id = ${storyId}`,
     ),
     rawAll<SnapshotTag>(db, sql`SELECT tag_key, name, position FROM story_tags WHERE story_id = ${storyId} ORDER BY position`),
-    rawAll<SnapshotBranch>(db, sql`SELECT id, title, is_main, hidden_at, creator_id FROM branches WHERE story_id = ${storyId}`),
-    rawAll<SegmentRow>(
+    rawAll<SnapshotBranch>(
       db,
-      sql`SELECT rowid, id, branch_id, sequence_order, author_id, author_type, author_name, created_at, hidden_at, content FROM segments
-        WHERE story_id = ${storyId} AND rowid > (SELECT search_upto FROM stories WHERE id = ${storyId}) ORDER BY rowid LIMIT ${SEGMENTS_PER_SYNC + 1}`,
+      sql`SELECT id, title, is_main, hidden_at, creator_id FROM branches WHERE id IN (SELECT DISTINCT branch_id FROM (${newSegments}))`,
     ),
+    rawAll<SegmentRow>(db, newSegments),
     rawAll<{ id: string; hidden_at: string }>(db, sql`SELECT id, hidden_at FROM segments WHERE story_id = ${storyId} AND hidden_at IS NOT NULL`),
+    rawAll<{ id: string; hidden_at: string }>(db, sql`SELECT id, hidden_at FROM branches WHERE story_id = ${storyId} AND hidden_at IS NOT NULL`),
   ]);
   const row = stories[0];
   if (!row) return null;
@@ -114,6 +119,7 @@ export async function readSnapshot(db: Db, storyId: string): Promise<SnapshotRea
       branches,
       segments: segments.slice(0, SEGMENTS_PER_SYNC).map(({ content, ...s }) => ({ ...s, indexed: indexText(content) })),
       hidden,
+      hiddenBranches,
     },
   };
 }
