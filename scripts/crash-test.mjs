@@ -5,7 +5,7 @@
 // deliberate repeats of answered requests; every write with its own Idempotency-Key and unique content, whose first
 // word is a marker search finds it by), a SIGKILL of wrangler's whole process group at a random instant of the
 // burst, a restart on the same state, a retry of every request that got no answer (same credential, key and body),
-// a few runs of the scheduled handler, and then checks through the API. When everything passes it has shown that, across crashes:
+// a few runs of the scheduled handler, and then checks through the API (searchable searches once before the retries too). When everything passes it has shown that, across crashes:
 //   readable       every 201 ever received (segment or join) is visible in D1 through the API;
 //   contiguous     each branch's sequence_order runs fork point + 1 … n, without gaps or duplicates;
 //   rotation       bot segments follow the queue's join order (human segments ignored, joins accounted for);
@@ -16,10 +16,12 @@
 //   your-turn      every turn begun (join into an empty queue, the previous bot's accepted segment, the current
 //                  bot leaving) has at least that many distinct your_turn deliveries at the script's receiver,
 //                  which is cross-checked against the service's own delivery log;
-//   searchable     (also after the last cycle) once the search queue and the sweeper caught up (a bounded wait),
+//   searchable     right after the restart, before the retries (no write hands a story to the search queue, so
+//                  the sweeper alone must), every segment acknowledged before the SIGKILL comes into search; after
+//                  the checks above (and after the last cycle), once the search queue and the sweeper caught up,
 //                  every acknowledged segment (new ones, up to a sample, and some found before) is found by
 //                  GET /search?type=segment for its marker word exactly once, as the segment it was acknowledged
-//                  with, and no segment whose write got no 201 is found;
+//                  with, and no segment whose write got no 201 is found (each wait bounded by 30 s);
 //   turn-probe     the turn D1 reports is the one the branch's Durable Object enforces (real writes: every other
 //                  queued bot gets 403 NOT_YOUR_TURN as a queued bot, then the reported bot gets 201);
 //   leave          (after the last cycle) every queued bot can leave, and the queues end empty.
@@ -1093,26 +1095,13 @@ function whenAnswered(at) {
   return k < 0 ? "after the last restart" : `${kills[k] - at} ms before the SIGKILL of c${k + 1}`;
 }
 
-/**
- * searchable: the write's search path (its story handed to the search queue after the answer, a SIGKILL losing what
- * the local queue held, the sweeper handing over again what is overdue) ends with every acknowledged segment found
- * by its marker exactly once, as the segment it was acknowledged with, and no segment whose write got no 201 found.
- * Waits (bounded) until every sampled marker is found, running the sweeper between rounds.
- */
-async function checkSearchable(label, views) {
-  const listed = new Map(views.flatMap((v) => v.segs.map((s) => [s.id, v])));
-  const ackOf = (r) => r.answers.find((a) => a.status === 201 && a.segId) ?? null;
-  const segs = requests.filter((r) => r.kind === "segment");
-  const acked = segs.filter(ackOf);
-  const fresh = acked.filter((r) => !r.searchFound);
-  const before = acked.filter((r) => r.searchFound);
-  const again = shuffle(searchRnd, before).slice(0, SEARCH_RECHECK);
-  const wanted = [...(fresh.length > SEARCH_SAMPLE ? shuffle(searchRnd, fresh).slice(0, SEARCH_SAMPLE) : fresh), ...again];
-  const unacked = segs.filter((r) => !r.searchAbsent && !r.answers.some((a) => a.status === 201));
-  const absent = unacked.length > SEARCH_SAMPLE ? shuffle(searchRnd, unacked).slice(0, SEARCH_SAMPLE) : unacked;
+const ackOf = (r) => r.answers.find((a) => a.status === 201 && a.segId) ?? null;
+const sample = (rs, n) => (rs.length > n ? shuffle(searchRnd, rs).slice(0, n) : rs);
 
+/** Searches the markers until each is found or SEARCH_WAIT_MS passed, running the sweeper between rounds. */
+async function untilFound(rs) {
   const t0 = Date.now();
-  let missing = wanted;
+  let missing = rs;
   let rounds = 0;
   for (;;) {
     rounds++;
@@ -1123,6 +1112,47 @@ async function checkSearchable(label, views) {
     await sleep(1000);
   }
   const waited = Date.now() - t0;
+  return {
+    missing,
+    rounds,
+    waited,
+    said: missing.length ? `${missing.length} still not found after ${waited} ms` : `all found after ${rounds} round(s), ${waited} ms`,
+  };
+}
+
+/**
+ * Right after the restart, before any retry (so no write hands a story to the search queue): the segments
+ * acknowledged before the SIGKILL (up to a sample) must come into search through the sweeper alone, their hand-over
+ * having died with the local queue. Its misses are searchable's problems.
+ */
+let afterRestart = null;
+async function searchBeforeRetries() {
+  const kill = kills.at(-1);
+  const rs = sample(
+    requests.filter((r) => r.kind === "segment" && !r.searchFound && ackOf(r)?.at < kill),
+    SEARCH_SAMPLE,
+  );
+  afterRestart = { checked: rs.length, ...(await untilFound(rs)) };
+  return afterRestart;
+}
+
+/**
+ * searchable: the write's search path (its story handed to the search queue after the answer, a SIGKILL losing what
+ * the local queue held, the sweeper handing over again what is overdue) ends with every acknowledged segment found
+ * by its marker exactly once, as the segment it was acknowledged with, and no segment whose write got no 201 found.
+ * Waits (bounded) until every sampled marker is found, running the sweeper between rounds.
+ */
+async function checkSearchable(label, views) {
+  const listed = new Map(views.flatMap((v) => v.segs.map((s) => [s.id, v])));
+  const segs = requests.filter((r) => r.kind === "segment");
+  const acked = segs.filter(ackOf);
+  const fresh = acked.filter((r) => !r.searchFound);
+  const before = acked.filter((r) => r.searchFound);
+  const again = shuffle(searchRnd, before).slice(0, SEARCH_RECHECK);
+  const wanted = [...sample(fresh, SEARCH_SAMPLE), ...again];
+  const unacked = segs.filter((r) => !r.searchAbsent && !r.answers.some((a) => a.status === 201));
+  const absent = sample(unacked, SEARCH_SAMPLE);
+  const { waited, said } = await untilFound(wanted);
 
   const problems = [];
   const where = (id) => (listed.has(id) ? `D1 lists it on ${listed.get(id).b.short}` : "D1 does not list it");
@@ -1149,11 +1179,19 @@ async function checkSearchable(label, views) {
       `${r.branch.short}: ${reqLabel(r)} never got a 201, but GET /search?q=${r.marker}&type=segment finds ${hitsOf(d)} (${d.results.map((h) => where(h.segment?.id)).join("; ")}); answers: ${answersOf(r)}`,
     );
   });
-  const wait = missing.length ? `${missing.length} still not found after ${waited} ms` : `all found after ${rounds} round(s), ${waited} ms`;
+  const early = afterRestart;
+  afterRestart = null;
+  for (const r of early?.missing ?? []) {
+    const a = ackOf(r);
+    problems.push(
+      `${r.branch.short}: ${reqLabel(r)} acknowledged as ${a.segId.slice(0, 8)} ${whenAnswered(a.at)}: not found after the restart, before the retries, in ${early.rounds} round(s) of searches and sweeps over ${early.waited} ms (${where(a.segId)})`,
+    );
+  }
+  const before0 = early ? `after the restart, before the retries, ${early.checked} acknowledged before the SIGKILL searched: ${early.said}; then ` : "";
   report(label, "searchable", {
-    checked: wanted.length + absent.length,
+    checked: wanted.length + absent.length + (early?.checked ?? 0),
     problems,
-    summary: `${wanted.length} acknowledged segments searched by marker (${wanted.length - again.length} new of ${fresh.length}, ${again.length} again; ${wait}), ${absent.length} without a 201 (of ${unacked.length}) searched`,
+    summary: `${before0}${wanted.length} acknowledged segments searched by marker (${wanted.length - again.length} new of ${fresh.length}, ${again.length} again; ${said}), ${absent.length} without a 201 (of ${unacked.length}) searched`,
   });
 }
 
@@ -1222,8 +1260,9 @@ async function main() {
     const unanswered = requests.filter((r) => r.pending).length;
     const restart = await start();
     bookmark = null;
+    const early = await searchBeforeRetries();
     const retried = await retryUnanswered();
-    const scheduled = await sweep();
+    const swept = await sweep();
     const of = (phase) => tally(stats.filter((s) => s.cycle === cycle && s.phase === phase).map((s) => s.outcome));
     const ms = stats
       .filter((s) => s.cycle === cycle && s.phase === "burst" && s.ms !== undefined)
@@ -1233,7 +1272,7 @@ async function main() {
       `cycle ${cycle}/${CYCLES}: SIGKILL ${killAt} ms into the burst; ${sent} new requests; burst answers ${of("burst")} (p50 ${ms[ms.length >> 1] ?? "-"} ms); repeats ${of("repeat")}`,
     );
     console.log(
-      `      ${unanswered} unanswered; restart ${(restart / 1000).toFixed(1)} s; ${retried} retried: ${of("retry")}; /__scheduled ×3: ${scheduled.join(",")}`,
+      `      ${unanswered} unanswered; restart ${(restart / 1000).toFixed(1)} s; search before the retries: ${early.said}; ${retried} retried: ${of("retry")}; /__scheduled ×3: ${swept.join(",")}`,
     );
     const lat = latencies
       .filter((l) => l.at > (kills[cycle - 2] ?? 0) && l.at <= kills[cycle - 1])
