@@ -1156,12 +1156,14 @@ async function checkSearchable(label, views) {
 
   const problems = [];
   const where = (id) => (listed.has(id) ? `D1 lists it on ${listed.get(id).b.short}` : "D1 does not list it");
-  const hitsOf = (d) => d.results.map((h) => `${h.type} ${h.segment?.id.slice(0, 8) ?? "-"} on ${h.branch?.id.slice(0, 8) ?? "-"}`).join(", ");
+  // Whole ids: segments written in the same instant share their first characters.
+  const branchName = (id) => branches.find((b) => b.id === id)?.short ?? id ?? "-";
+  const hitsOf = (d) => d.results.map((h) => `${h.type} ${h.segment?.id ?? "-"} on ${branchName(h.branch?.id)}`).join(", ");
   // After the wait, every sampled marker once more: what counts is the state once the shards caught up.
   await mapLimit(wanted, 6, async (r) => {
     const a = ackOf(r);
     const d = await searchMarker(r.marker);
-    const what = `${r.branch.short}: ${reqLabel(r)} acknowledged as ${a.segId.slice(0, 8)} (${whenAnswered(a.at)}; ${where(a.segId)})`;
+    const what = `${r.branch.short}: ${reqLabel(r)} acknowledged as ${a.segId} (${whenAnswered(a.at)}; ${where(a.segId)})`;
     if (d.count === 0) problems.push(`${what}: GET /search?q=${r.marker}&type=segment finds nothing after ${waited} ms`);
     else if (d.count !== 1 || d.results.length !== 1)
       problems.push(`${what}: GET /search?q=${r.marker}&type=segment counts ${d.count} (${d.results.length} hits: ${hitsOf(d)})`);
@@ -1184,7 +1186,7 @@ async function checkSearchable(label, views) {
   for (const r of early?.missing ?? []) {
     const a = ackOf(r);
     problems.push(
-      `${r.branch.short}: ${reqLabel(r)} acknowledged as ${a.segId.slice(0, 8)} ${whenAnswered(a.at)}: not found after the restart, before the retries, in ${early.rounds} round(s) of searches and sweeps over ${early.waited} ms (${where(a.segId)})`,
+      `${r.branch.short}: ${reqLabel(r)} acknowledged as ${a.segId} ${whenAnswered(a.at)}: not found after the restart, before the retries, in ${early.rounds} round(s) of searches and sweeps over ${early.waited} ms (${where(a.segId)})`,
     );
   }
   const before0 = early ? `after the restart, before the retries, ${early.checked} acknowledged before the SIGKILL searched: ${early.said}; then ` : "";
