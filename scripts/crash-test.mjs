@@ -2,10 +2,10 @@
 //
 // It starts `wrangler dev` on its own port and its own state directory, then runs N cycles (default 5) of: a
 // write burst on 30 branches (bots joining, bots writing at their turn and blindly out of turn, humans writing,
-// deliberate repeats of answered requests; every write with its own Idempotency-Key and unique content), a
-// SIGKILL of wrangler's whole process group at a random instant of the burst, a restart on the same state, a
-// retry of every request that got no answer (same credential, key and body), a few runs of the scheduled
-// handler, and then checks through the API. When everything passes it has shown that, across crashes:
+// deliberate repeats of answered requests; every write with its own Idempotency-Key and unique content, whose first
+// word is a marker search finds it by), a SIGKILL of wrangler's whole process group at a random instant of the
+// burst, a restart on the same state, a retry of every request that got no answer (same credential, key and body),
+// a few runs of the scheduled handler, and then checks through the API (searchable searches once before the retries too). When everything passes it has shown that, across crashes:
 //   readable       every 201 ever received (segment or join) is visible in D1 through the API;
 //   contiguous     each branch's sequence_order runs fork point + 1 … n, without gaps or duplicates;
 //   rotation       bot segments follow the queue's join order (human segments ignored, joins accounted for);
@@ -16,6 +16,12 @@
 //   your-turn      every turn begun (join into an empty queue, the previous bot's accepted segment, the current
 //                  bot leaving) has at least that many distinct your_turn deliveries at the script's receiver,
 //                  which is cross-checked against the service's own delivery log;
+//   searchable     right after the restart, before the retries (no write hands a story to the search queue, so
+//                  the sweeper alone must), every segment acknowledged before the SIGKILL comes into search; after
+//                  the checks above (and after the last cycle), once the search queue and the sweeper caught up,
+//                  every acknowledged segment (new ones, up to a sample, and some found before) is found by
+//                  GET /search?type=segment for its marker word exactly once, as the segment it was acknowledged
+//                  with, and no segment whose write got no 201 is found (each wait bounded by 30 s);
 //   turn-probe     the turn D1 reports is the one the branch's Durable Object enforces (real writes: every other
 //                  queued bot gets 403 NOT_YOUR_TURN as a queued bot, then the reported bot gets 201);
 //   leave          (after the last cycle) every queued bot can leave, and the queues end empty.
@@ -27,8 +33,9 @@
 // checkout (then wrangler's own 24 h sweep takes them). --seed makes the script's choices (plans, kill instants,
 // actions) repeatable; the interleaving with the server's timing is not.
 //
-// Note for your-turn: miniflare's local queue keeps messages in memory, so a message handed to the queue but not yet
-// consumed dies with the SIGKILL. Locally, only an outbox that resends until the consumer has the message passes.
+// Note for your-turn and searchable: miniflare's local queue keeps messages in memory, so a message handed to the queue
+// but not yet consumed dies with the SIGKILL. Locally, only an outbox that resends until the consumer has the message
+// passes (for search: the sweeper hands over again a story behind in its shard, its version bumped in the write's batch).
 import { spawn } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from "node:fs";
@@ -84,6 +91,9 @@ const VARS = [
   "ALLOW_PRIVATE_WEBHOOKS:true",
   "--var",
   "OUTBOX_RESEND_AFTER_SECONDS:1",
+  // One story per search shard: a search merges the answers of several shards, and searchable sees each segment once.
+  "--var",
+  "SEARCH_STORIES_PER_SHARD:1",
   "--var",
   "JWT_SECRET:crash-test-jwt-secret-0123456789abcdef",
   ...NO_LIMITS,
@@ -383,8 +393,12 @@ async function attempt(r, phase) {
 let contentSeq = 0;
 function writeSegment(branch, actor, phase) {
   const n = ++contentSeq;
-  const content = `u${n}.${actor.short}.c${cycle}.${phase} ${words(2 + (n % 7))}`; // unique per request
-  return attempt(newRequest("segment", branch, actor, { content }), phase);
+  // Unique per request, and its first word (`u12`: "." separates words for the index) is its marker for searchable.
+  const marker = `u${n}`;
+  const content = `${marker}.${actor.short}.c${cycle}.${phase} ${words(2 + (n % 7))}`;
+  const r = newRequest("segment", branch, actor, { content });
+  r.marker = marker;
+  return attempt(r, phase);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -491,17 +505,22 @@ async function crash() {
   if (VERBOSE) for (const l of errors.slice(-20)) console.log(`      | ${l.slice(0, 300)}`);
 }
 
+/** One run of the scheduled handler (the sweeper): its status, or the network error's name. */
+async function scheduled() {
+  try {
+    const res = await fetch(`${ORIGIN}/__scheduled?cron=*+*+*+*+*`, { signal: AbortSignal.timeout(10_000) });
+    await res.text();
+    return res.status;
+  } catch (err) {
+    return errName(err);
+  }
+}
+
 /** The scheduled handler (the outbox sweeper) a few times, then wait until deliveries go quiet. */
 async function sweep() {
   const outcomes = [];
   for (let i = 0; i < 3; i++) {
-    try {
-      const res = await fetch(`${ORIGIN}/__scheduled?cron=*+*+*+*+*`, { signal: AbortSignal.timeout(10_000) });
-      outcomes.push(res.status);
-      await res.text();
-    } catch (err) {
-      outcomes.push(errName(err));
-    }
+    outcomes.push(await scheduled());
     await sleep(1200);
   }
   let last = deliveriesSeen;
@@ -1060,6 +1079,124 @@ async function probeTurns(label, views) {
   report(label, "turn-probe", { checked: probed, problems, summary: `${probed} branches with a queue probed with ${writes} real writes` });
 }
 
+/** How long searchable waits for the search queue and the sweeper to bring the shards up to the acknowledged writes. */
+const SEARCH_WAIT_MS = 30_000;
+/** New markers searched per check at most (a sample beyond), and markers found by an earlier check searched again. */
+const SEARCH_SAMPLE = 400;
+const SEARCH_RECHECK = 40;
+const searchRnd = mulberry32(SEED ^ 0x5ea4c); // its own, so the sample leaves the plans and kill instants as they were
+
+/** GET /search for one marker among segments: its count and hits. */
+const searchMarker = async (marker) => (await read(`/search?q=${encodeURIComponent(marker)}&type=segment&limit=5`)).data;
+
+/** When an answer came, relative to the SIGKILLs. */
+function whenAnswered(at) {
+  const k = kills.findIndex((t) => t >= at);
+  return k < 0 ? "after the last restart" : `${kills[k] - at} ms before the SIGKILL of c${k + 1}`;
+}
+
+const ackOf = (r) => r.answers.find((a) => a.status === 201 && a.segId) ?? null;
+const sample = (rs, n) => (rs.length > n ? shuffle(searchRnd, rs).slice(0, n) : rs);
+
+/** Searches the markers until each is found or SEARCH_WAIT_MS passed, running the sweeper between rounds. */
+async function untilFound(rs) {
+  const t0 = Date.now();
+  let missing = rs;
+  let rounds = 0;
+  for (;;) {
+    rounds++;
+    const found = await mapLimit(missing, 6, async (r) => (await searchMarker(r.marker)).count > 0);
+    missing = missing.filter((_, i) => !found[i]);
+    if (!missing.length || Date.now() - t0 >= SEARCH_WAIT_MS) break;
+    await scheduled(); // hands over again the stories behind for longer than OUTBOX_RESEND_AFTER_SECONDS
+    await sleep(1000);
+  }
+  const waited = Date.now() - t0;
+  return {
+    missing,
+    rounds,
+    waited,
+    said: missing.length ? `${missing.length} still not found after ${waited} ms` : `all found after ${rounds} round(s), ${waited} ms`,
+  };
+}
+
+/**
+ * Right after the restart, before any retry (so no write hands a story to the search queue): the segments
+ * acknowledged before the SIGKILL (up to a sample) must come into search through the sweeper alone, their hand-over
+ * having died with the local queue. Its misses are searchable's problems.
+ */
+let afterRestart = null;
+async function searchBeforeRetries() {
+  const kill = kills.at(-1);
+  const rs = sample(
+    requests.filter((r) => r.kind === "segment" && !r.searchFound && ackOf(r)?.at < kill),
+    SEARCH_SAMPLE,
+  );
+  afterRestart = { checked: rs.length, ...(await untilFound(rs)) };
+  return afterRestart;
+}
+
+/**
+ * searchable: the write's search path (its story handed to the search queue after the answer, a SIGKILL losing what
+ * the local queue held, the sweeper handing over again what is overdue) ends with every acknowledged segment found
+ * by its marker exactly once, as the segment it was acknowledged with, and no segment whose write got no 201 found.
+ * Waits (bounded) until every sampled marker is found, running the sweeper between rounds.
+ */
+async function checkSearchable(label, views) {
+  const listed = new Map(views.flatMap((v) => v.segs.map((s) => [s.id, v])));
+  const segs = requests.filter((r) => r.kind === "segment");
+  const acked = segs.filter(ackOf);
+  const fresh = acked.filter((r) => !r.searchFound);
+  const before = acked.filter((r) => r.searchFound);
+  const again = shuffle(searchRnd, before).slice(0, SEARCH_RECHECK);
+  const wanted = [...sample(fresh, SEARCH_SAMPLE), ...again];
+  const unacked = segs.filter((r) => !r.searchAbsent && !r.answers.some((a) => a.status === 201));
+  const absent = sample(unacked, SEARCH_SAMPLE);
+  const { waited, said } = await untilFound(wanted);
+
+  const problems = [];
+  const where = (id) => (listed.has(id) ? `D1 lists it on ${listed.get(id).b.short}` : "D1 does not list it");
+  // Whole ids: segments written in the same instant share their first characters.
+  const branchName = (id) => branches.find((b) => b.id === id)?.short ?? id ?? "-";
+  const hitsOf = (d) => d.results.map((h) => `${h.type} ${h.segment?.id ?? "-"} on ${branchName(h.branch?.id)}`).join(", ");
+  // After the wait, every sampled marker once more: what counts is the state once the shards caught up.
+  await mapLimit(wanted, 6, async (r) => {
+    const a = ackOf(r);
+    const d = await searchMarker(r.marker);
+    const what = `${r.branch.short}: ${reqLabel(r)} acknowledged as ${a.segId} (${whenAnswered(a.at)}; ${where(a.segId)})`;
+    if (d.count === 0) problems.push(`${what}: GET /search?q=${r.marker}&type=segment finds nothing after ${waited} ms`);
+    else if (d.count !== 1 || d.results.length !== 1)
+      problems.push(`${what}: GET /search?q=${r.marker}&type=segment counts ${d.count} (${d.results.length} hits: ${hitsOf(d)})`);
+    else if (d.results[0].segment?.id !== a.segId || d.results[0].branch?.id !== r.branch.id)
+      problems.push(`${what}: GET /search?q=${r.marker}&type=segment finds another: ${hitsOf(d)}`);
+    else r.searchFound = true;
+  });
+  await mapLimit(absent, 6, async (r) => {
+    const d = await searchMarker(r.marker);
+    if (d.count === 0) {
+      r.searchAbsent = !r.pending; // one still without an answer may yet be retried, and acknowledged
+      return;
+    }
+    problems.push(
+      `${r.branch.short}: ${reqLabel(r)} never got a 201, but GET /search?q=${r.marker}&type=segment finds ${hitsOf(d)} (${d.results.map((h) => where(h.segment?.id)).join("; ")}); answers: ${answersOf(r)}`,
+    );
+  });
+  const early = afterRestart;
+  afterRestart = null;
+  for (const r of early?.missing ?? []) {
+    const a = ackOf(r);
+    problems.push(
+      `${r.branch.short}: ${reqLabel(r)} acknowledged as ${a.segId} ${whenAnswered(a.at)}: not found after the restart, before the retries, in ${early.rounds} round(s) of searches and sweeps over ${early.waited} ms (${where(a.segId)})`,
+    );
+  }
+  const before0 = early ? `after the restart, before the retries, ${early.checked} acknowledged before the SIGKILL searched: ${early.said}; then ` : "";
+  report(label, "searchable", {
+    checked: wanted.length + absent.length + (early?.checked ?? 0),
+    problems,
+    summary: `${before0}${wanted.length} acknowledged segments searched by marker (${wanted.length - again.length} new of ${fresh.length}, ${again.length} again; ${said}), ${absent.length} without a 201 (of ${unacked.length}) searched`,
+  });
+}
+
 /** After the last cycle: every queued bot leaves; the queues and counters end empty; leaves at a turn begin the next. */
 async function leaveAll(label) {
   const before = await readAll();
@@ -1103,6 +1240,7 @@ async function leaveAll(label) {
   // The turns begun, with the queue order as it was before the leaves.
   const models = new Map(after.map((v) => [v.b, turnModel(v.b, v.segs, v.b.lastMembers)]));
   await checkYourTurn(label, "your-turn", after, models, leaveBegun);
+  return after;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1124,8 +1262,9 @@ async function main() {
     const unanswered = requests.filter((r) => r.pending).length;
     const restart = await start();
     bookmark = null;
+    const early = await searchBeforeRetries();
     const retried = await retryUnanswered();
-    const scheduled = await sweep();
+    const swept = await sweep();
     const of = (phase) => tally(stats.filter((s) => s.cycle === cycle && s.phase === phase).map((s) => s.outcome));
     const ms = stats
       .filter((s) => s.cycle === cycle && s.phase === "burst" && s.ms !== undefined)
@@ -1135,7 +1274,7 @@ async function main() {
       `cycle ${cycle}/${CYCLES}: SIGKILL ${killAt} ms into the burst; ${sent} new requests; burst answers ${of("burst")} (p50 ${ms[ms.length >> 1] ?? "-"} ms); repeats ${of("repeat")}`,
     );
     console.log(
-      `      ${unanswered} unanswered; restart ${(restart / 1000).toFixed(1)} s; ${retried} retried: ${of("retry")}; /__scheduled ×3: ${scheduled.join(",")}`,
+      `      ${unanswered} unanswered; restart ${(restart / 1000).toFixed(1)} s; search before the retries: ${early.said}; ${retried} retried: ${of("retry")}; /__scheduled ×3: ${swept.join(",")}`,
     );
     const lat = latencies
       .filter((l) => l.at > (kills[cycle - 2] ?? 0) && l.at <= kills[cycle - 1])
@@ -1149,11 +1288,12 @@ async function main() {
     indexContents();
     const views = await readAll();
     await checkAll(label, views);
+    await checkSearchable(label, views);
     await probeTurns(label, views);
     indexContents();
   }
   const label = "end";
-  await leaveAll(label);
+  await checkSearchable(label, await leaveAll(label));
   console.log(`ran ${((Date.now() - startedAt) / 1000).toFixed(1)} s; seed ${SEED}${failed ? `; rerun the same choices with --seed ${SEED}` : ""}`);
   finish(failed ? 1 : 0);
 }
