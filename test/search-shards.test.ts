@@ -8,9 +8,10 @@ import type { SearchMessage } from "../src/durable/search-shards";
 import type { Env } from "../src/env";
 import { handleSearch } from "../src/queue/search";
 import { sweep } from "../src/queue/sweeper";
-import { call, createBranch, createStory, registerAdmin, registerHuman, storyInput, submit, unique, withBindings } from "./helpers";
+import { call, createBranch, createStory, registerAdmin, registerHuman, unique, withBindings } from "./helpers";
 import { capturedQueue } from "./inbox";
 import { get, shown, visible } from "./pages";
+import { hanziWord, written, zhStory } from "./search";
 
 /**
  * The search shards themselves (src/durable/search-shard.ts): with two stories a shard, every story of this file is
@@ -72,17 +73,15 @@ const copyOf = (stub: DurableObjectStub, storyId: string) =>
     };
   });
 
-/** `n` random CJK ideographs: a word no other test's text has. */
-const hanziWord = (n: number) => Array.from({ length: n }, () => String.fromCodePoint(0x4e00 + Math.floor(Math.random() * 0x5000))).join("");
+/** A segment written, its id. */
+const writtenId = async (token: string, branchId: string, content: string) => (await written(token, branchId, content)).id;
 
-const zhStory = (overrides: Record<string, unknown> = {}) =>
-  storyInput({ language: "zh", min_length: 2, max_length: 500, starter: "故事开始了。", initial_segments: ["第一段。", "第二段。", "第三段。"], ...overrides });
-
-/** Writes a segment and answers its id. */
-async function written(token: string, branchId: string, content: string) {
-  const res = await submit(token, branchId, content);
-  expect(res.status, res.text).toBe(201);
-  return res.body.data.segment.id as string;
+/** A fresh story of a fresh owner, copied to its shard. */
+async function caughtUp() {
+  const owner = await registerHuman();
+  const story = await createStory(owner.token);
+  await drainSearch();
+  return { owner, story };
 }
 
 /** GET /search's data (the queue drained first). */
@@ -136,7 +135,7 @@ describe("many shards, one answer", () => {
       const make = async (input: Record<string, unknown>, texts: string[]) => {
         const story = await createStory(owner.token, input);
         const segments: string[] = [];
-        for (const t of texts) segments.push(await written(owner.token, story.main_branch_id, t));
+        for (const t of texts) segments.push(await writtenId(owner.token, story.main_branch_id, t));
         return { ...story, segments };
       };
       const e1 = await make({ title: `${w} lighthouse`, tags: [tagA] }, [`The ${w} rose at dawn.`, "Nothing to see here."]);
@@ -190,7 +189,7 @@ describe("a shard's copy: idempotent, the newest version kept, a long story in c
       const [old, fresh] = [unique("old"), unique("fresh")];
       const owner = await registerHuman();
       const story = await createStory(owner.token, { title: `${old} title`, tags: ["kept"] });
-      const segment = await written(owner.token, story.main_branch_id, `A ${fresh} segment.`);
+      const segment = await writtenId(owner.token, story.main_branch_id, `A ${fresh} segment.`);
       // A sync's read, held back (a queue's sync that stalls) while a PATCH's own sync goes ahead.
       const stale = (await readSnapshot(db(), story.id))!;
       expect(stale.snapshot.segments.map((g) => g.id)).toContain(segment);
@@ -241,13 +240,15 @@ describe("a shard's copy: idempotent, the newest version kept, a long story in c
       const story = await createStory(owner.token);
       for (let i = 0; i < SEGMENTS_PER_SYNC; i += 20)
         await Promise.all(Array.from({ length: 20 }, (_, j) => written(owner.token, story.main_branch_id, `segment ${i + j} of many`)));
-      const lastId = await written(owner.token, story.main_branch_id, `the ${last} one`);
+      const lastId = await writtenId(owner.token, story.main_branch_id, `the ${last} one`);
       const read = (await readSnapshot(db(), story.id))!;
       expect(read.snapshot.segments).toHaveLength(SEGMENTS_PER_SYNC);
       expect(read.more).toBe(true);
 
       await drainSearch();
-      const total = (await env.DB.prepare("SELECT count(*) AS n, max(rowid) AS upto FROM segments WHERE story_id = ?").bind(story.id).first<{ n: number; upto: number }>())!;
+      const total = (await env.DB.prepare("SELECT count(*) AS n, max(rowid) AS upto FROM segments WHERE story_id = ?")
+        .bind(story.id)
+        .first<{ n: number; upto: number }>())!;
       expect(total.n).toBeGreaterThan(SEGMENTS_PER_SYNC + 1);
       const state = await searchState(story.id);
       expect(state).toMatchObject({ search_synced: state.search_version, search_upto: total.upto, search_dirty_at: null });
@@ -264,10 +265,8 @@ describe("the sweeper hands a story over again", () => {
     "a segment whose hand-over was lost is found once the resend delay passed and the sweeper's message is drained",
     inShards(async () => {
       const w = unique("lost");
-      const owner = await registerHuman();
-      const story = await createStory(owner.token);
-      await drainSearch();
-      const segment = await written(owner.token, story.main_branch_id, `A ${w} letter.`);
+      const { owner, story } = await caughtUp();
+      const segment = await writtenId(owner.token, story.main_branch_id, `A ${w} letter.`);
       expect(sync.sent).toEqual([{ storyId: story.id }]);
       sync.sent.length = 0; // lost
       expect((await search(w)).results).toEqual([]);
@@ -288,11 +287,9 @@ describe("the sweeper hands a story over again", () => {
     "a sync that fails leaves the story behind in D1 (its message retried), and the sweeper's later sync catches it up",
     inShards(async () => {
       const w = unique("retry");
-      const owner = await registerHuman();
-      const story = await createStory(owner.token);
-      await drainSearch();
+      const { owner, story } = await caughtUp();
       const home = shard(shardOf((await searchState(story.id)).rowid));
-      const segment = await written(owner.token, story.main_branch_id, `The ${w} bell.`);
+      const segment = await writtenId(owner.token, story.main_branch_id, `The ${w} bell.`);
       // The shard cannot take the segment's row (its table is away): its apply fails.
       await inShard(home, "ALTER TABLE segments RENAME TO segments_away");
       try {
@@ -329,12 +326,12 @@ describe("what rides with the query holds in every shard at once", () => {
       const mine = [];
       for (let i = 0; i < 3; i++) mine.push(await createStory(author.token, { title: `${w} ${i}` }));
       const mineSegments = [];
-      for (const s of mine) mineSegments.push(await written(author.token, s.main_branch_id, `A ${w} flew.`));
+      for (const s of mine) mineSegments.push(await writtenId(author.token, s.main_branch_id, `A ${w} flew.`));
       const theirs = await createStory(other.token, { title: `${w} theirs` });
       // The author's segment in another's story: the first of a fork they open there.
       const fork = await createBranch(author.token, theirs.id, { initial_segment: `The ${w} came in.` });
       const guest = (await call(`/branches/${fork.id}/segments`)).body.data.segments.at(-1).id as string;
-      const host = await written(other.token, theirs.main_branch_id, `The ${w} left.`);
+      const host = await writtenId(other.token, theirs.main_branch_id, `The ${w} left.`);
       const everything = [...mine.map((s) => s.id), theirs.id, ...mineSegments, guest, host];
       expect(new Set((await search(w, "&limit=100")).results.map(idOf))).toEqual(new Set(everything));
       const rowids = await Promise.all(mine.map(async (s) => (await searchState(s.id)).rowid));
@@ -362,19 +359,26 @@ describe("what rides with the query holds in every shard at once", () => {
       const mature = await createStory(owner.token, { title: `${w} mature`, rating: "mature" });
       const tagged = await createStory(owner.token, { title: `${w} tagged`, tags: [tag] });
       const plain = await createStory(owner.token, { title: `${w} plain` });
-      const plainSegment = await written(owner.token, plain.main_branch_id, `A ${w} grew.`);
-      const matureSegment = await written(owner.token, mature.main_branch_id, `A ${w} fell.`);
+      const plainSegment = await writtenId(owner.token, plain.main_branch_id, `A ${w} grew.`);
+      const matureSegment = await writtenId(owner.token, mature.main_branch_id, `A ${w} fell.`);
       await drainSearch();
       const rowids = await Promise.all([mature, tagged, plain].map(async (s) => (await searchState(s.id)).rowid));
       expect(new Set(rowids.map(shardOf)).size).toBeGreaterThanOrEqual(2);
       const shownOf = async (session?: string) => {
         const text = shown(await get(`/search?q=${w}`, { session, env: VARS }));
         const has = (s: { id: string }) => text.includes(`href="/stories/${s.id}"`);
-        return { text: visible(text), mature: has(mature), tagged: has(tagged), plain: has(plain), segments: [plainSegment, matureSegment].filter((g) => text.includes(`#s-${g}"`)) };
+        return {
+          text: visible(text),
+          mature: has(mature),
+          tagged: has(tagged),
+          plain: has(plain),
+          segments: [plainSegment, matureSegment].filter((g) => text.includes(`#s-${g}"`)),
+        };
       };
       expect(await shownOf(reader.token)).toMatchObject({ mature: true, tagged: true, plain: true, segments: [plainSegment, matureSegment] });
 
-      const put = async (body: Record<string, unknown>) => expect((await call("/me/preferences", { method: "PUT", token: reader.token, body })).status).toBe(200);
+      const put = async (body: Record<string, unknown>) =>
+        expect((await call("/me/preferences", { method: "PUT", token: reader.token, body })).status).toBe(200);
       await put({ hide_mature: true, hidden_tags: [] });
       const noMature = await shownOf(reader.token);
       expect(noMature).toMatchObject({ mature: false, tagged: true, plain: true, segments: [plainSegment] });
