@@ -30,12 +30,15 @@ export async function settled(storyId: string) {
   }
 }
 
-/** A fan-out queue that keeps what is sent to it (a write's `env: { FANOUT }`), for a test to drive the consumer itself. */
-export function capturedQueue() {
-  const sent: FanoutMessage[] = [];
+/**
+ * A queue that keeps what is sent to it (a write's `env: { FANOUT }`, or `SEARCH_SYNC`), for a test to drive the
+ * consumer itself.
+ */
+export function capturedQueue<T = FanoutMessage>() {
+  const sent: T[] = [];
   const queue = {
-    send: async (body: FanoutMessage) => void sent.push(body),
-    sendBatch: async (messages: Iterable<{ body: FanoutMessage }>) => {
+    send: async (body: T) => void sent.push(body),
+    sendBatch: async (messages: Iterable<{ body: T }>) => {
       for (const m of messages) sent.push(m.body);
     },
   } as unknown as Queue;
@@ -46,7 +49,7 @@ export function capturedQueue() {
  * Runs the fan-out consumer on the captured messages, and on the steps they queue, until none is left (each batch
  * as the queue would hand it over); `vars` change its config (a small page). Answers how many steps ran.
  */
-export async function drain(captured: ReturnType<typeof capturedQueue>, vars: Partial<Env> = {}) {
+export async function drain(captured: ReturnType<typeof capturedQueue<FanoutMessage>>, vars: Partial<Env> = {}) {
   let steps = 0;
   const bindings = { ...env, ...vars, FANOUT: captured.queue };
   while (captured.sent.length) {

@@ -3,22 +3,10 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { indexText } from "../src/lib/search-text";
-import {
-  call,
-  createBranch,
-  createStory,
-  expectError,
-  join,
-  registerAdmin,
-  registerBot,
-  registerHuman,
-  searchable,
-  storyInput,
-  submit,
-  unique,
-} from "./helpers";
+import { call, createBranch, createStory, expectError, join, registerAdmin, registerBot, registerHuman, searchable, submit, unique } from "./helpers";
 import { closeClients, hide, mcpTool, moderator, restore } from "./moderation";
 import { page } from "./pages";
+import { hanziWord, written, zhStory } from "./search";
 
 /**
  * Full-text search: `GET /search` and MCP's `search` over the search shards the writes feed through the search
@@ -27,9 +15,6 @@ import { page } from "./pages";
  */
 
 afterEach(closeClients);
-
-/** `n` random CJK ideographs: a word no other test's text has. */
-const hanziWord = (n: number) => Array.from({ length: n }, () => String.fromCodePoint(0x4e00 + Math.floor(Math.random() * 0x5000))).join("");
 
 /** `GET /search`, once the writes before it reached the search shards (their story is handed over after the answer). */
 const searchFor = async (q: string, query = "", token?: string) => {
@@ -46,16 +31,6 @@ const found = async (q: string, query = "", token?: string) => {
 
 /** The highlighted text of a hit's snippet (its spans are code point offsets). */
 const highlighted = (hit: { snippet: string; highlights: [number, number][] }) => hit.highlights.map(([a, b]) => [...hit.snippet].slice(a, b).join(""));
-
-const zhStory = (overrides: Record<string, unknown> = {}) =>
-  storyInput({ language: "zh", min_length: 2, max_length: 500, starter: "故事开始了。", initial_segments: ["第一段。", "第二段。", "第三段。"], ...overrides });
-
-/** Writes a segment and answers it (its id). */
-async function written(token: string, branchId: string, content: string) {
-  const res = await submit(token, branchId, content);
-  expect(res.status, res.text).toBe(201);
-  return res.body.data.segment as { id: string; sequence_order: number };
-}
 
 describe("English: whole words, a trailing * for a prefix", () => {
   it("finds stories by title, background and tags, and segments by their text; case and accents ignored", async () => {
