@@ -7,6 +7,7 @@ import { SEGMENTS_PER_SYNC, type StorySnapshot, readSnapshot } from "../src/doma
 import type { SearchMessage } from "../src/durable/search-shards";
 import type { Env } from "../src/env";
 import { handleSearch } from "../src/queue/search";
+import { matchQuery } from "../src/lib/search-text";
 import { sweep } from "../src/queue/sweeper";
 import { call, createBranch, createStory, registerAdmin, registerHuman, unique, withBindings } from "./helpers";
 import { capturedQueue } from "./inbox";
@@ -178,6 +179,30 @@ describe("many shards, one answer", () => {
       await answersAsOne(w, `&tag=${tagA}`, { stories: [e1.id, e2.id], segments: [e1.segments[0], e2.segments[0], z3.segments[0]] });
       await answersAsOne(w, "&rating=general", { stories: [e1.id], segments: [e1.segments[0], e3.segments[0], e3.segments[1], z3.segments[0]] });
       await answersAsOne(zw, `&exclude_tag=${tagB}&rating=mature`, { stories: [z2.id], segments: [z2.segments[0]] }, 1);
+
+      // Ranked as one index ranks them: the same rows in D1's own index (migration 0018's statements) give the order.
+      const migration = env.TEST_MIGRATIONS.find((m) => m.name.endsWith("_search.sql"))!;
+      for (const q of migration.queries.filter((q) => !/CREATE VIRTUAL TABLE/i.test(q) && /search_/.test(q))) await env.DB.prepare(q).run();
+      const oneIndex = async (words: string) => {
+        const { match } = matchQuery(words)!;
+        const stories = await env.DB.prepare(
+          "SELECT s.id FROM search_stories f JOIN stories s ON s.rowid = f.rowid WHERE search_stories MATCH ? ORDER BY bm25(search_stories, 10.0, 1.0, 5.0), s.rowid",
+        )
+          .bind(match)
+          .all<{ id: string }>();
+        const segments = await env.DB.prepare(
+          "SELECT g.id FROM search_segments f JOIN segments g ON g.rowid = f.rowid WHERE search_segments MATCH ? ORDER BY bm25(search_segments), g.rowid",
+        )
+          .bind(match)
+          .all<{ id: string }>();
+        return [...stories.results, ...segments.results].map((r) => r.id);
+      };
+      try {
+        for (const words of [w, zw, `${w} again`, `${zw} 山`])
+          expect((await search(words, "&limit=100")).results.map(idOf), words).toEqual(await oneIndex(words));
+      } finally {
+        await env.DB.batch([env.DB.prepare("DELETE FROM search_stories"), env.DB.prepare("DELETE FROM search_segments")]);
+      }
     }),
   );
 });

@@ -1,7 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { compileSimple } from "../db/compile";
-import type { HitKey, ShardAnswer, ShardQuery } from "../domain/discovery/search";
-import { shardStatements } from "../domain/discovery/search";
+import { type HitKey, type ShardAnswer, type ShardQuery, type ShardStats, shardStatements, statsStatement } from "../domain/discovery/search";
 import type { StorySnapshot } from "../domain/discovery/search-snapshot";
 import type { Env } from "../env";
 
@@ -27,6 +26,8 @@ const SCHEMA = `
     hidden_at TEXT);
   CREATE INDEX IF NOT EXISTS segments_hidden ON segments (story_id) WHERE hidden_at IS NOT NULL;
   CREATE INDEX IF NOT EXISTS branches_hidden ON branches (story_id) WHERE hidden_at IS NOT NULL;
+  CREATE TABLE IF NOT EXISTS totals (name TEXT PRIMARY KEY, n INTEGER NOT NULL);
+  INSERT OR IGNORE INTO totals (name, n) VALUES ('segments', 0);
   CREATE VIRTUAL TABLE IF NOT EXISTS search_stories USING fts5(title, background, tags, tokenize = 'unicode61 remove_diacritics 2');
   CREATE VIRTUAL TABLE IF NOT EXISTS search_segments USING fts5(content, tokenize = 'unicode61 remove_diacritics 2');`;
 
@@ -75,7 +76,10 @@ export class SearchShard extends DurableObject<Env> {
           g.hidden_at,
         ).rowsWritten;
         // A segment's text never changes: its index row is written with its row, once.
-        if (added) sql.exec("INSERT INTO search_segments (rowid, content) VALUES (?, ?)", g.rowid, g.indexed);
+        if (added) {
+          sql.exec("INSERT INTO search_segments (rowid, content) VALUES (?, ?)", g.rowid, g.indexed);
+          sql.exec("UPDATE totals SET n = n + 1 WHERE name = 'segments'");
+        }
       }
     });
   }
@@ -141,6 +145,13 @@ export class SearchShard extends DurableObject<Env> {
       // Keys as arrays, not objects: a later page's ranking moves up to `offset + limit` of them a shard.
       ...(keys ? { keys: [...this.cursor(keys).raw()] as unknown as HitKey[] } : {}),
     };
+  }
+
+  /** The query's statistics here: rows in each index, and the rows each phrase matches (scoring across shards). */
+  stats(q: ShardQuery): ShardStats {
+    const [{ n }] = this.ctx.storage.sql.exec<{ n: number }>("SELECT n FROM totals WHERE name = 'segments'").toArray();
+    const row = this.cursor(statsStatement(q, n)).one() as { stories: number; segments: number; storyHits: string; segmentHits: string };
+    return { stories: row.stories, segments: row.segments, storyHits: JSON.parse(row.storyHits), segmentHits: JSON.parse(row.segmentHits) };
   }
 
   /** A statement built by the search's SQL (plain text and values: src/db/compile.ts) run on this shard's SQLite. */

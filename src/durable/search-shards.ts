@@ -1,4 +1,16 @@
-import { type SearchPlan, type ShardAnswer, type ShardQuery, keysQuery, mergeSearch, pickPage, pickedQuery } from "../domain/discovery/search";
+import {
+  type SearchPlan,
+  type ShardAnswer,
+  type ShardQuery,
+  type ShardStats,
+  factorsOf,
+  keysQuery,
+  mergeSearch,
+  pickPage,
+  pickedQuery,
+  scoredQuery,
+  statsQuery,
+} from "../domain/discovery/search";
 import type { StorySnapshot } from "../domain/discovery/search-snapshot";
 import { RequestMeter } from "../lib/meter";
 import type { SearchShard } from "./search-shard";
@@ -33,16 +45,28 @@ export class SearchShards {
    * `offset + limit`, then the page's hits read from the shards that hold them.
    */
   async search(plan: SearchPlan) {
-    const shards = plan.maxRowid > 0 ? this.shardOf(plan.maxRowid) + 1 : 0;
+    const count = plan.maxRowid > 0 ? this.shardOf(plan.maxRowid) + 1 : 0;
+    const shards = Array.from({ length: count }, (_, k) => k);
     const ask = (shard: number, q: ShardQuery) => this.stub(shard).search(q) as Promise<ShardAnswer>;
     return this.meter.timeObject("SearchShard", async () => {
-      const first = plan.q.offset === 0 ? plan.shard : keysQuery(plan.shard);
-      const answers = await Promise.all(Array.from({ length: shards }, (_, k) => ask(k, first)));
+      const queries = await this.scored(plan.shard, shards);
+      const first = (k: number) => (plan.q.offset === 0 ? queries[k] : keysQuery(queries[k]));
+      const answers = await Promise.all(shards.map((k) => ask(k, first(k))));
       if (plan.q.offset === 0) return mergeSearch(plan, answers);
       const { rows, fromShards } = pickPage(plan, answers);
-      const picked = await Promise.all([...fromShards].map(([k, keys]) => ask(k, pickedQuery(plan.shard, keys))));
+      const picked = await Promise.all([...fromShards].map(([k, keys]) => ask(k, pickedQuery(queries[k], keys))));
       return mergeSearch(plan, answers, [...rows, ...picked.flatMap((a) => a.rows ?? [])]);
     });
+  }
+
+  /**
+   * Each shard's query: as planned when one shard holds every story, else scored with every shard's statistics (one
+   * more call a shard first), so hits from different shards rank as one index of all of them ranks them.
+   */
+  private async scored(query: ShardQuery, shards: number[]): Promise<ShardQuery[]> {
+    if (shards.length <= 1) return shards.map(() => query);
+    const stats = await Promise.all(shards.map((k) => this.stub(k).stats(statsQuery(query)) as Promise<ShardStats>));
+    return factorsOf(stats).map((factors) => scoredQuery(query, factors));
   }
 
   /** A story's state, into its shard. */

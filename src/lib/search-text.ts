@@ -56,6 +56,8 @@ export const indexText = (text: string): string => text.replace(SENTINEL, " ").r
 /** A MATCH expression and the CJK bigrams it asks for (a snippet's highlight spans the second character of each). */
 export interface MatchQuery {
   match: string;
+  /** The expression's phrases, each a MATCH expression of its own (bm25 sums one term a phrase). */
+  phrases: string[];
   bigrams: string[];
 }
 
@@ -99,7 +101,7 @@ export function matchQuery(q: string): MatchQuery | null {
     .split(/\s+/u)
     .map((w) => phraseOf(w, bigrams))
     .filter((p) => p !== null);
-  return phrases.length ? { match: phrases.join(" "), bigrams: [...bigrams] } : null;
+  return phrases.length ? { match: phrases.join(" "), phrases, bigrams: [...bigrams] } : null;
 }
 
 /** True when `q` has a word to search for (what its field checks). */

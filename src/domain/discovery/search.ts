@@ -47,7 +47,7 @@ export interface SearchQuery extends StoryFilter {
 /** How much text a snippet takes around its match, in tokens (a word, or a CJK character). */
 const SNIPPET_TOKENS = 32;
 /** bm25's weight of a story's title, background and tags (a title's match counts most). */
-const STORY_WEIGHTS = sql.raw("10.0, 1.0, 5.0");
+const STORY_WEIGHTS_TEXT = "10.0, 1.0, 5.0";
 
 /** Where a search's statements run: a shard, or D1's own index of the older stories not yet moved. */
 type Place = "shard" | "d1";
@@ -64,6 +64,10 @@ interface SearchValues extends FilterValues {
   limit: number;
   /** The page's hits a shard was asked to read, a JSON array of `[kind, rid, score]` (`read: "picked"`). */
   picked: string;
+  /** The query's phrases, a JSON array of MATCH expressions, and what each one's bm25 term is multiplied by here (`scoring`). */
+  phrases: string;
+  storyFactors: string;
+  segmentFactors: string;
 }
 
 /**
@@ -77,6 +81,11 @@ interface Shape {
   filter: FilterShape;
   place: Place;
   read: Reading;
+  /**
+   * How a hit is scored: by its index's own bm25 (0: one index holds everything), or, across several shards, as the
+   * sum of its phrases' bm25 terms each weighed by the statistics of all shards (the number of phrases).
+   */
+  scoring: number;
 }
 
 const searchesStories = (type: SearchType) => type !== "segment";
@@ -91,7 +100,9 @@ const noneSuspendedHere = (v: SearchValues, place: Place, ids: SQL) =>
  * those the move passed (their index rows there are deleted after the watermark passes them, a chunk at a time).
  */
 const searchedHere = (v: SearchValues, place: Place) =>
-  place === "d1" ? sql` AND s.rowid >= (SELECT watermark FROM search_move WHERE id = 1)` : sql` AND (s.rowid < ${v.watermark} OR s.rowid > ${v.legacyMax})`;
+  place === "d1"
+    ? sql` AND s.rowid BETWEEN (SELECT watermark FROM search_move WHERE id = 1) AND (SELECT legacy_max FROM search_move WHERE id = 1)`
+    : sql` AND (s.rowid < ${v.watermark} OR s.rowid > ${v.legacyMax})`;
 
 /** The stories the match finds that may be shown, with `columns`. */
 const storyHits = (v: SearchValues, { filter, place }: Shape, columns: SQL) =>
@@ -105,7 +116,29 @@ const segmentHits = (v: SearchValues, { filter, place }: Shape, columns: SQL) =>
     WHERE search_segments MATCH ${v.match} AND g.hidden_at IS NULL AND b.hidden_at IS NULL AND ${storyFilterSql(v, filter)}
       AND ${noneSuspendedHere(v, place, sql`g.author_id, b.creator_id, s.owner_id`)}${searchedHere(v, place)}`;
 
-const shapeOf = (s: Shape) => `${s.place} ${s.read} ${s.type} ${shapeKey(s.filter)}`;
+const shapeOf = (s: Shape) => `${s.place} ${s.read} ${s.scoring} ${s.type} ${shapeKey(s.filter)}`;
+
+/** The bm25 of an index and its column weights (the stories' title, background, tags; a segment's one text). */
+const INDEXES = { search_stories: `, ${STORY_WEIGHTS_TEXT}`, search_segments: "" } as const;
+type IndexName = keyof typeof INDEXES;
+
+/**
+ * A hit's score in `table`: its own bm25, or, scored across shards, each phrase's bm25 term (the index asked again
+ * for that phrase and this rowid alone) times its factor, summed: bm25 is that sum with the index's own statistics,
+ * so factors of 1 give the same score, and a factor of (all shards' idf / this shard's idf) gives the score one
+ * index of every shard's rows would.
+ */
+function scoreSql(v: SearchValues, shape: Shape, table: IndexName): SQL {
+  const weights = INDEXES[table];
+  if (!shape.scoring) return sql.raw(`bm25(${table}${weights})`);
+  const factors = table === "search_stories" ? v.storyFactors : v.segmentFactors;
+  const terms = Array.from({ length: shape.scoring }, (_, i) => {
+    const p = sql.raw(`p${i}`);
+    return sql`json_extract(${factors}, ${`$[${i}]`}) * (SELECT ${sql.raw(`bm25(p${i}.${table}${weights})`)} FROM ${sql.raw(table)} ${p}
+      WHERE ${p}.${sql.raw(table)} MATCH json_extract(${v.phrases}, ${`$[${i}]`}) AND ${p}.rowid = ${sql.raw(table)}.rowid)`;
+  });
+  return sql`(${sql.join(terms, sql` + `)})`;
+}
 
 /** The number of hits of each type searched (null for the other). */
 const countsStatement = preparedByShape(shapeOf, (v: SearchValues, shape: Shape) => {
@@ -123,8 +156,12 @@ const snippetSql = (table: string, column: number) =>
 /** The best hits' keys, ranked: stories first with type=all, each type by bm25, then rowid. */
 function rankedSql(v: SearchValues, shape: Shape) {
   const ranked = [
-    ...(searchesStories(shape.type) ? [storyHits(v, shape, sql`0 AS kind, search_stories.rowid AS rid, bm25(search_stories, ${STORY_WEIGHTS}) AS score`)] : []),
-    ...(searchesSegments(shape.type) ? [segmentHits(v, shape, sql`1 AS kind, search_segments.rowid AS rid, bm25(search_segments) AS score`)] : []),
+    ...(searchesStories(shape.type)
+      ? [storyHits(v, shape, sql`0 AS kind, search_stories.rowid AS rid, ${scoreSql(v, shape, "search_stories")} AS score`)]
+      : []),
+    ...(searchesSegments(shape.type)
+      ? [segmentHits(v, shape, sql`1 AS kind, search_segments.rowid AS rid, ${scoreSql(v, shape, "search_segments")} AS score`)]
+      : []),
   ];
   return sql`SELECT kind, rid, score FROM (${sql.join(ranked, sql` UNION ALL `)}) ORDER BY kind, score, rid LIMIT ${v.limit}`;
 }
@@ -265,6 +302,65 @@ export const pickedQuery = (q: ShardQuery, keys: HitKey[]): ShardQuery => ({
   shape: { ...q.shape, read: "picked" },
 });
 
+/** A shard's statistics for the query: its rows in each index, and how many of them each phrase matches. */
+export interface ShardStats {
+  stories: number;
+  segments: number;
+  storyHits: number[];
+  segmentHits: number[];
+}
+
+/**
+ * A shard's statistics statement: its rows in each index (the stories it holds; its segments' count, kept by the
+ * shard as it writes them: `segments`) and, for each phrase, the rows of each index it matches (JSON arrays).
+ */
+export function statsStatement(q: ShardQuery, segments: number): SQL {
+  const hits = (table: IndexName) =>
+    sql.join(
+      Array.from(
+        { length: q.shape.scoring },
+        (_, i) => sql`(SELECT count(*) FROM ${sql.raw(table)} WHERE ${sql.raw(table)} MATCH json_extract(${q.values.phrases}, ${`$[${i}]`}))`,
+      ),
+      sql`, `,
+    );
+  return sql`SELECT (SELECT count(*) FROM search_stories) AS stories, ${segments} AS segments,
+    json_array(${hits("search_stories")}) AS storyHits, json_array(${hits("search_segments")}) AS segmentHits`;
+}
+
+/** FTS5's idf of a phrase matching `hits` of `rows` (fts5_aux.c: never below 1e-6). */
+export const idf = (rows: number, hits: number) => Math.max(Math.log((rows - hits + 0.5) / (hits + 0.5)), 0) || 1e-6;
+
+/**
+ * Each shard's factors (a phrase's idf over all shards' rows, over its idf in the shard alone), so its scores are those
+ * one index of every shard's rows gives. A phrase a shard does not match gets 0 (none of its rows match the query).
+ */
+export function factorsOf(stats: ShardStats[]): { stories: number[]; segments: number[] }[] {
+  const total = (pick: (s: ShardStats) => number) => stats.reduce((sum, s) => sum + pick(s), 0);
+  const of = (rows: (s: ShardStats) => number, hits: (s: ShardStats) => number[]) => {
+    const allRows = total(rows);
+    const allHits = (hits(stats[0]) ?? []).map((_, i) => total((s) => hits(s)[i]));
+    return (s: ShardStats) => hits(s).map((n, i) => (n ? idf(allRows, allHits[i]) / idf(rows(s), n) : 0));
+  };
+  const stories = of(
+    (s) => s.stories,
+    (s) => s.storyHits,
+  );
+  const segments = of(
+    (s) => s.segments,
+    (s) => s.segmentHits,
+  );
+  return stats.map((s) => ({ stories: stories(s), segments: segments(s) }));
+}
+
+/** The query scored across shards: by the phrases' terms, with this shard's factors. */
+export const scoredQuery = (q: ShardQuery, factors: { stories: number[]; segments: number[] }): ShardQuery => ({
+  values: { ...q.values, storyFactors: JSON.stringify(factors.stories), segmentFactors: JSON.stringify(factors.segments) },
+  shape: { ...q.shape, scoring: JSON.parse(q.values.phrases).length },
+});
+
+/** The query a shard's statistics are asked with (the phrases' count in its shape). */
+export const statsQuery = (q: ShardQuery): ShardQuery => ({ values: q.values, shape: { ...q.shape, scoring: JSON.parse(q.values.phrases).length } });
+
 /** A search ready for its shards: what to ask them, how many there are, and what D1 answered for the stories it still holds. */
 export interface SearchPlan {
   q: SearchQuery;
@@ -325,12 +421,15 @@ export function searchRead(db: Db, q: SearchQuery, preference: ReaderPreference,
     legacyMax: 0,
     limit: q.offset + q.limit,
     picked: "[]",
+    phrases: JSON.stringify(query.phrases),
+    storyFactors: "[]",
+    segmentFactors: "[]",
   };
   const legacy = moved
     ? []
     : [
-        rawAll<NonNullable<ShardAnswer["counts"]>>(db, countsStatement(values, { type: q.type, filter, place: "d1", read: "page" })),
-        rawAll<HitRow>(db, pageStatement(values, { type: q.type, filter, place: "d1", read: "page" })),
+        rawAll<NonNullable<ShardAnswer["counts"]>>(db, countsStatement(values, { type: q.type, filter, place: "d1", read: "page", scoring: 0 })),
+        rawAll<HitRow>(db, pageStatement(values, { type: q.type, filter, place: "d1", read: "page", scoring: 0 })),
       ];
   return readOf([rawAll<ContextRow>(db, contextStatement(values.accountId, now)), ...legacy], ([[row], ...found]) => {
     const shard = preferenceForShards({ ...values, suspended: row.suspended, watermark: row.watermark, legacyMax: row.legacy_max }, filter, row);
@@ -338,7 +437,7 @@ export function searchRead(db: Db, q: SearchQuery, preference: ReaderPreference,
     return {
       q,
       query,
-      shard: { values: shard.values, shape: { type: q.type, filter: shard.filter, place: "shard", read: "page" } },
+      shard: { values: shard.values, shape: { type: q.type, filter: shard.filter, place: "shard", read: "page", scoring: 0 } },
       maxRowid: row.max_rowid ?? 0,
       legacy: counts ? { counts: counts[0], rows } : null,
       moved: row.watermark > row.legacy_max,
