@@ -210,9 +210,9 @@ async function stepAndWrite(step: string, move: () => Promise<unknown>, most = 1
   expect(moved.length, `${step}: stories moved`).toBeLessThanOrEqual(most);
   expect(moved, `${step}: the first in line moved first`).toEqual(waitingBefore.slice(0, moved.length));
   expect(after.watermark, `${step}: the watermark passed the story`).toBe(moved.at(-1)!.rowid + 1);
+  await expectReferenceAnswers(`${step}, moved`);
   for (const s of moved) await expectMovedInShard(s);
   await expectD1Index();
-  await expectReferenceAnswers(`${step}, moved`);
   const waiting = stories.find((s) => s.rowid >= after.watermark);
   if (waiting) {
     const { id, own } = await writeOn(waiting, step);
@@ -318,8 +318,8 @@ describe("the move of a deployment's search index out of D1, while it is used", 
     // Copied, not moved: in both places, searched in D1 only.
     expect(await inShard(story)).toMatchObject({ story: 1, indexed: 1 });
     expect(await moveState()).toEqual(before);
-    await expectD1Index();
     await expectReferenceAnswers("crashed after the copy");
+    await expectD1Index();
     await stepAndWrite("4", () => moveSteps(db, shards, 1));
   });
 
