@@ -3,7 +3,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { getDb } from "../src/db/client";
-import { nextToMoveQuery } from "../src/domain/discovery/search-move";
+import { movedStatements, nextToMoveQuery } from "../src/domain/discovery/search-move";
 import type { SearchMessage } from "../src/durable/search-shards";
 import type { Env } from "../src/env";
 import { searchShardsOf } from "../src/queue/search";
@@ -332,6 +332,17 @@ describe("the move of a deployment's search index out of D1, while it is used", 
       },
       2,
     );
+  });
+
+  it("a mover overtaken by another: its late copy and batch for a story already moved move nothing back", async () => {
+    const before = await moveState();
+    const first = stories[0];
+    await syncStory(db, shards, first.id);
+    await db.batch(movedStatements(db, { id: first.id, rowid: first.rowid }) as [ReturnType<typeof movedStatements>[0]]);
+    expect(await moveState()).toEqual(before);
+    await expectReferenceAnswers("a late batch");
+    await expectMovedInShard(first);
+    await expectD1Index();
   });
 
   it("the sweeper queues the move's next step while legacy stories remain", async () => {
