@@ -1,12 +1,12 @@
 // Runs alone (vitest.config.ts): it rewrites search_move and fills D1's own FTS tables (a legacy deployment's index), which any other file's search would read.
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { getDb } from "../src/db/client";
 import { movedStatements, nextToMoveQuery } from "../src/domain/discovery/search-move";
 import type { SearchMessage } from "../src/durable/search-shards";
 import type { Env } from "../src/env";
-import { searchShardsOf } from "../src/queue/search";
+import { handleSearch, searchShardsOf } from "../src/queue/search";
 import { sweep } from "../src/queue/sweeper";
 import { moveSteps, syncStory } from "../src/usecases/search";
 import { call, createBranch, createStory, registerHuman, searchable, storyInput, submit, unique } from "./helpers";
@@ -65,6 +65,18 @@ async function ask(q: Query) {
   const res = await call(`/search?q=${encodeURIComponent(q.q)}${q.type ? `&type=${q.type}` : ""}&limit=${page.limit}&offset=${page.offset}`);
   expect(res.status, res.text).toBe(200);
   return res.body.data as { results: any[]; count: number; counts: { stories: number | null; segments: number | null }; pagination: any };
+}
+
+/** A search queue that keeps what is sent to it (as test/inbox.ts `capturedQueue` does for the fan-out's). */
+function capturedSearchQueue() {
+  const sent: SearchMessage[] = [];
+  const queue = {
+    send: async (body: SearchMessage) => void sent.push(body),
+    sendBatch: async (messages: Iterable<{ body: SearchMessage }>) => {
+      for (const m of messages) sent.push(m.body);
+    },
+  } as unknown as Queue<SearchMessage>;
+  return { sent, queue };
 }
 
 const idOf = (hit: any) => (hit.type === "story" ? hit.story.id : hit.segment.id) as string;
@@ -191,10 +203,10 @@ async function expectMovedInShard(s: Seeded) {
 }
 
 /** Readers write on while the move goes: a segment on `story` (its words `w` or `zw`, and a word of its own). */
-async function writeOn(story: Seeded, step: string) {
+async function writeOn(story: Seeded, step: string, bindings?: Partial<Env>) {
   const own = unique("mark");
   const text = story.language === "zh" ? `第${step}步：新的${zw}。${own}` : `Step ${step}: a new ${w} here. ${own}`;
-  const res = await submit(owner.token, story.main_branch_id, text);
+  const res = await call(`/branches/${story.main_branch_id}/segments`, { token: owner.token, body: { content: text }, env: bindings });
   expect(res.status, res.text).toBe(201);
   const id = res.body.data.segment.id as string;
   written.push({ id, text });
@@ -244,6 +256,7 @@ describe("the move of a deployment's search index out of D1, while it is used", 
       await createStory(owner.token, zhStory({ background: `很久以前，${zw}住在海边的小镇。` })),
       await createStory(owner.token, enStory({ tags: [w] })),
       await createStory(owner.token, zhStory()),
+      await createStory(owner.token, enStory()),
       await createStory(owner.token, enStory()),
     ];
     const texts: [number, string][] = [
@@ -334,6 +347,12 @@ describe("the move of a deployment's search index out of D1, while it is used", 
     await stepAndWrite("4", () => moveSteps(db, shards, 1));
   });
 
+  it("the sweeper queues the move's next step while legacy stories remain", async () => {
+    const { sent, queue } = capturedSearchQueue();
+    await sweep({ ...env, SEARCH_SYNC: queue } as Env);
+    expect(sent.filter((m) => "move" in m)).toEqual([{ move: true }]);
+  });
+
   it("two movers at once move as one", async () => {
     await stepAndWrite(
       "5",
@@ -356,16 +375,29 @@ describe("the move of a deployment's search index out of D1, while it is used", 
     await expectD1Index();
   });
 
-  it("the sweeper queues the move's next step while legacy stories remain", async () => {
-    const sent: SearchMessage[] = [];
-    const queue = {
-      send: async (body: SearchMessage) => void sent.push(body),
-      sendBatch: async (messages: Iterable<{ body: SearchMessage }>) => {
-        for (const m of messages) sent.push(m.body);
-      },
-    } as unknown as Queue<SearchMessage>;
-    await sweep({ ...env, SEARCH_SYNC: queue } as Env);
-    expect(sent.filter((m) => "move" in m)).toEqual([{ move: true }]);
+  it("a segment written between its story's copy and D1's batch is out of D1 with the batch, and found once its own sync runs", async () => {
+    const [next] = await nextToMoveQuery(db);
+    const story = stories.find((s) => s.id === next.id)!;
+    await syncStory(db, shards, story.id);
+    // The write's hand-over to the search queue is held back (as if lost), so the batch surely comes before its sync.
+    const held = capturedSearchQueue();
+    const { id, own } = await writeOn(story, "race", { SEARCH_SYNC: held.queue });
+    expect(held.sent).toEqual([{ storyId: story.id }]);
+    expect((await ask({ q: own })).results.map(idOf), "in D1's index with its write").toEqual([id]);
+    await db.batch(movedStatements(db, story) as [ReturnType<typeof movedStatements>[0]]);
+    expect((await inD1(story)).indexedSegments).toBe(0);
+    // Not found until its sync, as any segment written to a moved story; the sweeper hands a lost one over again.
+    expect((await ask({ q: own })).results).toEqual([]);
+    const swept = capturedSearchQueue();
+    await sweep({ ...env, SEARCH_SYNC: swept.queue } as Env, Date.now() + 120_000);
+    expect(swept.sent).toContainEqual({ storyId: story.id });
+    const messages = swept.sent.filter((m) => "storyId" in m).map((body, i) => ({ id: `m${i}`, body, attempts: 1, ack: vi.fn(), retry: vi.fn() }));
+    await handleSearch({ queue: "search-sync", messages } as never, env);
+    for (const m of messages) expect(m.ack).toHaveBeenCalledOnce();
+    expect((await ask({ q: own })).results.map(idOf), "found once synced").toEqual([id]);
+    await expectMovedInShard(story);
+    await expectReferenceAnswers("a segment written between copy and batch");
+    await expectD1Index();
   });
 
   it("moves the rest; at the end D1's index is empty, the watermark past legacy_max, and every answer its reference", async () => {
@@ -391,8 +423,7 @@ describe("the move of a deployment's search index out of D1, while it is used", 
     expect((await one<{ n: number }>("SELECT count(*) AS n FROM search_stories")).n).toBe(0);
     await expectReferenceAnswers("a step after the end", true);
 
-    const sent: SearchMessage[] = [];
-    const queue = { send: async (body: SearchMessage) => void sent.push(body), sendBatch: async () => {} } as unknown as Queue<SearchMessage>;
+    const { sent, queue } = capturedSearchQueue();
     await sweep({ ...env, SEARCH_SYNC: queue } as Env);
     expect(sent).toEqual([]);
   });
