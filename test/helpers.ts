@@ -263,7 +263,9 @@ export function countingReadLimiter() {
 export async function searchable() {
   for (let i = 0; ; i++) {
     const row = await env.DB.prepare(
-      "SELECT count(*) AS n FROM stories WHERE search_version > search_synced AND rowid > (SELECT legacy_max FROM search_move)",
+      // A legacy story is searched in D1 until the move passes it (src/domain/discovery/search-move.ts); once moved, in its shard.
+      `SELECT count(*) AS n FROM stories, search_move m WHERE m.id = 1 AND search_version > search_synced
+        AND (stories.rowid > m.legacy_max OR stories.rowid < m.watermark)`,
     ).first<{ n: number }>();
     if (!row!.n) return;
     if (i > 200) throw new Error("the search queue did not catch every story up");
