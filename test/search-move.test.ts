@@ -185,11 +185,14 @@ async function expectReferenceAnswers(when: string, oneIndex = false) {
 }
 
 /** D1's index holds every story not yet moved (its segments written since included) and nothing of a moved one. */
+/** Stories whose move stopped after its batch, before its rows in D1's index were deleted (the move's end deletes them). */
+const leftover = new Set<string>();
+
 async function expectD1Index() {
   const { watermark } = await moveState();
   for (const s of stories) {
     const d1 = await inD1(s);
-    if (s.rowid < watermark) expect(d1, `story ${s.rowid} moved`).toMatchObject({ indexed: 0, indexedSegments: 0 });
+    if (s.rowid < watermark) expect(d1, `story ${s.rowid} moved`).toMatchObject({ indexed: 0, ...(leftover.has(s.id) ? {} : { indexedSegments: 0 }) });
     else expect(d1, `story ${s.rowid} not moved`).toEqual({ indexed: 1, indexedSegments: d1.segments, segments: d1.segments });
   }
 }
@@ -385,7 +388,10 @@ describe("the move of a deployment's search index out of D1, while it is used", 
     expect(held.sent).toEqual([{ storyId: story.id }]);
     expect((await ask({ q: own })).results.map(idOf), "in D1's index with its write").toEqual([id]);
     await db.batch(movedStatements(db, story) as [ReturnType<typeof movedStatements>[0]]);
-    expect((await inD1(story)).indexedSegments).toBe(0);
+    // The step stops after its batch (a crash before its chunked deletes): D1 keeps the story's rows, which search
+    // skips (the watermark passed it), until the move's end deletes what is left.
+    expect((await inD1(story)).indexedSegments).toBeGreaterThan(0);
+    leftover.add(story.id);
     // Not found until its sync, as any segment written to a moved story; the sweeper hands a lost one over again.
     expect((await ask({ q: own })).results).toEqual([]);
     const swept = capturedSearchQueue();
@@ -408,6 +414,9 @@ describe("the move of a deployment's search index out of D1, while it is used", 
     }
     const end = await moveState();
     expect(end.watermark).toBeGreaterThan(end.legacy_max);
+    // What a step cut short left in D1's index goes at the end (a move step, or the sweeper's queued one).
+    expect((await one<{ n: number }>("SELECT count(*) AS n FROM search_segments")).n).toBeGreaterThan(0);
+    expect(await moveSteps(db, shards, 5)).toBe(false);
     expect((await one<{ n: number }>("SELECT count(*) AS n FROM search_stories")).n).toBe(0);
     expect((await one<{ n: number }>("SELECT count(*) AS n FROM search_segments")).n).toBe(0);
     for (const s of stories) await expectMovedInShard(s);
