@@ -349,7 +349,8 @@ const perOp = Object.fromEntries(
     const byPlace = {};
     for (const [table, b] of Object.entries(p.bytes)) byPlace[placeOf(table)] = (byPlace[placeOf(table)] ?? 0) + b / p.count;
     const shardBy = (place) => SHARD_PLACE[place].reduce((a, t) => a + (p.shardBytes[t] ?? 0), 0) / p.count;
-    const shard = { total: sum(p.shardBytes) / p.count, index: shardBy("index"), copies: shardBy("copies"), rows: sum(p.shardRows) / p.count };
+    const indexRows = SHARD_PLACE.index.reduce((a, t) => a + (p.shardRows[t] ?? 0), 0) / p.count;
+    const shard = { total: sum(p.shardBytes) / p.count, index: shardBy("index"), copies: shardBy("copies"), rows: sum(p.shardRows) / p.count, indexRows };
     return [name, { total: sum(p.bytes) / p.count, byPlace, rows: sum(p.rows) / p.count, tables: p.bytes, shard, count: p.count }];
   }),
 );
@@ -359,12 +360,12 @@ console.log(
   `\nMeasured through the API on a fresh local D1 and its search shards (SQLite's dbstat: tables, indexes, FTS5 shadow tables), each phase once the search queue had copied it to the shards (${phases[SEGMENT_EN].shards} shard(s) written):\n`,
 );
 console.log(
-  "| each | D1 now | story content | search in D1 | directory | inbox items | other pruned rows | search shard | its index | its copies of D1's columns | search in D1 before (D1 + shard, derived) | rows written (D1; shard) |",
+  "| each | D1 now | story content | search in D1 | directory | inbox items | other pruned rows | search shard | its index | its copies of D1's columns | D1 before the shards (D1 + shard index, derived) | rows written (D1; shard) |",
 );
 console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
 for (const [name, o] of Object.entries(perOp))
   console.log(
-    `| ${name} | ${kb(o.total)} | ${kb(o.byPlace.story ?? 0)} | ${kb(o.byPlace.search ?? 0)} | ${kb(o.byPlace.directory ?? 0)} | ${kb(o.byPlace.inbox ?? 0)} | ${kb((o.byPlace.window ?? 0) + (o.byPlace.webhooks ?? 0))} | ${kb(o.shard.total)} | ${kb(o.shard.index)} | ${kb(o.shard.copies)} | ${kb(o.total + o.shard.total)} | ${o.rows.toFixed(1)}; ${o.shard.rows.toFixed(1)} |`,
+    `| ${name} | ${kb(o.total)} | ${kb(o.byPlace.story ?? 0)} | ${kb(o.byPlace.search ?? 0)} | ${kb(o.byPlace.directory ?? 0)} | ${kb(o.byPlace.inbox ?? 0)} | ${kb((o.byPlace.window ?? 0) + (o.byPlace.webhooks ?? 0))} | ${kb(o.shard.total)} | ${kb(o.shard.index)} | ${kb(o.shard.copies)} | ${kb(o.total + o.shard.index)} | ${o.rows.toFixed(1)}; ${o.shard.rows.toFixed(1)} |`,
   );
 console.log("\nA segment's bytes by table (English; Chinese):");
 const byTable = (where, key) => {
@@ -413,16 +414,17 @@ console.log(
   `A segment write's time in its branch's room (its checks and its one D1 batch), median, local wall time: ${roomMs.toFixed(1)} ms; the search queue caught up at most ${(syncMs / 1000).toFixed(1)} s after a phase's last write.\n`,
 );
 
-// (a) The index in D1, as before the shards: not run, derived (D1 now + what the shards hold of the same writes).
-const beforeSegment = d1Segment + shardSegment;
-const beforeStory = story.total + story.shard.total;
+// (a) The index in D1, as before the shards: not run, derived (D1 now + the shards' index of the same writes; their
+// copies of D1's columns are not counted again: D1 read its own rows).
+const beforeSegment = d1Segment + both((o) => o.shard.index);
+const beforeStory = story.total + story.shard.index;
 const beforeDays = cap(LIMITS.d1Database) / (perDay * beforeSegment + storiesPerDay * beforeStory);
-console.log("(a) Before the search shards: one D1 database held everything, search included (derived: D1 now + the shards' bytes).");
+console.log("(a) Before the search shards: one D1 database held everything, search included (derived: D1 now + the shards' index).");
 console.log(
   `- a segment ${kb(beforeSegment)}, a story ${kb(beforeStory)}: it holds ${big(cap(LIMITS.d1Database) / beforeSegment)} segments at ${FILL * 100} % full, and the load fills it in ${days(beforeDays)};`,
 );
 console.log(
-  `- every write of the service waits on its one writer: ${(perDay / 86400).toFixed(1)} segment writes and ${((perDay / 86400) * both((o) => o.rows + o.shard.rows)).toFixed(0)} rows a second.`,
+  `- every write of the service waits on its one writer: ${(perDay / 86400).toFixed(1)} segment writes and ${((perDay / 86400) * both((o) => o.rows + o.shard.indexRows)).toFixed(0)} rows a second.`,
 );
 console.log(firstLimit([["the one database's 10 GB", beforeDays]]));
 
@@ -445,7 +447,7 @@ console.log(
   `- the shards: the load makes ${shardsMade.toLocaleString("en")} (one every ${days(SEARCH_STORIES_PER_SHARD / storiesPerDay)}), each search asking them all: past ${SEARCH_FANOUT} after ${days(fanoutDays)};`,
 );
 console.log(
-  `- a shard's size is its stories' segments. Assumed: the load's segments spread evenly over its stories, ${big(segmentsPerStory)} a story (segments a day / new stories a day), so a shard holds ${big(segmentsPerStory * SEARCH_STORIES_PER_SHARD)} segments: ${gb(shardBytes)} against a Durable Object's 10 GB. It is ${FILL * 100} % full once its stories average ${big(shardHolds)} segments${shardBytes > cap(LIMITS.doStorage) ? `: at this load every shard overflows, at the soonest (every write in one shard's stories, as in the newest ones) after ${days(shardSoonest)}; ${storiesFit.toLocaleString("en")} stories a shard would fit` : ", which at this load none reaches"}.`,
+  `- a shard's size is its stories' segments. Assumed: the load's segments spread evenly over its stories, ${big(segmentsPerStory)} a story (segments a day / new stories a day), so a shard holds ${big(segmentsPerStory * SEARCH_STORIES_PER_SHARD)} segments: ${gb(shardBytes)} against a Durable Object's 10 GB. It is ${FILL * 100} % full once its stories average ${big(shardHolds)} segments${shardBytes > cap(LIMITS.doStorage) ? `: at this load every shard overflows, at the soonest (every write in one shard's stories, as in the newest ones) after ${days(shardSoonest)}; ${storiesFit.toLocaleString("en")} stories a shard would fit (past ${SEARCH_FANOUT} shards then after ${days((SEARCH_FANOUT * storiesFit) / storiesPerDay)})` : ", which at this load none reaches"}.`,
 );
 console.log(
   firstLimit([
