@@ -1,21 +1,27 @@
-// `npm run capacity`: what one D1 database holds, measured, and what a stated load needs of it (docs/scale.md).
+// `npm run capacity`: what one D1 database and the search shards hold, measured, and what a stated load needs of
+// them (docs/scale.md).
 //
 // 1. Measures: a fresh `wrangler dev` (limits lifted), segments written through the API in English (≈2,150
-//    characters each) and in Chinese (≈1,500), then votes and comments; after each phase the local D1 file is read
-//    with SQLite's `dbstat` (node:sqlite), so every table's and index's bytes, the search tables' included, are
-//    counted as SQLite stores them. A segment's bytes are the growth over the phase divided by its segments.
-// 2. Models: for a load (`--bots`, `--every` minutes, `--years`, `--readers`), how long the one database lasts, and
-//    what the same bytes need when story content lives in per-story storage (docs/scale.md says what goes where).
+//    characters each) and in Chinese (≈1,500), then votes and comments. After each phase the search queue is let
+//    catch up (no story's shard copy behind: D1's `search_version > search_synced` nowhere), then the local D1 file
+//    and every search shard's SQLite file (SearchShard Durable Objects, D-SCALE-3) are read with SQLite's `dbstat`
+//    (node:sqlite), so every table's and index's bytes, the FTS5 shadow tables included, are counted as SQLite
+//    stores them. A segment's bytes are the growth over the phase divided by its segments.
+// 2. Models: for a load (`--bots`, `--every` minutes, `--years`, `--stories` a day, `--readers`), three layouts:
+//    search in D1 as before the shards (derived: D1 now plus the shards), as now (D1 everything but search, search in
+//    shards of SEARCH_STORIES_PER_SHARD stories), and story content in per-story storage (docs/scale.md); and which
+//    limit comes first in each.
 //
 //   npm run capacity                          # 150 segments a language, the default load
 //   npm run capacity -- --segments 300 --bots 10000 --every 10 --years 1 --stories 1000 --readers 1000000
-// (`--stories`: new stories a day.)
+//   npm run capacity -- --port 8740           # the servers on 8740..8743 (dev, its inspector, the probe, its inspector)
+// (`--stories`: new stories a day. Without `--port`, free ports the system picks.)
 import { DatabaseSync } from "node:sqlite";
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { NO_LIMITS, api, ensureWrk, freePorts, load, median, startDev, startWrangler } from "./lib.mjs";
+import { NO_LIMITS, api, ensureWrk, freePorts, load, median, sleep, startDev, startWrangler } from "./lib.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -25,23 +31,32 @@ const { values: opts } = parseArgs({
     years: { type: "string", default: "1" },
     readers: { type: "string", default: "1000000" },
     stories: { type: "string", default: "1000" },
+    port: { type: "string" },
   },
 });
 const SEGMENTS = Number(opts.segments);
+/** Four ports from `--port` on, else free ones: Storyloom's dev server and inspector, then the probe's. */
+const PORTS = opts.port ? [0, 1, 2, 3].map((i) => Number(opts.port) + i) : await freePorts(4);
+/** Stories a search shard holds (wrangler.toml, SEARCH_STORIES_PER_SHARD). */
+const SEARCH_STORIES_PER_SHARD = Number(/^SEARCH_STORIES_PER_SHARD\s*=\s*"(\d+)"/m.exec(readFileSync("wrangler.toml", "utf8"))?.[1]);
+if (!SEARCH_STORIES_PER_SHARD) throw new Error("wrangler.toml has no SEARCH_STORIES_PER_SHARD");
 const GB = 1e9;
 /** Cloudflare's published limits (developers.cloudflare.com, D1 and Durable Objects "Limits", paid plan). */
-const LIMITS = { d1Database: 10 * GB, d1Account: 1000 * GB, doStorage: 10 * GB };
+const LIMITS = { d1Database: 10 * GB, doStorage: 10 * GB };
 /** How full a store is let grow before another is opened. */
 const FILL = 0.8;
 
 /** Where each table's rows live once story content leaves the one database (docs/scale.md, "What goes where"). */
 const PLACE = {
   story: ["segments", "logs", "votes", "comments", "rewrites", "pins", "branch_summaries", "branches", "branch_members"],
-  search: ["search_segments"],
+  search: ["search_segments", "search_stories"],
   inbox: ["inbox_items"],
   window: ["idempotency_keys", "outbox", "inbox_events"],
   webhooks: ["webhook_deliveries", "webhook_attempts"],
 };
+/** A search shard's tables (src/durable/search-shard.ts): its FTS5 index, and its copies of D1's columns that decide what may be shown. */
+const SHARD_PLACE = { index: ["search_segments", "search_stories"], copies: ["stories", "story_tags", "branches", "segments"] };
+const SHARD_TABLES = Object.values(SHARD_PLACE).flat();
 /** How long each place's rows are kept (src/queue/sweeper.ts): inbox items INBOX_KEEP_DAYS, the others a day (webhook deliveries a week). */
 const KEEP_DAYS = { inbox: 90, window: 1, webhooks: 7 };
 /** The most shards one search should ask in parallel before the index needs another shape (docs/scale.md). */
@@ -127,13 +142,40 @@ function measure(file, tables) {
   db.close();
   return { bytes, rows };
 }
+/** Where wrangler dev keeps the search shards' SQLite files (one a shard, `search-0`, `search-1`…, once written). */
+const shardDir = (persist) => path.join(persist, "v3/do/storyloom-SearchShard");
+/** Every search shard's bytes and rows per table, summed over the shards; and how many there are. */
+function measureShards(persist) {
+  const dir = shardDir(persist);
+  const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite") : [];
+  const bytes = {};
+  const rows = {};
+  for (const f of files) {
+    const m = measure(path.join(dir, f), SHARD_TABLES);
+    for (const [t, b] of Object.entries(m.bytes)) bytes[t] = (bytes[t] ?? 0) + b;
+    for (const [t, n] of Object.entries(m.rows)) rows[t] = (rows[t] ?? 0) + n;
+  }
+  return { bytes, rows, shards: files.length };
+}
+/** Waits until the search queue has copied every story to its shard (D1: no story's `search_version` past its `search_synced`). */
+async function searchCaughtUp(file) {
+  const started = Date.now();
+  for (;;) {
+    const db = new DatabaseSync(file, { readOnly: true });
+    const { n } = db.prepare("SELECT COUNT(*) AS n FROM stories WHERE search_version > search_synced").get();
+    db.close();
+    if (n === 0) return Date.now() - started;
+    if (Date.now() - started > 300_000) throw new Error(`the search queue left ${n} stories behind for 5 minutes`);
+    await sleep(250);
+  }
+}
 const minus = (a, b) => Object.fromEntries([...new Set([...Object.keys(a), ...Object.keys(b)])].map((k) => [k, (a[k] ?? 0) - (b[k] ?? 0)]));
 
 async function run() {
   const persist = mkdtempSync(path.join(tmpdir(), "storyloom-capacity-"));
-  const [port] = await freePorts(1);
+  const [port, inspector] = PORTS;
   const base = `http://127.0.0.1:${port}/api/v1`;
-  const server = await startDev(port, persist, [...NO_LIMITS, "--var", "LOG_REQUESTS:false"]);
+  const server = await startDev(port, persist, ["--inspector-port", String(inspector), ...NO_LIMITS, "--var", "LOG_REQUESTS:false"]);
   try {
     const call = api(base);
     const account = async (name) =>
@@ -150,18 +192,6 @@ async function run() {
       .all()
       .map((r) => r.name);
     const phases = {};
-    let before = measure(file, tables);
-    /** Runs `act` `count` times in turn, then measures what the database grew by; `act` may answer the write's time in the room. */
-    const phase = async (name, count, act) => {
-      const roomMs = [];
-      for (let i = 0; i < count; i++) {
-        const ms = await act(i);
-        if (typeof ms === "number") roomMs.push(ms);
-      }
-      const after = measure(file, tables);
-      phases[name] = { count, bytes: minus(after.bytes, before.bytes), rows: minus(after.rows, before.rows), roomMs };
-      before = after;
-    };
     const newStory = async (language, i = 0) =>
       (
         await call("/stories", {
@@ -178,6 +208,35 @@ async function run() {
           },
         })
       ).data;
+    // One story before the first measure, not counted: the first shard's file and empty tables are a shard's cost, not a story's.
+    await newStory("en", -1);
+    await searchCaughtUp(file);
+    const both = () => ({ d1: measure(file, tables), shards: measureShards(persist) });
+    let before = both();
+    /**
+     * Runs `act` `count` times in turn, lets the search queue catch up, then measures what D1 and the shards grew by;
+     * `act` may answer the write's time in the room.
+     */
+    const phase = async (name, count, act) => {
+      const roomMs = [];
+      for (let i = 0; i < count; i++) {
+        const ms = await act(i);
+        if (typeof ms === "number") roomMs.push(ms);
+      }
+      const syncMs = await searchCaughtUp(file);
+      const after = both();
+      phases[name] = {
+        count,
+        bytes: minus(after.d1.bytes, before.d1.bytes),
+        rows: minus(after.d1.rows, before.d1.rows),
+        shardBytes: minus(after.shards.bytes, before.shards.bytes),
+        shardRows: minus(after.shards.rows, before.shards.rows),
+        shards: after.shards.shards,
+        roomMs,
+        syncMs,
+      };
+      before = after;
+    };
     const stories = [];
     await phase("story (with its 3 initial segments)", SEGMENTS, async (i) => {
       stories.push(await newStory(i % 2 ? "zh" : "en", i));
@@ -228,16 +287,17 @@ const days = (d) => (!Number.isFinite(d) ? "never" : d >= 365 ? `${(d / 365).toF
 const gb = (n) => `${(n / GB).toFixed(n < 10 * GB ? 2 : 0)} GB`;
 
 /**
- * The same texts' search index built two ways in a scratch SQLite (node:sqlite, FTS5 as D1's): as today (the table
- * keeps its own copy of the indexed text) and contentless (`content=''`, `contentless_delete=1`: the index only, the
- * text read from where it lives), each row's text as the service indexes it (`indexText`: Chinese as bigram tokens).
+ * The same texts' search index built two ways in a scratch SQLite (node:sqlite, FTS5 as D1's and the shards'): as
+ * stored now (the table keeps its own copy of the indexed text, for snippets) and contentless (`content=''`,
+ * `contentless_delete=1`: the index only, the text read from where it lives: the shards' form once a story's room
+ * holds its text, D-SCALE-3), each row's text as the service indexes it (`indexText`: Chinese as bigram tokens).
  */
 async function indexBytes(texts) {
   const { tsImport } = await import("tsx/esm/api");
   const { indexText } = await tsImport("../src/lib/search-text.ts", import.meta.url);
   const bytes = {};
   for (const [name, options] of [
-    ["today", ""],
+    ["stored", ""],
     ["contentless", ", content='', contentless_delete=1"],
   ]) {
     const db = new DatabaseSync(":memory:");
@@ -258,7 +318,7 @@ async function indexBytes(texts) {
 async function storyStore(text, seconds = 5) {
   ensureWrk();
   const persist = mkdtempSync(path.join(tmpdir(), "storyloom-story-store-"));
-  const [port, inspector] = await freePorts(2);
+  const [port, inspector] = PORTS.slice(2);
   const base = `http://127.0.0.1:${port}`;
   const server = await startWrangler("bench/story-store/wrangler.toml", port, persist, "/health", ["--inspector-port", String(inspector)]);
   try {
@@ -283,38 +343,50 @@ const { phases, written } = await run();
 const store = await storyStore(written.en[0]);
 const indexEn = await indexBytes(written.en);
 const indexZh = await indexBytes(written.zh);
+const sum = (o) => Object.values(o).reduce((a, b) => a + b, 0);
 const perOp = Object.fromEntries(
   Object.entries(phases).map(([name, p]) => {
     const byPlace = {};
     for (const [table, b] of Object.entries(p.bytes)) byPlace[placeOf(table)] = (byPlace[placeOf(table)] ?? 0) + b / p.count;
-    const rows = Object.values(p.rows).reduce((a, b) => a + b, 0) / p.count;
-    return [name, { total: Object.values(p.bytes).reduce((a, b) => a + b, 0) / p.count, byPlace, rows, tables: p.bytes, count: p.count }];
+    const shardBy = (place) => SHARD_PLACE[place].reduce((a, t) => a + (p.shardBytes[t] ?? 0), 0) / p.count;
+    const indexRows = SHARD_PLACE.index.reduce((a, t) => a + (p.shardRows[t] ?? 0), 0) / p.count;
+    const shard = { total: sum(p.shardBytes) / p.count, index: shardBy("index"), copies: shardBy("copies"), rows: sum(p.shardRows) / p.count, indexRows };
+    return [name, { total: sum(p.bytes) / p.count, byPlace, rows: sum(p.rows) / p.count, tables: p.bytes, shard, count: p.count }];
   }),
 );
-console.log(`\nMeasured through the API on a fresh local D1 (SQLite's dbstat: tables, indexes and the search tables' shadow tables):\n`);
-console.log("| each | bytes in D1 | story content | search index | directory | inbox items | other pruned rows | rows written |");
-console.log("|---|---|---|---|---|---|---|---|");
+const SEGMENT_EN = "segment (English)";
+const SEGMENT_ZH = "segment (Chinese)";
+console.log(
+  `\nMeasured through the API on a fresh local D1 and its search shards (SQLite's dbstat: tables, indexes, FTS5 shadow tables), each phase once the search queue had copied it to the shards (${phases[SEGMENT_EN].shards} shard(s) written):\n`,
+);
+console.log(
+  "| each | D1 now | story content | search in D1 | directory | inbox items | other pruned rows | search shard | its index | its copies of D1's columns | D1 before the shards (D1 + shard index, derived) | rows written (D1; shard) |",
+);
+console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
 for (const [name, o] of Object.entries(perOp))
   console.log(
-    `| ${name} | ${kb(o.total)} | ${kb(o.byPlace.story ?? 0)} | ${kb(o.byPlace.search ?? 0)} | ${kb(o.byPlace.directory ?? 0)} | ${kb(o.byPlace.inbox ?? 0)} | ${kb((o.byPlace.window ?? 0) + (o.byPlace.webhooks ?? 0))} | ${o.rows.toFixed(1)} |`,
+    `| ${name} | ${kb(o.total)} | ${kb(o.byPlace.story ?? 0)} | ${kb(o.byPlace.search ?? 0)} | ${kb(o.byPlace.directory ?? 0)} | ${kb(o.byPlace.inbox ?? 0)} | ${kb((o.byPlace.window ?? 0) + (o.byPlace.webhooks ?? 0))} | ${kb(o.shard.total)} | ${kb(o.shard.index)} | ${kb(o.shard.copies)} | ${kb(o.total + o.shard.index)} | ${o.rows.toFixed(1)}; ${o.shard.rows.toFixed(1)} |`,
   );
 console.log("\nA segment's bytes by table (English; Chinese):");
-for (const table of Object.keys(perOp["segment (English)"].tables).sort()) {
-  const en = perOp["segment (English)"].tables[table] / perOp["segment (English)"].count;
-  const zh = (perOp["segment (Chinese)"].tables[table] ?? 0) / perOp["segment (Chinese)"].count;
-  if (Math.abs(en) + Math.abs(zh) >= 50) console.log(`- ${table}: ${kb(en)}; ${kb(zh)}`);
-}
+const byTable = (where, key) => {
+  const en = phases[SEGMENT_EN];
+  const zh = phases[SEGMENT_ZH];
+  for (const table of [...new Set([...Object.keys(en[key]), ...Object.keys(zh[key])])].sort()) {
+    const a = (en[key][table] ?? 0) / en.count;
+    const b = (zh[key][table] ?? 0) / zh.count;
+    if (Math.abs(a) + Math.abs(b) >= 50) console.log(`- ${where} ${table}: ${kb(a)}; ${kb(b)}`);
+  }
+};
+byTable("D1", "bytes");
+byTable("shard", "shardBytes");
 console.log(
-  `\nThe same segments' search index rebuilt apart (node:sqlite): as stored today ${kb(indexEn.today)} (English), ${kb(indexZh.today)} (Chinese); contentless ${kb(indexEn.contentless)}, ${kb(indexZh.contentless)}: ${((1 - (indexEn.contentless + indexZh.contentless) / (indexEn.today + indexZh.today)) * 100).toFixed(0)} % less.`,
+  `\nThe same segments' index rebuilt apart (node:sqlite): with its text, as the shards store it, ${kb(indexEn.stored)} (English), ${kb(indexZh.stored)} (Chinese); contentless (the shards' future form, the text read from the story's room) ${kb(indexEn.contentless)}, ${kb(indexZh.contentless)}: ${((1 - (indexEn.contentless + indexZh.contentless) / (indexEn.stored + indexZh.stored)) * 100).toFixed(0)} % less.`,
 );
-const both = (f) => (f(perOp["segment (English)"]) + f(perOp["segment (Chinese)"])) / 2;
-const segment = both((o) => o.total);
-const part = (place) => both((o) => o.byPlace[place] ?? 0);
-const story = perOp["story (with its 3 initial segments)"];
 console.log(
-  `\nOne story's storage in miniature (bench/story-store/, one SQLite Durable Object, wrk 10 connections): ${Math.round(store.writesPerSecond)} segment writes a second (a call without writing: ${Math.round(store.callsPerSecond)} a second; ${store.failed} failed), ${kb(store.bytesPerSegment)} a segment in its SQLite (English, ${store.segments.toLocaleString("en")} written).`,
+  `\nOne story's storage in miniature (bench/story-store/, one SQLite Durable Object, wrk 10 connections, wall time on a machine other work shares): ${Math.round(store.writesPerSecond)} segment writes a second (a call without writing: ${Math.round(store.callsPerSecond)} a second; ${store.failed} failed), ${kb(store.bytesPerSegment)} a segment in its SQLite (English, ${store.segments.toLocaleString("en")} written).`,
 );
-const roomMs = median([...phases["segment (English)"].roomMs, ...phases["segment (Chinese)"].roomMs].filter(Number.isFinite));
+const roomMs = median([...phases[SEGMENT_EN].roomMs, ...phases[SEGMENT_ZH].roomMs].filter(Number.isFinite));
+const syncMs = Math.max(...Object.values(phases).map((p) => p.syncMs));
 
 const bots = Number(opts.bots);
 const every = Number(opts.every);
@@ -322,54 +394,108 @@ const years = Number(opts.years);
 const storiesPerDay = Number(opts.stories);
 const perDay = (bots * 24 * 60) / every;
 const total = perDay * 365 * years;
+const both = (f) => (f(perOp[SEGMENT_EN]) + f(perOp[SEGMENT_ZH])) / 2;
+const story = perOp["story (with its 3 initial segments)"];
+const d1Segment = both((o) => o.total);
+const shardSegment = both((o) => o.shard.total);
+const cap = (limit) => limit * FILL;
+const firstLimit = (limits) => {
+  const sorted = [...limits].sort((a, b) => a[1] - b[1]);
+  const then = sorted[1] && Number.isFinite(sorted[1][1]) ? `; then ${sorted[1][0]}, after ${days(sorted[1][1])}` : "";
+  return `First limit: ${sorted[0][0]}, after ${days(sorted[0][1])}${then}.\n`;
+};
 console.log(
   `\nThe load: ${bots.toLocaleString("en")} bots writing a segment every ${every} minutes (${big(perDay)} a day, ${(perDay / 86400).toFixed(1)} a second), ${storiesPerDay.toLocaleString("en")} new stories a day, for ${years} year(s): ${big(total)} segments; ${big(Number(opts.readers))} readers (reads are served at the edge and from caches; they add no bytes).`,
 );
-console.log(`A segment, half English and half Chinese: ${kb(segment)} in D1 today; a story ${kb(story.total)} (its row, tags and initial segments).`);
-console.log(`A segment write's time in its branch's room (its checks and its one D1 batch), median, local: ${roomMs.toFixed(1)} ms.\n`);
-
-const todayPerDay = perDay * segment + storiesPerDay * story.total;
-console.log("Today: one D1 database holds everything.");
 console.log(
-  `- it holds ${big((LIMITS.d1Database * FILL) / segment)} segments at ${FILL * 100} % full, and the load fills it in ${days((LIMITS.d1Database * FILL) / todayPerDay)};`,
+  `A segment, half English and half Chinese: ${kb(d1Segment)} in D1 now and ${kb(shardSegment)} in its search shard (index ${kb(both((o) => o.shard.index))}, copies ${kb(both((o) => o.shard.copies))}); a story ${kb(story.total)} in D1 and ${kb(story.shard.total)} in its shard (its row, tags, branch and initial segments).`,
 );
 console.log(
-  `- every write of the service waits on its one writer: ${(perDay / 86400).toFixed(1)} segment writes and ${((perDay / 86400) * both((o) => o.rows)).toFixed(0)} rows a second.`,
+  `A segment write's time in its branch's room (its checks and its one D1 batch), median, local wall time: ${roomMs.toFixed(1)} ms; the search queue caught up at most ${(syncMs / 1000).toFixed(1)} s after a phase's last write.\n`,
 );
-console.log(`First limit: the one database's 10 GB, after ${days((LIMITS.d1Database * FILL) / todayPerDay)}.\n`);
 
+// (a) The index in D1, as before the shards: not run, derived (D1 now + the shards' index of the same writes; their
+// copies of D1's columns are not counted again: D1 read its own rows).
+const beforeSegment = d1Segment + both((o) => o.shard.index);
+const beforeStory = story.total + story.shard.index;
+const beforeDays = cap(LIMITS.d1Database) / (perDay * beforeSegment + storiesPerDay * beforeStory);
+console.log("(a) Before the search shards: one D1 database held everything, search included (derived: D1 now + the shards' index).");
+console.log(
+  `- a segment ${kb(beforeSegment)}, a story ${kb(beforeStory)}: it holds ${big(cap(LIMITS.d1Database) / beforeSegment)} segments at ${FILL * 100} % full, and the load fills it in ${days(beforeDays)};`,
+);
+console.log(
+  `- every write of the service waits on its one writer: ${(perDay / 86400).toFixed(1)} segment writes and ${((perDay / 86400) * both((o) => o.rows + o.shard.indexRows)).toFixed(0)} rows a second.`,
+);
+console.log(firstLimit([["the one database's 10 GB", beforeDays]]));
+
+// (b) Now: D1 everything but search; the shards a range of SEARCH_STORIES_PER_SHARD stories each.
+const nowDays = cap(LIMITS.d1Database) / (perDay * d1Segment + storiesPerDay * story.total);
+const segmentsPerStory = perDay / storiesPerDay;
+const shardBytes = SEARCH_STORIES_PER_SHARD * (segmentsPerStory * shardSegment + story.shard.total);
+const shardsMade = Math.ceil((storiesPerDay * 365 * years) / SEARCH_STORIES_PER_SHARD);
+const fanoutDays = (SEARCH_FANOUT * SEARCH_STORIES_PER_SHARD) / storiesPerDay;
+const shardHolds = (cap(LIMITS.doStorage) / SEARCH_STORIES_PER_SHARD - story.shard.total) / shardSegment;
+const shardSoonest = cap(LIMITS.doStorage) / (perDay * shardSegment);
+const storiesFit = Math.floor(cap(LIMITS.doStorage) / (segmentsPerStory * shardSegment + story.shard.total));
+console.log(
+  `(b) Now: D1 holds everything but search; search in shards of ${SEARCH_STORIES_PER_SHARD.toLocaleString("en")} stories each (SEARCH_STORIES_PER_SHARD).`,
+);
+console.log(
+  `- D1: ${kb(d1Segment)} a segment and ${kb(story.total)} a story: it holds ${big(cap(LIMITS.d1Database) / d1Segment)} segments at ${FILL * 100} % full, and the load fills it in ${days(nowDays)}; every write still waits on its one writer (${((perDay / 86400) * both((o) => o.rows)).toFixed(0)} rows a second);`,
+);
+console.log(
+  `- the shards: the load makes ${shardsMade.toLocaleString("en")} (one every ${days(SEARCH_STORIES_PER_SHARD / storiesPerDay)}), each search asking them all: past ${SEARCH_FANOUT} after ${days(fanoutDays)};`,
+);
+console.log(
+  `- a shard's size is its stories' segments. Assumed: the load's segments spread evenly over its stories, ${big(segmentsPerStory)} a story (segments a day / new stories a day), so a shard holds ${big(segmentsPerStory * SEARCH_STORIES_PER_SHARD)} segments: ${gb(shardBytes)} against a Durable Object's 10 GB. It is ${FILL * 100} % full once its stories average ${big(shardHolds)} segments${shardBytes > cap(LIMITS.doStorage) ? `: at this load every shard overflows, at the soonest (every write in one shard's stories, as in the newest ones) after ${days(shardSoonest)}; ${storiesFit.toLocaleString("en")} stories a shard would fit (past ${SEARCH_FANOUT} shards then after ${days((SEARCH_FANOUT * storiesFit) / storiesPerDay)})` : ", which at this load none reaches"}.`,
+);
+console.log(
+  firstLimit([
+    ["D1's 10 GB", nowDays],
+    [`a search asking more than ${SEARCH_FANOUT} shards`, fanoutDays],
+    [
+      `a shard's 10 GB (its ${SEARCH_STORIES_PER_SHARD.toLocaleString("en")} stories past ${big(shardHolds)} segments each)`,
+      shardBytes > cap(LIMITS.doStorage) ? shardSoonest : Number.POSITIVE_INFINITY,
+    ],
+  ]),
+);
+
+// (c) The planned step: a story's content in its own storage, the index contentless, D1 a directory.
+const part = (place) => both((o) => o.byPlace[place] ?? 0);
 const content = part("story");
-// The shards' index is contentless (D-SCALE-3): its bytes as rebuilt apart, from the same segments.
-const search = (indexEn.contentless + indexZh.contentless) / 2;
+// The shards' index contentless (its bytes as rebuilt apart, from the same segments) and their copies as measured.
+const search = (indexEn.contentless + indexZh.contentless) / 2 + both((o) => o.shard.copies);
 const directorySegment = part("directory");
 const windowBytes = part("window");
 const directoryPerDay = perDay * directorySegment + storiesPerDay * (story.byPlace.directory ?? 0);
 const windowHeld = perDay * (windowBytes * KEEP_DAYS.window + part("webhooks") * KEEP_DAYS.webhooks + part("inbox") * KEEP_DAYS.inbox);
 const searchTotal = total * search;
-const searchShards = Math.ceil(searchTotal / (LIMITS.doStorage * FILL));
-const d1SearchDays = (LIMITS.d1Account * FILL) / (perDay * search);
-console.log("Per-story storage (docs/scale.md): a story's content in its own SQLite Durable Object, search in shards, D1 a directory.");
+const searchShards = Math.ceil(searchTotal / cap(LIMITS.doStorage));
 console.log(
-  `- a story's storage: ${kb(content)} a segment (its text, logs, votes and comments), so ${big((LIMITS.doStorage * FILL) / content)} segments in one story; one is added with each story, none is shared;`,
+  "(c) Per-story storage (the planned step, docs/scale.md): a story's content in its own SQLite Durable Object, search in shards (contentless), D1 a directory.",
 );
 console.log(
-  `- one story's writes: ${Math.round(store.writesPerSecond)} segments a second into its own SQLite Durable Object, measured above (today's room and D1 batch: ${roomMs.toFixed(1)} ms a segment); the service's rate grows with its stories;`,
+  `- a story's storage: ${kb(content)} a segment (its text, logs, votes and comments), so ${big(cap(LIMITS.doStorage) / content)} segments in one story; one is added with each story, none is shared;`,
 );
 console.log(
-  `- the search index, contentless: ${kb(search)} a segment (${kb(part("search"))} as stored today), ${gb(searchTotal)} for the load. In D1 databases it meets the account's 1 TB after ${days(d1SearchDays)}; in SQLite Durable Objects it is ${searchShards} shards at ${FILL * 100} % full, each query asking them all in parallel;`,
+  `- one story's writes: ${Math.round(store.writesPerSecond)} segments a second into its own SQLite Durable Object, measured above (wall time; today's room and D1 batch: ${roomMs.toFixed(1)} ms a segment); the service's rate grows with its stories;`,
 );
 console.log(
-  `- D1 (accounts, the story directory, follows…): ${kb(directorySegment)} a segment and ${kb(story.byPlace.directory ?? 0)} a story, ${gb(directoryPerDay * 365 * years)} for the load; full after ${days((LIMITS.d1Database * FILL) / directoryPerDay)};`,
+  `- the search shards: ${kb(search)} a segment (the index contentless, and the copies; ${kb(shardSegment)} as stored now), ${gb(searchTotal)} for the load: ${searchShards.toLocaleString("en")} shards at ${FILL * 100} % full (a shard's range set by its bytes: ${Math.floor(cap(LIMITS.doStorage) / (segmentsPerStory * search + story.shard.total)).toLocaleString("en")} stories at the load's mean), each query asking them all in parallel;`,
+);
+console.log(
+  `- D1 (accounts, the story directory, follows…): ${kb(directorySegment)} a segment and ${kb(story.byPlace.directory ?? 0)} a story, ${gb(directoryPerDay * 365 * years)} for the load; full ${directoryPerDay > 0 ? `after ${days(cap(LIMITS.d1Database) / directoryPerDay)}` : "never"};`,
 );
 console.log(
   `- rows pruned by age: inbox items ${kb(part("inbox"))} a segment, kept ${KEEP_DAYS.inbox} days; the outbox, inbox events and idempotency keys ${kb(windowBytes)}, kept ${KEEP_DAYS.window} day; webhook deliveries ${kb(part("webhooks"))}, kept ${KEEP_DAYS.webhooks} days: ${gb(windowHeld)} held at any time, in the directory's database.`,
 );
-const limits = [
-  [
-    "the directory database's 10 GB (its rows and the rows kept by age)",
-    windowHeld >= LIMITS.d1Database * FILL ? 0 : (LIMITS.d1Database * FILL - windowHeld) / directoryPerDay,
-  ],
-  [`a search asking more than ${SEARCH_FANOUT} shards`, (SEARCH_FANOUT * LIMITS.doStorage * FILL) / (perDay * search)],
-  ["one story's 10 GB (only for a story that alone holds that much)", Number.POSITIVE_INFINITY],
-].sort((a, b) => a[1] - b[1]);
-console.log(`First limit: ${limits[0][0]}, after ${days(limits[0][1])}; then ${limits[1][0]}, after ${days(limits[1][1])}.`);
+console.log(
+  firstLimit([
+    [
+      "the directory database's 10 GB (its rows and the rows kept by age)",
+      windowHeld >= cap(LIMITS.d1Database) ? 0 : (cap(LIMITS.d1Database) - windowHeld) / directoryPerDay,
+    ],
+    [`a search asking more than ${SEARCH_FANOUT} shards`, (SEARCH_FANOUT * cap(LIMITS.doStorage)) / (perDay * search)],
+    ["one story's 10 GB (only for a story that alone holds that much)", Number.POSITIVE_INFINITY],
+  ]).trimEnd(),
+);
