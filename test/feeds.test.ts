@@ -6,6 +6,7 @@ import { DATA_TABLES, call, createBranch, createStory, registerAdmin, registerBo
 import { followOf, settled } from "./inbox";
 import { hide, moderator } from "./moderation";
 import { planOf, recordingD1, unindexedScans } from "./recording-d1";
+import { sweep } from "../src/queue/sweeper";
 import { ORIGIN, get, post, shown, trips } from "./pages";
 import { type XmlElement, parseXml, textOf } from "./xml";
 
@@ -137,6 +138,20 @@ describe("public feeds", () => {
     expect(idsOf(byOwner.entries)).toContain(story.id);
     expect(idsOf(byOwner.entries)).toContain(own.at(-1).id);
     expect(idsOf(byOwner.entries)).not.toContain(botSegment.id);
+  });
+
+  it("an author's feed keeps the segments whose log entries the sweeper pruned (past LOGS_KEEP_DAYS)", async () => {
+    const owner = await registerHuman();
+    const story = await createStory(owner.token);
+    const writer = await registerHuman();
+    for (let i = 0; i < 2; i++) expect((await write(writer.token, story.main_branch_id)).status).toBe(201);
+    const before = await feedAt(`/feeds/authors/${writer.id}.atom`);
+    expect(before.entries).toHaveLength(2);
+    const at = new Date(Date.now() - 100 * 86_400_000).toISOString();
+    await env.DB.prepare("UPDATE logs SET created_at = ? WHERE author_id = ?").bind(at, writer.id).run();
+    await sweep(env);
+    expect((await env.DB.prepare("SELECT count(*) AS n FROM logs WHERE author_id = ?").bind(writer.id).first<{ n: number }>())!.n).toBe(0);
+    expect((await feedAt(`/feeds/authors/${writer.id}.atom`)).entries).toEqual(before.entries);
   });
 
   it("a tag's feed: the stories listed with it, found by the tag in any spelling; its self link is the tag's key", async () => {
