@@ -18,6 +18,8 @@ export const CONTENT_WARNINGS = ["violence", "death", "abuse", "self_harm", "sex
 export type ContentWarning = (typeof CONTENT_WARNINGS)[number];
 
 const count = z.coerce.number().int().min(0);
+/** The longest window, in days, any read of the logs counts in (a week); LOGS_KEEP_DAYS may not be shorter. */
+export const LOGS_READ_DAYS = 7;
 const positive = z.coerce.number().int().min(1);
 const flag = z.enum(["true", "false"]).transform((v) => v === "true");
 const secret = z.string().min(1).optional();
@@ -71,6 +73,9 @@ const schema = z.object({
   INBOX_COLLAPSE_SECONDS: count,
   INBOX_ITEMS_PER_ACCOUNT: positive,
   INBOX_KEEP_DAYS: positive,
+  // Never shorter than the longest window a read of the logs counts in (a week: GET /logs by default, the
+  // `last_week` of /logs/stats, the dashboard's last week, `sort=active`), or those answers would change as the sweeper prunes.
+  LOGS_KEEP_DAYS: z.coerce.number().int().min(LOGS_READ_DAYS),
   FANOUT_PAGE_SIZE: positive,
   SEARCH_STORIES_PER_SHARD: positive,
 });
@@ -130,6 +135,8 @@ function toConfig(v: z.infer<typeof schema>) {
       keepMs: v.INBOX_KEEP_DAYS * 86_400_000,
       pageSize: v.FANOUT_PAGE_SIZE,
     },
+    /** How long a log entry is kept (the sweeper prunes older ones; the all-time figures are counters). */
+    logsKeepMs: v.LOGS_KEEP_DAYS * 86_400_000,
     /** Search: how many stories (by rowid) one shard holds (D-SCALE-3). */
     search: { storiesPerShard: v.SEARCH_STORIES_PER_SHARD },
   };

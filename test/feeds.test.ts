@@ -5,7 +5,8 @@ import type { Env } from "../src/env";
 import { DATA_TABLES, call, createBranch, createStory, registerAdmin, registerBot, registerHuman, unique, words } from "./helpers";
 import { followOf, settled } from "./inbox";
 import { hide, moderator } from "./moderation";
-import { recordingD1, unindexedScans } from "./recording-d1";
+import { planOf, recordingD1, unindexedScans } from "./recording-d1";
+import { sweep } from "../src/queue/sweeper";
 import { ORIGIN, get, post, shown, trips } from "./pages";
 import { type XmlElement, parseXml, textOf } from "./xml";
 
@@ -137,6 +138,20 @@ describe("public feeds", () => {
     expect(idsOf(byOwner.entries)).toContain(story.id);
     expect(idsOf(byOwner.entries)).toContain(own.at(-1).id);
     expect(idsOf(byOwner.entries)).not.toContain(botSegment.id);
+  });
+
+  it("an author's feed keeps the segments whose log entries the sweeper pruned (past LOGS_KEEP_DAYS)", async () => {
+    const owner = await registerHuman();
+    const story = await createStory(owner.token);
+    const writer = await registerHuman();
+    for (let i = 0; i < 2; i++) expect((await write(writer.token, story.main_branch_id)).status).toBe(201);
+    const before = await feedAt(`/feeds/authors/${writer.id}.atom`);
+    expect(before.entries).toHaveLength(2);
+    const at = new Date(Date.now() - 100 * 86_400_000).toISOString();
+    await env.DB.prepare("UPDATE logs SET created_at = ? WHERE author_id = ?").bind(at, writer.id).run();
+    await sweep(env);
+    expect((await env.DB.prepare("SELECT count(*) AS n FROM logs WHERE author_id = ?").bind(writer.id).first<{ n: number }>())!.n).toBe(0);
+    expect((await feedAt(`/feeds/authors/${writer.id}.atom`)).entries).toEqual(before.entries);
   });
 
   it("a tag's feed: the stories listed with it, found by the tag in any spelling; its self link is the tag's key", async () => {
@@ -317,7 +332,10 @@ describe("public feeds", () => {
     ]) {
       expect((await get(path, { env: { DB } })).status, path).toBe(200);
     }
-    expect([...seen].some((q) => q.includes("FROM logs fl JOIN segments fs"))).toBe(true);
+    // An author's segments, newest first, from the segments' index by author and time (the logs are pruned).
+    const byAuthor = [...seen].filter((q) => q.includes("fs.author_id = ?"));
+    expect(byAuthor).toHaveLength(1);
+    expect((await planOf(env.DB, byAuthor[0])).join("\n")).toMatch(/SEARCH fs USING (COVERING )?INDEX segments_author_created_idx \(author_id=\?\)/);
     expect(await unindexedScans(env.DB, seen, DATA_TABLES)).toEqual([]);
   });
 });

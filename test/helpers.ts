@@ -219,6 +219,7 @@ export const DATA_TABLES = [
   "branches",
   "segments",
   "logs",
+  "log_authors",
   "branch_members",
   "votes",
   "comments",

@@ -36,7 +36,7 @@ export const recordingD1 = (db: D1Database, record: (sql: string) => void): D1Da
 export const heldD1 = (db: D1Database, open: Promise<void>): D1Database => hookedD1(db, { batch: (run) => open.then(run) });
 
 /** EXPLAIN QUERY PLAN's steps of a recorded statement (its parameters bound as nulls). */
-async function planOf(db: D1Database, q: string): Promise<string[]> {
+export async function planOf(db: D1Database, q: string): Promise<string[]> {
   const params = (q.match(/\?/g) ?? []).map(() => null);
   const plan = await db
     .prepare(`EXPLAIN QUERY PLAN ${q}`)

@@ -126,6 +126,11 @@ export const stories = sqliteTable(
     /** Every segment written on the story, and those by bots (authorship, src/domain/shared/authorship.ts); hides change neither. */
     segmentsCount: integer("segments_count").notNull().default(0),
     botSegmentsCount: integer("bot_segments_count").notNull().default(0),
+    /**
+     * Its `continuation` segments (a log entry's kind), bumped in each write's batch: the dashboard's most continued
+     * story over all time, which the logs (pruned after LOGS_KEEP_DAYS) no longer hold.
+     */
+    continuationsCount: integer("continuations_count").notNull().default(0),
     ...hiding(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
@@ -143,6 +148,8 @@ export const stories = sqliteTable(
   (t) => [
     index("stories_status_created_idx").on(t.status, t.createdAt),
     index("stories_owner_idx").on(t.ownerId),
+    // The dashboard's most continued story from the index's head, not a scan of every story.
+    index("stories_continued_idx").on(sql`${t.continuationsCount} DESC`, t.createdAt, t.id).where(sql`continuations_count > 0`),
     // The sweeper's stories whose sync is overdue (a hand-over lost), a few rows at a time.
     index("stories_search_dirty_idx").on(t.searchDirtyAt).where(sql`search_dirty_at IS NOT NULL`),
   ],
@@ -253,13 +260,17 @@ export const segments = sqliteTable(
   (t) => [
     uniqueIndex("segments_branch_sequence_unique").on(t.branchId, t.sequenceOrder),
     index("segments_story_idx").on(t.storyId),
-    index("segments_author_idx").on(t.authorId),
+    // An author's segments newest first (their feed, a bot's page) from the index, and their count.
+    index("segments_author_created_idx").on(t.authorId, t.createdAt),
     // A search sync reads a story's hidden segments (its shard copies which are hidden): the few that are.
     index("segments_hidden_idx").on(t.storyId).where(sql`hidden_at IS NOT NULL`),
   ],
 );
 
-/** One entry per segment: the continuation log read by GET /logs. */
+/**
+ * One entry per segment: the continuation log read by GET /logs. The sweeper prunes entries older than
+ * LOGS_KEEP_DAYS; what is counted over all time is kept in `log_totals`, `log_authors` and `stories.continuations_count`.
+ */
 export const logs = sqliteTable(
   "logs",
   {
@@ -283,6 +294,29 @@ export const logs = sqliteTable(
     index("logs_author_created_idx").on(t.authorId, t.createdAt, t.isContinuation, t.branchId),
     uniqueIndex("logs_segment_unique").on(t.segmentId),
   ],
+);
+
+/** The log's entries over all time by author type (GET /logs/stats `total`), bumped in each segment's batch. One row a type. */
+export const logTotals = sqliteTable("log_totals", {
+  authorType: text("author_type", { enum: ["human", "bot"] }).primaryKey(),
+  entries: integer("entries").notNull(),
+});
+
+/**
+ * The log's entries over all time by author (the dashboard's top creators), bumped in each segment's batch: their
+ * count, the greatest name they wrote under and their first entry's time (the ranking's tie-break), as the logs gave them.
+ */
+export const logAuthors = sqliteTable(
+  "log_authors",
+  {
+    authorId: text("author_id").primaryKey(),
+    authorType: text("author_type", { enum: ["human", "bot"] }).notNull(),
+    authorName: text("author_name").notNull(),
+    entries: integer("entries").notNull(),
+    firstAt: text("first_at").notNull(),
+  },
+  // The ranking read from the index's head (most entries first), not a sort of every author.
+  (t) => [index("log_authors_rank_idx").on(sql`${t.entries} DESC`, t.firstAt, t.authorId)],
 );
 
 /** D1 mirror of each branch's turn queue; the branch's Durable Object holds the authoritative copy. */

@@ -35,7 +35,8 @@ const PRUNE_LIMIT = 1000;
  * - hands over again the stories behind in their search shard for as long (a hand-over lost after the commit, a
  *   sync that failed), and the move's next step while a deployment's older stories remain in D1's index;
  * - prunes idempotency records older than a day, outbox rows and inbox events settled more than a day ago, inbox
- *   items whose last activity is older than INBOX_KEEP_DAYS, webhook
+ *   items whose last activity is older than INBOX_KEEP_DAYS, log entries older than LOGS_KEEP_DAYS (what is counted
+ *   over all time has counters of its own), webhook
  *   deliveries with their attempts older than DELIVERY_RETENTION_DAYS, revoked sessions whose token has expired
  *   anyway, and OAuth's mirrored KV writes past their window
  *   (at most PRUNE_LIMIT a minute each; every one of these deletes walks an index).
@@ -45,6 +46,7 @@ export async function sweep(env: Env, now = Date.now()) {
   const cutoff = new Date(now - configOf(env).outboxResendAfterMs).toISOString();
   const dayAgo = new Date(now - DAY_MS).toISOString();
   const inboxCutoff = new Date(now - configOf(env).inbox.keepMs).toISOString();
+  const logsCutoff = new Date(now - configOf(env).logsKeepMs).toISOString();
   const expired = sql`SELECT id FROM webhook_deliveries WHERE created_at < ${new Date(now - DELIVERY_RETENTION_DAYS * DAY_MS).toISOString()} LIMIT ${PRUNE_LIMIT}`;
   const nowText = new Date(now).toISOString();
   const hourAgo = new Date(now - HOUR_MS).toISOString();
@@ -84,6 +86,8 @@ export async function sweep(env: Env, now = Date.now()) {
     db.delete(outbox).where(and(isNotNull(outbox.settledAt), lt(outbox.settledAt, dayAgo))),
     rawRun(db, sql`DELETE FROM inbox_events WHERE id IN (SELECT id FROM inbox_events WHERE settled_at < ${dayAgo} LIMIT ${PRUNE_LIMIT})`),
     rawRun(db, sql`DELETE FROM inbox_items WHERE id IN (SELECT id FROM inbox_items WHERE updated_at < ${inboxCutoff} LIMIT ${PRUNE_LIMIT})`),
+    // The oldest first, through the logs' index by time.
+    rawRun(db, sql`DELETE FROM logs WHERE id IN (SELECT id FROM logs WHERE created_at < ${logsCutoff} ORDER BY created_at LIMIT ${PRUNE_LIMIT})`),
     rawRun(db, sql`DELETE FROM webhook_attempts WHERE delivery_id IN (${expired})`),
     rawRun(db, sql`DELETE FROM webhook_deliveries WHERE id IN (${expired})`),
     rawRun(db, sql`DELETE FROM revoked_sessions WHERE jti IN (SELECT jti FROM revoked_sessions WHERE expires_at < ${nowText} LIMIT ${PRUNE_LIMIT})`),

@@ -60,7 +60,10 @@ const logsRoute = createRoute({
         .min(1)
         .max(3650)
         .default(7)
-        .openapi({ param: { name: "days", in: "query" } }),
+        .openapi({
+          param: { name: "days", in: "query" },
+          description: "the last N days; entries are kept LOGS_KEEP_DAYS (90), so a longer N reaches back that far only",
+        }),
     }),
   },
   responses: {

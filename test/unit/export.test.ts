@@ -79,6 +79,7 @@ const row = (fields: Partial<StoryRow> = {}): StoryRow => ({
   warnings: [],
   segmentsCount: 0,
   botSegmentsCount: 0,
+  continuationsCount: 0,
   createdAt: "2026-01-02T03:04:05.000Z",
   updatedAt: "2026-01-02T03:04:05.000Z",
   searchVersion: 1,

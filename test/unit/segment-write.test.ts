@@ -15,7 +15,7 @@ import {
   segmentWrite,
   writeValues,
 } from "../../src/domain/stories/segment-write";
-import { insertLog, type NewSegment } from "../../src/domain/stories/segments";
+import { insertLog, type NewSegment, segmentLogCountsSql } from "../../src/domain/stories/segments";
 import { legacyIndexSql } from "../../src/domain/discovery/search-index";
 import type { Subject } from "../../src/domain/standing/rule";
 
@@ -70,6 +70,7 @@ describe("segmentWrite: prepared statements bind what their builders would", () 
       const built: SQL[] = [
         guardedSegmentSql(values, shape),
         insertLog(values),
+        ...segmentLogCountsSql(values),
         countedOnBranchSql(values),
         countedOnStorySql(values),
         legacyIndexSql(values),

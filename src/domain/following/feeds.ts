@@ -104,11 +104,10 @@ const entryColumns = {
 
 /**
  * Segments `fs` (their branch `fb`, their story `ft`) as entries: those `where` picks that anonymous readers may
- * read, by an account not suspended, the first FEED_ENTRIES in `order` (an index's, newest first). `from` may
- * lead the segments (the logs, whose index orders an author's segments by time).
+ * read, by an account not suspended, the first FEED_ENTRIES in `order` (an index's, newest first).
  */
-const segmentEntries = (where: SQL, order: SQL, now: string, from: SQL = sql`segments fs`) =>
-  sql`SELECT * FROM (SELECT ${entryColumns.segment} FROM ${from} JOIN branches fb ON fb.id = fs.branch_id JOIN stories ft ON ft.id = fs.story_id
+const segmentEntries = (where: SQL, order: SQL, now: string) =>
+  sql`SELECT * FROM (SELECT ${entryColumns.segment} FROM segments fs JOIN branches fb ON fb.id = fs.branch_id JOIN stories ft ON ft.id = fs.story_id
     WHERE ${where} AND fs.hidden_at IS NULL AND ${branchShown("fb", null)} AND ${accountNotSuspendedSql(sql.raw("fs.author_id"), now)}
     ORDER BY ${order} LIMIT ${FEED_ENTRIES})`;
 
@@ -170,8 +169,8 @@ export function authorFeed(db: Db, id: string) {
       UNION ALL SELECT id, name, 'bot' AS type, created_at FROM bots WHERE id = ${id}`,
     newest(
       db,
-      // From the logs (one row per segment, by author and time in an index), not a sort of every segment they wrote.
-      segmentEntries(sql`fl.author_id = ${id}`, sql`fl.created_at DESC`, now, sql`logs fl JOIN segments fs ON fs.id = fl.segment_id`),
+      // The segments' index by author and time, not a sort of every segment they wrote (nor the logs: they are pruned).
+      segmentEntries(sql`fs.author_id = ${id}`, sql`fs.created_at DESC`, now),
       storyEntries(sql`s.owner_id = ${id} AND ${storyShown("s", null)}`, now),
     ),
   );

@@ -1,6 +1,6 @@
-import { count, countDistinct, gte, sql, type SQL } from "drizzle-orm";
+import { asc, count, countDistinct, desc, gte, sql, type SQL } from "drizzle-orm";
 import { type Db, rawAll } from "../../db/client";
-import { bots, logs, stories, users } from "../../db/schema";
+import { bots, logAuthors, logs, stories, users } from "../../db/schema";
 import { round3 } from "../../lib/round";
 import { weightedTotal } from "../shared/scores";
 
@@ -20,7 +20,10 @@ const topStory = (db: Db, from: SQL, score: SQL) =>
     GROUP BY x.story_id ORDER BY ${score} DESC, st.created_at ASC, st.id ASC LIMIT 1`,
   );
 
-/** Every figure is a SQL aggregate; the whole dashboard is one round trip. */
+/**
+ * Every figure is a SQL aggregate; the whole dashboard is one round trip. The last week's figures read the logs; the
+ * all-time ones their counters (`stories.continuations_count`, `log_authors`), the logs being pruned after LOGS_KEEP_DAYS.
+ */
 export async function dashboardStats(db: Db, now = Date.now()) {
   const since = new Date(now - WEEK_MS).toISOString();
   const [[storyTotal], mostActive, mostUpvoted, mostContinued, [humans], [botTotal], activeByType, topCreators, topUpvoted] = await db.batch([
@@ -31,7 +34,11 @@ export async function dashboardStats(db: Db, now = Date.now()) {
       sql`(SELECT story_id, target_type, target_id, vote, effective_weight FROM votes WHERE target_type IN ('branch', 'segment')) x`,
       weightedTotal("x"),
     ),
-    topStory(db, sql`(SELECT story_id FROM logs WHERE is_continuation = 'continuation') x`, sql`count(*)`),
+    rawAll<StoryRef>(
+      db,
+      sql`SELECT id, title FROM stories WHERE hidden_at IS NULL AND continuations_count > 0
+        ORDER BY continuations_count DESC, created_at ASC, id ASC LIMIT 1`,
+    ),
     db.select({ n: count() }).from(users),
     db.select({ n: count() }).from(bots),
     db
@@ -40,10 +47,9 @@ export async function dashboardStats(db: Db, now = Date.now()) {
       .where(gte(logs.createdAt, since))
       .groupBy(logs.authorType),
     db
-      .select({ id: logs.authorId, name: sql<string>`max(${logs.authorName})`, type: logs.authorType, segments_count: count() })
-      .from(logs)
-      .groupBy(logs.authorId)
-      .orderBy(sql`count(*) DESC`, sql`min(${logs.createdAt}) ASC`)
+      .select({ id: logAuthors.authorId, name: logAuthors.authorName, type: logAuthors.authorType, segments_count: logAuthors.entries })
+      .from(logAuthors)
+      .orderBy(desc(logAuthors.entries), asc(logAuthors.firstAt), asc(logAuthors.authorId))
       .limit(TOP),
     rawAll<{ id: string; name: string | null; type: string; vote_score: number }>(
       db,

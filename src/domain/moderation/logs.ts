@@ -1,6 +1,6 @@
 import { and, count, desc, eq, gte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { logs, stories } from "../../db/schema";
+import { logTotals, logs, stories } from "../../db/schema";
 
 const DAY_MS = 86_400_000;
 const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -13,7 +13,10 @@ export interface LogQuery {
   days: number;
 }
 
-/** Log entries of the last `days` days, newest first, with their story's title ("" for a hidden story). */
+/**
+ * Log entries of the last `days` days, newest first, with their story's title ("" for a hidden story). Entries older
+ * than LOGS_KEEP_DAYS are pruned (src/queue/sweeper.ts): a longer `days` reaches back that far only.
+ */
 export async function listLogs(db: Db, q: LogQuery, now = Date.now()) {
   const filters: SQL[] = [gte(logs.createdAt, new Date(now - q.days * DAY_MS).toISOString())];
   if (q.storyId) filters.push(eq(logs.storyId, q.storyId));
@@ -47,12 +50,15 @@ export async function listLogs(db: Db, q: LogQuery, now = Date.now()) {
   return { logs: rows, pagination: { page: q.page, limit: q.limit, total, pages: Math.ceil(total / q.limit) } };
 }
 
-/** All-time totals by author type, and the last 7 UTC dates (today included, empty days as zeros). */
+/**
+ * All-time totals by author type (from their counters: the entries themselves are pruned), and the last 7 UTC dates
+ * (today included, empty days as zeros), within the entries kept.
+ */
 export async function logStats(db: Db, now = Date.now()) {
   const dates = Array.from({ length: 7 }, (_, i) => utcDate(now - (6 - i) * DAY_MS));
   const day = sql<string>`substr(${logs.createdAt}, 1, 10)`;
   const [totals, recent] = await db.batch([
-    db.select({ type: logs.authorType, n: count() }).from(logs).groupBy(logs.authorType),
+    db.select({ type: logTotals.authorType, n: logTotals.entries }).from(logTotals),
     db.select({ day, type: logs.authorType, n: count() }).from(logs).where(gte(logs.createdAt, dates[0])).groupBy(day, logs.authorType),
   ]);
   const human = totals.find((t) => t.type === "human")?.n ?? 0;

@@ -15,7 +15,17 @@ import { type IdempotentRequest, commit, recordStatements } from "../shared/idem
 import { checkLength } from "../shared/length";
 import { followStateQuery } from "../following/follows";
 import { type Viewer, branchShown, storyShown } from "../shared/visibility";
-import { type NewSegment, asSegments, branchHeadQuery, rowOf, segmentRecords, segmentStatements, segmentValues, segmentView } from "./segments";
+import {
+  type NewSegment,
+  asSegments,
+  branchHeadQuery,
+  rowOf,
+  segmentLogCountsSql,
+  segmentRecords,
+  segmentStatements,
+  segmentValues,
+  segmentView,
+} from "./segments";
 import { countedOnStorySql } from "./segment-write";
 import { authorshipOf } from "../shared/authorship";
 import { branchEvent, writtenEvents } from "../events/inbox-events";
@@ -199,7 +209,13 @@ export async function createBranch(db: Db, actor: Actor, storyId: string, input:
   const event = branchEvent(db, { id: branch.id, storyId, creatorId: actor.id, forkAt: fork.forkAt, createdAt: now }, written);
   const statements: BatchItem<"sqlite">[] = [
     db.insert(branches).select(rowWhere(branches, branch, takesWrites(fork.from))),
-    ...(seg ? [...segmentStatements(db, seg, sql`WHERE ${written}`), rawRun(db, countedOnStorySql(segmentValues(seg)))] : []),
+    ...(seg
+      ? [
+          ...segmentStatements(db, seg, sql`WHERE ${written}`),
+          ...segmentLogCountsSql(seg).map((q) => rawRun(db, q)),
+          rawRun(db, countedOnStorySql(segmentValues(seg))),
+        ]
+      : []),
     ...outboxStatements(db, announcements, sql`AND ${written}`),
     event.statement,
     ...recordStatements(db, idem, { status: 201, data: created }, sql`AND ${written}`),

@@ -5,7 +5,7 @@ import type { ActorType } from "../shared/actor";
 import { type LimitValues, type SegmentLimits, type SegmentUsage, limitValues, underLimits, usageSql } from "./segment-quota";
 import { legacyIndexSql } from "../discovery/search-index";
 import { searchChanged } from "../discovery/search-move";
-import { type NewSegment, type SegmentValues, insertLog, insertSegment, segmentValues } from "./segments";
+import { type NewSegment, type SegmentValues, insertLog, insertSegment, segmentLogCountsSql, segmentValues } from "./segments";
 import { SEGMENTS_ITEM, itemWrites, ownerHearsAtWriteSql } from "../following/fanout";
 import { segmentEventSql } from "../events/inbox-events";
 import { type Subject, inGoodStanding } from "../standing/rule";
@@ -53,11 +53,13 @@ export const countedOnBranchSql = (v: SegmentValues): SQL =>
     updated_at = ${v.createdAt} WHERE id = ${v.branchId} ${written(v.id)}`;
 
 /**
- * The story's segment counters (its authorship, src/domain/shared/authorship.ts) and its search version (the shard
- * learns of the segment: src/domain/discovery/search-move.ts), bumped only if the segment was written.
+ * The story's segment counters (its authorship, src/domain/shared/authorship.ts; its continuations, the dashboard's
+ * most continued story, which the pruned logs no longer count) and its search version (the shard learns of the
+ * segment: src/domain/discovery/search-move.ts), bumped only if the segment was written.
  */
 export const countedOnStorySql = (v: SegmentValues): SQL =>
   sql`UPDATE stories SET segments_count = segments_count + 1, bot_segments_count = bot_segments_count + (${v.authorType} = 'bot'),
+    continuations_count = continuations_count + (${v.kind} = 'continuation'),
     ${searchChanged(v.createdAt)} WHERE id = ${v.storyId} ${written(v.id)}`;
 
 const guardedSegment = preparedByShape((s: Shape) => `${s.type} ${s.limits}`, guardedSegmentSql);
@@ -65,6 +67,7 @@ const loggedSegment = prepared(insertLog);
 const countedOnBranch = prepared(countedOnBranchSql);
 const countedOnStory = prepared(countedOnStorySql);
 const indexedSegment = prepared(legacyIndexSql);
+const logCounts = [0, 1].map((i) => prepared((v: SegmentValues) => segmentLogCountsSql(v)[i]));
 const usage = prepared(usageSql);
 const segmentEvent = prepared(segmentEventSql);
 
@@ -123,7 +126,8 @@ export function writeValues(seg: NewSegment, subject: Subject, quota: Quota | nu
 
 /**
  * A segment written by its branch's room, as prepared statements (compiled once per shape, src/db/compile.ts: a
- * write's SQL was most of its Drizzle time and garbage): the guarded segment, its log entry, the branch's and the
+ * write's SQL was most of its Drizzle time and garbage): the guarded segment, its log entry and the log's counters
+ * over all time (`segmentLogCountsSql`: two statements, the logs being pruned), the branch's and the
  * story's counters and search version, its row in D1's index (a legacy story's only), its story owner's inbox item (`ownerItemSql`) and its inbox event (`event`:
  * only when someone else follows the branch, the writer or, on the main line, the story), each later one only if the
  * segment was written; and, with limits, the read of the writer's usage that ends the batch (`usage`).
@@ -134,6 +138,7 @@ export function segmentWrite(db: Db, { values: v, shape }: ReturnType<typeof wri
     statements: [
       rawRun(db, guardedSegment(v, shape)),
       rawRun(db, loggedSegment(v)),
+      ...logCounts.map((statement) => rawRun(db, statement(v))),
       rawRun(db, countedOnBranch(v)),
       rawRun(db, countedOnStory(v)),
       rawRun(db, indexedSegment(v)),

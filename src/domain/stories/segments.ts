@@ -130,6 +130,23 @@ export const insertLog = (v: SegmentValues) =>
         ${v.kind}, ${v.parentSegmentId}, created_at FROM segments WHERE id = ${v.id}`;
 
 /**
+ * The log's counters over all time, bumped by the entries `which` picks (a segment's, a new story's) in the batch that
+ * wrote them: the totals by author type (GET /logs/stats) and by author (the dashboard's top creators), which the
+ * logs themselves no longer hold once the sweeper prunes them (LOGS_KEEP_DAYS). No entry written: no row to add.
+ */
+export const logCountsSql = (which: SQL): [SQL, SQL] => [
+  sql`INSERT INTO log_totals (author_type, entries) SELECT author_type, count(*) FROM logs WHERE ${which} GROUP BY author_type
+      ON CONFLICT (author_type) DO UPDATE SET entries = entries + excluded.entries`,
+  sql`INSERT INTO log_authors (author_id, author_type, author_name, entries, first_at)
+      SELECT author_id, max(author_type), max(author_name), count(*), min(created_at) FROM logs WHERE ${which} GROUP BY author_id
+      ON CONFLICT (author_id) DO UPDATE SET entries = entries + excluded.entries,
+        author_name = max(author_name, excluded.author_name), first_at = min(first_at, excluded.first_at)`,
+];
+
+/** `logCountsSql` of one segment's entry. */
+export const segmentLogCountsSql = (v: { id: string }): [SQL, SQL] => logCountsSql(sql`segment_id = ${v.id}`);
+
+/**
  * The statements that write a segment, its log entry and (a legacy story's only) its row in D1's index, for a new story's
  * or branch's own segments; `guard` as `insertSegment`'s. The story's search version is its caller's to bump.
  */

@@ -3,7 +3,7 @@ import type { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../db/client";
-import { nowIso, rawAll, readOf, runRead } from "../../db/client";
+import { nowIso, rawAll, rawRun, readOf, runRead } from "../../db/client";
 import { preparedByShape } from "../../db/compile";
 import { jsonRows } from "../../db/json-rows";
 import { JsonText } from "../../lib/json-text";
@@ -24,7 +24,7 @@ import { storyEvent, writtenEvents } from "../events/inbox-events";
 import { checkLength, contentLength } from "../shared/length";
 import { reindexStory } from "../discovery/search-index";
 import { searchChangedSet } from "../discovery/search-move";
-import { type NewSegment, segmentStatements } from "./segments";
+import { type NewSegment, logCountsSql, segmentStatements } from "./segments";
 import { type FilterShape, type ReaderPreference, shapeKey } from "../discovery/story-filter";
 import { type StoryListQuery, type StoryListValues, shownBranchesCount, storyListOf, storyListSql } from "./story-list";
 import { storyTagStatements, storyTagsColumn, untagStatement } from "../discovery/tags";
@@ -100,6 +100,7 @@ export async function createStory(db: Db, actor: Actor, input: NewStory, idem?: 
     warnings: input.warnings,
     segmentsCount: written,
     botSegmentsCount: byBots,
+    continuationsCount: 0, // its initial segments are `new` entries
     createdAt: now,
     updatedAt: now,
     // Behind in its search shard from the start (src/domain/discovery/search-move.ts): its first sync copies it.
@@ -149,6 +150,8 @@ export async function createStory(db: Db, actor: Actor, input: NewStory, idem?: 
     ...storyTagStatements(db, story.id, input.tags, now),
     db.insert(branches).values(main),
     ...segs.flatMap((s) => segmentStatements(db, s)),
+    // The log's counters over all time, once for the story's initial entries.
+    ...logCountsSql(sql`story_id = ${story.id}`).map((q) => rawRun(db, q)),
     ...ownerFollowStatements(db, story),
     event.statement,
     ...recordStatements(db, idem, { status: 201, data: created }),
