@@ -48,8 +48,8 @@ export async function handleSearch(batch: MessageBatch<SearchMessage>, env: Env)
   );
 }
 
-/** The sweeper's part in the move: while legacy stories or their rows in D1's index remain, the next step is queued (a lost one is replaced). */
+/** The sweeper's part in the move: until it is done and clean, the next step is queued (a lost one is replaced). */
 export async function continueMove(env: Env, db: Db): Promise<void> {
   const [next] = await nextToMoveQuery(db);
-  if (next && (next.watermark <= next.legacy_max || next.leftover)) await env.SEARCH_SYNC.send({ move: true }, { contentType: "json" });
+  if (next && next.legacy_max > 0) await env.SEARCH_SYNC.send({ move: true }, { contentType: "json" });
 }

@@ -1,6 +1,6 @@
 import { type Db, nowIso, oneTrip, runRead } from "../db/client";
 import { type SearchQuery, searchRead } from "../domain/discovery/search";
-import { leftoverDeleted, legacyRowsDeleted, movedStatements, nextToMoveQuery, syncedStatement } from "../domain/discovery/search-move";
+import { leftoverDeleted, legacyRowsDeleted, moveCleanStatement, movedStatements, nextToMoveQuery, syncedStatement } from "../domain/discovery/search-move";
 import { type SnapshotRead, readSnapshot } from "../domain/discovery/search-snapshot";
 import type { ReaderPreference } from "../domain/discovery/story-filter";
 import { hidingRead } from "../domain/reading/reader-list";
@@ -82,17 +82,28 @@ async function deleteLegacyRows(db: Db, storyId: string): Promise<void> {
 /**
  * Up to `stories` steps of the move, in rowid order: the next legacy story copied to its shard, the watermark moved
  * past it (search reads it from its shard from then on), then its rows in D1's index deleted a chunk at a time; once
- * every story was moved, whatever a cut-short step left in D1's index. Answers whether more remain. Two movers at
+ * the watermark passed `legacy_max`, whatever a cut-short step left in D1's index. Answers whether more remain. Two movers at
  * once do no harm: each copy is idempotent, and the watermark only moves forward past a story that was copied.
  */
+/**
+ * What is left in D1's index once every legacy story was moved, deleted a chunk at a time, and then the move marked
+ * clean (`legacy_max` 0: no story is legacy; searched in shards alone, as a deployment that never had D1's index).
+ */
+async function deleteLeftovers(db: Db): Promise<void> {
+  for (;;) {
+    const results = (await db.batch(leftoverDeleted(db) as [ReturnType<typeof leftoverDeleted>[0]])) as D1Result[];
+    if (results.every((r) => r.meta.changes === 0)) break;
+  }
+  await db.batch([moveCleanStatement(db)]);
+}
+
 export async function moveSteps(db: Db, shards: SearchShards, stories: number): Promise<boolean> {
   for (let i = 0; i < stories; i++) {
     const [next] = await nextToMoveQuery(db);
-    if (!next) return false;
+    if (!next || next.legacy_max === 0) return false;
     if (next.watermark > next.legacy_max) {
-      if (!next.leftover) return false;
-      await db.batch(leftoverDeleted(db) as [ReturnType<typeof leftoverDeleted>[0]]);
-      continue;
+      await deleteLeftovers(db);
+      return false;
     }
     const story = next.id !== null && next.rowid !== null ? { id: next.id, rowid: next.rowid } : null;
     if (story) await syncStory(db, shards, story.id);

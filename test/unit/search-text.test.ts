@@ -98,7 +98,9 @@ describe("matchQuery: every word a quoted phrase, nothing the reader types is FT
     ["bell !!! ()", '"bell"', []],
     [`${open}bell${close}`, '"bell"', []],
   ])("%j → %s", (q, match, bigrams) => {
-    expect(matchQuery(q)).toEqual({ match, bigrams });
+    expect(matchQuery(q)).toEqual({ match, bigrams, phrases: expect.any(Array) });
+    // Its phrases, each a MATCH expression of its own (scoring across shards asks each apart), are the expression's.
+    expect(matchQuery(q)!.phrases.join(" ")).toBe(match);
   });
 
   it.each([[""], ["   "], ["*"], ["!!! ..."], ['"'], ['""'], ["( ) :"], ["—"]])("%j has no word to search for", (q) => {

@@ -14,7 +14,9 @@ import { type Db, rawAll, rawRun } from "../../db/client";
  * rowid order and then the watermark passes it. D1's statements answer for the stories at or above the watermark, a
  * shard's for those below it (or newer than `legacy_max`), both reading the same watermark, so at every instant a
  * story is searched in exactly one place (the merge never counts it twice). Its D1 index rows are deleted after, a
- * chunk at a time. A legacy story's writes keep feeding D1's index until it is moved (`legacyIndexSql`).
+ * chunk at a time, and once the watermark passed `legacy_max`, whatever a step cut short left there; then
+ * `legacy_max` is set to 0 (no story is legacy: the move is done and clean). A legacy story's writes keep feeding D1's
+ * index until it is moved (`legacyIndexSql`).
  */
 
 /** SQL (`SET …`, on `stories`): the story changed in a way search shows; it is behind in its shard from now. */
@@ -48,20 +50,18 @@ export const syncedStatement = (db: Db, storyId: string, version: number, upto: 
 export const overdueQuery = (db: Db, before: string, limit: number) =>
   rawAll<{ id: string }>(db, sql`SELECT id FROM stories WHERE search_dirty_at IS NOT NULL AND search_dirty_at < ${before} LIMIT ${limit}`);
 
-/**
- * The move's next story (none when every legacy story was moved: the first at or after the watermark), and whether
- * rows are left in D1's index (a move a crash cut short leaves some after the watermark passed their story).
- */
+/** The move's next story (none when every legacy story was moved): the first at or after the watermark. */
 export const nextToMoveQuery = (db: Db) =>
-  rawAll<{ id: string | null; rowid: number | null; watermark: number; legacy_max: number; leftover: number }>(
+  rawAll<{ id: string | null; rowid: number | null; watermark: number; legacy_max: number }>(
     db,
-    sql`SELECT s.id, s.rowid, m.watermark, m.legacy_max,
-        EXISTS (SELECT 1 FROM search_segments) OR EXISTS (SELECT 1 FROM search_stories) AS leftover
-      FROM search_move m
+    sql`SELECT s.id, s.rowid, m.watermark, m.legacy_max FROM search_move m
       LEFT JOIN stories s ON s.rowid = (SELECT min(rowid) FROM stories WHERE rowid >= m.watermark AND rowid <= m.legacy_max) WHERE m.id = 1`,
   );
 
-/** Once every legacy story was moved, whatever is left in D1's index is nobody's: a chunk of it deleted. */
+/**
+ * Once every legacy story was moved, whatever is left in D1's index is nobody's (a step a crash cut short after its
+ * batch): a chunk of it deleted.
+ */
 export const leftoverDeleted = (db: Db) => [
   rawRun(db, sql`DELETE FROM search_segments WHERE rowid IN (SELECT rowid FROM search_segments LIMIT ${LEGACY_ROWS_PER_DELETE})`),
   rawRun(db, sql`DELETE FROM search_stories WHERE rowid IN (SELECT rowid FROM search_stories LIMIT ${LEGACY_ROWS_PER_DELETE})`),
@@ -78,6 +78,9 @@ export function movedStatements(db: Db, story: { id: string; rowid: number } | n
     rawRun(db, sql`DELETE FROM search_stories WHERE rowid = ${story.rowid}`),
   ];
 }
+
+/** The move is clean: no story is legacy (`legacy_max` 0), D1's index is empty. */
+export const moveCleanStatement = (db: Db) => rawRun(db, sql`UPDATE search_move SET legacy_max = 0 WHERE id = 1 AND watermark > legacy_max`);
 
 /** Index rows a move deletes in one statement: a long story's go a chunk at a time (a statement's time is bounded). */
 export const LEGACY_ROWS_PER_DELETE = 500;
