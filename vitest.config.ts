@@ -48,6 +48,8 @@ export default defineConfig(async () => {
             TURN_TIMEOUT_SECONDS: "3600",
             // Tests read their own writes at once; test/edge.test.ts turns the micro-cache on per request.
             READ_CACHE_MS: "0",
+            // Likewise a write hands its story to the search queue at once (test/search-shards.test.ts sets a window).
+            SEARCH_HAND_OVER_MS: "0",
             // Limits out of the way; test/limits.test.ts sets the real ones per request.
             ...Object.fromEntries(
               ["STORIES", "BRANCHES", "HUMAN_BRANCHES", "JOINS", "SEGMENTS", "SEGMENTS_PER_BRANCH", "VOTES", "COMMENTS"].map((n) => [

@@ -78,6 +78,7 @@ const schema = z.object({
   LOGS_KEEP_DAYS: z.coerce.number().int().min(LOGS_READ_DAYS),
   FANOUT_PAGE_SIZE: positive,
   SEARCH_STORIES_PER_SHARD: positive,
+  SEARCH_HAND_OVER_MS: count,
 });
 
 function toConfig(v: z.infer<typeof schema>) {
@@ -137,8 +138,8 @@ function toConfig(v: z.infer<typeof schema>) {
     },
     /** How long a log entry is kept (the sweeper prunes older ones; the all-time figures are counters). */
     logsKeepMs: v.LOGS_KEEP_DAYS * 86_400_000,
-    /** Search: how many stories (by rowid) one shard holds (D-SCALE-3). */
-    search: { storiesPerShard: v.SEARCH_STORIES_PER_SHARD },
+    /** Search: how many stories (by rowid) one shard holds (D-SCALE-3), and a story's hand-over window (`SearchShards.changed`). */
+    search: { storiesPerShard: v.SEARCH_STORIES_PER_SHARD, handOverMs: v.SEARCH_HAND_OVER_MS },
   };
 }
 

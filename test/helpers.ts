@@ -5,6 +5,9 @@ import { app } from "../src/app";
 import type { Env } from "../src/env";
 import { base64url, randomBytes } from "../src/lib/crypto";
 import { nameKey } from "../src/lib/names";
+import { getDb } from "../src/db/client";
+import { searchShardsOf } from "../src/queue/search";
+import { syncStory } from "../src/usecases/search";
 
 export const BASE = "https://storyloom.test/api/v1";
 
@@ -29,14 +32,16 @@ let scopedBindings: Partial<Env> | undefined;
 
 /**
  * Serves every call() made while `fn` runs with these bindings changed, as if each call passed
- * `env: bindings` (a call's own `env` wins). Tests in a file run one at a time, so the scope is the test's own.
+ * `env: bindings` (a call's own `env` wins). Tests in a file run one at a time, so the scope is the test's own; a scope
+ * inside another gives the outer one back when it ends.
  */
 export async function withBindings<T>(bindings: Partial<Env>, fn: () => Promise<T>): Promise<T> {
+  const outer = scopedBindings;
   scopedBindings = bindings;
   try {
     return await fn();
   } finally {
-    scopedBindings = undefined;
+    scopedBindings = outer;
   }
 }
 
@@ -258,18 +263,17 @@ export function countingReadLimiter() {
 }
 
 /**
- * Once every story is caught up in its search shard (writes hand their story to the search queue after their
- * answer, and its consumer syncs it: src/queue/search.ts): waits, bounded, as test/inbox.ts `settled` does.
+ * Every story caught up in its search shard, as the search queue's consumer would (src/queue/search.ts): the writes
+ * hand their story over after their answer and a second later, and the test reads its writes at once. With this
+ * test's bindings (`withBindings`: a shard size of its own).
  */
 export async function searchable() {
-  for (let i = 0; ; i++) {
-    const row = await env.DB.prepare(
-      // A legacy story is searched in D1 until the move passes it (src/domain/discovery/search-move.ts); once moved, in its shard.
-      `SELECT count(*) AS n FROM stories, search_move m WHERE m.id = 1 AND search_version > search_synced
-        AND (stories.rowid > m.legacy_max OR stories.rowid < m.watermark)`,
-    ).first<{ n: number }>();
-    if (!row!.n) return;
-    if (i > 200) throw new Error("the search queue did not catch every story up");
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  const bound = { ...env, ...scopedBindings } as Env;
+  const { results } = await bound.DB.prepare(
+    // A legacy story is searched in D1 until the move passes it (src/domain/discovery/search-move.ts); once moved, in its shard.
+    `SELECT stories.id FROM stories, search_move m WHERE m.id = 1 AND search_version > search_synced
+      AND (stories.rowid > m.legacy_max OR stories.rowid < m.watermark)`,
+  ).all<{ id: string }>();
+  const db = getDb(bound.DB);
+  for (const { id } of results) await syncStory(db, searchShardsOf(bound), id);
 }

@@ -309,6 +309,31 @@ describe("the sweeper hands a story over again", () => {
   );
 
   it(
+    "a busy story is handed over once a window (SEARCH_HAND_OVER_MS), and its one sync reads every write of the window",
+    inShards(async () => {
+      const w = unique("busy");
+      const owner = await registerHuman();
+      const windowed = { ...VARS, SEARCH_HAND_OVER_MS: "60000" };
+      // The story's creation hands it over (delivered when the window ends); its writes in the window do not.
+      const { story, ids } = await withBindings(windowed, async () => {
+        const created = await createStory(owner.token);
+        const written: string[] = [];
+        for (let i = 0; i < 3; i++) written.push(await writtenId(owner.token, created.main_branch_id, `The ${w} bell, stroke ${i}.`));
+        return { story: created, ids: written };
+      });
+      expect(sync.sent).toEqual([{ storyId: story.id }]);
+      await drainSearch();
+      expect((await search(w, "&type=segment")).results.map(idOf).sort()).toEqual([...ids].sort());
+      // The sweeper's hand-over is past any window: a story behind is sent again at once.
+      const later = await withBindings(windowed, () => writtenId(owner.token, story.main_branch_id, `The ${w} bell, late.`));
+      expect(sync.sent).toEqual([]);
+      await sweep({ ...BOUND, SEARCH_HAND_OVER_MS: "60000" } as Env, Date.now() + 120_000);
+      expect(sync.sent).toContainEqual({ storyId: story.id });
+      expect((await search(w, "&type=segment")).results.map(idOf)).toContain(later);
+    }),
+  );
+
+  it(
     "a sync that fails leaves the story behind in D1 (its message retried), and the sweeper's later sync catches it up",
     inShards(async () => {
       const w = unique("retry");

@@ -18,6 +18,14 @@ import type { SearchShard } from "./search-shard";
 /** What travels on the search queue: a story whose shard copy is behind (src/usecases/search.ts), or the move's next step. */
 export type SearchMessage = { storyId: string } | { move: true };
 
+/** The stories remembered (a window each): past this many, the memory starts again (a hand-over more, never one less). */
+const HANDED_OVER_MAX = 10_000;
+/**
+ * When this isolate last handed each story over: times only, shared by the isolate's requests (no request's I/O
+ * object: src/lib/read-leases.ts says why that matters).
+ */
+const handedOver = new Map<string, number>();
+
 /**
  * The caller's side of the search shards: which shard holds a story (a range of `storiesPerShard` story rowids
  * each: shard 0 holds rowids 1 to N), asking them all at once, and handing a changed story to the search queue.
@@ -27,6 +35,8 @@ export class SearchShards {
     private readonly namespace: DurableObjectNamespace<SearchShard>,
     private readonly queue: Queue<SearchMessage>,
     readonly storiesPerShard: number,
+    /** A story is handed to the search queue at most once this window a Worker isolate (`changed`); 0: every time. */
+    private readonly handOverMs: number,
     private readonly meter: RequestMeter = new RequestMeter(),
   ) {}
 
@@ -74,11 +84,21 @@ export class SearchShards {
     return this.stub(this.shardOf(snapshot.story.rowid)).apply(snapshot);
   }
 
-  /** Hands stories whose shard copy is behind to the search queue (the sweeper hands over again what this loses). */
-  async changed(storyIds: string[]): Promise<void> {
-    if (!storyIds.length) return;
+  /**
+   * Hands stories whose shard copy is behind to the search queue, each at most once a `handOverMs` window in this
+   * isolate: the first hand-over of a window is delivered when the window ends, so its sync reads every write the
+   * window's later hand-overs skipped (each was committed before its skip). A busy story costs a message a second, not a
+   * message a write. What a crash loses, the sweeper hands over again (`again`: at once, past any window).
+   */
+  async changed(storyIds: string[], again = false): Promise<void> {
+    const now = Date.now();
+    const due = [...new Set(storyIds)].filter((id) => again || !((handedOver.get(id) ?? 0) > now - this.handOverMs));
+    if (!due.length) return;
+    if (handedOver.size > HANDED_OVER_MAX) handedOver.clear();
+    for (const id of due) handedOver.set(id, now);
     try {
-      await this.queue.sendBatch([...new Set(storyIds)].map((storyId) => ({ body: { storyId } satisfies SearchMessage, contentType: "json" as const })));
+      const delaySeconds = again ? 0 : Math.ceil(this.handOverMs / 1000);
+      await this.queue.sendBatch(due.map((storyId) => ({ body: { storyId } satisfies SearchMessage, contentType: "json" as const, delaySeconds })));
     } catch (err) {
       console.error(`could not queue the search sync of ${storyIds.length} story(ies); the sweeper will`, err);
     }

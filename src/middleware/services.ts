@@ -41,7 +41,7 @@ export const servicesAndServerTiming =
     c.set("meter", meter);
     c.set("db", getDb(meteredD1(open, meter)));
     c.set("rooms", new BranchRooms(c.env.BRANCH_ROOM, meter));
-    c.set("search", new SearchShards(c.env.SEARCH_SHARD, c.env.SEARCH_SYNC, c.get("config").search.storiesPerShard, meter));
+    c.set("search", new SearchShards(c.env.SEARCH_SHARD, c.env.SEARCH_SYNC, c.get("config").search.storiesPerShard, c.get("config").search.handOverMs, meter));
     await next();
     c.res.headers.set("Server-Timing", meter.serverTiming());
     const newest = meter.bookmark();

@@ -12,7 +12,10 @@ export const SEARCH_QUEUE = "search-sync";
 const MOVE_STEPS_PER_MESSAGE = 20;
 
 /** The search shards as the consumer and the sweeper reach them (no request to time). */
-export const searchShardsOf = (env: Env) => new SearchShards(env.SEARCH_SHARD, env.SEARCH_SYNC, configOf(env).search.storiesPerShard);
+export const searchShardsOf = (env: Env) => {
+  const { storiesPerShard, handOverMs } = configOf(env).search;
+  return new SearchShards(env.SEARCH_SHARD, env.SEARCH_SYNC, storiesPerShard, handOverMs);
+};
 
 /**
  * The search queue's consumer: each story named in the batch is synced once (a burst of segments on one story

@@ -119,7 +119,10 @@ export async function sweep(env: Env, now = Date.now()) {
       .where(inArray(inboxEvents.id, ids));
   }
   const shards = searchShardsOf(env);
-  await shards.changed(behind.map((s) => s.id));
+  await shards.changed(
+    behind.map((s) => s.id),
+    true,
+  );
   await continueMove(env, db);
   // A room that refuses (its branch gone since, say) has nothing to catch up on: no failure of the sweep.
   const rooms = new BranchRooms(env.BRANCH_ROOM);
