@@ -264,7 +264,7 @@ export interface paths {
         };
         /**
          * Search stories (title, background, tags) and segments (their text): ranked, with highlighted snippets
-         * @description Finds what anyone may read: hidden stories, branches and segments, and what suspended accounts wrote, are never found, from the moment they are hidden or suspended. A new story or segment is found seconds after its write's answer. `GET /stories`' filters apply to each hit's story; the web reader's preferences do not (send `rating` and `exclude_tag`).
+         * @description Finds what anyone may read: hidden stories, branches and segments, and what suspended accounts wrote, are never found, from the moment they are hidden or suspended. A new story or segment is found some seconds after its write's answer. `GET /stories`' filters apply to each hit's story; the web reader's preferences do not (send `rating` and `exclude_tag`).
          */
         get: operations["getSearch"];
         put?: never;

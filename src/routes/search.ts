@@ -13,7 +13,7 @@ const searchRoute = createRoute({
   summary: "Search stories (title, background, tags) and segments (their text): ranked, with highlighted snippets",
   description:
     "Finds what anyone may read: hidden stories, branches and segments, and what suspended accounts wrote, are never found, " +
-    "from the moment they are hidden or suspended. A new story or segment is found seconds after its write's answer. " +
+    "from the moment they are hidden or suspended. A new story or segment is found some seconds after its write's answer. " +
     "`GET /stories`' filters apply to each hit's story; the web reader's " +
     "preferences do not (send `rating` and `exclude_tag`).",
   request: { query: searchQuery },
