@@ -112,27 +112,23 @@ export class SearchShard extends DurableObject<Env> {
     sql.exec("INSERT INTO search_stories (rowid, title, background, tags) VALUES (?, ?, ?, ?)", story.rowid, indexed.title, indexed.background, indexed.tags);
     sql.exec("DELETE FROM story_tags WHERE story_id = ?", story.id);
     for (const t of s.tags) sql.exec("INSERT INTO story_tags (story_id, tag_key, name, position) VALUES (?, ?, ?, ?)", story.id, t.tag_key, t.name, t.position);
-    const hiddenBranches = JSON.stringify(s.hiddenBranches);
+    this.hideAsListed("branches", story.id, s.hiddenBranches);
+    this.hideAsListed("segments", story.id, s.hidden);
+  }
+
+  /** The story's rows of `table` hidden exactly as listed (with when), the others shown. */
+  private hideAsListed(table: "branches" | "segments", storyId: string, hidden: { id: string; hidden_at: string }[]): void {
+    const list = JSON.stringify(hidden);
+    const sql = this.ctx.storage.sql;
     sql.exec(
-      `UPDATE branches SET hidden_at = NULL WHERE story_id = ? AND hidden_at IS NOT NULL AND id NOT IN (SELECT value ->> 'id' FROM json_each(?))`,
-      story.id,
-      hiddenBranches,
+      `UPDATE ${table} SET hidden_at = NULL WHERE story_id = ? AND hidden_at IS NOT NULL AND id NOT IN (SELECT value ->> 'id' FROM json_each(?))`,
+      storyId,
+      list,
     );
     sql.exec(
-      `UPDATE branches SET hidden_at = h.value ->> 'hidden_at' FROM json_each(?) h WHERE branches.id = h.value ->> 'id' AND branches.story_id = ?`,
-      hiddenBranches,
-      story.id,
-    );
-    const hidden = JSON.stringify(s.hidden);
-    sql.exec(
-      `UPDATE segments SET hidden_at = NULL WHERE story_id = ? AND hidden_at IS NOT NULL AND id NOT IN (SELECT value ->> 'id' FROM json_each(?))`,
-      story.id,
-      hidden,
-    );
-    sql.exec(
-      `UPDATE segments SET hidden_at = h.value ->> 'hidden_at' FROM json_each(?) h WHERE segments.id = h.value ->> 'id' AND segments.story_id = ?`,
-      hidden,
-      story.id,
+      `UPDATE ${table} SET hidden_at = h.value ->> 'hidden_at' FROM json_each(?) h WHERE ${table}.id = h.value ->> 'id' AND ${table}.story_id = ?`,
+      list,
+      storyId,
     );
   }
 
