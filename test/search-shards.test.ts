@@ -314,14 +314,15 @@ describe("the sweeper hands a story over again", () => {
       const w = unique("busy");
       const owner = await registerHuman();
       const windowed = { ...VARS, SEARCH_HAND_OVER_MS: "60000" };
-      // The story's creation hands it over (delivered when the window ends); its writes in the window do not.
+      // The story's creation hands it over at once (a new story waits for no window); its first write opens a window
+      // (its message delivered when it ends) and the window's later writes hand nothing over.
       const { story, ids } = await withBindings(windowed, async () => {
         const created = await createStory(owner.token);
         const written: string[] = [];
         for (let i = 0; i < 3; i++) written.push(await writtenId(owner.token, created.main_branch_id, `The ${w} bell, stroke ${i}.`));
         return { story: created, ids: written };
       });
-      expect(sync.sent).toEqual([{ storyId: story.id }]);
+      expect(sync.sent).toEqual([{ storyId: story.id }, { storyId: story.id }]);
       await drainSearch();
       expect((await search(w, "&type=segment")).results.map(idOf).sort()).toEqual([...ids].sort());
       // The sweeper's hand-over is past any window: a story behind is sent again at once.

@@ -88,18 +88,22 @@ export class SearchShards {
    * Hands stories whose shard copy is behind to the search queue, each at most once a `handOverMs` window in this
    * isolate: the first hand-over of a window is delivered when the window ends, so its sync reads every write the
    * window's later hand-overs skipped (each was committed before its skip). A busy story costs a message a second, not a
-   * message a write. What a crash loses, the sweeper hands over again (`again`: at once, past any window).
+   * message a write. What a crash loses, the sweeper hands over again. `atOnce`: delivered now, past any window, and
+   * opening none (the sweeper's hand-over, a failed sync's, a new story's first).
    */
-  async changed(storyIds: string[], again = false): Promise<void> {
+  async changed(storyIds: string[], atOnce = false): Promise<void> {
     const now = Date.now();
-    const due = [...new Set(storyIds)].filter((id) => again || !((handedOver.get(id) ?? 0) > now - this.handOverMs));
+    const due = [...new Set(storyIds)].filter((id) => atOnce || !((handedOver.get(id) ?? 0) > now - this.handOverMs));
     if (!due.length) return;
     if (handedOver.size > HANDED_OVER_MAX) handedOver.clear();
-    for (const id of due) handedOver.set(id, now);
+    // Delivered at once, it opens no window: a write just after it must hand its story over.
+    if (!atOnce) for (const id of due) handedOver.set(id, now);
     try {
-      const delaySeconds = again ? 0 : Math.ceil(this.handOverMs / 1000);
+      const delaySeconds = atOnce ? 0 : Math.ceil(this.handOverMs / 1000);
       await this.queue.sendBatch(due.map((storyId) => ({ body: { storyId } satisfies SearchMessage, contentType: "json" as const, delaySeconds })));
     } catch (err) {
+      // Lost: the next write hands the story over again (the sweeper meanwhile).
+      for (const id of due) handedOver.delete(id);
       console.error(`could not queue the search sync of ${storyIds.length} story(ies); the sweeper will`, err);
     }
   }

@@ -8,8 +8,12 @@ import { backoffSeconds } from "./webhooks";
 
 export const SEARCH_QUEUE = "search-sync";
 
-/** Legacy stories moved per message: a step copies a story and commits one batch. */
-const MOVE_STEPS_PER_MESSAGE = 20;
+/**
+ * A move message's time: it moves stories for this long (each step a story's copy and one batch), and queues no other;
+ * the sweeper queues one a minute while the move goes on, so moves never pile up behind each other.
+ */
+const MOVE_MS = 20_000;
+const MOVE_STEPS_MAX = 10_000;
 
 /** The search shards as the consumer and the sweeper reach them (no request to time). */
 export const searchShardsOf = (env: Env) => {
@@ -19,7 +23,7 @@ export const searchShardsOf = (env: Env) => {
 
 /**
  * The search queue's consumer: each story named in the batch is synced once (a burst of segments on one story
- * is one sync), and a move message moves the next stories and queues itself again while any remain. A failed sync
+ * is one sync), and a move message moves the next stories for a while (the sweeper queues the next). A failed sync
  * is retried by the queue; one the queue gives up on is the sweeper's (the story is still behind in D1).
  */
 export async function handleSearch(batch: MessageBatch<SearchMessage>, env: Env): Promise<void> {
@@ -36,7 +40,7 @@ export async function handleSearch(batch: MessageBatch<SearchMessage>, env: Env)
     () => syncStory(db, shards, storyId),
   ]);
   if (moves.length) {
-    jobs.push([moves, async () => (await moveSteps(db, shards, MOVE_STEPS_PER_MESSAGE)) && env.SEARCH_SYNC.send({ move: true }, { contentType: "json" })]);
+    jobs.push([moves, () => moveSteps(db, shards, MOVE_STEPS_MAX, Date.now() + MOVE_MS)]);
   }
   await Promise.all(
     jobs.map(async ([messages, job]) => {
@@ -51,7 +55,7 @@ export async function handleSearch(batch: MessageBatch<SearchMessage>, env: Env)
   );
 }
 
-/** The sweeper's part in the move: until it is done and clean, the next step is queued (a lost one is replaced). */
+/** The sweeper's part in the move: until it is done and clean, a move message a minute (a lost one is replaced). */
 export async function continueMove(env: Env, db: Db): Promise<void> {
   const [next] = await nextToMoveQuery(db);
   if (next && next.legacy_max > 0) await env.SEARCH_SYNC.send({ move: true }, { contentType: "json" });

@@ -66,7 +66,7 @@ export async function syncBeforeAnswer(db: Db, shards: SearchShards, storyId: st
     if (read && (await copied(db, shards, storyId, read, background))) await shards.changed([storyId]);
   } catch (err) {
     console.error(`search sync of story ${storyId} failed; the queue will repeat it`, err);
-    await shards.changed([storyId]);
+    await shards.changed([storyId], true);
   }
 }
 
@@ -80,7 +80,7 @@ async function deleteLegacyRows(db: Db, storyId: string): Promise<void> {
 }
 
 /**
- * Up to `stories` steps of the move, in rowid order: the next legacy story copied to its shard, the watermark moved
+ * Up to `stories` steps of the move (none begun after `until`), in rowid order: the next legacy story copied to its shard, the watermark moved
  * past it (search reads it from its shard from then on), then its rows in D1's index deleted a chunk at a time; once
  * the watermark passed `legacy_max`, whatever a cut-short step left in D1's index. Answers whether more remain. Two movers at
  * once do no harm: each copy is idempotent, and the watermark only moves forward past a story that was copied.
@@ -97,8 +97,8 @@ async function deleteLeftovers(db: Db): Promise<void> {
   await db.batch([moveCleanStatement(db)]);
 }
 
-export async function moveSteps(db: Db, shards: SearchShards, stories: number): Promise<boolean> {
-  for (let i = 0; i < stories; i++) {
+export async function moveSteps(db: Db, shards: SearchShards, stories: number, until = Number.POSITIVE_INFINITY): Promise<boolean> {
+  for (let i = 0; i < stories && Date.now() < until; i++) {
     const [next] = await nextToMoveQuery(db);
     if (!next || next.legacy_max === 0) return false;
     if (next.watermark > next.legacy_max) {

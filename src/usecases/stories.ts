@@ -16,7 +16,8 @@ export async function createStory(caller: Caller, body: CreateStoryBody) {
   const input = { ...body, starter: (body.starter ?? pack?.starter)!, initial_segments: (body.initial_segments ?? pack?.initial_segments)! };
   const { created, events } = await domain.createStory(caller.db, caller.actor, input, caller.idempotency);
   await caller.background(publishInboxEvents(caller.fanout, caller.db, events));
-  await caller.background(caller.search.changed([created.id]));
+  // A new story is found within a second or so: its first hand-over waits for no window.
+  await caller.background(caller.search.changed([created.id], true));
   return created;
 }
 

@@ -91,9 +91,14 @@ interface Shape {
 const searchesStories = (type: SearchType) => type !== "segment";
 const searchesSegments = (type: SearchType) => type !== "story";
 
-/** SQL: no account among `ids` is suspended now. */
-const noneSuspendedHere = (v: SearchValues, place: Place, ids: SQL) =>
-  place === "d1" ? noneSuspended(ids, v.now) : sql`NOT EXISTS (SELECT 1 FROM json_each(${v.suspended}) su WHERE su.value IN (${ids}))`;
+/** SQL: no account among `ids` is suspended now (in a shard, each id not in the list: a set SQLite builds once). */
+const noneSuspendedHere = (v: SearchValues, place: Place, ids: SQL[]) =>
+  place === "d1"
+    ? noneSuspended(sql.join(ids, sql`, `), v.now)
+    : sql.join(
+        ids.map((id) => sql`${id} NOT IN (SELECT value FROM json_each(${v.suspended}))`),
+        sql` AND `,
+      );
 
 /**
  * SQL (`AND …`): the story `s` is searched here: a shard leaves out the older stories not yet moved out of D1, and D1
@@ -107,38 +112,21 @@ const searchedHere = (v: SearchValues, place: Place) =>
 /** The stories the match finds that may be shown, with `columns`. */
 const storyHits = (v: SearchValues, { filter, place }: Shape, columns: SQL) =>
   sql`SELECT ${columns} FROM search_stories JOIN stories s ON s.rowid = search_stories.rowid
-    WHERE search_stories MATCH ${v.match} AND ${storyFilterSql(v, filter)} AND ${noneSuspendedHere(v, place, sql`s.owner_id`)}${searchedHere(v, place)}`;
+    WHERE search_stories MATCH ${v.match} AND ${storyFilterSql(v, filter)} AND ${noneSuspendedHere(v, place, [sql`s.owner_id`])}${searchedHere(v, place)}`;
 
 /** The segments the match finds that may be shown, with `columns`. */
 const segmentHits = (v: SearchValues, { filter, place }: Shape, columns: SQL) =>
   sql`SELECT ${columns} FROM search_segments JOIN segments g ON g.rowid = search_segments.rowid
       JOIN branches b ON b.id = g.branch_id JOIN stories s ON s.id = b.story_id
     WHERE search_segments MATCH ${v.match} AND g.hidden_at IS NULL AND b.hidden_at IS NULL AND ${storyFilterSql(v, filter)}
-      AND ${noneSuspendedHere(v, place, sql`g.author_id, b.creator_id, s.owner_id`)}${searchedHere(v, place)}`;
+      AND ${noneSuspendedHere(v, place, [sql`g.author_id`, sql`b.creator_id`, sql`s.owner_id`])}${searchedHere(v, place)}`;
 
 const shapeOf = (s: Shape) => `${s.place} ${s.read} ${s.scoring} ${s.type} ${shapeKey(s.filter)}`;
 
 /** The bm25 of an index and its column weights (the stories' title, background, tags; a segment's one text). */
 const INDEXES = { search_stories: `, ${STORY_WEIGHTS_TEXT}`, search_segments: "" } as const;
 type IndexName = keyof typeof INDEXES;
-
-/**
- * A hit's score in `table`: its own bm25, or, scored across shards, each phrase's bm25 term (the index asked again
- * for that phrase and this rowid alone) times its factor, summed: bm25 is that sum with the index's own statistics,
- * so factors of 1 give the same score, and a factor of (all shards' idf / this shard's idf) gives the score one
- * index of every shard's rows would.
- */
-function scoreSql(v: SearchValues, shape: Shape, table: IndexName): SQL {
-  const weights = INDEXES[table];
-  if (!shape.scoring) return sql.raw(`bm25(${table}${weights})`);
-  const factors = table === "search_stories" ? v.storyFactors : v.segmentFactors;
-  const terms = Array.from({ length: shape.scoring }, (_, i) => {
-    const p = sql.raw(`p${i}`);
-    return sql`json_extract(${factors}, ${`$[${i}]`}) * (SELECT ${sql.raw(`bm25(p${i}.${table}${weights})`)} FROM ${sql.raw(table)} ${p}
-      WHERE ${p}.${sql.raw(table)} MATCH json_extract(${v.phrases}, ${`$[${i}]`}) AND ${p}.rowid = ${sql.raw(table)}.rowid)`;
-  });
-  return sql`(${sql.join(terms, sql` + `)})`;
-}
+const INDEX_NAMES = Object.keys(INDEXES) as IndexName[];
 
 /** The number of hits of each type searched (null for the other). */
 const countsStatement = preparedByShape(shapeOf, (v: SearchValues, shape: Shape) => {
@@ -153,17 +141,54 @@ const charSql = (c: string) => `char(${c.charCodeAt(0)})`;
 const snippetSql = (table: string, column: number) =>
   sql.raw(`snippet(${table}, ${column}, ${charSql(MARK_OPEN)}, ${charSql(MARK_CLOSE)}, ${charSql(ELLIPSIS)}, ${SNIPPET_TOKENS})`);
 
+/** The name of the table of a phrase's bm25 terms in `table` (`scoredSql`). */
+const termsOf = (table: IndexName, i: number) => sql.raw(`${table === "search_stories" ? "st" : "gt"}${i}`);
+
+/** A phrase's place in the query's JSON arrays (a literal: a bound value each would count against SQLite's limit). */
+const at = (i: number) => sql.raw(`'$[${i}]'`);
+
+/**
+ * A hit's score in `table`: its own bm25, or, scored across shards, each phrase's bm25 term times its factor, summed:
+ * bm25 is that sum with the index's own statistics, so factors of 1 give the same score, and a factor of (all shards'
+ * idf / this shard's idf) gives the score one index of every shard's rows would (its rows' lengths still this shard's).
+ */
+function scoreSql(shape: Shape, table: IndexName): SQL {
+  if (!shape.scoring) return sql.raw(`bm25(${table}${INDEXES[table]})`);
+  const factors = sql.raw(table === "search_stories" ? "sf" : "gf");
+  const terms = Array.from({ length: shape.scoring }, (_, i) => {
+    const t = termsOf(table, i);
+    return sql`(SELECT json_extract(${factors}, ${at(i)}) FROM args) * (SELECT ${t}.s FROM ${t} WHERE ${t}.rid = ${sql.raw(table)}.rowid)`;
+  });
+  return sql`(${sql.join(terms, sql` + `)})`;
+}
+
+/**
+ * Scored across shards, the tables `scoreSql` reads, before the ranking: the query's values once (`args`), and for each
+ * phrase its bm25 term of every row it matches, one pass over the index a phrase (never one a hit).
+ */
+function scoredSql(v: SearchValues, shape: Shape): SQL {
+  if (!shape.scoring) return sql``;
+  const tables = INDEX_NAMES.filter((table) => (table === "search_stories" ? searchesStories(shape.type) : searchesSegments(shape.type)));
+  const terms = tables.flatMap((table) =>
+    Array.from(
+      { length: shape.scoring },
+      (_, i) =>
+        sql`, ${termsOf(table, i)} AS MATERIALIZED (SELECT rowid AS rid, ${sql.raw(`bm25(${table}${INDEXES[table]})`)} AS s FROM ${sql.raw(table)}
+          WHERE ${sql.raw(table)} MATCH (SELECT json_extract(phrases, ${at(i)}) FROM args))`,
+    ),
+  );
+  return sql`WITH args AS MATERIALIZED (SELECT ${v.phrases} AS phrases, ${v.storyFactors} AS sf, ${v.segmentFactors} AS gf)${sql.join(terms, sql``)} `;
+}
+
 /** The best hits' keys, ranked: stories first with type=all, each type by bm25, then rowid. */
 function rankedSql(v: SearchValues, shape: Shape) {
   const ranked = [
-    ...(searchesStories(shape.type)
-      ? [storyHits(v, shape, sql`0 AS kind, search_stories.rowid AS rid, ${scoreSql(v, shape, "search_stories")} AS score`)]
-      : []),
+    ...(searchesStories(shape.type) ? [storyHits(v, shape, sql`0 AS kind, search_stories.rowid AS rid, ${scoreSql(shape, "search_stories")} AS score`)] : []),
     ...(searchesSegments(shape.type)
-      ? [segmentHits(v, shape, sql`1 AS kind, search_segments.rowid AS rid, ${scoreSql(v, shape, "search_segments")} AS score`)]
+      ? [segmentHits(v, shape, sql`1 AS kind, search_segments.rowid AS rid, ${scoreSql(shape, "search_segments")} AS score`)]
       : []),
   ];
-  return sql`SELECT kind, rid, score FROM (${sql.join(ranked, sql` UNION ALL `)}) ORDER BY kind, score, rid LIMIT ${v.limit}`;
+  return sql`${scoredSql(v, shape)}SELECT kind, rid, score FROM (${sql.join(ranked, sql` UNION ALL `)}) ORDER BY kind, score, rid LIMIT ${v.limit}`;
 }
 
 const keysStatement = preparedByShape(shapeOf, rankedSql);
@@ -319,12 +344,13 @@ export function statsStatement(q: ShardQuery, segments: number): SQL {
     sql.join(
       Array.from(
         { length: q.shape.scoring },
-        (_, i) => sql`(SELECT count(*) FROM ${sql.raw(table)} WHERE ${sql.raw(table)} MATCH json_extract(${q.values.phrases}, ${`$[${i}]`}))`,
+        (_, i) => sql`(SELECT count(*) FROM ${sql.raw(table)} WHERE ${sql.raw(table)} MATCH (SELECT json_extract(phrases, ${at(i)}) FROM args))`,
       ),
       sql`, `,
     );
-  return sql`SELECT (SELECT count(*) FROM search_stories) AS stories, ${segments} AS segments,
-    json_array(${hits("search_stories")}) AS storyHits, json_array(${hits("search_segments")}) AS segmentHits`;
+  return sql`WITH args AS MATERIALIZED (SELECT ${q.values.phrases} AS phrases)
+    SELECT (SELECT count(*) FROM search_stories) AS stories, ${segments} AS segments,
+      json_array(${hits("search_stories")}) AS storyHits, json_array(${hits("search_segments")}) AS segmentHits`;
 }
 
 /** FTS5's idf of a phrase matching `hits` of `rows` (fts5_aux.c: never below 1e-6). */
