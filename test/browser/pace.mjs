@@ -190,8 +190,9 @@ await walk("pace browser test", t, async (open) => {
     const alert = (await shown(page.getByRole("alert"))).replace(/\s+/g, " ");
     assert(alert.startsWith("Limit reached: 20 per hour. You can write again at"), `the alert: ${alert}`);
     assert(!/\bs\b|seconds|UTC/.test(alert), `the alert counts seconds or says UTC: ${alert}`);
-    // The browser's own way of writing the time (its locale: 17:24 or 05:24 PM), in Tokyo's clock, as hour and minute.
-    const [hour, minute] = (text.match(/\d+/g) ?? []).map(Number);
+    // The browser's own way of writing the time (its locale: 17:24 or 05:24 PM), in Tokyo's clock, as hour and minute:
+    // the last two numbers (past Tokyo's midnight the page also names the day: "Mon, Nov 30, 12:14 AM").
+    const [hour, minute] = (text.match(/\d+/g) ?? []).slice(-2).map(Number);
     const h23 = /pm/i.test(text) ? (hour % 12) + 12 : /am/i.test(text) ? hour % 12 : hour;
     const said = `${String(h23).padStart(2, "0")}:${String(minute).padStart(2, "0")}`;
     assert(said === local, `shown ${JSON.stringify(text)} (${said}), Tokyo's clock says ${local} for ${iso}`);
