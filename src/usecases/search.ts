@@ -1,6 +1,14 @@
 import { type Db, nowIso, oneTrip, runRead } from "../db/client";
 import { type SearchQuery, searchRead } from "../domain/discovery/search";
-import { leftoverDeleted, legacyRowsDeleted, moveCleanStatement, movedStatements, nextToMoveQuery, syncedStatement } from "../domain/discovery/search-move";
+import {
+  leftoverDeleted,
+  legacyRowsDeleted,
+  moveCleanStatement,
+  movedStatements,
+  nextToMoveQuery,
+  stragglersQuery,
+  syncedStatement,
+} from "../domain/discovery/search-move";
 import { type SnapshotRead, readSnapshot } from "../domain/discovery/search-snapshot";
 import type { ReaderPreference } from "../domain/discovery/story-filter";
 import { hidingRead } from "../domain/reading/reader-list";
@@ -82,9 +90,17 @@ async function deleteLegacyRows(db: Db, storyId: string): Promise<void> {
 /**
  * Up to `stories` steps of the move (none begun after `until`), in rowid order: the next legacy story copied to its shard, the watermark moved
  * past it (search reads it from its shard from then on), then its rows in D1's index deleted a chunk at a time; once
- * the watermark passed `legacy_max`, whatever a cut-short step left in D1's index. Answers whether more remain. Two movers at
+ * the watermark passed `legacy_max`, the stories the old code wrote after the migration are copied and whatever a
+ * cut-short step left in D1's index is deleted. Answers whether more remain. Two movers at
  * once do no harm: each copy is idempotent, and the watermark only moves forward past a story that was copied.
  */
+/** The stories the old code wrote between the migration and the deploy, copied to their shards (a hundred a read). */
+async function syncStragglers(db: Db, shards: SearchShards, legacyMax: number): Promise<void> {
+  for (let rows = await stragglersQuery(db, legacyMax, 100); rows.length; rows = await stragglersQuery(db, legacyMax, 100)) {
+    for (const { id } of rows) await syncStory(db, shards, id);
+  }
+}
+
 /**
  * What is left in D1's index once every legacy story was moved, deleted a chunk at a time, and then the move marked
  * clean (`legacy_max` 0: no story is legacy; searched in shards alone, as a deployment that never had D1's index).
@@ -102,6 +118,7 @@ export async function moveSteps(db: Db, shards: SearchShards, stories: number, u
     const [next] = await nextToMoveQuery(db);
     if (!next || next.legacy_max === 0) return false;
     if (next.watermark > next.legacy_max) {
+      await syncStragglers(db, shards, next.legacy_max);
       await deleteLeftovers(db);
       return false;
     }

@@ -79,6 +79,13 @@ export function movedStatements(db: Db, story: { id: string; rowid: number } | n
   ];
 }
 
+/**
+ * Stories after `legacy_max` never copied to their shard: those the old code wrote between migration 0023 and the
+ * deploy (it handed nothing over), found by a range of rowids once, at the move's end.
+ */
+export const stragglersQuery = (db: Db, after: number, limit: number) =>
+  rawAll<{ id: string }>(db, sql`SELECT id FROM stories WHERE rowid > ${after} AND search_synced = 0 ORDER BY rowid LIMIT ${limit}`);
+
 /** The move is clean: no story is legacy (`legacy_max` 0), D1's index is empty. */
 export const moveCleanStatement = (db: Db) => rawRun(db, sql`UPDATE search_move SET legacy_max = 0 WHERE id = 1 AND watermark > legacy_max`);
 
