@@ -6,7 +6,7 @@ import type { Env } from "../src/env";
 import { base64url, randomBytes } from "../src/lib/crypto";
 import { nameKey } from "../src/lib/names";
 import { getDb } from "../src/db/client";
-import { searchShardsOf } from "../src/queue/search";
+import { searchShardsOf } from "../src/durable/search-shards";
 import { syncStory } from "../src/usecases/search";
 
 export const BASE = "https://storyloom.test/api/v1";

@@ -4,12 +4,13 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { getDb } from "../src/db/client";
 import { movedStatements, nextToMoveQuery } from "../src/domain/discovery/search-move";
-import type { SearchMessage } from "../src/durable/search-shards";
+import { type SearchMessage, searchShardsOf } from "../src/durable/search-shards";
 import type { Env } from "../src/env";
-import { handleSearch, searchShardsOf } from "../src/queue/search";
+import { handleSearch } from "../src/queue/search";
 import { sweep } from "../src/queue/sweeper";
 import { moveSteps, syncStory } from "../src/usecases/search";
 import { call, createBranch, createStory, registerHuman, searchable, storyInput, submit, unique } from "./helpers";
+import { capturedQueue } from "./inbox";
 import { hide, moderator } from "./moderation";
 
 /**
@@ -65,18 +66,6 @@ async function ask(q: Query) {
   const res = await call(`/search?q=${encodeURIComponent(q.q)}${q.type ? `&type=${q.type}` : ""}&limit=${page.limit}&offset=${page.offset}`);
   expect(res.status, res.text).toBe(200);
   return res.body.data as { results: any[]; count: number; counts: { stories: number | null; segments: number | null }; pagination: any };
-}
-
-/** A search queue that keeps what is sent to it (as test/inbox.ts `capturedQueue` does for the fan-out's). */
-function capturedSearchQueue() {
-  const sent: SearchMessage[] = [];
-  const queue = {
-    send: async (body: SearchMessage) => void sent.push(body),
-    sendBatch: async (messages: Iterable<{ body: SearchMessage }>) => {
-      for (const m of messages) sent.push(m.body);
-    },
-  } as unknown as Queue<SearchMessage>;
-  return { sent, queue };
 }
 
 const idOf = (hit: any) => (hit.type === "story" ? hit.story.id : hit.segment.id) as string;
@@ -351,7 +340,7 @@ describe("the move of a deployment's search index out of D1, while it is used", 
   });
 
   it("the sweeper queues the move's next step while legacy stories remain", async () => {
-    const { sent, queue } = capturedSearchQueue();
+    const { sent, queue } = capturedQueue<SearchMessage>();
     await sweep({ ...env, SEARCH_SYNC: queue } as Env);
     expect(sent.filter((m) => "move" in m)).toEqual([{ move: true }]);
   });
@@ -383,7 +372,7 @@ describe("the move of a deployment's search index out of D1, while it is used", 
     const story = stories.find((s) => s.id === next.id)!;
     await syncStory(db, shards, story.id);
     // The write's hand-over to the search queue is held back (as if lost), so the batch surely comes before its sync.
-    const held = capturedSearchQueue();
+    const held = capturedQueue<SearchMessage>();
     const { id, own } = await writeOn(story, "race", { SEARCH_SYNC: held.queue });
     expect(held.sent).toEqual([{ storyId: story.id }]);
     expect((await ask({ q: own })).results.map(idOf), "in D1's index with its write").toEqual([id]);
@@ -394,7 +383,7 @@ describe("the move of a deployment's search index out of D1, while it is used", 
     leftover.add(story.id);
     // Not found until its sync, as any segment written to a moved story; the sweeper hands a lost one over again.
     expect((await ask({ q: own })).results).toEqual([]);
-    const swept = capturedSearchQueue();
+    const swept = capturedQueue<SearchMessage>();
     await sweep({ ...env, SEARCH_SYNC: swept.queue } as Env, Date.now() + 120_000);
     expect(swept.sent).toContainEqual({ storyId: story.id });
     const messages = swept.sent.filter((m) => "storyId" in m).map((body, i) => ({ id: `m${i}`, body, attempts: 1, ack: vi.fn(), retry: vi.fn() }));
@@ -432,7 +421,7 @@ describe("the move of a deployment's search index out of D1, while it is used", 
       sql.exec("DELETE FROM stories WHERE id = ?", late.id);
     });
     expect((await ask({ q: straggler })).results).toEqual([]);
-    const { sent, queue } = capturedSearchQueue();
+    const { sent, queue } = capturedQueue<SearchMessage>();
     await sweep({ ...env, SEARCH_SYNC: queue } as Env);
     expect(sent.filter((m) => "move" in m)).toEqual([{ move: true }]);
     expect(await moveSteps(db, shards, 1)).toBe(false);
@@ -453,7 +442,7 @@ describe("the move of a deployment's search index out of D1, while it is used", 
     expect((await one<{ n: number }>("SELECT count(*) AS n FROM search_stories")).n).toBe(0);
     await expectReferenceAnswers("a step after the end", true);
 
-    const { sent, queue } = capturedSearchQueue();
+    const { sent, queue } = capturedQueue<SearchMessage>();
     await sweep({ ...env, SEARCH_SYNC: queue } as Env);
     expect(sent).toEqual([]);
   });

@@ -12,6 +12,8 @@ import {
   statsQuery,
 } from "../domain/discovery/search";
 import type { StorySnapshot } from "../domain/discovery/search-snapshot";
+import { configOf } from "../config";
+import type { Env } from "../env";
 import { RequestMeter } from "../lib/meter";
 import type { SearchShard } from "./search-shard";
 
@@ -107,4 +109,10 @@ export class SearchShards {
       console.error(`could not queue the search sync of ${storyIds.length} story(ies); the sweeper will`, err);
     }
   }
+}
+
+/** The search shards of an environment, as its config says (a request's meter times their calls; none elsewhere). */
+export function searchShardsOf(env: Env, meter?: RequestMeter): SearchShards {
+  const { storiesPerShard, handOverMs } = configOf(env).search;
+  return new SearchShards(env.SEARCH_SHARD, env.SEARCH_SYNC, storiesPerShard, handOverMs, meter);
 }

@@ -4,7 +4,7 @@ import type { AppEnv } from "../context";
 import { getDb } from "../db/client";
 import { meteredD1 } from "../db/metered";
 import { BranchRooms } from "../durable/branch-client";
-import { SearchShards } from "../durable/search-shards";
+import { searchShardsOf } from "../durable/search-shards";
 import { RequestMeter } from "../lib/meter";
 
 const BOOKMARK_HEADER = "x-d1-bookmark";
@@ -41,7 +41,7 @@ export const servicesAndServerTiming =
     c.set("meter", meter);
     c.set("db", getDb(meteredD1(open, meter)));
     c.set("rooms", new BranchRooms(c.env.BRANCH_ROOM, meter));
-    c.set("search", new SearchShards(c.env.SEARCH_SHARD, c.env.SEARCH_SYNC, c.get("config").search.storiesPerShard, c.get("config").search.handOverMs, meter));
+    c.set("search", searchShardsOf(c.env, meter));
     await next();
     c.res.headers.set("Server-Timing", meter.serverTiming());
     const newest = meter.bookmark();

@@ -1,7 +1,6 @@
-import { configOf } from "../config";
 import { type Db, getDb } from "../db/client";
 import { nextToMoveQuery } from "../domain/discovery/search-move";
-import { type SearchMessage, SearchShards } from "../durable/search-shards";
+import { type SearchMessage, searchShardsOf } from "../durable/search-shards";
 import type { Env } from "../env";
 import { moveSteps, syncStory } from "../usecases/search";
 import { backoffSeconds } from "./webhooks";
@@ -14,12 +13,6 @@ export const SEARCH_QUEUE = "search-sync";
  */
 const MOVE_MS = 20_000;
 const MOVE_STEPS_MAX = 10_000;
-
-/** The search shards as the consumer and the sweeper reach them (no request to time). */
-export const searchShardsOf = (env: Env) => {
-  const { storiesPerShard, handOverMs } = configOf(env).search;
-  return new SearchShards(env.SEARCH_SHARD, env.SEARCH_SYNC, storiesPerShard, handOverMs);
-};
 
 /**
  * The search queue's consumer: each story named in the batch is synced once (a burst of segments on one story

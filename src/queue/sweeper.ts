@@ -7,7 +7,8 @@ import { hiddenFrame } from "../domain/events/live-events";
 import { messageOf } from "../domain/events/webhook-events";
 import { BranchRooms, unlessRefused } from "../durable/branch-client";
 import { overdueQuery } from "../domain/discovery/search-move";
-import { continueMove, searchShardsOf } from "./search";
+import { searchShardsOf } from "../durable/search-shards";
+import { continueMove } from "./search";
 import type { Env } from "../env";
 
 const SWEEP_LIMIT = 100;

@@ -90,7 +90,7 @@ export const stragglersQuery = (db: Db, after: number, limit: number) =>
 export const moveCleanStatement = (db: Db) => rawRun(db, sql`UPDATE search_move SET legacy_max = 0 WHERE id = 1 AND watermark > legacy_max`);
 
 /** Index rows a move deletes in one statement: a long story's go a chunk at a time (a statement's time is bounded). */
-export const LEGACY_ROWS_PER_DELETE = 500;
+const LEGACY_ROWS_PER_DELETE = 500;
 
 /**
  * A moved story's segments' rows in D1's index after rowid `after`, deleted (`LEGACY_ROWS_PER_DELETE` of them), and

@@ -513,5 +513,3 @@ export function mergeSearch(plan: SearchPlan, answers: ShardAnswer[], picked?: H
   const count = (counts.stories ?? 0) + (counts.segments ?? 0);
   return { results: page.map((r) => hitOf(r, plan.query)), count, counts, pagination: pagination(plan.q.limit, plan.q.offset, count) };
 }
-
-export type SearchResult = ReturnType<typeof mergeSearch>;
